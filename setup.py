@@ -1,0 +1,47 @@
+"""wikiorigin: culture-specific QA datasets from Wikipedia and Wikidata dumps."""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+here = Path(__file__).parent
+version = {}
+exec((here / "wikiorigin" / "__init__.py").read_text(), version)
+
+setup(
+    name="wikiorigin",
+    version=version["__version__"],
+    description=(
+        "Build culture-specific QA datasets from Wikipedia and Wikidata dumps "
+        "and evaluate local language models on them"
+    ),
+    long_description=(here / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.10",
+    packages=find_packages(include=["wikiorigin", "wikiorigin.*"]),
+    package_data={"wikiorigin": ["data/*", "data/**/*"]},
+    include_package_data=True,
+    install_requires=[
+        "pyarrow>=14",
+        "duckdb>=1.0",
+        "mwxml>=0.3.3",
+        "isal>=1.6",
+        "indexed_bzip2>=1.5",
+        "zstandard>=0.22",
+        "tqdm>=4.60",
+    ],
+    extras_require={
+        # torch is pinned by the Makefile for CPU test machines; on a GPU machine install
+        # the torch build that fits it before this extra.
+        "eval": ["torch>=2.1", "transformers>=4.40"],
+        "dask": ["dask[distributed]>=2024.1", "joblib>=1.3"],
+        "test": ["pytest>=7", "pytest-timeout>=2", "nbclient>=0.9", "ipykernel>=6"],
+    },
+    entry_points={"console_scripts": ["wikiorigin=wikiorigin.cli:main"]},
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+        "Topic :: Text Processing :: Linguistic",
+    ],
+)
