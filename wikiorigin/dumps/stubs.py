@@ -26,9 +26,14 @@ import warnings
 from xml.etree import ElementTree
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from operator import itemgetter
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..errors import DumpError
+from ..schemas import PAGE_COLUMNS, TIMESTAMP
 from .compression import DumpStream, open_dump
 from .xmlhead import SiteInfo, read_header
 
@@ -47,6 +52,7 @@ _REV = re.compile(
 )
 _REV_ID = re.compile(rb"<id>(\d+)</id>")
 _REV_TS = re.compile(rb"<timestamp>([^<]+)</timestamp>")
+_TS_ONLY = re.compile(rb"<timestamp>([^<]+)<")
 _REV_USER = re.compile(rb"<username>([^<]*)</username>")
 _TS_FORMAT = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
 _TS = itemgetter(1)
@@ -54,14 +60,14 @@ _TS = itemgetter(1)
 
 @dataclass(slots=True)
 class PageCreation:
-    """One page and when it was created. Timestamps are ISO-8601 strings (``...Z``)."""
+    """One page and when it was created (times are UTC ``datetime``s)."""
 
     page_id: int
     namespace: int
     title: str
     is_redirect: bool
-    created_at: str | None
-    first_revision_at: str | None
+    created_at: datetime | None
+    first_revision_at: datetime | None
     created_revision_id: int | None
     revisions: int
     imported_revisions: int
@@ -113,81 +119,127 @@ def merge(a: Summary, b: Summary) -> Summary:
     return (a[0] + b[0], a[1] + b[1], _first(a[2], b[2]), _first(a[3], b[3]))
 
 
-def _revisions_slow(piece: bytes, where: str) -> list[tuple[bytes, bytes, bytes]]:
-    """Revision by revision, for the rare revision the one-pass pattern does not match."""
+class _Malformed(Exception):
+    """Raised inside the scan; the scanner re-raises it as DumpError with the place."""
+
+
+def _revisions_slow(buf: bytes, start: int, end: int) -> list[tuple[bytes, bytes, bytes]]:
+    """Revision by revision, for pages the one-pass patterns do not cover."""
     revs = []
-    for part in piece.split(b"<revision>")[1:]:
+    for part in buf[start:end].split(b"<revision>")[1:]:
         rid, ts = _REV_ID.search(part), _REV_TS.search(part)
         if rid is None or ts is None:
-            raise DumpError(f"{where}: a <revision> without <id> or <timestamp>")
+            raise _Malformed("a <revision> without <id> or <timestamp>")
         contributor = part.split(b"</contributor>", 1)[0]
         user = _REV_USER.search(contributor)
         revs.append((rid.group(1), ts.group(1), user.group(1) if user else b""))
     return revs
 
 
-def summarize(piece: bytes, where: str = "page") -> Summary:
-    """Count and date the revisions in a piece of one page (no per-revision objects)."""
-    revs = _REV.findall(piece)
-    n = piece.count(b"<revision>")
+def _detailed(buf: bytes, start: int, end: int) -> Summary:
+    """Per-revision contributors: for pages that may hold imported revisions."""
+    revs = _REV.findall(buf, start, end)
+    n = buf.count(b"<revision>", start, end)
     if len(revs) != n:
-        revs = _revisions_slow(piece, where)
+        revs = _revisions_slow(buf, start, end)
     if not revs:
         return EMPTY
-    first_all = min(revs, key=_TS)
-    users = b"\n".join([r[2] for r in revs])
-    if b">" not in users and b"&gt;" not in users:
-        return (n, 0, first_all[:2], first_all[:2])
+    first_all = min(revs, key=_TS)[:2]
     local = [r for r in revs if not _is_imported(r[2])]
     first_local = min(local, key=_TS)[:2] if local else None
-    return (n, n - len(local), first_all[:2], first_local)
+    return (n, n - len(local), first_all, first_local)
 
 
-def _iso(ts: bytes | None, where: str) -> str | None:
-    if ts is None:
-        return None
-    if not _TS_FORMAT.match(ts):
-        raise DumpError(f"{where}: malformed <timestamp> {ts[:40]!r}")
-    return ts.decode("ascii")
+def summarize(buf: bytes, start: int = 0, end: int | None = None) -> Summary:
+    """Count and date the revisions in ``buf[start:end]``, a piece of one page.
+
+    The common case (no ``&gt;`` in the piece, so no imported revision) costs one C-level
+    ``findall`` of the timestamps; the revision id is read only at the earliest one.
+    MediaWiki writes ``>`` in a contributor name as ``&gt;``; a piece holding ``&gt;``
+    anywhere (comments too) takes the per-revision path.
+    """
+    if end is None:
+        end = len(buf)
+    if buf.find(b"&gt;", start, end) >= 0:
+        return _detailed(buf, start, end)
+    stamps = _TS_ONLY.findall(buf, start, end)
+    if not stamps:
+        return EMPTY
+    first = min(stamps)
+    at = buf.find(b"<timestamp>" + first, start, end)
+    rev = buf.rfind(b"<revision>", start, at)
+    rid = _REV_ID.search(buf, rev, at) if rev >= 0 else None
+    if rid is None:
+        raise _Malformed("a <timestamp> outside a <revision> with an <id>")
+    pair = (rid.group(1), first)
+    return (len(stamps), 0, pair, pair)
 
 
-def _record(head: re.Match, s: Summary, where: str) -> PageCreation:
-    title = head.group(1)
-    title = title.decode("utf-8") if b"&" not in title else html.unescape(title.decode("utf-8"))
-    local = s[3]
-    return PageCreation(
-        page_id=int(head.group(3)),
-        namespace=int(head.group(2)),
-        title=title,
-        is_redirect=head.group(4) is not None,
-        created_at=_iso(local[1], where) if local else None,
-        first_revision_at=_iso(s[2][1], where) if s[2] else None,
-        created_revision_id=int(local[0]) if local else None,
-        revisions=s[0],
-        imported_revisions=s[1],
-    )
+_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#039;", "'"), ("&amp;", "&"))
+_OTHER_ENTITY = r"&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"
+
+
+def _titles(raw: list[bytes]) -> pa.Array:
+    """Unescape titles a column at a time (MediaWiki escapes & < > " ' in XML text)."""
+    arr = pa.array(raw, pa.binary()).cast(pa.string())
+    if not pc.any(pc.match_substring(arr, "&")).as_py():
+        return arr
+    for entity, char in _ENTITIES:
+        arr = pc.replace_substring(arr, entity, char)
+    odd = pc.match_substring_regex(arr, _OTHER_ENTITY)
+    if pc.any(odd).as_py():  # numeric and named references other than the five
+        values = arr.to_pylist()
+        arr = pa.array([html.unescape(v) if v and "&" in v else v for v in values], pa.string())
+    return arr
+
+
+def _timestamps(raw: list[bytes | None], where) -> pa.Array:
+    arr = pa.array(raw, pa.binary()).cast(pa.string())
+    try:
+        parsed = pc.strptime(arr, format="%Y-%m-%dT%H:%M:%SZ", unit="s", error_is_null=False)
+    except pa.ArrowInvalid:
+        bad = next(i for i, v in enumerate(raw) if v is not None and not _TS_FORMAT.match(v))
+        raise DumpError(f"{where(bad)}: malformed <timestamp> {raw[bad][:40]!r}") from None
+    return parsed.cast(TIMESTAMP)
+
+
+def _ints(raw, type_) -> pa.Array:
+    return pa.array(raw, pa.binary()).cast(pa.string()).cast(type_)
 
 
 class StubScanner:
-    """A single-pass iterator of :class:`PageCreation` over one XML dump file.
+    """A single-pass reader of page creations from one XML dump file.
 
-    ``namespaces`` limits the pages yielded (``None``: all). After iteration ``stats`` holds the
-    counters, and ``torn`` describes a torn last page if there was one (it is reported with a
-    warning and not yielded; every page before it is).
+    ``batches()`` yields Arrow record batches in :data:`~wikiorigin.schemas.PAGE_COLUMNS`
+    (the fast way); iterating the scanner yields :class:`PageCreation` records. Both share one
+    pass over the file. ``namespaces`` limits the pages (``None``: all). Afterwards ``stats``
+    holds the counters and ``torn`` describes a torn last page if there was one: it is reported
+    with a warning and not counted, and every page before it is.
     """
 
     def __init__(self, stream: DumpStream, namespaces: Iterable[int] | None = None):
         self.stream = stream
-        self.namespaces = None if namespaces is None else frozenset(namespaces)
+        self.namespaces = None if namespaces is None else sorted(set(namespaces))
         self.stats = ScanStats()
         self.torn: str | None = None
         self.siteinfo: SiteInfo | None = None
 
-    def _where(self, offset: int, head: re.Match | None = None) -> str:
-        page = f", page id {int(head.group(3))}" if head else ""
+    def __iter__(self) -> Iterator[PageCreation]:
+        for batch in self.batches():
+            for row in batch.to_pylist():
+                yield PageCreation(**row)
+
+    def _where(self, offset: int, page_id: bytes | int | None = None) -> str:
+        page = f", page id {int(page_id)}" if page_id is not None else ""
         return f"{self.stream.path}: near decompressed byte {offset}{page}"
 
-    def __iter__(self) -> Iterator[PageCreation]:
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        try:
+            yield from self._scan()
+        finally:
+            self.stream.close()
+
+    def _scan(self) -> Iterator[pa.RecordBatch]:
         self.siteinfo, buf = read_header(self.stream.read, self.stream.path)
         base = self.stream.pos - len(buf)  # decompressed offset of buf[0]
         open_head, open_sum = None, EMPTY  # a page larger than a block, in progress
@@ -196,62 +248,118 @@ class StubScanner:
             buf = buf + chunk if buf else chunk
             end = buf.rfind(b"</page>")
             if end >= 0:
-                block, buf = buf[: end + 7], buf[end + 7 :]
-                yield from self._block(block, base, open_head, open_sum)
-                base += len(block)
+                end += 7
+                batch = self._block(buf, end, base, open_head, open_sum)
+                if batch.num_rows:
+                    yield batch
+                buf, base = buf[end:], base + end
                 open_head, open_sum = None, EMPTY
-            elif len(buf) > MAX_PENDING:
-                cut = buf.rfind(b"</revision>")
-                if cut > 0:
-                    piece, buf = buf[:cut], buf[cut:]
-                    if open_head is None:
-                        open_head = _HEAD.search(piece)
-                        if open_head is None:
-                            raise DumpError(f"{self._where(base)}: expected <page> with <title>, <ns>, <id>")
-                    open_sum = merge(open_sum, summarize(piece, self._where(base, open_head)))
-                    base += len(piece)
+            elif len(buf) > MAX_PENDING and (cut := buf.rfind(b"</revision>")) > 0:
+                if open_head is None:
+                    open_head = self._head(buf, 0, cut, base).groups()
+                open_sum = merge(open_sum, self._summarize(buf, 0, cut, base, open_head[2]))
+                buf, base = buf[cut:], base + cut
             if not chunk:
                 break
         self._finish(buf, base, open_head)
 
-    def _block(self, block: bytes, base: int, open_head, open_sum) -> Iterator[PageCreation]:
-        wanted, stats = self.namespaces, self.stats
-        offset = base
-        for part in block.split(b"</page>")[:-1]:
-            if open_head is not None:
-                head, s = open_head, merge(open_sum, summarize(part, self._where(offset, open_head)))
-                open_head = None
+    def _head(self, buf: bytes, start: int, end: int, base: int) -> re.Match:
+        head = _HEAD.search(buf, start, end)
+        if head is None:
+            raise DumpError(f"{self._where(base + start)}: expected <page> with <title>, <ns>, <id>")
+        return head
+
+    def _summarize(self, buf, start, end, base, page_id) -> Summary:
+        try:
+            return summarize(buf, start, end)
+        except _Malformed as exc:
+            raise DumpError(f"{self._where(base + start, page_id)}: {exc}") from None
+
+    def _block(self, buf: bytes, stop: int, base: int, open_head, open_sum) -> pa.RecordBatch:
+        """The pages in ``buf[:stop]`` (which ends with ``</page>``) as one record batch.
+
+        Page heads come from one ``findall`` over the block. Per page: one ``find`` of
+        ``</page>``, one C-level ``findall`` of the timestamps and one ``find`` of ``&gt;``
+        (the cheap sign of a possible import); no copies, nothing per revision. Files made
+        with ``--uploads`` (``<upload>`` elements carry timestamps) are not Wikimedia's
+        public dumps; use ``--engine mwxml`` for them.
+        """
+        find, stamps_of = buf.find, _TS_ONLY.findall
+        heads, rows, start = [], [], 0
+        if open_head is not None:  # the end of a page larger than a block
+            end = find(b"</page>", 0, stop)
+            heads.append(open_head)
+            rows.append(merge(open_sum, self._summarize(buf, 0, end, base, open_head[2])))
+            start = end + 7
+        first_page = len(heads)
+        heads += _HEAD.findall(buf, start, stop)
+        while start < stop:
+            end = find(b"</page>", start, stop)
+            stamps = stamps_of(buf, start, end)
+            if not stamps or find(b"&gt;", start, end) >= 0:
+                rows.append(self._summarize(buf, start, end, base, None))
             else:
-                head = _HEAD.search(part)
-                if head is None:
-                    raise DumpError(
-                        f"{self._where(offset)}: expected <page> with <title>, <ns>, <id>"
-                    )
-                if wanted is not None and int(head.group(2)) not in wanted:
-                    offset += len(part) + 7
-                    continue
-                s = summarize(part, self._where(offset, head))
-            stats.pages += 1
-            stats.revisions += s[0]
-            stats.imported_revisions += s[1]
-            yield _record(head, s, self._where(offset, head))
-            offset += len(part) + 7
-        stats.bytes = offset
+                first = min(stamps)
+                at = find(b"<timestamp>" + first, start, end)
+                rid = _REV_ID.search(buf, buf.rfind(b"<revision>", start, at), at)
+                if rid is None:
+                    self._summarize(buf, start, end, base, None)  # raises with the place
+                pair = (rid.group(1), first)
+                rows.append((len(stamps), 0, pair, pair))
+            start = end + 7
+        if len(heads) != len(rows):  # a page without a well-formed head: find it
+            start = 0 if first_page == 0 else find(b"</page>") + 7
+            while start < stop:
+                end = find(b"</page>", start, stop)
+                self._head(buf, start, end, base)
+                start = end + 7
+        self.stats.bytes = base + stop
+        return self._batch(heads, rows, base)
+
+    def _batch(self, heads: list[tuple], rows: list[Summary], base: int) -> pa.RecordBatch:
+        if not rows:
+            return pa.RecordBatch.from_pylist([], schema=PAGE_COLUMNS)
+        titles, nss, ids, redirects = zip(*heads)
+        n, imported, first_all, first_local = zip(*rows)
+        stats = self.stats
+        stats.pages += len(rows)
+        stats.revisions += sum(n)
+        stats.imported_revisions += sum(imported)
+        where = lambda i: self._where(base, ids[i])  # noqa: E731
+        batch = pa.RecordBatch.from_arrays(
+            [
+                _ints(ids, pa.int64()),
+                _ints(nss, pa.int32()),
+                _titles(titles),
+                pc.not_equal(pa.array(redirects, pa.binary()), b""),
+                _timestamps([p[1] if p else None for p in first_local], where),
+                _timestamps([p[1] if p else None for p in first_all], where),
+                _ints([p[0] if p else None for p in first_local], pa.int64()),
+                pa.array(n, pa.int32()),
+                pa.array(imported, pa.int32()),
+            ],
+            schema=PAGE_COLUMNS,
+        )
+        if self.namespaces is not None:
+            batch = batch.filter(pc.is_in(batch["namespace"], pa.array(self.namespaces, pa.int32())))
+        return batch
 
     def _finish(self, rest: bytes, base: int, open_head) -> None:
         self.stats.bytes = base + len(rest)
         tail = rest.strip()
         if open_head is None and (not tail or tail == b"</mediawiki>"):
             return
-        head = open_head or _HEAD.search(rest)
+        found = _HEAD.search(rest)
+        head = open_head or (found.groups() if found else None)
         if open_head is None and b"<page>" not in rest:
             what = "the end of the file without </mediawiki>"
             if b"</mediawiki>" not in rest and tail:
                 what = f"unexpected bytes {tail[:40]!r}"
             self.torn = f"{self._where(base)}: {what}"
         else:
-            title = head.group(1).decode("utf-8", "replace") if head else "?"
-            self.torn = f"{self._where(base, head)} ({title!r}): torn last page, not counted"
+            title = head[0].decode("utf-8", "replace") if head else "?"
+            page_id = head[2] if head else None
+            self.torn = f"{self._where(base, page_id)} ({title!r}): torn last page, not counted"
             self.stats.torn_pages += 1
         self.stats.notes.append(self.torn)
         warnings.warn(self.torn, stacklevel=3)
@@ -268,12 +376,15 @@ def scan_pages_mwxml(
     path, namespaces: Iterable[int] | None = None, threads: int = 1
 ) -> Iterator[PageCreation]:
     """The same records as :func:`scan_pages`, computed with mwxml (slow; the oracle)."""
-    try:
-        import mwxml
-    except ImportError as exc:  # pragma: no cover - mwxml is a core dependency
-        raise ImportError("the mwxml engine needs mwxml: pip install mwxml") from exc
-    stream = open_dump(path, threads=threads)
-    read_header(open_dump(path).read, path)  # same refusals as the fast engine
+    with open_dump(path) as head:
+        read_header(head.read, path)  # the same refusals as the fast engine
+    with open_dump(path, threads=threads) as stream:
+        yield from _mwxml_records(stream, path, namespaces)
+
+
+def _mwxml_records(stream, path, namespaces) -> Iterator[PageCreation]:
+    import mwxml
+
     wanted = None if namespaces is None else frozenset(namespaces)
     pages = iter(mwxml.Dump.from_file(stream))
     while True:
@@ -290,6 +401,10 @@ def scan_pages_mwxml(
             yield record
 
 
+def _datetime(iso: str) -> datetime:
+    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+
+
 def _mwxml_record(page, wanted) -> PageCreation | None:
     if wanted is not None and page.namespace not in wanted:
         for _ in page:
@@ -299,7 +414,7 @@ def _mwxml_record(page, wanted) -> PageCreation | None:
     first_all = first_local = None
     for rev in page:
         n += 1
-        ts = rev.timestamp.long_format()
+        ts = rev.timestamp.long_format()  # ISO strings order as times do
         user = rev.user.text if rev.user is not None and rev.user.text else ""
         if first_all is None or ts < first_all[1]:
             first_all = (rev.id, ts)
@@ -312,8 +427,8 @@ def _mwxml_record(page, wanted) -> PageCreation | None:
         namespace=page.namespace,
         title=page.title,
         is_redirect=page.redirect is not None,
-        created_at=first_local[1] if first_local else None,
-        first_revision_at=first_all[1] if first_all else None,
+        created_at=_datetime(first_local[1]) if first_local else None,
+        first_revision_at=_datetime(first_all[1]) if first_all else None,
         created_revision_id=first_local[0] if first_local else None,
         revisions=n,
         imported_revisions=n_imported,

@@ -1,0 +1,213 @@
+"""Synthetic dumps with the real structure, and the answers they encode.
+
+For tests and benchmarks: :func:`write_history_xml` writes a stub-meta-history (no text) or a
+pages-meta-history (with text) export of any size, with imported revisions (old timestamps,
+``imported>`` / ``en>`` contributors, listed in id order before or after local ones), IP and
+suppressed contributors, redirects and escaped titles; it returns the records a correct scan
+must produce. :func:`write_page_props_sql` writes a MySQL ``page_props`` dump.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+from .stubs import PageCreation
+
+__all__ = ["write_history_xml", "write_page_props_sql", "page_props_rows"]
+
+_EPOCH = datetime(2001, 1, 15, tzinfo=timezone.utc)
+_WORDS = ("Kappa", "Tengu", "Oni", "Yuki-onna", "Nue", "Baku", "Tanuki", "Kitsune", "Rokurokubi")
+_HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-{v}/" \
+xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+xsi:schemaLocation="http://www.mediawiki.org/xml/export-{v}/ \
+http://www.mediawiki.org/xml/export-{v}.xsd" version="{v}" xml:lang="en">
+  <siteinfo>
+    <sitename>Wikipedia</sitename>
+    <dbname>{dbname}</dbname>
+    <base>https://example.org/wiki/Main_Page</base>
+    <generator>MediaWiki 1.41.0-wmf.1</generator>
+    <case>first-letter</case>
+    <namespaces>
+      <namespace key="0" case="first-letter" />
+      <namespace key="1" case="first-letter">Talk</namespace>
+      <namespace key="2" case="first-letter">User</namespace>
+      <namespace key="10" case="first-letter">Template</namespace>
+    </namespaces>
+  </siteinfo>
+"""
+_PREFIX = {0: "", 1: "Talk:", 2: "User:", 10: "Template:"}
+
+
+def _ts(seconds: int) -> str:
+    return _when(seconds).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _when(seconds: int) -> datetime:
+    return _EPOCH + timedelta(seconds=seconds)
+
+
+def _contributor(rng: random.Random, imported: bool) -> str:
+    r = rng.random()
+    if imported:
+        prefix = rng.choice(("imported&gt;", "en&gt;", "de&gt;"))
+        return f"<contributor>\n        <username>{prefix}User{rng.randrange(999)}</username>\n      </contributor>"
+    if r < 0.05:
+        return '<contributor deleted="deleted" />'
+    if r < 0.25:
+        return f"<contributor>\n        <ip>10.{rng.randrange(256)}.{rng.randrange(256)}.1</ip>\n      </contributor>"
+    uid = rng.randrange(1, 10**6)
+    return f"<contributor>\n        <username>Editor {uid} &amp; co</username>\n        <id>{uid}</id>\n      </contributor>"
+
+
+def _comment(rng: random.Random, i: int) -> str:
+    if rng.random() < 0.03:
+        return f"revert &gt; {i} &lt;b&gt;"
+    return f"/* Section {i} */ copy-edit &amp; links"
+
+
+def _text(rng: random.Random, rid: int, with_text: bool, size: int) -> str:
+    if not with_text:
+        return f'<text bytes="{size}" sha1="phoiac9h4m842xq45sp7s6u21eteeq1" location="tt:{rid}" id="{rid}" />'
+    body = " ".join(rng.choices(_WORDS, k=size // 8))
+    body = f"&lt;ref&gt;{body[:40]}&lt;/ref&gt; '''{body}''' [[Link|x]] {{{{Infobox|a=b}}}}"
+    return f'<text bytes="{len(body)}" xml:space="preserve">{body}</text>'
+
+
+def _page(rng, pid, rid, version, with_text, text_size) -> tuple[str, PageCreation, int]:
+    ns = rng.choices((0, 1, 2, 10), (70, 15, 10, 5))[0]
+    title = f"{_PREFIX[ns]}{rng.choice(_WORDS)} &amp; &quot;{pid}&quot;"
+    redirect = ns == 0 and rng.random() < 0.15
+    n_local = 1 + min(int(rng.expovariate(0.25)), 60)
+    n_imported = rng.choice((1, 2, 4)) if rng.random() < 0.05 else 0
+    if rng.random() < 0.01:  # every revision imported: no local creation
+        n_local = 0
+        n_imported = max(n_imported, 1)
+    start = rng.randrange(0, 700_000_000)
+    local_ts = sorted(start + rng.randrange(0, 50_000_000) for _ in range(n_local))
+    imported_ts = sorted(rng.randrange(0, max(1, start)) for _ in range(n_imported))
+    # Imported revisions get ids after (usually) or before the local ones: id order != time order.
+    kinds = [(t, False) for t in local_ts]
+    kinds = [(t, True) for t in imported_ts] + kinds if rng.random() < 0.3 else kinds + [
+        (t, True) for t in imported_ts
+    ]
+    lines = [f"  <page>\n    <title>{title}</title>\n    <ns>{ns}</ns>\n    <id>{pid}</id>\n"]
+    if redirect:
+        lines.append(f'    <redirect title="{rng.choice(_WORDS)}" />\n')
+    first_rid = rid
+    best = {False: None, True: None}
+    for i, (t, imported) in enumerate(kinds):
+        parent = f"\n      <parentid>{rid - 1}</parentid>" if i else ""
+        origin = f"\n      <origin>{rid}</origin>" if version == "0.11" else ""
+        lines.append(
+            f"    <revision>\n      <id>{rid}</id>{parent}\n      <timestamp>{_ts(t)}</timestamp>\n"
+            f"      {_contributor(rng, imported)}\n"
+            f"      <comment>{_comment(rng, i)}</comment>{origin}\n"
+            f"      <model>wikitext</model>\n      <format>text/x-wiki</format>\n"
+            f"      {_text(rng, rid, with_text, text_size)}\n"
+            f"      <sha1>phoiac9h4m842xq45sp7s6u21eteeq1</sha1>\n    </revision>\n"
+        )
+        prev = best[imported]
+        if prev is None or t < prev[0]:
+            best[imported] = (t, rid)
+        rid += 1
+    lines.append("  </page>\n")
+    local, imp = best[False], best[True]
+    earliest = min((b for b in (local, imp) if b), key=lambda b: (b[0], b[1] - first_rid))
+    record = PageCreation(
+        page_id=pid,
+        namespace=ns,
+        title=title.replace("&amp;", "&").replace("&quot;", '"'),
+        is_redirect=redirect,
+        created_at=_when(local[0]) if local else None,
+        first_revision_at=_when(earliest[0]),
+        created_revision_id=local[1] if local else None,
+        revisions=len(kinds),
+        imported_revisions=n_imported,
+    )
+    return "".join(lines), record, rid
+
+
+def write_history_xml(
+    out,
+    target_bytes: int,
+    *,
+    seed: int = 0,
+    with_text: bool = False,
+    text_size: int = 400,
+    version: str = "0.10",
+    dbname: str = "testwiki",
+    first_page_id: int = 1,
+    close: bool = True,
+) -> Iterator[PageCreation]:
+    """Write about ``target_bytes`` of XML to the binary file ``out``; yield the expected records.
+
+    Iterate the result to completion to write the whole file. ``close=False`` leaves the
+    document without ``</mediawiki>`` (a torn file is then made by cutting its bytes).
+    """
+    rng = random.Random(seed)
+    written = 0
+    out.write(_HEADER.format(v=version, dbname=dbname).encode())
+    pid, rid = first_page_id, first_page_id * 10
+    while written < target_bytes:
+        xml, record, rid = _page(rng, pid, rid, version, with_text, text_size)
+        data = xml.encode()
+        out.write(data)
+        written += len(data)
+        pid += rng.randrange(1, 4)
+        yield record
+    if close:
+        out.write(b"</mediawiki>\n")
+
+
+def page_props_rows(n: int, seed: int = 0) -> Iterator[tuple[int, str, bytes]]:
+    """``n`` page_props rows: about one in three is a ``wikibase_item``."""
+    rng = random.Random(seed)
+    props = ("wikibase_item", "page_image_free", "wikibase-shortdesc", "defaultsort")
+    page = 1
+    for _ in range(n):
+        prop = rng.choices(props, (40, 25, 25, 10))[0]
+        if prop == "wikibase_item":
+            value = f"Q{rng.randrange(1, 10**8)}".encode()
+        elif prop == "wikibase-shortdesc":
+            value = f"It's a \\ \"short\" description\nof {page}".encode()
+        else:
+            value = f"File_{page}.jpg".encode()
+        yield page, prop, value
+        page += rng.randrange(0, 3)
+
+
+def _sql_string(value: bytes) -> str:
+    text = value.decode("utf-8")
+    for a, b in (("\\", "\\\\"), ("'", "\\'"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\0", "\\0")):
+        text = text.replace(a, b)
+    return f"'{text}'"
+
+
+def write_page_props_sql(out, rows, rows_per_insert: int = 2000) -> None:
+    """Write ``(page, propname, value)`` rows as a MariaDB ``page_props`` dump (text file ``out``)."""
+    out.write(
+        "/*M!999999\\- enable the sandbox mode */ \n"
+        "-- MariaDB dump 10.19-11.4.5-MariaDB, for debian-linux-gnu (x86_64)\n--\n"
+        "-- Host: db1234    Database: testwiki\n"
+        "DROP TABLE IF EXISTS `page_props`;\n"
+        "CREATE TABLE `page_props` (\n"
+        "  `pp_page` int(10) unsigned NOT NULL,\n"
+        "  `pp_propname` varbinary(60) NOT NULL,\n"
+        "  `pp_value` blob NOT NULL,\n"
+        "  `pp_sortkey` float DEFAULT NULL,\n"
+        "  PRIMARY KEY (`pp_page`,`pp_propname`)\n"
+        ") ENGINE=InnoDB DEFAULT CHARSET=binary ROW_FORMAT=COMPRESSED;\n\n"
+        "LOCK TABLES `page_props` WRITE;\n"
+    )
+    batch = []
+    for page, prop, value in rows:
+        sortkey = "NULL" if prop != "page_image_free" else "0"
+        batch.append(f"({page},'{prop}',{_sql_string(value)},{sortkey})")
+        if len(batch) == rows_per_insert:
+            out.write("INSERT INTO `page_props` VALUES " + ",".join(batch) + ";\n")
+            batch = []
+    if batch:
+        out.write("INSERT INTO `page_props` VALUES " + ",".join(batch) + ";\n")
+    out.write("UNLOCK TABLES;\n")

@@ -1,0 +1,29 @@
+"""The Arrow schemas of the files that connect the stages (see DESIGN.md)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "TIMESTAMP"]
+
+TIMESTAMP = pa.timestamp("s", tz="UTC")
+
+PAGES = pa.schema(
+    [
+        ("wiki", pa.string()),
+        ("page_id", pa.int64()),
+        ("namespace", pa.int32()),
+        ("title", pa.string()),
+        ("is_redirect", pa.bool_()),
+        ("created_at", TIMESTAMP),
+        ("first_revision_at", TIMESTAMP),
+        ("created_revision_id", pa.int64()),
+        ("revisions", pa.int32()),
+        ("imported_revisions", pa.int32()),
+    ]
+)
+
+# The columns a scan produces; the writer adds ``wiki``.
+PAGE_COLUMNS = pa.schema([f for f in PAGES if f.name != "wiki"])
+
+QIDS = pa.schema([("wiki", pa.string()), ("page_id", pa.int64()), ("qid", pa.string())])
