@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 from .stubs import PageCreation
 
-__all__ = ["write_history_xml", "write_page_props_sql", "page_props_rows"]
+__all__ = ["write_history_xml", "write_history_tsv", "write_page_props_sql", "page_props_rows"]
 
 _EPOCH = datetime(2001, 1, 15, tzinfo=timezone.utc)
 _WORDS = ("Kappa", "Tengu", "Oni", "Yuki-onna", "Nue", "Baku", "Tanuki", "Kitsune", "Rokurokubi")
@@ -211,3 +211,35 @@ def write_page_props_sql(out, rows, rows_per_insert: int = 2000) -> None:
     if batch:
         out.write("INSERT INTO `page_props` VALUES " + ",".join(batch) + ";\n")
     out.write("UNLOCK TABLES;\n")
+
+
+def write_history_tsv(out, records, wiki: str = "testwiki", old_layout: bool = False) -> None:
+    """Write MediaWiki-history TSV lines (text file ``out``) for ``records``.
+
+    Each page gets a ``page``/``create`` event and one ``revision``/``create`` event per
+    revision; the answers are the records themselves (counts aside, which page events lack).
+    """
+    from .history import HISTORY_FIELDS, _OLD_LAYOUT_DROPS
+
+    fields = [f for f in HISTORY_FIELDS if not (old_layout and f in _OLD_LAYOUT_DROPS)]
+
+    def line(**values) -> str:
+        return "\t".join(str(values.get(f, "")) for f in fields) + "\n"
+
+    def hive(when) -> str:
+        return when.strftime("%Y-%m-%d %H:%M:%S.0") if when else ""
+
+    for r in records:
+        page = dict(
+            wiki_db=wiki, page_id=r.page_id, page_title=r.title.replace(" ", "_"),
+            page_title_historical=r.title.replace(" ", "_"), page_namespace=r.namespace,
+            page_namespace_historical=r.namespace,
+            page_is_redirect="true" if r.is_redirect else "false", page_is_deleted="false",
+            page_creation_timestamp=hive(r.created_at or r.first_revision_at),
+            page_first_edit_timestamp=hive(r.first_revision_at),
+        )
+        for i in range(r.revisions):
+            out.write(line(event_entity="revision", event_type="create",
+                           event_timestamp=hive(r.first_revision_at), revision_id=i + 1, **page))
+        out.write(line(event_entity="page", event_type="create",
+                       event_timestamp=hive(r.created_at), event_comment="tab\\tin comment", **page))
