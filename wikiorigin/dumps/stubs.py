@@ -83,6 +83,7 @@ class ScanStats:
     bytes: int = 0
     torn_pages: int = 0
     notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
     def __add__(self, other: "ScanStats") -> "ScanStats":
         return ScanStats(
@@ -92,6 +93,7 @@ class ScanStats:
             self.bytes + other.bytes,
             self.torn_pages + other.torn_pages,
             self.notes + other.notes,
+            self.seconds + other.seconds,
         )
 
 

@@ -1,0 +1,137 @@
+"""The ``wikiorigin`` command. Thin: parse options, call one library function, print a summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from . import __version__
+from .errors import WikioriginError
+
+__all__ = ["main"]
+
+
+def _namespaces(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _wiki(args) -> str:
+    from .languages import lookup
+
+    if args.allow_non_wikipedia:
+        return args.wiki
+    return lookup(args.wiki).dbname
+
+
+def cmd_languages(args) -> int:
+    from .languages import registry
+
+    reg = registry()
+    wikis = reg.wikis if args.all else reg.open()
+    if args.json:
+        json.dump([w.as_dict() for w in wikis], sys.stdout, ensure_ascii=False, indent=1)
+        print()
+        return 0
+    print(f"{'dbname':<20} {'language':<12} {'domain':<32} status")
+    for w in wikis:
+        print(f"{w.dbname:<20} {w.language:<12} {w.domain:<32} {w.status}")
+    print(f"{len(wikis)} editions" + ("" if args.all else " open with public dumps"))
+    return 0
+
+
+def cmd_scan(args) -> int:
+    from .dumps.scan import scan_to_parquet
+
+    wiki = _wiki(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        stats = scan_to_parquet(
+            args.inputs, wiki, args.out, engine=args.engine,
+            namespaces=args.namespaces, threads=args.threads,
+        )
+    for w in caught:
+        print(f"wikiorigin: warning: {w.message}", file=sys.stderr)
+    mb = stats.bytes / 1e6
+    rate = mb / stats.seconds if stats.seconds else 0.0
+    print(
+        f"{wiki}: {stats.pages:,} pages, {stats.revisions:,} revisions "
+        f"({stats.imported_revisions:,} imported), {stats.torn_pages} torn; "
+        f"{mb:,.1f} MB of XML in {stats.seconds:.2f} s ({rate:,.0f} MB/s) -> {args.out}"
+    )
+    return 0
+
+
+def cmd_qids(args) -> int:
+    from .dumps.sql import SqlStats, qids_table
+    from .files import provenance, write_table
+    from .schemas import QIDS
+
+    wiki = _wiki(args)
+    started = time.perf_counter()
+    stats = SqlStats()
+    table = qids_table(args.page_props, wiki, stats)
+    meta = provenance(stage="qids", wiki=wiki, inputs=[{"file": Path(args.page_props).name}])
+    write_table(table, args.out, QIDS, meta)
+    for note in stats.notes[:20]:
+        print(f"wikiorigin: warning: {note}", file=sys.stderr)
+    seconds = time.perf_counter() - started
+    print(
+        f"{wiki}: {table.num_rows:,} pages with a Wikidata item from {stats.statements:,} "
+        f"INSERT statements ({len(stats.notes)} bad values) in {seconds:.2f} s -> {args.out}"
+    )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="wikiorigin",
+        description="Culture-specific QA datasets from Wikipedia and Wikidata dumps.",
+    )
+    p.add_argument("--version", action="version", version=f"wikiorigin {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("languages", help="list the Wikipedia editions")
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    s.add_argument("--all", action="store_true", help="closed and private editions too")
+    s.set_defaults(func=cmd_languages)
+
+    s = sub.add_parser("scan", help="page creation times from stub/history XML or history TSV")
+    s.add_argument("inputs", nargs="+", help="the parts of one wiki's dump")
+    s.add_argument("--wiki", required=True, help="dbname, language code or domain (jawiki, ja)")
+    s.add_argument("--out", required=True, help="pages Parquet file to write")
+    s.add_argument("--namespaces", type=_namespaces, default=None, help="e.g. 0 or 0,14")
+    s.add_argument("--engine", choices=("fast", "mwxml"), default="fast")
+    s.add_argument("--threads", type=int, default=1, help="decoder threads (bzip2)")
+    s.add_argument("--allow-non-wikipedia", action="store_true",
+                   help="accept a dbname that is not a Wikipedia (e.g. elwikivoyage)")
+    s.set_defaults(func=cmd_scan)
+
+    s = sub.add_parser("qids", help="page -> Wikidata QID from a page_props SQL dump")
+    s.add_argument("page_props", help="page_props.sql(.gz)")
+    s.add_argument("--wiki", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--allow-non-wikipedia", action="store_true")
+    s.set_defaults(func=cmd_qids)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except WikioriginError as exc:
+        print(f"wikiorigin: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Scan the parts of one wiki's dump into a ``pages`` Parquet file.
+
+The input kind is told by content: XML exports (stub, full history, File Export, pages-articles)
+go to the page-creation scan (``engine="fast"`` or ``"mwxml"``); MediaWiki history TSV files to
+:mod:`~wikiorigin.dumps.history`. The output follows the ``pages`` schema; it is written
+atomically, and if a part turns out damaged, the pages scanned before the damage are kept in
+``<out>.partial.parquet`` and the error names the file and the place.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..errors import DumpError
+from ..files import ParquetSink, provenance
+from ..schemas import PAGE_COLUMNS, PAGES
+from .compression import open_dump
+from .history import history_batches
+from .stubs import PageCreation, ScanStats, StubScanner, scan_pages_mwxml
+
+__all__ = ["ENGINES", "scan_to_parquet", "input_kind", "partial_path"]
+
+ENGINES = ("fast", "mwxml")
+
+
+def input_kind(path) -> str:
+    """``"xml"`` or ``"history"`` (MediaWiki history TSV), from the decompressed first bytes."""
+    with open_dump(path) as stream:
+        head = stream.read(4096)
+    text = head.lstrip()
+    if text.startswith(b"<?xml") or text.startswith(b"<mediawiki"):
+        return "xml"
+    if head.count(b"\t") >= 60:
+        return "history"
+    raise DumpError(
+        f"{path}: neither a MediaWiki XML export nor a MediaWiki history TSV dump "
+        f"(starts with {head[:40]!r})"
+    )
+
+
+def partial_path(out) -> Path:
+    out = Path(out)
+    return out.with_name(out.name.removesuffix(".parquet") + ".partial.parquet")
+
+
+def _records_batches(records: Iterable[PageCreation], stats: ScanStats, size: int = 20_000):
+    rows = []
+    for r in records:
+        stats.pages += 1
+        stats.revisions += r.revisions
+        stats.imported_revisions += r.imported_revisions
+        rows.append({f: getattr(r, f) for f in PAGE_COLUMNS.names})
+        if len(rows) == size:
+            yield pa.RecordBatch.from_pylist(rows, schema=PAGE_COLUMNS)
+            rows = []
+    if rows:
+        yield pa.RecordBatch.from_pylist(rows, schema=PAGE_COLUMNS)
+
+
+def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname: str | None):
+    if engine == "mwxml":
+        part = ScanStats()
+        yield from _records_batches(scan_pages_mwxml(path, namespaces, threads), part)
+        part.bytes = Path(path).stat().st_size
+        _add(stats, part)
+        return
+    scanner = StubScanner(open_dump(path, threads=threads), namespaces)
+    for batch in scanner.batches():
+        if dbname and scanner.siteinfo.dbname and scanner.siteinfo.dbname != dbname:
+            raise DumpError(
+                f"{path}: this dump is of {scanner.siteinfo.dbname}, not of {dbname} (--wiki)"
+            )
+        yield batch
+    _add(stats, scanner.stats)
+
+
+def _add(total: ScanStats, part: ScanStats) -> None:
+    summed = total + part
+    for name in ScanStats.__slots__:
+        setattr(total, name, getattr(summed, name))
+
+
+def scan_batches(paths, *, engine="fast", namespaces=None, threads=1, stats=None, dbname=None):
+    """``pages`` record batches (without ``wiki``) from the parts of one wiki's dump."""
+    if engine not in ENGINES:
+        raise ValueError(f"scan_batches: engine must be one of {ENGINES}, not {engine!r}")
+    stats = stats if stats is not None else ScanStats()
+    history = []
+    for path in paths:
+        if input_kind(path) == "history":
+            history.append(path)
+        else:
+            yield from _xml_batches(path, engine, namespaces, threads, stats, dbname)
+    if history:
+        for batch in history_batches(history, namespaces):
+            stats.pages += batch.num_rows
+            yield batch
+        stats.bytes += sum(Path(p).stat().st_size for p in history)
+
+
+def _progress(paths):
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(desc="scan", unit="page", file=sys.stderr)
+
+
+def scan_to_parquet(
+    paths: Iterable,
+    wiki: str,
+    out,
+    *,
+    engine: str = "fast",
+    namespaces: Iterable[int] | None = None,
+    threads: int = 1,
+) -> ScanStats:
+    """Scan ``paths`` (the parts of ``wiki``'s dump) into the ``pages`` file ``out``."""
+    paths = [Path(p) for p in paths]
+    namespaces = None if namespaces is None else sorted(set(namespaces))
+    stats = ScanStats()
+    meta = provenance(
+        stage="scan", wiki=wiki, engine=engine, namespaces=namespaces,
+        inputs=[{"file": p.name, "bytes": p.stat().st_size if p.exists() else None} for p in paths],
+    )
+    bar = _progress(paths)
+    started = time.perf_counter()
+    sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out))
+    try:
+        with sink:
+            for batch in scan_batches(
+                paths, engine=engine, namespaces=namespaces, threads=threads, stats=stats,
+                dbname=wiki,
+            ):
+                wikis = pa.array([wiki] * batch.num_rows, pa.string())
+                sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
+                if bar is not None:
+                    bar.update(batch.num_rows)
+    except DumpError as exc:
+        if not sink.rows:
+            raise
+        raise DumpError(
+            f"{exc}; the {sink.rows:,} pages scanned before it are kept in {partial_path(out)}"
+        ) from exc
+    finally:
+        if bar is not None:
+            bar.close()
+    stats.seconds = time.perf_counter() - started
+    return stats

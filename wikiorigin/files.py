@@ -1,0 +1,83 @@
+"""Parquet files as the interface between stages: atomic, zstd, with provenance.
+
+A file is written under a temporary name beside its final one and renamed when complete, so
+a crash never leaves a half file under the final name. Provenance (wikiorigin version, inputs,
+parameters) goes into the schema metadata under the key ``wikiorigin``, as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+
+__all__ = ["ParquetSink", "write_table", "read_provenance", "provenance"]
+
+_KEY = b"wikiorigin"
+
+
+def provenance(**fields) -> dict:
+    """A provenance record: the package version plus what the caller says."""
+    return {"version": __version__, **fields}
+
+
+def _with_metadata(schema: pa.Schema, meta: dict) -> pa.Schema:
+    old = dict(schema.metadata or {})
+    old[_KEY] = json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str).encode()
+    return schema.with_metadata(old)
+
+
+class ParquetSink:
+    """Write record batches to ``path`` atomically; use as a context manager.
+
+    On an exception inside the ``with`` block nothing is left under ``path`` (the temporary
+    file is removed, or kept as ``keep_partial`` when given, so that what was done is not lost).
+    """
+
+    def __init__(self, path, schema: pa.Schema, meta: dict, keep_partial=None):
+        self.path = Path(path)
+        self.schema = _with_metadata(schema, meta)
+        self.keep_partial = Path(keep_partial) if keep_partial else None
+        self.rows = 0
+        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._writer: pq.ParquetWriter | None = None
+
+    def __enter__(self) -> "ParquetSink":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd")
+        return self
+
+    def write(self, data: pa.RecordBatch | pa.Table) -> None:
+        if data.num_rows:
+            table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
+            self._writer.write_table(table.cast(self.schema))
+            self.rows += data.num_rows
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._writer.close()
+        if exc_type is None:
+            os.replace(self._tmp, self.path)
+        elif self.keep_partial is not None and self.rows:
+            os.replace(self._tmp, self.keep_partial)
+        else:
+            self._tmp.unlink(missing_ok=True)
+
+
+def write_table(table: pa.Table | Iterable[pa.RecordBatch], path, schema: pa.Schema, meta: dict) -> int:
+    """Write a table (or batches) atomically; returns the number of rows."""
+    with ParquetSink(path, schema, meta) as sink:
+        for batch in [table] if isinstance(table, pa.Table) else table:
+            sink.write(batch)
+    return sink.rows
+
+
+def read_provenance(path) -> dict:
+    """The provenance stored in a file written by wikiorigin."""
+    meta = pq.read_schema(path).metadata or {}
+    return json.loads(meta.get(_KEY, b"{}"))
