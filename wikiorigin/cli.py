@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     except WikioriginError as exc:
         print(f"wikiorigin: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `wikiorigin languages | head`
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:  # pragma: no cover
         return 130
 

@@ -323,10 +323,6 @@ class StubScanner:
             return pa.RecordBatch.from_pylist([], schema=PAGE_COLUMNS)
         titles, nss, ids, redirects = zip(*heads)
         n, imported, first_all, first_local = zip(*rows)
-        stats = self.stats
-        stats.pages += len(rows)
-        stats.revisions += sum(n)
-        stats.imported_revisions += sum(imported)
         where = lambda i: self._where(base, ids[i])  # noqa: E731
         batch = pa.RecordBatch.from_arrays(
             [
@@ -344,6 +340,10 @@ class StubScanner:
         )
         if self.namespaces is not None:
             batch = batch.filter(pc.is_in(batch["namespace"], pa.array(self.namespaces, pa.int32())))
+        stats = self.stats
+        stats.pages += batch.num_rows
+        stats.revisions += pc.sum(batch["revisions"]).as_py() or 0
+        stats.imported_revisions += pc.sum(batch["imported_revisions"]).as_py() or 0
         return batch
 
     def _finish(self, rest: bytes, base: int, open_head) -> None:

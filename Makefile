@@ -1,0 +1,35 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each creates .venv if it is
+# missing and installs what it needs (pip skips what is already there).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# torch is pinned to the CPU build that lies on this kind of machine; on a GPU machine
+# install the torch you need first, then `pip install -e .[eval]`.
+TORCH := torch==2.13.0
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.core: setup.py | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: setup.py | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[test,eval,dask]" $(TORCH)
+	touch $@
+
+demo: $(VENV)/.core
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
+
+test: $(VENV)/.test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.core
+	$(BIN)/python bench/bench_scan.py
+	$(BIN)/python bench/bench_qids.py
+
+clean:
+	rm -rf demo-out bench/out .pytest_cache

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The main job on the bundled samples: page-creation scans and page -> QID maps.
+set -euo pipefail
+D=tests/data/dumps
+OUT=demo-out
+mkdir -p "$OUT"
+
+echo "== Wikipedia editions (first lines of 'wikiorigin languages')"
+wikiorigin languages | head -4
+wikiorigin languages | tail -1
+
+echo; echo "== Page creation: full history (export 0.10) + File Export (0.11) of simplewiki"
+wikiorigin scan "$D/simplewiki-pages-meta-history-excerpt-export-0.10.xml" \
+  "$D/simplewiki-file-export-v2-export-0.11.xml" --wiki simple --out "$OUT/pages/simplewiki.parquet"
+
+echo; echo "== Page creation: a real stub-meta-history with imported revisions (elwikivoyage)"
+wikiorigin scan "$D/elwikivoyage-stub-meta-history-sample.xml.gz" --wiki elwikivoyage \
+  --allow-non-wikipedia --out "$OUT/pages/elwikivoyage.parquet"
+
+echo; echo "== Page creation: jawiki pages-articles excerpt (torn at the end), articles only"
+wikiorigin scan "$D/jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz" \
+  --wiki ja --namespaces 0 --out "$OUT/pages/jawiki.parquet"
+
+echo; echo "== Page -> Wikidata item from a page_props dump"
+wikiorigin qids "$D/testwiki-page_props-synthetic.sql.gz" --wiki simplewiki \
+  --out "$OUT/qids/simplewiki.parquet"
+
+echo; echo "== What was found (DuckDB over the Parquet files)"
+python - <<'PY'
+import duckdb
+con = duckdb.connect()
+print(con.sql("""
+    SELECT wiki, count(*) AS pages, sum(revisions) AS revisions,
+           sum(imported_revisions) AS imported, min(created_at) AS first_created
+    FROM 'demo-out/pages/*.parquet' GROUP BY wiki ORDER BY wiki"""))
+print(con.sql("""
+    SELECT title, created_at, first_revision_at, revisions, imported_revisions
+    FROM 'demo-out/pages/elwikivoyage.parquet'
+    WHERE imported_revisions > 0 OR created_at IS DISTINCT FROM first_revision_at"""))
+print(con.sql("SELECT count(*) AS items, min(qid), max(qid) FROM 'demo-out/qids/*.parquet'"))
+PY
