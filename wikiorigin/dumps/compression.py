@@ -47,6 +47,12 @@ try:  # pragma: no cover - depends on the install
     _DECODE_ERRORS += (_zstd.ZstdError,)
 except ImportError:  # pragma: no cover
     _zstd = None
+try:  # pragma: no cover - depends on the install
+    from isal import igzip_lib as _igzip_lib
+
+    _DECODE_ERRORS += (_igzip_lib.IsalError,)
+except ImportError:  # pragma: no cover
+    pass
 
 
 def detect_format(head: bytes) -> str:
@@ -149,12 +155,44 @@ def _open_bzip2(raw: _CountingFile, threads: int):
     return indexed_bzip2.open(raw, parallelization=max(1, threads))
 
 
+class _ZstdReader:
+    """zstd frames one after another; a frame cut short is an error, not a quiet end."""
+
+    def __init__(self, raw: _CountingFile):
+        self._raw = raw
+        self._dctx = _zstd.ZstdDecompressor()
+        self._obj = self._dctx.decompressobj()
+        self._fed = False  # bytes fed to the current frame
+
+    def read(self, n: int) -> bytes:
+        out = []
+        size = 0
+        while size < n:
+            chunk = self._raw.read(1 << 20)
+            if not chunk:
+                if self._fed and not self._obj.eof:
+                    raise EOFError("zstd frame ended before its end")
+                break
+            while chunk:
+                data = self._obj.decompress(chunk)
+                self._fed = True
+                out.append(data)
+                size += len(data)
+                chunk = self._obj.unused_data if self._obj.eof else b""
+                if self._obj.eof:
+                    self._obj, self._fed = self._dctx.decompressobj(), False
+        return b"".join(out)
+
+    def close(self) -> None:
+        pass
+
+
 def _open_zstd(raw: _CountingFile, threads: int):
     if _zstd is None:
         raise DumpError(
             f"{raw._f.name}: zstd file, but zstandard is not installed (pip install zstandard)"
         )
-    return _zstd.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return _ZstdReader(raw)
 
 
 _OPENERS = {

@@ -166,7 +166,7 @@ def summarize(buf: bytes, start: int = 0, end: int | None = None) -> Summary:
         return _detailed(buf, start, end)
     stamps = _TS_ONLY.findall(buf, start, end)
     if not stamps:
-        return EMPTY
+        return _detailed(buf, start, end) if buf.find(b"<revision>", start, end) >= 0 else EMPTY
     first = min(stamps)
     at = buf.find(b"<timestamp>" + first, start, end)
     rev = buf.rfind(b"<revision>", start, at)
@@ -258,7 +258,7 @@ class StubScanner:
                 open_head, open_sum = None, EMPTY
             elif len(buf) > MAX_PENDING and (cut := buf.rfind(b"</revision>")) > 0:
                 if open_head is None:
-                    open_head = self._head(buf, 0, cut, base).groups()
+                    open_head = self._head(buf, 0, cut, base).groups(b"")
                 open_sum = merge(open_sum, self._summarize(buf, 0, cut, base, open_head[2]))
                 buf, base = buf[cut:], base + cut
             if not chunk:
