@@ -6,7 +6,11 @@ import pyarrow as pa
 
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "TIMESTAMP"]
 
-TIMESTAMP = pa.timestamp("s", tz="UTC")
+# Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
+# milliseconds. So the file schema says ms (values are whole seconds), and what we write is
+# what every reader (pyarrow, DuckDB, datasets) sees. DESIGN.md's "timestamp(s, UTC)" is
+# changed deliberately for this reason (see README, "File schemas").
+TIMESTAMP = pa.timestamp("ms", tz="UTC")
 
 PAGES = pa.schema(
     [

@@ -108,20 +108,35 @@ class DumpStream:
         self._reader = reader
         self.pos = 0
         self.compressed_size = os.path.getsize(path)
+        self._salvaged: bytes | None = None
+        self._error: tuple[str, str] | None = None
 
     @property
     def compressed_pos(self) -> int:
         return min(self._raw.furthest, self.compressed_size)
 
     def read(self, n: int = 1 << 22) -> bytes:
+        if self._salvaged is not None:
+            return self._read_salvaged(n)
         try:
             data = self._reader.read(n)
         except _DECODE_ERRORS as exc:
-            raise DumpError(
+            self._error = (
                 f"{self.path}: {self.format} data is corrupt or truncated near compressed byte "
-                f"{self.compressed_pos} (after {self.pos} decompressed bytes): "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+                f"{self.compressed_pos} (after ",
+                f" decompressed bytes): {type(exc).__name__}: {exc}",
+            )
+            self._salvaged = _salvage(self.path, self.format, self.pos)
+            return self._read_salvaged(n)
+        self.pos += len(data)
+        return data
+
+    def _read_salvaged(self, n: int) -> bytes:
+        """What decodes cleanly after the last delivered byte, then the error."""
+        data = self._salvaged[:n]
+        self._salvaged = self._salvaged[n:]
+        if not data:
+            raise DumpError(f"{self._error[0]}{self.pos}{self._error[1]}")
         self.pos += len(data)
         return data
 
@@ -134,6 +149,38 @@ class DumpStream:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> bytes:
+    """Decode ``path`` again, incrementally, and return the clean bytes after ``skip``.
+
+    Fast readers lose what they had decoded in the call that failed (a threaded gzip reader
+    even its queue). So that nothing before the damage is lost, the file is decoded once more
+    with the standard library's incremental decompressors, up to the first bad byte.
+    """
+    makers = {
+        "gzip": lambda: zlib.decompressobj(wbits=31),
+        "bzip2": bz2.BZ2Decompressor,
+        "xz": lzma.LZMADecompressor,
+    }
+    if fmt not in makers:
+        return b""
+    out, produced = [], 0
+    dec = makers[fmt]()
+    with open(path, "rb") as f:
+        try:
+            while produced < skip + limit and (raw := f.read(1 << 16)):
+                while raw:
+                    data = dec.decompress(raw)
+                    raw = dec.unused_data if dec.eof else b""
+                    if dec.eof:
+                        dec = makers[fmt]()
+                    if produced + len(data) > skip:
+                        out.append(data[max(0, skip - produced):])
+                    produced += len(data)
+        except _DECODE_ERRORS:
+            pass
+    return b"".join(out)
 
 
 def _open_gzip(raw: _CountingFile, threads: int):
