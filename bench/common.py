@@ -1,0 +1,42 @@
+"""Helpers shared by the benchmarks: cached synthetic inputs and child-process peak RSS."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def cached(name: str, make) -> Path:
+    """``bench/out/NAME``, made by ``make(path)`` once (written to a temporary name first)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / name
+    if not path.exists():
+        tmp = path.with_name(path.name + ".tmp")
+        started = time.perf_counter()
+        make(tmp)
+        os.replace(tmp, path)
+        print(f"  made {name}: {path.stat().st_size / 1e6:,.0f} MB in {time.perf_counter() - started:.0f} s")
+    return path
+
+
+def timed(fn, *args, **kw) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = fn(*args, **kw)
+    return time.perf_counter() - started, result
+
+
+def peak_rss_mb(argv: list[str]) -> float:
+    """Peak resident memory (MB) of a child process running ``argv``."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise RuntimeError(f"{argv} failed with status {status}")
+    return usage.ru_maxrss / 1024  # kB on Linux
+
+
+PY = sys.executable
