@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 here = Path(__file__).parent
 version = {}
@@ -19,9 +19,8 @@ setup(
     long_description_content_type="text/markdown",
     license="MIT",
     python_requires=">=3.10",
-    packages=find_packages(include=["wikiorigin", "wikiorigin.*"]),
-    package_data={"wikiorigin": ["data/*", "data/**/*"]},
-    include_package_data=True,
+    packages=find_namespace_packages(include=["wikiorigin", "wikiorigin.*"]),
+    package_data={"wikiorigin": ["data/wikimedia-config/*"]},
     install_requires=[
         "pyarrow>=14",
         "duckdb>=1.0",
