@@ -19,6 +19,16 @@ SAMPLES = [
 ]
 
 
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def scan_path(request, monkeypatch):
+    """Every test runs on the compiled core and on the pure-Python path."""
+    if request.param == "python":
+        monkeypatch.setattr(stubs, "CORE", None)
+    elif stubs.CORE is None:
+        pytest.skip("the compiled core is not built (no C compiler at install)")
+    return request.param
+
+
 def both(path, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -39,6 +39,11 @@ from .xmlhead import SiteInfo, read_header
 
 __all__ = ["PageCreation", "ScanStats", "StubScanner", "scan_pages", "scan_pages_mwxml"]
 
+try:  # the compiled core (setup.py builds it when a C compiler is there)
+    from . import _scanblock as CORE
+except ImportError:  # pragma: no cover - depends on the build
+    CORE = None
+
 BLOCK = 1 << 22  # bytes read per call
 MAX_PENDING = 1 << 25  # a page piece larger than this is summarized before its end arrives
 
@@ -205,8 +210,16 @@ def _timestamps(raw: list[bytes | None], where) -> pa.Array:
     return parsed.cast(TIMESTAMP)
 
 
-def _ints(raw, type_) -> pa.Array:
-    return pa.array(raw, pa.binary()).cast(pa.string()).cast(type_)
+def _add_row(cols: list[list], head: tuple, s: Summary) -> None:
+    """Append one page (a head ``(title, ns, id, redirect)`` of bytes and its summary)."""
+    title, ns, page_id, redirect = head
+    first_all, first_local = s[2], s[3]
+    for column, value in zip(cols, (
+        title, int(ns), int(page_id), bool(redirect), s[0], s[1],
+        first_all[1] if first_all else None, int(first_all[0]) if first_all else None,
+        first_local[1] if first_local else None, int(first_local[0]) if first_local else None,
+    )):
+        column.append(value)
 
 
 class StubScanner:
@@ -242,28 +255,35 @@ class StubScanner:
             self.stream.close()
 
     def _scan(self) -> Iterator[pa.RecordBatch]:
-        self.siteinfo, buf = read_header(self.stream.read, self.stream.path)
-        base = self.stream.pos - len(buf)  # decompressed offset of buf[0]
+        """Blocks of whole pages, scanned where they lie in each chunk (no copy of the chunk):
+        only the page that straddles two chunks is joined from its two halves."""
+        self.siteinfo, leftover = read_header(self.stream.read, self.stream.path)
+        rest, base = b"", self.stream.pos - len(leftover)  # base: decompressed offset of rest[0]
         open_head, open_sum = None, EMPTY  # a page larger than a block, in progress
-        while True:
-            chunk = self.stream.read(BLOCK)
-            buf = buf + chunk if buf else chunk
-            end = buf.rfind(b"</page>")
-            if end >= 0:
-                end += 7
-                batch = self._block(buf, end, base, open_head, open_sum)
-                if batch.num_rows:
-                    yield batch
-                buf, base = buf[end:], base + end
-                open_head, open_sum = None, EMPTY
-            elif len(buf) > MAX_PENDING and (cut := buf.rfind(b"</revision>")) > 0:
-                if open_head is None:
-                    open_head = self._head(buf, 0, cut, base).groups(b"")
-                open_sum = merge(open_sum, self._summarize(buf, 0, cut, base, open_head[2]))
-                buf, base = buf[cut:], base + cut
-            if not chunk:
-                break
-        self._finish(buf, base, open_head)
+        for chunk in self._chunks(leftover):
+            first = chunk.find(b"</page>")
+            if first < 0:
+                rest += chunk
+                if len(rest) > MAX_PENDING and (cut := rest.rfind(b"</revision>")) > 0:
+                    if open_head is None:
+                        open_head = self._head(rest, 0, cut, base).groups(b"")
+                    open_sum = merge(open_sum, self._summarize(rest, 0, cut, base, open_head[2]))
+                    rest, base = rest[cut:], base + cut
+                continue
+            joined = rest + chunk[: first + 7]
+            chunk_base = base + len(rest)
+            last = chunk.rfind(b"</page>") + 7
+            segments = [(joined, 0, len(joined), base), (chunk, first + 7, last, chunk_base)]
+            yield from self._block(segments, open_head, open_sum)
+            open_head, open_sum = None, EMPTY
+            rest, base = chunk[last:], chunk_base + last
+        self._finish(rest, base, open_head)
+
+    def _chunks(self, leftover: bytes) -> Iterator[bytes]:
+        if leftover:
+            yield leftover
+        while chunk := self.stream.read(BLOCK):
+            yield chunk
 
     def _head(self, buf: bytes, start: int, end: int, base: int) -> re.Match:
         head = _HEAD.search(buf, start, end)
@@ -277,67 +297,88 @@ class StubScanner:
         except _Malformed as exc:
             raise DumpError(f"{self._where(base + start, page_id)}: {exc}") from None
 
-    def _block(self, buf: bytes, stop: int, base: int, open_head, open_sum) -> pa.RecordBatch:
-        """The pages in ``buf[:stop]`` (which ends with ``</page>``) as one record batch.
+    def _block(self, segments, open_head, open_sum) -> Iterator[pa.RecordBatch]:
+        """One record batch for the pages in ``segments``: ``(buf, start, stop, base)`` with
+        ``buf[start:stop]`` ending with ``</page>`` and ``base`` the offset of ``buf[0]``.
+        The first segment may begin with the end of a page larger than a block."""
+        cols: list[list] = [[] for _ in range(10)]
+        for buf, start, stop, base in segments:
+            if open_head is not None:
+                end = buf.find(b"</page>", start, stop)
+                s = merge(open_sum, self._summarize(buf, start, end, base, open_head[2]))
+                _add_row(cols, open_head, s)
+                open_head, start = None, end + 7
+            if start < stop:
+                scan = self._core_columns if CORE is not None else self._python_columns
+                for column, part in zip(cols, scan(buf, start, stop, base)):
+                    column += part
+            self.stats.bytes = base + stop
+        if cols[0]:
+            yield self._columns_batch(cols, segments[-1][3])
 
-        Page heads come from one ``findall`` over the block. Per page: one ``find`` of
-        ``</page>``, one C-level ``findall`` of the timestamps and one ``find`` of ``&gt;``
-        (the cheap sign of a possible import); no copies, nothing per revision. Files made
-        with ``--uploads`` (``<upload>`` elements carry timestamps) are not Wikimedia's
-        public dumps; use ``--engine mwxml`` for them.
+    def _core_columns(self, buf: bytes, start: int, stop: int, base: int) -> tuple[list, ...]:
+        """One C call walks every page and revision (see ``_scanblock.c``)."""
+        *cols, error = CORE.scan_block(buf, start, stop)
+        if error is not None:
+            offset, page_id, message = error
+            where = self._where(base + offset, page_id if page_id >= 0 else None)
+            raise DumpError(f"{where}: {message}")
+        return cols
+
+    def _python_columns(self, buf: bytes, start: int, stop: int, base: int) -> list[list]:
+        """The pure-Python path, the same columns as the C core: page heads from one
+        ``findall``; per page one ``find`` of ``</page>``, one C-level ``findall`` of the
+        timestamps and one ``find`` of ``&gt;`` (the cheap sign of a possible import); no
+        copies, nothing per revision. Files made with ``--uploads`` (``<upload>`` elements
+        carry timestamps) are not Wikimedia's public dumps; use ``--engine mwxml`` for them.
         """
         find, stamps_of = buf.find, _TS_ONLY.findall
-        heads, rows, start = [], [], 0
-        if open_head is not None:  # the end of a page larger than a block
-            end = find(b"</page>", 0, stop)
-            heads.append(open_head)
-            rows.append(merge(open_sum, self._summarize(buf, 0, end, base, open_head[2])))
-            start = end + 7
-        first_page = len(heads)
-        heads += _HEAD.findall(buf, start, stop)
+        heads = _HEAD.findall(buf, start, stop)
+        cols: list[list] = [[] for _ in range(10)]
+        first, i = start, 0
         while start < stop:
             end = find(b"</page>", start, stop)
+            if i >= len(heads) or not heads[i][2]:
+                break
             stamps = stamps_of(buf, start, end)
             if not stamps or find(b"&gt;", start, end) >= 0:
-                rows.append(self._summarize(buf, start, end, base, None))
+                s = self._summarize(buf, start, end, base, heads[i][2])
             else:
-                first = min(stamps)
-                at = find(b"<timestamp>" + first, start, end)
+                earliest = min(stamps)
+                at = find(b"<timestamp>" + earliest, start, end)
                 rid = _REV_ID.search(buf, buf.rfind(b"<revision>", start, at), at)
                 if rid is None:
-                    self._summarize(buf, start, end, base, None)  # raises with the place
-                pair = (rid.group(1), first)
-                rows.append((len(stamps), 0, pair, pair))
-            start = end + 7
-        if len(heads) != len(rows):  # a page without a well-formed head: find it
-            start = 0 if first_page == 0 else find(b"</page>") + 7
+                    self._summarize(buf, start, end, base, heads[i][2])  # raises with the place
+                pair = (rid.group(1), earliest)
+                s = (len(stamps), 0, pair, pair)
+            _add_row(cols, heads[i], s)
+            start, i = end + 7, i + 1
+        if i != len(heads) or start < stop:  # a page without a well-formed head: find it
+            start = first
             while start < stop:
                 end = find(b"</page>", start, stop)
                 self._head(buf, start, end, base)
                 start = end + 7
-        self.stats.bytes = base + stop
-        return self._batch(heads, rows, base)
+        return cols
 
-    def _batch(self, heads: list[tuple], rows: list[Summary], base: int) -> pa.RecordBatch:
-        if not rows:
-            return pa.RecordBatch.from_pylist([], schema=PAGE_COLUMNS)
-        titles, nss, ids, redirects = zip(*heads)
-        n, imported, first_all, first_local = zip(*rows)
+    def _columns_batch(self, cols: list[list], base: int) -> pa.RecordBatch:
+        titles, nss, ids, redirects, n, imported, all_ts, all_rid, local_ts, local_rid = cols
         where = lambda i: self._where(base, ids[i])  # noqa: E731
-        batch = pa.RecordBatch.from_arrays(
-            [
-                _ints(ids, pa.int64()),
-                _ints(nss, pa.int32()),
-                _titles(titles),
-                pc.not_equal(pa.array(redirects, pa.binary()), b""),
-                _timestamps([p[1] if p else None for p in first_local], where),
-                _timestamps([p[1] if p else None for p in first_all], where),
-                _ints([p[0] if p else None for p in first_local], pa.int64()),
-                pa.array(n, pa.int32()),
-                pa.array(imported, pa.int32()),
-            ],
-            schema=PAGE_COLUMNS,
-        )
+        return self._finish_batch([
+            pa.array(ids, pa.int64()),
+            pa.array(nss, pa.int32()),
+            _titles(titles),
+            pa.array(redirects, pa.bool_()),
+            _timestamps(local_ts, where),
+            _timestamps(all_ts, where),
+            pa.array(local_rid, pa.int64()),
+            pa.array(n, pa.int32()),
+            pa.array(imported, pa.int32()),
+        ])
+
+    def _finish_batch(self, arrays: list[pa.Array]) -> pa.RecordBatch:
+        """Apply the namespace filter and count what is kept."""
+        batch = pa.RecordBatch.from_arrays(arrays, schema=PAGE_COLUMNS)
         if self.namespaces is not None:
             batch = batch.filter(pc.is_in(batch["namespace"], pa.array(self.namespaces, pa.int32())))
         stats = self.stats
