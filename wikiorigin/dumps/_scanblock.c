@@ -3,9 +3,9 @@
  * scan_block(buf, start, stop) walks the pages in buf[start:stop], which holds whole
  * <page>...</page> elements of a MediaWiki XML export, and returns columns (lists):
  *
- *   titles (raw escaped bytes), namespaces, page ids, redirect flags, revisions,
- *   imported revisions, earliest timestamp of all revisions and its revision id,
- *   earliest timestamp of local (not imported) revisions and its revision id,
+ *   titles (str, entities decoded), namespaces, page ids, redirect flags, revisions,
+ *   imported revisions, earliest time of all revisions (ms since the epoch, UTC) and its
+ *   revision id, earliest time of local (not imported) revisions and its revision id,
  *   and an error: None, or (byte offset, page id or -1, message).
  *
  * A revision is imported when its contributor's <username> holds '>' (written "&gt;" by
@@ -55,14 +55,98 @@ static int element(const char *p, const char *end, const char *open, size_t n_op
     return 1;
 }
 
+/* Decode the entities MediaWiki writes in XML text (&amp; &lt; &gt; &quot; &#039; and other
+ * numeric references) into out (as long as the input); returns the decoded length. */
+static Py_ssize_t unescape(const char *s, const char *e, char *out) {
+    char *o = out;
+    while (s < e) {
+        if (*s != '&') { *o++ = *s++; continue; }
+        const char *semi = memchr(s, ';', (size_t)(e - s) > 12 ? 12 : (size_t)(e - s));
+        size_t n = semi ? (size_t)(semi - s + 1) : 0;
+        if (n == 5 && memcmp(s, "&amp;", 5) == 0) { *o++ = '&'; s += 5; continue; }
+        if (n == 4 && memcmp(s, "&lt;", 4) == 0) { *o++ = '<'; s += 4; continue; }
+        if (n == 4 && memcmp(s, "&gt;", 4) == 0) { *o++ = '>'; s += 4; continue; }
+        if (n == 6 && memcmp(s, "&quot;", 6) == 0) { *o++ = '"'; s += 6; continue; }
+        if (n == 6 && memcmp(s, "&apos;", 6) == 0) { *o++ = '\''; s += 6; continue; }
+        if (n >= 4 && s[1] == '#') {
+            unsigned long cp = 0;
+            int hex = s[2] == 'x' || s[2] == 'X', ok = 1;
+            for (const char *d = s + 2 + hex; d < semi; d++) {
+                int v = (*d >= '0' && *d <= '9') ? *d - '0'
+                      : hex && (*d | 32) >= 'a' && (*d | 32) <= 'f' ? (*d | 32) - 'a' + 10 : -1;
+                if (v < 0 || cp > 0x10FFFF) { ok = 0; break; }
+                cp = cp * (hex ? 16 : 10) + (unsigned long)v;
+            }
+            if (ok && cp > 0 && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF)) {
+                if (cp < 0x80) *o++ = (char)cp;
+                else if (cp < 0x800) { *o++ = (char)(0xC0 | (cp >> 6)); *o++ = (char)(0x80 | (cp & 0x3F)); }
+                else if (cp < 0x10000) {
+                    *o++ = (char)(0xE0 | (cp >> 12)); *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    *o++ = (char)(0x80 | (cp & 0x3F));
+                } else {
+                    *o++ = (char)(0xF0 | (cp >> 18)); *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+                    *o++ = (char)(0x80 | ((cp >> 6) & 0x3F)); *o++ = (char)(0x80 | (cp & 0x3F));
+                }
+                s = semi + 1;
+                continue;
+            }
+        }
+        *o++ = *s++;  /* not a reference we know: keep it as it is */
+    }
+    return o - out;
+}
+
+static PyObject *title_object(const char *s, const char *e) {
+    if (memchr(s, '&', (size_t)(e - s)) == NULL)
+        return PyUnicode_DecodeUTF8(s, e - s, "strict");
+    char stack[512];
+    char *buf = (e - s) <= (Py_ssize_t)sizeof(stack) ? stack : PyMem_Malloc((size_t)(e - s));
+    if (buf == NULL) return PyErr_NoMemory();
+    Py_ssize_t n = unescape(s, e, buf);
+    PyObject *title = PyUnicode_DecodeUTF8(buf, n, "strict");
+    if (buf != stack) PyMem_Free(buf);
+    return title;
+}
+
+static int digits(const char *p, int n, int *out) {
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return 0;
+        v = v * 10 + (p[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/* Milliseconds since the epoch of "YYYY-MM-DDTHH:MM:SSZ"; 0 when malformed. */
+static int parse_timestamp(const char *t, long long *ms) {
+    int y, mo, d, h, mi, s;
+    if (t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' || t[19] != 'Z')
+        return 0;
+    if (!digits(t, 4, &y) || !digits(t + 5, 2, &mo) || !digits(t + 8, 2, &d) ||
+        !digits(t + 11, 2, &h) || !digits(t + 14, 2, &mi) || !digits(t + 17, 2, &s))
+        return 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return 0;
+    /* days from civil (Howard Hinnant's algorithm) */
+    int yy = y - (mo <= 2);
+    long long era = (yy >= 0 ? yy : yy - 399) / 400;
+    long long yoe = yy - era * 400;
+    long long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long long days = era * 146097 + doe - 719468;
+    *ms = ((days * 24 + h) * 60 + mi) * 60000LL + s * 1000LL;
+    return 1;
+}
+
 typedef struct {
-    const char *ts;      /* 20 bytes, or NULL */
-    long long rid;
+    int set;
+    long long ms, rid;
 } Earliest;
 
-static void consider(Earliest *best, const char *ts, size_t n, long long rid) {
-    if (best->ts == NULL || memcmp(ts, best->ts, n) < 0) {
-        best->ts = ts;
+static void consider(Earliest *best, long long ms, long long rid) {
+    if (!best->set || ms < best->ms) {
+        best->set = 1;
+        best->ms = ms;
         best->rid = rid;
     }
 }
@@ -131,39 +215,56 @@ static PyObject *scan_block(PyObject *self, PyObject *args) {
         int redirect = find(id_e, head_end, LIT("<redirect")) != NULL;
 
         long long revisions = 0, imported = 0;
-        Earliest all = {NULL, 0}, local = {NULL, 0};
+        Earliest all = {0, 0, 0}, local = {0, 0, 0};
         const char *r = first_rev;
         const char *bad = NULL, *bad_ts = NULL, *bad_ts_end = NULL;
         while (r) {
-            const char *r_end = find(r, page_end, LIT("</revision>"));
-            if (!r_end) { bad = "a <revision> without </revision>"; break; }
+            /* One forward pass: <id>, <timestamp>, <contributor> (which MediaWiki writes right
+             * after the timestamp), then </revision> from there. */
             const char *rid_s, *rid_e, *ts, *ts_e;
             long long rid;
-            if (!element(r, r_end, LIT("<id>"), &rid_s, &rid_e) || !parse_int(rid_s, r_end, &rid) ||
-                !element(rid_e, r_end, LIT("<timestamp>"), &ts, &ts_e)) {
+            if (!element(r, page_end, LIT("<id>"), &rid_s, &rid_e) ||
+                !parse_int(rid_s, page_end, &rid) ||
+                !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e)) {
                 bad = "a <revision> without <id> or <timestamp>";
                 break;
             }
-            if (ts_e - ts != 20) { bad_ts = ts; bad_ts_end = ts_e; break; }
+            const char *cursor = ts_e, *c = find(ts_e, page_end, LIT("<contributor"));
+            if (c && c - ts_e > 64) c = NULL;  /* not this revision's: look no further */
             int is_imported = 0;
-            const char *c = find(ts_e, r_end, LIT("<contributor"));
             if (c) {
-                const char *c_close = memchr(c, '>', (size_t)(r_end - c));
-                if (c_close && c_close[-1] != '/') {
-                    const char *c_end = find(c_close, r_end, LIT("</contributor>"));
+                const char *c_close = memchr(c, '>', (size_t)(page_end - c));
+                if (c_close) {
+                    cursor = c_close;
+                    const char *c_end = c_close[-1] == '/' ? NULL
+                                        : find(c_close, page_end, LIT("</contributor>"));
                     const char *u, *ue;
-                    if (c_end && element(c_close, c_end, LIT("<username>"), &u, &ue)) {
-                        /* '>' may stand unescaped in element text */
-                        const char *gt = memchr(u, '>', (size_t)(ue - u));
-                        is_imported = gt != NULL || find(u, ue, LIT("&gt;")) != NULL;
+                    if (c_end) {
+                        cursor = c_end;
+                        if (element(c_close, c_end, LIT("<username>"), &u, &ue)) {
+                            /* '>' may stand unescaped in element text */
+                            is_imported = memchr(u, '>', (size_t)(ue - u)) != NULL ||
+                                          find(u, ue, LIT("&gt;")) != NULL;
+                        }
                     }
                 }
             }
+            /* <id> and <timestamp> stand at the head of a revision (after <parentid> at
+             * most); found further on, they belong to a later revision */
+            if (rid_s - r > 64 || ts - rid_e > 256) {
+                bad = "a <revision> without <id> or <timestamp>";
+                break;
+            }
+            const char *r_end = find(cursor, page_end, LIT("</revision>"));
+            if (!r_end) { bad = "a <revision> without </revision>"; break; }
+            const char *next = find(r_end, page_end, LIT("<revision>"));
+            long long ms;
+            if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) { bad_ts = ts; bad_ts_end = ts_e; break; }
             revisions++;
-            consider(&all, ts, 20, rid);
+            consider(&all, ms, rid);
             if (is_imported) imported++;
-            else consider(&local, ts, 20, rid);
-            r = find(r_end, page_end, LIT("<revision>"));
+            else consider(&local, ms, rid);
+            r = next;
         }
         if (bad || bad_ts) {
             Py_DECREF(error);
@@ -171,22 +272,29 @@ static PyObject *scan_block(PyObject *self, PyObject *args) {
                         : timestamp_error(page - base, page_id, bad_ts, bad_ts_end);
             break;
         }
-        if (append_new(cols[0], PyBytes_FromStringAndSize(t, te - t)) < 0 ||
+        PyObject *title = title_object(t, te);
+        if (title == NULL) {
+            PyErr_Clear();
+            Py_DECREF(error);
+            error = error_tuple(page - base, page_id, "a <title> that is not UTF-8");
+            break;
+        }
+        if (append_new(cols[0], title) < 0 ||
             append_new(cols[1], PyLong_FromLongLong(ns)) < 0 ||
             append_new(cols[2], PyLong_FromLongLong(page_id)) < 0 ||
             append_new(cols[3], PyBool_FromLong(redirect)) < 0 ||
             append_new(cols[4], PyLong_FromLongLong(revisions)) < 0 ||
             append_new(cols[5], PyLong_FromLongLong(imported)) < 0)
             goto fail;
-        if (all.ts) {
-            if (append_new(cols[6], PyBytes_FromStringAndSize(all.ts, 20)) < 0 ||
+        if (all.set) {
+            if (append_new(cols[6], PyLong_FromLongLong(all.ms)) < 0 ||
                 append_new(cols[7], PyLong_FromLongLong(all.rid)) < 0)
                 goto fail;
         } else if (PyList_Append(cols[6], Py_None) < 0 || PyList_Append(cols[7], Py_None) < 0) {
             goto fail;
         }
-        if (local.ts) {
-            if (append_new(cols[8], PyBytes_FromStringAndSize(local.ts, 20)) < 0 ||
+        if (local.set) {
+            if (append_new(cols[8], PyLong_FromLongLong(local.ms)) < 0 ||
                 append_new(cols[9], PyLong_FromLongLong(local.rid)) < 0)
                 goto fail;
         } else if (PyList_Append(cols[8], Py_None) < 0 || PyList_Append(cols[9], Py_None) < 0) {

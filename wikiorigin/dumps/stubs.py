@@ -20,7 +20,7 @@ mwxml, as an oracle for tests and a fallback (``--engine mwxml``).
 
 from __future__ import annotations
 
-import html
+import calendar
 import re
 import warnings
 from xml.etree import ElementTree
@@ -182,32 +182,38 @@ def summarize(buf: bytes, start: int = 0, end: int | None = None) -> Summary:
     return (len(stamps), 0, pair, pair)
 
 
-_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#039;", "'"), ("&amp;", "&"))
-_OTHER_ENTITY = r"&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"
+_ENTITY = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#[xX][0-9a-fA-F]+);")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
 
-def _titles(raw: list[bytes]) -> pa.Array:
-    """Unescape titles a column at a time (MediaWiki escapes & < > " ' in XML text)."""
-    arr = pa.array(raw, pa.binary()).cast(pa.string())
-    if not pc.any(pc.match_substring(arr, "&")).as_py():
-        return arr
-    for entity, char in _ENTITIES:
-        arr = pc.replace_substring(arr, entity, char)
-    odd = pc.match_substring_regex(arr, _OTHER_ENTITY)
-    if pc.any(odd).as_py():  # numeric and named references other than the five
-        values = arr.to_pylist()
-        arr = pa.array([html.unescape(v) if v and "&" in v else v for v in values], pa.string())
-    return arr
+def _entity(m: re.Match) -> str:
+    name = m.group(1)
+    if name[0] != "#":
+        return _NAMED[name]
+    code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else m.group(0)
 
 
-def _timestamps(raw: list[bytes | None], where) -> pa.Array:
-    arr = pa.array(raw, pa.binary()).cast(pa.string())
+def _title(raw: bytes) -> str:
+    """Decode a title as the C core does: one pass over the references MediaWiki writes."""
     try:
-        parsed = pc.strptime(arr, format="%Y-%m-%dT%H:%M:%SZ", unit="s", error_is_null=False)
-    except pa.ArrowInvalid:
-        bad = next(i for i, v in enumerate(raw) if v is not None and not _TS_FORMAT.match(v))
-        raise DumpError(f"{where(bad)}: malformed <timestamp> {raw[bad][:40]!r}") from None
-    return parsed.cast(TIMESTAMP)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Malformed("a <title> that is not UTF-8") from None
+    return _ENTITY.sub(_entity, text) if "&" in text else text
+
+
+def _ms(ts: bytes | None) -> int | None:
+    """Milliseconds since the epoch of ``YYYY-MM-DDTHH:MM:SSZ``."""
+    if ts is None:
+        return None
+    if len(ts) != 20 or not _TS_FORMAT.match(ts):
+        raise _Malformed(f"malformed <timestamp> {ts[:40]!r}")
+    try:
+        when = datetime.strptime(ts.decode("ascii"), "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        raise _Malformed(f"malformed <timestamp> {ts[:40]!r}") from None
+    return calendar.timegm(when.timetuple()) * 1000
 
 
 def _add_row(cols: list[list], head: tuple, s: Summary) -> None:
@@ -215,9 +221,9 @@ def _add_row(cols: list[list], head: tuple, s: Summary) -> None:
     title, ns, page_id, redirect = head
     first_all, first_local = s[2], s[3]
     for column, value in zip(cols, (
-        title, int(ns), int(page_id), bool(redirect), s[0], s[1],
-        first_all[1] if first_all else None, int(first_all[0]) if first_all else None,
-        first_local[1] if first_local else None, int(first_local[0]) if first_local else None,
+        _title(title), int(ns), int(page_id), bool(redirect), s[0], s[1],
+        _ms(first_all[1]) if first_all else None, int(first_all[0]) if first_all else None,
+        _ms(first_local[1]) if first_local else None, int(first_local[0]) if first_local else None,
     )):
         column.append(value)
 
@@ -306,7 +312,7 @@ class StubScanner:
             if open_head is not None:
                 end = buf.find(b"</page>", start, stop)
                 s = merge(open_sum, self._summarize(buf, start, end, base, open_head[2]))
-                _add_row(cols, open_head, s)
+                self._add_row(cols, open_head, s, base + start)
                 open_head, start = None, end + 7
             if start < stop:
                 scan = self._core_columns if CORE is not None else self._python_columns
@@ -351,7 +357,7 @@ class StubScanner:
                     self._summarize(buf, start, end, base, heads[i][2])  # raises with the place
                 pair = (rid.group(1), earliest)
                 s = (len(stamps), 0, pair, pair)
-            _add_row(cols, heads[i], s)
+            self._add_row(cols, heads[i], s, base + start)
             start, i = end + 7, i + 1
         if i != len(heads) or start < stop:  # a page without a well-formed head: find it
             start = first
@@ -361,16 +367,21 @@ class StubScanner:
                 start = end + 7
         return cols
 
+    def _add_row(self, cols, head, s: Summary, offset: int) -> None:
+        try:
+            _add_row(cols, head, s)
+        except _Malformed as exc:
+            raise DumpError(f"{self._where(offset, head[2])}: {exc}") from None
+
     def _columns_batch(self, cols: list[list], base: int) -> pa.RecordBatch:
-        titles, nss, ids, redirects, n, imported, all_ts, all_rid, local_ts, local_rid = cols
-        where = lambda i: self._where(base, ids[i])  # noqa: E731
+        titles, nss, ids, redirects, n, imported, all_ms, all_rid, local_ms, local_rid = cols
         return self._finish_batch([
             pa.array(ids, pa.int64()),
             pa.array(nss, pa.int32()),
-            _titles(titles),
+            pa.array(titles, pa.string()),
             pa.array(redirects, pa.bool_()),
-            _timestamps(local_ts, where),
-            _timestamps(all_ts, where),
+            pa.array(local_ms, TIMESTAMP),
+            pa.array(all_ms, TIMESTAMP),
             pa.array(local_rid, pa.int64()),
             pa.array(n, pa.int32()),
             pa.array(imported, pa.int32()),
