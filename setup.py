@@ -22,7 +22,7 @@ setup(
     packages=find_namespace_packages(include=["wikiorigin", "wikiorigin.*"]),
     package_data={"wikiorigin": ["data/wikimedia-config/*"]},
     install_requires=[
-        "pyarrow>=14",
+        "pyarrow>=19",
         "duckdb>=1.0",
         "mwxml>=0.3.3",
         "isal>=1.6",

@@ -1,12 +1,13 @@
 /* The compiled core of the page-creation scan (wikiorigin.dumps.stubs).
  *
  * scan_block(buf, start, stop) walks the pages in buf[start:stop], which holds whole
- * <page>...</page> elements of a MediaWiki XML export, and returns columns (lists):
- *
- *   titles (str, entities decoded), namespaces, page ids, redirect flags, revisions,
- *   imported revisions, earliest time of all revisions (ms since the epoch, UTC) and its
- *   revision id, earliest time of local (not imported) revisions and its revision id,
- *   and an error: None, or (byte offset, page id or -1, message).
+ * <page>...</page> elements of a MediaWiki XML export, without the GIL, and returns
+ * (pages, column buffers..., error): Arrow-ready packed little-endian buffers of titles
+ * (UTF-8 data with entities decoded, int32 offsets), namespaces (int32), page ids (int64),
+ * redirect flags (bitmap), revisions and imported revisions (int32), the earliest time of
+ * all revisions (int64 ms since the epoch, UTC) with its revision id and validity bitmap,
+ * the same for local (not imported) revisions; error is None or (offset, page id, message).
+ * The pages before an error are in the buffers.
  *
  * A revision is imported when its contributor's <username> holds '>' (written "&gt;" by
  * MediaWiki). Ties on the timestamp go to the first revision in the file. Revision text is
@@ -15,6 +16,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LIT(s) s, (sizeof(s) - 1)
@@ -96,17 +99,6 @@ static Py_ssize_t unescape(const char *s, const char *e, char *out) {
     return o - out;
 }
 
-static PyObject *title_object(const char *s, const char *e) {
-    if (memchr(s, '&', (size_t)(e - s)) == NULL)
-        return PyUnicode_DecodeUTF8(s, e - s, "strict");
-    char stack[512];
-    char *buf = (e - s) <= (Py_ssize_t)sizeof(stack) ? stack : PyMem_Malloc((size_t)(e - s));
-    if (buf == NULL) return PyErr_NoMemory();
-    Py_ssize_t n = unescape(s, e, buf);
-    PyObject *title = PyUnicode_DecodeUTF8(buf, n, "strict");
-    if (buf != stack) PyMem_Free(buf);
-    return title;
-}
 
 static int digits(const char *p, int n, int *out) {
     int v = 0;
@@ -151,73 +143,80 @@ static void consider(Earliest *best, long long ms, long long rid) {
     }
 }
 
-static int append_new(PyObject *list, PyObject *item) {
-    if (item == NULL) return -1;
-    int rc = PyList_Append(list, item);
-    Py_DECREF(item);
-    return rc;
+/* A growable byte buffer (the columns are built as packed little-endian arrays). */
+typedef struct {
+    char *data;
+    size_t len, cap;
+} Buf;
+
+static int grow(Buf *b, size_t extra) {
+    if (b->len + extra <= b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (d == NULL) return 0;
+    b->data = d;
+    b->cap = cap;
+    return 1;
 }
 
-static PyObject *error_tuple(Py_ssize_t offset, long long page_id, const char *msg) {
-    return Py_BuildValue("(nLs)", offset, page_id, msg);
+static int put(Buf *b, const void *v, size_t n) {
+    if (!grow(b, n)) return 0;
+    memcpy(b->data + b->len, v, n);
+    b->len += n;
+    return 1;
 }
 
-/* "malformed <timestamp> b'...'" with (up to 40 bytes of) what was found */
-static PyObject *timestamp_error(Py_ssize_t offset, long long page_id, const char *ts,
-                                 const char *ts_end) {
-    Py_ssize_t n = ts_end - ts > 40 ? 40 : ts_end - ts;
-    PyObject *found = PyBytes_FromStringAndSize(ts, n);
-    if (found == NULL) return NULL;
-    PyObject *msg = PyUnicode_FromFormat("malformed <timestamp> %R", found);
-    Py_DECREF(found);
-    if (msg == NULL) return NULL;
-    return Py_BuildValue("(nLN)", offset, page_id, msg);
-}
-
-static PyObject *scan_block(PyObject *self, PyObject *args) {
-    Py_buffer view;
-    Py_ssize_t start, stop;
-    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &stop)) return NULL;
-    if (start < 0 || stop > view.len || start > stop) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "scan_block: start/stop out of range");
-        return NULL;
+/* one bit per page, Arrow's order (least significant bit first) */
+static int put_bit(Buf *b, size_t index, int bit) {
+    if (index % 8 == 0) {
+        char zero = 0;
+        if (!put(b, &zero, 1)) return 0;
     }
-    const char *base = (const char *)view.buf;
-    const char *p = base + start, *block_end = base + stop;
+    if (bit) b->data[index / 8] |= (char)(1 << (index % 8));
+    return 1;
+}
 
-    PyObject *cols[10];
-    for (int i = 0; i < 10; i++) cols[i] = PyList_New(0);
-    PyObject *error = Py_None;
-    Py_INCREF(error);
+enum { TITLES, OFFSETS, NS, IDS, REDIRECT, REVS, IMPORTED, ALL_MS, ALL_RID, ALL_VALID,
+       LOCAL_MS, LOCAL_RID, LOCAL_VALID, N_COLUMNS };
 
+typedef struct {
+    Py_ssize_t offset;      /* of the page in the buffer */
+    long long page_id;      /* -1 when unknown */
+    const char *message;    /* NULL: no error */
+    const char *ts, *ts_end;  /* a malformed timestamp, for the message */
+} ScanError;
+
+/* Walk the pages in [p, block_end); no Python calls, so it runs without the GIL. */
+static size_t scan(const char *base, const char *p, const char *block_end, Buf *col,
+                   ScanError *err) {
+    size_t pages = 0;
+    int32_t offset = 0;
+    if (!put(&col[OFFSETS], &offset, 4)) { err->message = "out of memory"; return 0; }
     while (p < block_end) {
         const char *page = find(p, block_end, LIT("<page>"));
         if (!page) break;
+        err->offset = page - base;
+        err->page_id = -1;
         const char *page_end = find(page, block_end, LIT("</page>"));
-        if (!page_end) {
-            Py_DECREF(error);
-            error = error_tuple(page - base, -1, "a <page> without </page> in the block");
-            break;
-        }
+        if (!page_end) { err->message = "a <page> without </page> in the block"; break; }
         const char *t, *te, *ns_s, *ns_e, *id_s, *id_e;
         long long ns, page_id;
         if (!element(page, page_end, LIT("<title>"), &t, &te) ||
             !element(te, page_end, LIT("<ns>"), &ns_s, &ns_e) ||
             !element(ns_e, page_end, LIT("<id>"), &id_s, &id_e) ||
             !parse_int(ns_s, page_end, &ns) || !parse_int(id_s, page_end, &page_id)) {
-            Py_DECREF(error);
-            error = error_tuple(page - base, -1, "expected <page> with <title>, <ns>, <id>");
+            err->message = "expected <page> with <title>, <ns>, <id>";
             break;
         }
+        err->page_id = page_id;
         const char *first_rev = find(id_e, page_end, LIT("<revision>"));
         const char *head_end = first_rev ? first_rev : page_end;
         int redirect = find(id_e, head_end, LIT("<redirect")) != NULL;
 
-        long long revisions = 0, imported = 0;
+        int32_t revisions = 0, imported = 0;
         Earliest all = {0, 0, 0}, local = {0, 0, 0};
         const char *r = first_rev;
-        const char *bad = NULL, *bad_ts = NULL, *bad_ts_end = NULL;
         while (r) {
             /* One forward pass: <id>, <timestamp>, <contributor> (which MediaWiki writes right
              * after the timestamp), then </revision> from there. */
@@ -225,8 +224,11 @@ static PyObject *scan_block(PyObject *self, PyObject *args) {
             long long rid;
             if (!element(r, page_end, LIT("<id>"), &rid_s, &rid_e) ||
                 !parse_int(rid_s, page_end, &rid) ||
-                !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e)) {
-                bad = "a <revision> without <id> or <timestamp>";
+                !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e) ||
+                /* they stand at the head of a revision (after <parentid> at most); found
+                 * further on, they belong to a later revision */
+                rid_s - r > 64 || ts - rid_e > 256) {
+                err->message = "a <revision> without <id> or <timestamp>";
                 break;
             }
             const char *cursor = ts_e, *c = find(ts_e, page_end, LIT("<contributor"));
@@ -249,69 +251,89 @@ static PyObject *scan_block(PyObject *self, PyObject *args) {
                     }
                 }
             }
-            /* <id> and <timestamp> stand at the head of a revision (after <parentid> at
-             * most); found further on, they belong to a later revision */
-            if (rid_s - r > 64 || ts - rid_e > 256) {
-                bad = "a <revision> without <id> or <timestamp>";
+            const char *r_end = find(cursor, page_end, LIT("</revision>"));
+            if (!r_end) { err->message = "a <revision> without </revision>"; break; }
+            long long ms;
+            if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) {
+                err->message = "malformed <timestamp>";
+                err->ts = ts;
+                err->ts_end = ts_e;
                 break;
             }
-            const char *r_end = find(cursor, page_end, LIT("</revision>"));
-            if (!r_end) { bad = "a <revision> without </revision>"; break; }
-            const char *next = find(r_end, page_end, LIT("<revision>"));
-            long long ms;
-            if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) { bad_ts = ts; bad_ts_end = ts_e; break; }
             revisions++;
             consider(&all, ms, rid);
             if (is_imported) imported++;
             else consider(&local, ms, rid);
-            r = next;
+            r = find(r_end, page_end, LIT("<revision>"));
         }
-        if (bad || bad_ts) {
-            Py_DECREF(error);
-            error = bad ? error_tuple(page - base, page_id, bad)
-                        : timestamp_error(page - base, page_id, bad_ts, bad_ts_end);
-            break;
-        }
-        PyObject *title = title_object(t, te);
-        if (title == NULL) {
-            PyErr_Clear();
-            Py_DECREF(error);
-            error = error_tuple(page - base, page_id, "a <title> that is not UTF-8");
-            break;
-        }
-        if (append_new(cols[0], title) < 0 ||
-            append_new(cols[1], PyLong_FromLongLong(ns)) < 0 ||
-            append_new(cols[2], PyLong_FromLongLong(page_id)) < 0 ||
-            append_new(cols[3], PyBool_FromLong(redirect)) < 0 ||
-            append_new(cols[4], PyLong_FromLongLong(revisions)) < 0 ||
-            append_new(cols[5], PyLong_FromLongLong(imported)) < 0)
-            goto fail;
-        if (all.set) {
-            if (append_new(cols[6], PyLong_FromLongLong(all.ms)) < 0 ||
-                append_new(cols[7], PyLong_FromLongLong(all.rid)) < 0)
-                goto fail;
-        } else if (PyList_Append(cols[6], Py_None) < 0 || PyList_Append(cols[7], Py_None) < 0) {
-            goto fail;
-        }
-        if (local.set) {
-            if (append_new(cols[8], PyLong_FromLongLong(local.ms)) < 0 ||
-                append_new(cols[9], PyLong_FromLongLong(local.rid)) < 0)
-                goto fail;
-        } else if (PyList_Append(cols[8], Py_None) < 0 || PyList_Append(cols[9], Py_None) < 0) {
-            goto fail;
-        }
+        if (err->message) break;
+        /* the title, its entities decoded (UTF-8 is checked by the caller) */
+        if (!grow(&col[TITLES], (size_t)(te - t))) { err->message = "out of memory"; break; }
+        col[TITLES].len += (size_t)unescape(t, te, col[TITLES].data + col[TITLES].len);
+        if (col[TITLES].len > INT32_MAX) { err->message = "titles exceed 2 GB in a block"; break; }
+        offset = (int32_t)col[TITLES].len;
+        int32_t ns32 = (int32_t)ns;
+        long long zero = 0;
+        int ok = put(&col[OFFSETS], &offset, 4) && put(&col[NS], &ns32, 4) &&
+                 put(&col[IDS], &page_id, 8) && put_bit(&col[REDIRECT], pages, redirect) &&
+                 put(&col[REVS], &revisions, 4) && put(&col[IMPORTED], &imported, 4) &&
+                 put(&col[ALL_MS], all.set ? &all.ms : &zero, 8) &&
+                 put(&col[ALL_RID], all.set ? &all.rid : &zero, 8) &&
+                 put_bit(&col[ALL_VALID], pages, all.set) &&
+                 put(&col[LOCAL_MS], local.set ? &local.ms : &zero, 8) &&
+                 put(&col[LOCAL_RID], local.set ? &local.rid : &zero, 8) &&
+                 put_bit(&col[LOCAL_VALID], pages, local.set);
+        if (!ok) { err->message = "out of memory"; break; }
+        pages++;
         p = page_end + 7;
     }
+    return pages;
+}
+
+static PyObject *error_object(const ScanError *err) {
+    if (err->message == NULL) Py_RETURN_NONE;
+    if (err->ts == NULL) return Py_BuildValue("(nLs)", err->offset, err->page_id, err->message);
+    Py_ssize_t n = err->ts_end - err->ts > 40 ? 40 : err->ts_end - err->ts;
+    PyObject *found = PyBytes_FromStringAndSize(err->ts, n);
+    if (found == NULL) return NULL;
+    PyObject *msg = PyUnicode_FromFormat("malformed <timestamp> %R", found);
+    Py_DECREF(found);
+    if (msg == NULL) return NULL;
+    return Py_BuildValue("(nLN)", err->offset, err->page_id, msg);
+}
+
+static PyObject *scan_block(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, stop;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &stop)) return NULL;
+    if (start < 0 || stop > view.len || start > stop) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "scan_block: start/stop out of range");
+        return NULL;
+    }
+    const char *base = (const char *)view.buf;
+    Buf col[N_COLUMNS];
+    memset(col, 0, sizeof(col));
+    ScanError err = {0, -1, NULL, NULL, NULL};
+    size_t pages;
+    Py_BEGIN_ALLOW_THREADS  /* the decompressor's thread goes on meanwhile */
+    pages = scan(base, base + start, base + stop, col, &err);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
-    if (error == NULL) goto fail_released;
-    return Py_BuildValue("(NNNNNNNNNNN)", cols[0], cols[1], cols[2], cols[3], cols[4], cols[5],
-                         cols[6], cols[7], cols[8], cols[9], error);
-fail:
-    PyBuffer_Release(&view);
-fail_released:
-    for (int i = 0; i < 10; i++) Py_XDECREF(cols[i]);
-    Py_XDECREF(error);
-    return NULL;
+
+    PyObject *result = PyTuple_New(N_COLUMNS + 2);
+    if (result != NULL) {
+        PyTuple_SET_ITEM(result, 0, PyLong_FromSize_t(pages));
+        for (int i = 0; i < N_COLUMNS; i++)
+            PyTuple_SET_ITEM(result, i + 1,
+                             PyBytes_FromStringAndSize(col[i].data ? col[i].data : "", (Py_ssize_t)col[i].len));
+        PyTuple_SET_ITEM(result, N_COLUMNS + 1, error_object(&err));
+        for (int i = 0; i < N_COLUMNS + 2; i++) {
+            if (PyTuple_GET_ITEM(result, i) == NULL) { Py_CLEAR(result); break; }
+        }
+    }
+    for (int i = 0; i < N_COLUMNS; i++) free(col[i].data);
+    return result;
 }
 
 static PyMethodDef methods[] = {

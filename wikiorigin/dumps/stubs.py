@@ -216,6 +216,18 @@ def _ms(ts: bytes | None) -> int | None:
     return calendar.timegm(when.timetuple()) * 1000
 
 
+def _raw_titles(titles: pa.Array) -> Iterator[str | None]:
+    """Each title of a string array built without validation, None where it is not UTF-8."""
+    _, offsets, data = titles.buffers()
+    data = data.to_pybytes() if data else b""
+    offsets = memoryview(offsets).cast("i")
+    for i in range(len(titles)):
+        try:
+            yield data[offsets[i] : offsets[i + 1]].decode("utf-8")
+        except UnicodeDecodeError:
+            yield None
+
+
 def _add_row(cols: list[list], head: tuple, s: Summary) -> None:
     """Append one page (a head ``(title, ns, id, redirect)`` of bytes and its summary)."""
     title, ns, page_id, redirect = head
@@ -307,29 +319,56 @@ class StubScanner:
         """One record batch for the pages in ``segments``: ``(buf, start, stop, base)`` with
         ``buf[start:stop]`` ending with ``</page>`` and ``base`` the offset of ``buf[0]``.
         The first segment may begin with the end of a page larger than a block."""
-        cols: list[list] = [[] for _ in range(10)]
-        for buf, start, stop, base in segments:
-            if open_head is not None:
-                end = buf.find(b"</page>", start, stop)
-                s = merge(open_sum, self._summarize(buf, start, end, base, open_head[2]))
-                self._add_row(cols, open_head, s, base + start)
-                open_head, start = None, end + 7
-            if start < stop:
-                scan = self._core_columns if CORE is not None else self._python_columns
-                for column, part in zip(cols, scan(buf, start, stop, base)):
-                    column += part
-            self.stats.bytes = base + stop
-        if cols[0]:
-            yield self._columns_batch(cols, segments[-1][3])
+        batches = []
+        try:
+            for buf, start, stop, base in segments:
+                if open_head is not None:
+                    end = buf.find(b"</page>", start, stop)
+                    s = merge(open_sum, self._summarize(buf, start, end, base, open_head[2]))
+                    cols: list[list] = [[] for _ in range(10)]
+                    self._add_row(cols, open_head, s, base + start)
+                    batches.append(self._lists_batch(cols))
+                    open_head, start = None, end + 7
+                if start < stop:
+                    if CORE is not None:
+                        self._core_batches(buf, start, stop, base, batches)
+                    else:
+                        batches.append(self._lists_batch(self._python_columns(buf, start, stop, base)))
+                self.stats.bytes = base + stop
+        finally:  # on an error, the pages before it still reach the caller
+            batches = [b for b in batches if b.num_rows]
+            if batches:
+                yield self._finish_batch(pa.concat_batches(batches))
 
-    def _core_columns(self, buf: bytes, start: int, stop: int, base: int) -> tuple[list, ...]:
-        """One C call walks every page and revision (see ``_scanblock.c``)."""
-        *cols, error = CORE.scan_block(buf, start, stop)
+    def _core_batches(self, buf, start: int, stop: int, base: int, out: list) -> None:
+        """One C call walks every page and revision (see ``_scanblock.c``) and returns
+        Arrow-ready buffers: no Python object per page."""
+        n, *cols, error = CORE.scan_block(buf, start, stop)
+        titles, offsets, ns, ids, redirect, revs, imported = map(pa.py_buffer, cols[:7])
+        all_ms, all_rid, all_valid, local_ms, local_rid, local_valid = map(pa.py_buffer, cols[7:])
+        title_array = pa.Array.from_buffers(pa.string(), n, [None, offsets, titles])
+        out.append(pa.RecordBatch.from_arrays([
+            pa.Array.from_buffers(pa.int64(), n, [None, ids]),
+            pa.Array.from_buffers(pa.int32(), n, [None, ns]),
+            title_array,
+            pa.Array.from_buffers(pa.bool_(), n, [None, redirect]),
+            pa.Array.from_buffers(TIMESTAMP, n, [local_valid, local_ms]),
+            pa.Array.from_buffers(TIMESTAMP, n, [all_valid, all_ms]),
+            pa.Array.from_buffers(pa.int64(), n, [local_valid, local_rid]),
+            pa.Array.from_buffers(pa.int32(), n, [None, revs]),
+            pa.Array.from_buffers(pa.int32(), n, [None, imported]),
+        ], schema=PAGE_COLUMNS))
+        try:
+            title_array.validate(full=True)
+        except pa.ArrowInvalid:
+            out.pop()
+            bad = next(i for i, t in enumerate(_raw_titles(title_array)) if t is None)
+            page_id = pa.Array.from_buffers(pa.int64(), n, [None, ids])[bad].as_py()
+            raise DumpError(f"{self._where(base + start, page_id)}: a <title> that is not UTF-8") from None
         if error is not None:
             offset, page_id, message = error
             where = self._where(base + offset, page_id if page_id >= 0 else None)
             raise DumpError(f"{where}: {message}")
-        return cols
 
     def _python_columns(self, buf: bytes, start: int, stop: int, base: int) -> list[list]:
         """The pure-Python path, the same columns as the C core: page heads from one
@@ -373,9 +412,10 @@ class StubScanner:
         except _Malformed as exc:
             raise DumpError(f"{self._where(offset, head[2])}: {exc}") from None
 
-    def _columns_batch(self, cols: list[list], base: int) -> pa.RecordBatch:
+    @staticmethod
+    def _lists_batch(cols: list[list]) -> pa.RecordBatch:
         titles, nss, ids, redirects, n, imported, all_ms, all_rid, local_ms, local_rid = cols
-        return self._finish_batch([
+        return pa.RecordBatch.from_arrays([
             pa.array(ids, pa.int64()),
             pa.array(nss, pa.int32()),
             pa.array(titles, pa.string()),
@@ -385,11 +425,10 @@ class StubScanner:
             pa.array(local_rid, pa.int64()),
             pa.array(n, pa.int32()),
             pa.array(imported, pa.int32()),
-        ])
+        ], schema=PAGE_COLUMNS)
 
-    def _finish_batch(self, arrays: list[pa.Array]) -> pa.RecordBatch:
+    def _finish_batch(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """Apply the namespace filter and count what is kept."""
-        batch = pa.RecordBatch.from_arrays(arrays, schema=PAGE_COLUMNS)
         if self.namespaces is not None:
             batch = batch.filter(pc.is_in(batch["namespace"], pa.array(self.namespaces, pa.int32())))
         stats = self.stats
