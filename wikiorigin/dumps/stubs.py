@@ -23,6 +23,7 @@ from __future__ import annotations
 import calendar
 import re
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from xml.etree import ElementTree
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -247,11 +248,16 @@ class StubScanner:
     (the fast way); iterating the scanner yields :class:`PageCreation` records. Both share one
     pass over the file. ``namespaces`` limits the pages (``None``: all). Afterwards ``stats``
     holds the counters and ``torn`` describes a torn last page if there was one: it is reported
-    with a warning and not counted, and every page before it is.
+    with a warning and not counted, and every page before it is. ``scan_threads`` threads
+    run the compiled core on parts of each block (it releases the GIL).
     """
 
-    def __init__(self, stream: DumpStream, namespaces: Iterable[int] | None = None):
+    def __init__(
+        self, stream: DumpStream, namespaces: Iterable[int] | None = None, scan_threads: int = 2
+    ):
         self.stream = stream
+        self.scan_threads = scan_threads
+        self._pool: ThreadPoolExecutor | None = None
         self.namespaces = None if namespaces is None else sorted(set(namespaces))
         self.stats = ScanStats()
         self.torn: str | None = None
@@ -267,10 +273,15 @@ class StubScanner:
         return f"{self.stream.path}: near decompressed byte {offset}{page}"
 
     def batches(self) -> Iterator[pa.RecordBatch]:
+        if CORE is not None and self.scan_threads > 1:
+            self._pool = ThreadPoolExecutor(self.scan_threads, thread_name_prefix="wikiorigin-scan")
         try:
             yield from self._scan()
         finally:
             self.stream.close()
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
 
     def _scan(self) -> Iterator[pa.RecordBatch]:
         """Blocks of whole pages, scanned where they lie in each chunk (no copy of the chunk):
@@ -331,7 +342,8 @@ class StubScanner:
                     open_head, start = None, end + 7
                 if start < stop:
                     if CORE is not None:
-                        self._core_batches(buf, start, stop, base, batches)
+                        for (a, b), result in self._core_scan(buf, start, stop):
+                            self._core_batch(result, a, base, batches)
                     else:
                         batches.append(self._lists_batch(self._python_columns(buf, start, stop, base)))
                 self.stats.bytes = base + stop
@@ -340,10 +352,23 @@ class StubScanner:
             if batches:
                 yield self._finish_batch(pa.concat_batches(batches))
 
-    def _core_batches(self, buf, start: int, stop: int, base: int, out: list) -> None:
-        """One C call walks every page and revision (see ``_scanblock.c``) and returns
-        Arrow-ready buffers: no Python object per page."""
-        n, *cols, error = CORE.scan_block(buf, start, stop)
+    def _core_scan(self, buf, start: int, stop: int):
+        """Scan ``buf[start:stop]`` with the C core, in parallel parts (it releases the GIL).
+
+        Returns ``((start, stop), result)`` pairs in file order."""
+        ranges = [(start, stop)]
+        if self._pool is not None and stop - start > 1 << 20:
+            middle = buf.find(b"</page>", (start + stop) // 2, stop) + 7
+            if start < middle < stop:
+                ranges = [(start, middle), (middle, stop)]
+        if len(ranges) == 1:
+            return [(ranges[0], CORE.scan_block(buf, start, stop))]
+        results = self._pool.map(lambda r: CORE.scan_block(buf, *r), ranges)
+        return list(zip(ranges, results))
+
+    def _core_batch(self, result, start: int, base: int, out: list) -> None:
+        """Arrow arrays over the C core's buffers: no Python object per page."""
+        n, *cols, error = result
         titles, offsets, ns, ids, redirect, revs, imported = map(pa.py_buffer, cols[:7])
         all_ms, all_rid, all_valid, local_ms, local_rid, local_valid = map(pa.py_buffer, cols[7:])
         title_array = pa.Array.from_buffers(pa.string(), n, [None, offsets, titles])
@@ -459,10 +484,12 @@ class StubScanner:
 
 
 def scan_pages(
-    path, namespaces: Iterable[int] | None = None, threads: int = 1
+    path, namespaces: Iterable[int] | None = None, threads: int = 1, scan_threads: int = 2
 ) -> StubScanner:
-    """Scan one dump file with the fast engine. Iterate the result for the records."""
-    return StubScanner(open_dump(path, threads=threads), namespaces)
+    """Scan one dump file with the fast engine. Iterate the result for the records.
+
+    ``threads``: bzip2 decoder threads; ``scan_threads``: threads of the compiled scan."""
+    return StubScanner(open_dump(path, threads=threads), namespaces, scan_threads)
 
 
 def scan_pages_mwxml(
