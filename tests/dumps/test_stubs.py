@@ -176,3 +176,21 @@ def test_literal_greater_than_in_username_counts_as_import(tmp_path):
     fast, oracle = both(path)
     assert fast == oracle
     assert fast[0].imported_revisions == 1 and fast[0].created_revision_id == 71
+
+
+@pytest.mark.parametrize("scan_threads", [1, 2])
+def test_blocks_scanned_in_parallel_parts(synthetic_stub, scan_threads):
+    path, expected = synthetic_stub
+    scanner = scan_pages(path, scan_threads=scan_threads)
+    assert list(scanner) == expected
+    assert scanner.stats.pages == len(expected)
+    assert scanner.stats.revisions == sum(r.revisions for r in expected)
+
+
+def test_bzip2_full_history_with_text(tmp_path):
+    import bz2
+
+    path = tmp_path / "testwiki-20260801-p1p999.xml.bz2"
+    with bz2.open(path, "wb") as f:
+        expected = list(write_history_xml(f, 2_500_000, seed=8, with_text=True, text_size=3000))
+    assert list(scan_pages(path, threads=2)) == expected

@@ -222,7 +222,7 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
              * after the timestamp), then </revision> from there. */
             const char *rid_s, *rid_e, *ts, *ts_e;
             long long rid;
-            if (!element(r, page_end, LIT("<id>"), &rid_s, &rid_e) ||
+            if (!element(r + 10, page_end, LIT("<id>"), &rid_s, &rid_e) ||
                 !parse_int(rid_s, page_end, &rid) ||
                 !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e) ||
                 /* they stand at the head of a revision (after <parentid> at most); found
@@ -236,19 +236,29 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
             int is_imported = 0;
             if (c) {
                 const char *c_close = memchr(c, '>', (size_t)(page_end - c));
-                if (c_close) {
-                    cursor = c_close;
-                    const char *c_end = c_close[-1] == '/' ? NULL
-                                        : find(c_close, page_end, LIT("</contributor>"));
-                    const char *u, *ue;
-                    if (c_end) {
-                        cursor = c_end;
-                        if (element(c_close, c_end, LIT("<username>"), &u, &ue)) {
+                if (c_close && c_close[-1] != '/') {
+                    /* MediaWiki writes <username> (or <ip>) first inside <contributor> */
+                    const char *u = c_close + 1;
+                    while (u < page_end && (*u == ' ' || *u == '\n' || *u == '\t' || *u == '\r')) u++;
+                    if (page_end - u > 10 && memcmp(u, "<username>", 10) == 0) {
+                        u += 10;
+                        const char *ue = memchr(u, '<', (size_t)(page_end - u));
+                        if (ue) {
                             /* '>' may stand unescaped in element text */
                             is_imported = memchr(u, '>', (size_t)(ue - u)) != NULL ||
                                           find(u, ue, LIT("&gt;")) != NULL;
+                            cursor = ue;
                         }
+                    } else {
+                        const char *c_end = find(c_close, page_end, LIT("</contributor>"));
+                        const char *ue;
+                        if (c_end && element(c_close, c_end, LIT("<username>"), &u, &ue))
+                            is_imported = memchr(u, '>', (size_t)(ue - u)) != NULL ||
+                                          find(u, ue, LIT("&gt;")) != NULL;
+                        cursor = c_end ? c_end : c_close;
                     }
+                } else if (c_close) {
+                    cursor = c_close;
                 }
             }
             const char *r_end = find(cursor, page_end, LIT("</revision>"));
@@ -264,7 +274,7 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
             consider(&all, ms, rid);
             if (is_imported) imported++;
             else consider(&local, ms, rid);
-            r = find(r_end, page_end, LIT("<revision>"));
+            r = find(r_end + 11, page_end, LIT("<revision>"));
         }
         if (err->message) break;
         /* the title, its entities decoded (UTF-8 is checked by the caller) */
