@@ -62,6 +62,15 @@ def mwxml_scan(path, limit_pages: int) -> int:
     return n
 
 
+def best_of(runs: int, path, threads: int = 1) -> tuple[float, int, float]:
+    decompress_s = scan_s = float("inf")
+    for _ in range(runs):
+        d_s, nbytes = timed(decompress_only, path, threads)
+        s_s, _ = timed(scan, path, threads)
+        decompress_s, scan_s = min(decompress_s, d_s), min(scan_s, s_s)
+    return decompress_s, nbytes, scan_s
+
+
 def ratio_line(name, fast_s, base_s, anchor, what):
     ratio = base_s / fast_s if fast_s else float("inf")
     ok = "meets" if ratio >= anchor else "BELOW"
@@ -75,14 +84,13 @@ def main() -> None:
     big = cached(f"stub-{BIG // 1_000_000}MB.xml.gz", stub(BIG, seed=2))
     full = cached("history-150MB.xml.bz2", history_bz2(150_000_000))
 
-    d_s, nbytes = timed(decompress_only, big)
-    s_s, _ = timed(scan, big)
+    # Best of three, alternating, for both: the machine is noisy.
+    d_s, nbytes, s_s = best_of(3, big)
     print(f"  gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
           f"scan {nbytes / s_s / 1e6:,.0f} MB/s")
     ratio_line("scan / decompression, gzip", s_s, d_s, 0.4, "throughput ratio")
 
-    d_s, nbytes = timed(decompress_only, full, 2)
-    s_s, _ = timed(scan, full, 2)
+    d_s, nbytes, s_s = best_of(2, full, 2)
     print(f"  bzip2 full history {nbytes / 1e6:,.0f} MB XML, 2 threads: decompress "
           f"{nbytes / d_s / 1e6:,.0f} MB/s, scan {nbytes / s_s / 1e6:,.0f} MB/s")
     ratio_line("scan / decompression, bzip2 (2 threads)", s_s, d_s, 0.7, "throughput ratio")
