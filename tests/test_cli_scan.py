@@ -70,16 +70,21 @@ def test_dump_of_another_wiki(tmp_path, data_dir, capsys):
     assert code == 2 and "this dump is of simplewiki, not of jawiki" in err
 
 
-def test_torn_gzip_keeps_the_pages_before(tmp_path, synthetic_stub, capsys):
+@pytest.mark.parametrize("fmt", ["gzip", "bzip2"])
+def test_torn_file_keeps_the_pages_before(tmp_path, synthetic_stub, capsys, fmt):
+    import bz2
+
     path, expected = synthetic_stub
     data = path.read_bytes()
+    if fmt == "bzip2":
+        data = bz2.compress(gzip.decompress(data))
     torn = tmp_path / "torn.xml.gz"
     torn.write_bytes(data[: len(data) // 2])
     out = tmp_path / "out.parquet"
     code, _, err = run(capsys, "scan", torn, "--wiki", "testwiki", "--allow-non-wikipedia",
                        "--out", out)
     assert code == 2 and not out.exists()
-    assert "torn.xml.gz: gzip data is corrupt or truncated near compressed byte" in err
+    assert f"torn.xml.gz: {fmt} data is corrupt or truncated near compressed byte" in err
     partial = tmp_path / "out.partial.parquet"
     assert "kept in" in err and str(partial) in err
     kept = pq.read_table(partial)["page_id"].to_pylist()
@@ -108,3 +113,23 @@ def test_qids_of_another_table(tmp_path, data_dir, capsys):
     code, _, err = run(capsys, "qids", data_dir / "simplewiki-change_tag_def.sql.gz",
                        "--wiki", "simplewiki", "--out", tmp_path / "q.parquet")
     assert code == 2 and "found table `change_tag_def`" in err
+
+
+def test_scan_mediawiki_history_tsv(tmp_path, capsys):
+    import bz2
+    import io
+
+    from wikiorigin.dumps.synthetic import write_history_tsv, write_history_xml
+
+    records = list(write_history_xml(io.BytesIO(), 200_000, seed=6))
+    text = io.StringIO()
+    write_history_tsv(text, records, wiki="jawiki")
+    path = tmp_path / "2026-09.jawiki.all-time.tsv.bz2"
+    path.write_bytes(bz2.compress(text.getvalue().encode()))
+    out = tmp_path / "jawiki.parquet"
+    code, stdout, _ = run(capsys, "scan", path, "--wiki", "jawiki", "--out", out, "--namespaces", "0")
+    assert code == 0 and "jawiki:" in stdout
+    table = pq.read_table(out)
+    expected = [r for r in records if r.namespace == 0]
+    assert table["page_id"].to_pylist() == [r.page_id for r in expected]
+    assert table.schema.remove_metadata() == PAGES

@@ -187,6 +187,68 @@ typedef struct {
     const char *ts, *ts_end;  /* a malformed timestamp, for the message */
 } ScanError;
 
+/* Whether the <contributor> right after a revision's timestamp names an imported user
+ * (its <username> holds '>', which MediaWiki writes as "&gt;"). Moves *cursor past what
+ * was read. */
+static int contributor_is_imported(const char *ts_e, const char *page_end, const char **cursor) {
+    const char *c = find(ts_e, page_end, LIT("<contributor"));
+    if (c == NULL || c - ts_e > 64) return 0;  /* not this revision's: look no further */
+    const char *c_close = memchr(c, '>', (size_t)(page_end - c));
+    if (c_close == NULL) return 0;
+    *cursor = c_close;
+    if (c_close[-1] == '/') return 0;  /* <contributor deleted="deleted" /> */
+    /* MediaWiki writes <username> (or <ip>) first inside <contributor> */
+    const char *u = c_close + 1, *ue;
+    while (u < page_end && (*u == ' ' || *u == '\n' || *u == '\t' || *u == '\r')) u++;
+    if (page_end - u > 10 && memcmp(u, "<username>", 10) == 0) {
+        u += 10;
+        ue = memchr(u, '<', (size_t)(page_end - u));
+        if (ue == NULL) return 0;
+    } else {
+        const char *c_end = find(c_close, page_end, LIT("</contributor>"));
+        if (c_end == NULL) return 0;
+        *cursor = c_end;
+        if (!element(c_close, c_end, LIT("<username>"), &u, &ue)) return 0;
+    }
+    *cursor = ue;
+    /* '>' may also stand unescaped in element text */
+    return memchr(u, '>', (size_t)(ue - u)) != NULL || find(u, ue, LIT("&gt;")) != NULL;
+}
+
+/* Walk the revisions of one page from its first <revision>. */
+static void scan_revisions(const char *r, const char *page_end, int32_t *revisions,
+                           int32_t *imported, Earliest *all, Earliest *local, ScanError *err) {
+    while (r) {
+        /* One forward pass: <id>, <timestamp>, <contributor>, then </revision> from there. */
+        const char *rid_s, *rid_e, *ts, *ts_e;
+        long long rid, ms;
+        if (!element(r + 10, page_end, LIT("<id>"), &rid_s, &rid_e) ||
+            !parse_int(rid_s, page_end, &rid) ||
+            !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e) ||
+            /* they stand at the head of a revision (after <parentid> at most); found
+             * further on, they belong to a later revision */
+            rid_s - r > 64 || ts - rid_e > 256) {
+            err->message = "a <revision> without <id> or <timestamp>";
+            return;
+        }
+        const char *cursor = ts_e;
+        int is_imported = contributor_is_imported(ts_e, page_end, &cursor);
+        const char *r_end = find(cursor, page_end, LIT("</revision>"));
+        if (!r_end) { err->message = "a <revision> without </revision>"; return; }
+        if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) {
+            err->message = "malformed <timestamp>";
+            err->ts = ts;
+            err->ts_end = ts_e;
+            return;
+        }
+        (*revisions)++;
+        consider(all, ms, rid);
+        if (is_imported) (*imported)++;
+        else consider(local, ms, rid);
+        r = find(r_end + 11, page_end, LIT("<revision>"));
+    }
+}
+
 /* Walk the pages in [p, block_end); no Python calls, so it runs without the GIL. */
 static size_t scan(const char *base, const char *p, const char *block_end, Buf *col,
                    ScanError *err) {
@@ -216,66 +278,7 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
 
         int32_t revisions = 0, imported = 0;
         Earliest all = {0, 0, 0}, local = {0, 0, 0};
-        const char *r = first_rev;
-        while (r) {
-            /* One forward pass: <id>, <timestamp>, <contributor> (which MediaWiki writes right
-             * after the timestamp), then </revision> from there. */
-            const char *rid_s, *rid_e, *ts, *ts_e;
-            long long rid;
-            if (!element(r + 10, page_end, LIT("<id>"), &rid_s, &rid_e) ||
-                !parse_int(rid_s, page_end, &rid) ||
-                !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e) ||
-                /* they stand at the head of a revision (after <parentid> at most); found
-                 * further on, they belong to a later revision */
-                rid_s - r > 64 || ts - rid_e > 256) {
-                err->message = "a <revision> without <id> or <timestamp>";
-                break;
-            }
-            const char *cursor = ts_e, *c = find(ts_e, page_end, LIT("<contributor"));
-            if (c && c - ts_e > 64) c = NULL;  /* not this revision's: look no further */
-            int is_imported = 0;
-            if (c) {
-                const char *c_close = memchr(c, '>', (size_t)(page_end - c));
-                if (c_close && c_close[-1] != '/') {
-                    /* MediaWiki writes <username> (or <ip>) first inside <contributor> */
-                    const char *u = c_close + 1;
-                    while (u < page_end && (*u == ' ' || *u == '\n' || *u == '\t' || *u == '\r')) u++;
-                    if (page_end - u > 10 && memcmp(u, "<username>", 10) == 0) {
-                        u += 10;
-                        const char *ue = memchr(u, '<', (size_t)(page_end - u));
-                        if (ue) {
-                            /* '>' may stand unescaped in element text */
-                            is_imported = memchr(u, '>', (size_t)(ue - u)) != NULL ||
-                                          find(u, ue, LIT("&gt;")) != NULL;
-                            cursor = ue;
-                        }
-                    } else {
-                        const char *c_end = find(c_close, page_end, LIT("</contributor>"));
-                        const char *ue;
-                        if (c_end && element(c_close, c_end, LIT("<username>"), &u, &ue))
-                            is_imported = memchr(u, '>', (size_t)(ue - u)) != NULL ||
-                                          find(u, ue, LIT("&gt;")) != NULL;
-                        cursor = c_end ? c_end : c_close;
-                    }
-                } else if (c_close) {
-                    cursor = c_close;
-                }
-            }
-            const char *r_end = find(cursor, page_end, LIT("</revision>"));
-            if (!r_end) { err->message = "a <revision> without </revision>"; break; }
-            long long ms;
-            if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) {
-                err->message = "malformed <timestamp>";
-                err->ts = ts;
-                err->ts_end = ts_e;
-                break;
-            }
-            revisions++;
-            consider(&all, ms, rid);
-            if (is_imported) imported++;
-            else consider(&local, ms, rid);
-            r = find(r_end + 11, page_end, LIT("<revision>"));
-        }
+        scan_revisions(first_rev, page_end, &revisions, &imported, &all, &local, err);
         if (err->message) break;
         /* the title, its entities decoded (UTF-8 is checked by the caller) */
         if (!grow(&col[TITLES], (size_t)(te - t))) { err->message = "out of memory"; break; }

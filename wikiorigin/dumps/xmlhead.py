@@ -42,7 +42,7 @@ class SiteInfo:
 
 
 def _text(m: re.Match | None) -> str:
-    return html.unescape(m.group(1).decode("utf-8")) if m else ""
+    return html.unescape(m.group(1).decode("utf-8", "replace")) if m else ""
 
 
 def read_header(read, path) -> tuple[SiteInfo, bytes]:
@@ -78,7 +78,7 @@ def read_header(read, path) -> tuple[SiteInfo, bytes]:
         raise DumpError(f"{path}: refusing an XML document type declaration before <mediawiki>")
     attrs = root.group(1)
     m = _VERSION.search(attrs) or _XMLNS.search(attrs)
-    version = m.group(1).decode() if m else ""
+    version = m.group(1).decode("ascii", "replace") if m else ""
     if version not in SUPPORTED_VERSIONS:
         raise DumpError(
             f"{path}: unknown export schema version {version or '(none)'!r} at byte "
@@ -91,7 +91,7 @@ def read_header(read, path) -> tuple[SiteInfo, bytes]:
         base=_text(_BASE.search(head)),
         case=_text(_CASE.search(head)) or "first-letter",
         namespaces={
-            int(k): html.unescape((name or b"").decode("utf-8"))
+            int(k): html.unescape((name or b"").decode("utf-8", "replace"))
             for k, name in _NAMESPACE.findall(head)
         },
     )
