@@ -103,7 +103,7 @@ def scan_batches(paths, *, engine="fast", namespaces=None, threads=1, stats=None
         stats.bytes += sum(Path(p).stat().st_size for p in history)
 
 
-def _progress(paths):
+def _progress():
     if not sys.stderr.isatty():
         return None
     from tqdm import tqdm
@@ -128,7 +128,7 @@ def scan_to_parquet(
         stage="scan", wiki=wiki, engine=engine, namespaces=namespaces,
         inputs=[{"file": p.name, "bytes": p.stat().st_size if p.exists() else None} for p in paths],
     )
-    bar = _progress(paths)
+    bar = _progress()
     started = time.perf_counter()
     sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out))
     try:
