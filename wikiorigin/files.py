@@ -40,8 +40,12 @@ class ParquetSink:
     file is removed, or kept as ``keep_partial`` when given, so that what was done is not lost).
     """
 
-    def __init__(self, path, schema: pa.Schema, meta: dict, keep_partial=None):
+    def __init__(self, path, schema: pa.Schema, meta: dict, keep_partial=None,
+                 row_group_rows: int = 1 << 20):
         self.path = Path(path)
+        self.row_group_rows = row_group_rows
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
         self.schema = _with_metadata(schema, meta)
         self.keep_partial = Path(keep_partial) if keep_partial else None
         self.rows = 0
@@ -54,12 +58,34 @@ class ParquetSink:
         return self
 
     def write(self, data: pa.RecordBatch | pa.Table) -> None:
-        if data.num_rows:
-            table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
-            self._writer.write_table(table.cast(self.schema))
-            self.rows += data.num_rows
+        """Add rows. Row groups have exactly ``row_group_rows`` rows (the last fewer), so the
+        file does not depend on how the rows were cut into batches."""
+        if not data.num_rows:
+            return
+        table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
+        self._pending.append(table.cast(self.schema))
+        self._pending_rows += table.num_rows
+        self.rows += table.num_rows
+        if self._pending_rows >= self.row_group_rows:
+            self._flush(final=False)
+
+    def _flush(self, final: bool) -> None:
+        table = pa.concat_tables(self._pending) if self._pending else None
+        self._pending, self._pending_rows = [], 0
+        if table is None:
+            return
+        full = table.num_rows - table.num_rows % self.row_group_rows
+        for start in range(0, full, self.row_group_rows):
+            self._writer.write_table(table.slice(start, self.row_group_rows))
+        rest = table.slice(full)
+        if final and rest.num_rows:
+            self._writer.write_table(rest)
+        elif rest.num_rows:
+            self._pending, self._pending_rows = [rest], rest.num_rows
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None or self.keep_partial is not None:
+            self._flush(final=True)
         self._writer.close()
         if exc_type is None:
             os.replace(self._tmp, self.path)

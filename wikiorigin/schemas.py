@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "TIMESTAMP"]
+__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "TIMESTAMP"]
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
@@ -31,3 +31,28 @@ PAGES = pa.schema(
 PAGE_COLUMNS = pa.schema([f for f in PAGES if f.name != "wiki"])
 
 QIDS = pa.schema([("wiki", pa.string()), ("page_id", pa.int64()), ("qid", pa.string())])
+
+EDITION = pa.struct(
+    [
+        ("wiki", pa.string()),
+        ("page_id", pa.int64()),
+        ("title", pa.string()),
+        ("created_at", TIMESTAMP),
+    ]
+)
+
+ORIGINS = pa.schema(
+    [
+        ("qid", pa.string()),
+        ("origin_wiki", pa.string()),
+        ("origin_created_at", TIMESTAMP),
+        ("origin_title", pa.string()),
+        ("n_wikis", pa.int32()),
+        ("has_enwiki", pa.bool_()),
+        ("runner_up_wiki", pa.string()),
+        ("runner_up_created_at", TIMESTAMP),
+        ("lead_days", pa.float64()),
+        ("tied", pa.bool_()),
+        ("editions", pa.list_(EDITION)),
+    ]
+)

@@ -62,14 +62,14 @@ def _records_batches(records: Iterable[PageCreation], stats: ScanStats, size: in
         yield pa.RecordBatch.from_pylist(rows, schema=PAGE_COLUMNS)
 
 
-def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname: str | None):
+def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname, scan_threads):
     if engine == "mwxml":
         part = ScanStats()
         yield from _records_batches(scan_pages_mwxml(path, namespaces, threads), part)
         part.bytes = Path(path).stat().st_size
         _add(stats, part)
         return
-    scanner = StubScanner(open_dump(path, threads=threads), namespaces)
+    scanner = StubScanner(open_dump(path, threads=threads), namespaces, scan_threads)
     for batch in scanner.batches():
         if dbname and scanner.siteinfo.dbname and scanner.siteinfo.dbname != dbname:
             raise DumpError(
@@ -85,7 +85,9 @@ def _add(total: ScanStats, part: ScanStats) -> None:
         setattr(total, name, getattr(summed, name))
 
 
-def scan_batches(paths, *, engine="fast", namespaces=None, threads=1, stats=None, dbname=None):
+def scan_batches(
+    paths, *, engine="fast", namespaces=None, threads=1, stats=None, dbname=None, scan_threads=2
+):
     """``pages`` record batches (without ``wiki``) from the parts of one wiki's dump."""
     if engine not in ENGINES:
         raise ValueError(f"scan_batches: engine must be one of {ENGINES}, not {engine!r}")
@@ -95,7 +97,7 @@ def scan_batches(paths, *, engine="fast", namespaces=None, threads=1, stats=None
         if input_kind(path) == "history":
             history.append(path)
         else:
-            yield from _xml_batches(path, engine, namespaces, threads, stats, dbname)
+            yield from _xml_batches(path, engine, namespaces, threads, stats, dbname, scan_threads)
     if history:
         for batch in history_batches(history, namespaces):
             stats.pages += batch.num_rows
@@ -119,14 +121,19 @@ def scan_to_parquet(
     engine: str = "fast",
     namespaces: Iterable[int] | None = None,
     threads: int = 1,
+    meta: dict | None = None,
+    scan_threads: int = 2,
 ) -> ScanStats:
-    """Scan ``paths`` (the parts of ``wiki``'s dump) into the ``pages`` file ``out``."""
+    """Scan ``paths`` (the parts of ``wiki``'s dump) into the ``pages`` file ``out``.
+
+    ``meta``: more provenance fields for the file's metadata."""
     paths = [Path(p) for p in paths]
     namespaces = None if namespaces is None else sorted(set(namespaces))
     stats = ScanStats()
     meta = provenance(
         stage="scan", wiki=wiki, engine=engine, namespaces=namespaces,
         inputs=[{"file": p.name, "bytes": p.stat().st_size if p.exists() else None} for p in paths],
+        **(meta or {}),
     )
     bar = _progress()
     started = time.perf_counter()
@@ -135,7 +142,7 @@ def scan_to_parquet(
         with sink:
             for batch in scan_batches(
                 paths, engine=engine, namespaces=namespaces, threads=threads, stats=stats,
-                dbname=wiki,
+                dbname=wiki, scan_threads=scan_threads,
             ):
                 wikis = pa.array([wiki] * batch.num_rows, pa.string())
                 sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))

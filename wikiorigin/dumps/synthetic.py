@@ -15,7 +15,10 @@ from datetime import datetime, timedelta, timezone
 
 from .stubs import PageCreation
 
-__all__ = ["write_history_xml", "write_history_tsv", "write_page_props_sql", "page_props_rows"]
+__all__ = [
+    "write_history_xml", "write_history_tsv", "write_page_props_sql", "page_props_rows",
+    "write_origin_tree", "expected_origins",
+]
 
 _EPOCH = datetime(2001, 1, 15, tzinfo=timezone.utc)
 _WORDS = ("Kappa", "Tengu", "Oni", "Yuki-onna", "Nue", "Baku", "Tanuki", "Kitsune", "Rokurokubi")
@@ -243,3 +246,91 @@ def write_history_tsv(out, records, wiki: str = "testwiki", old_layout: bool = F
                            event_timestamp=hive(r.first_revision_at), revision_id=i + 1, **page))
         out.write(line(event_entity="page", event_type="create",
                        event_timestamp=hive(r.created_at), event_comment="tab\\tin comment", **page))
+
+
+# --- a multi-wiki dump tree with known origins ------------------------------------------------
+
+
+def _stub_page(page: dict, rid: int) -> tuple[str, int]:
+    """One <page> of a stub-meta-history from a spec (see :func:`write_origin_tree`)."""
+    title = page["title"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    lines = [f"  <page>\n    <title>{title}</title>\n    <ns>{page.get('ns', 0)}</ns>\n"
+             f"    <id>{page['page_id']}</id>\n"]
+    if page.get("redirect"):
+        lines.append('    <redirect title="Elsewhere" />\n')
+    for when, user in page["revisions"]:
+        user = user.replace(">", "&gt;")
+        lines.append(
+            f"    <revision>\n      <id>{rid}</id>\n      <timestamp>{when}</timestamp>\n"
+            f"      <contributor>\n        <username>{user}</username>\n        <id>7</id>\n"
+            f"      </contributor>\n      <model>wikitext</model>\n      <format>text/x-wiki</format>\n"
+            f'      <text bytes="10" sha1="phoiac9h4m842xq45sp7s6u21eteeq1" id="{rid}" />\n'
+            f"      <sha1>phoiac9h4m842xq45sp7s6u21eteeq1</sha1>\n    </revision>\n"
+        )
+        rid += 1
+    lines.append("  </page>\n")
+    return "".join(lines), rid
+
+
+def _gzip_text(path):
+    """A gzip text writer whose bytes do not depend on the time (mtime 0)."""
+    import gzip
+    import io
+
+    return io.TextIOWrapper(gzip.GzipFile(path, "wb", mtime=0), encoding="utf-8")
+
+
+def write_origin_tree(root, pages: list[dict], date: str = "20260801", without_page_props=()) -> dict:
+    """Write a Wikimedia-layout tree of stub-meta-history and page_props files for ``pages``.
+
+    Each page is ``{"wiki", "page_id", "title", "qid", "revisions": [(ISO time, user)], "ns",
+    "redirect"}``; a user with ``>`` is an imported revision. Returns the expected origins
+    (qid -> dict of origin_wiki, origin_created_at, n_wikis, tied, editions), computed here
+    independently of :mod:`wikiorigin.origin`.
+    """
+    from pathlib import Path
+
+    by_wiki: dict[str, list[dict]] = {}
+    for page in pages:
+        by_wiki.setdefault(page["wiki"], []).append(page)
+    for wiki, wiki_pages in by_wiki.items():
+        directory = Path(root) / wiki / date
+        directory.mkdir(parents=True, exist_ok=True)
+        body, rid = [], 1000
+        for page in sorted(wiki_pages, key=lambda p: p["page_id"]):
+            xml, rid = _stub_page(page, rid)
+            body.append(xml)
+        head = _HEADER.format(v="0.11", dbname=wiki)
+        with _gzip_text(directory / f"{wiki}-{date}-stub-meta-history.xml.gz") as f:
+            f.write(head + "".join(body) + "</mediawiki>\n")
+        if wiki in without_page_props:
+            continue
+        rows = [(p["page_id"], "wikibase_item", p["qid"].encode()) for p in sorted(wiki_pages, key=lambda p: p["page_id"]) if p.get("qid")]
+        with _gzip_text(directory / f"{wiki}-{date}-page_props.sql.gz") as f:
+            write_page_props_sql(f, rows, rows_per_insert=50)
+    return expected_origins([p for p in pages if p["wiki"] not in without_page_props])
+
+
+def expected_origins(pages: list[dict]) -> dict:
+    """The origins the rules give for ``pages`` (namespace 0, no redirects, local revisions)."""
+    editions: dict[str, dict[str, tuple]] = {}
+    for page in pages:
+        local = [when for when, user in page["revisions"] if ">" not in user]
+        if page.get("ns", 0) != 0 or page.get("redirect") or not local or not page.get("qid"):
+            continue
+        created = min(local)
+        per_wiki = editions.setdefault(page["qid"], {})
+        old = per_wiki.get(page["wiki"])
+        if old is None or (created, page["page_id"]) < old[:2]:
+            per_wiki[page["wiki"]] = (created, page["page_id"], page["title"])
+    answers = {}
+    for qid, per_wiki in editions.items():
+        ordered = sorted((created, wiki, pid, title) for wiki, (created, pid, title) in per_wiki.items())
+        answers[qid] = {
+            "origin_wiki": ordered[0][1],
+            "origin_created_at": ordered[0][0],
+            "n_wikis": len(ordered),
+            "tied": len(ordered) > 1 and ordered[0][0] == ordered[1][0],
+            "editions": [w for _, w, _, _ in ordered],
+        }
+    return answers

@@ -1,0 +1,304 @@
+"""The origin of every Wikidata item: the edition whose article was created first.
+
+:func:`reduce_origins` joins per-wiki ``pages`` and ``qids`` shards and reduces them with DuckDB
+(embedded, with a memory limit) to the ``origins`` schema. Only namespace-0 pages that are not
+redirects and have a creation time count; if one wiki maps an item to several pages, its
+earliest counts. Editions are ordered by creation time, then by dbname: a tie (same second)
+is therefore resolved deterministically, and flagged in ``tied``.
+
+:func:`build_origins` is the whole stage over a local dump tree: find each wiki's inputs, scan
+them into cached shards (reused while the inputs are unchanged, so a crashed run resumes),
+then reduce. :func:`subset` picks the items that originate in one edition.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .errors import WikioriginError
+from .files import ParquetSink, provenance, read_provenance, write_table
+from .schemas import ORIGINS, QIDS
+
+__all__ = ["reduce_origins", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
+           "ShardResult", "ORIGINS_SQL", "SHARD_VERSION"]
+
+# One row per (qid, wiki): the wiki's earliest article about the item.
+_EDITIONS = """
+    SELECT q.qid, p.wiki, p.page_id, p.title, p.created_at
+    FROM read_parquet({pages}, union_by_name = true) AS p
+    JOIN read_parquet({qids}, union_by_name = true) AS q
+      ON p.wiki = q.wiki AND p.page_id = q.page_id
+    WHERE p.namespace = 0 AND NOT p.is_redirect AND p.created_at IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY q.qid, p.wiki ORDER BY p.created_at, p.page_id) = 1
+"""
+
+ORIGINS_SQL = """
+WITH editions AS ({editions}),
+grouped AS (
+    SELECT qid,
+           list(struct_pack(wiki := wiki, page_id := page_id, title := title,
+                            created_at := created_at) ORDER BY created_at, wiki) AS editions
+    FROM editions GROUP BY qid
+)
+SELECT qid,
+       editions[1].wiki AS origin_wiki,
+       editions[1].created_at AS origin_created_at,
+       editions[1].title AS origin_title,
+       CAST(len(editions) AS INTEGER) AS n_wikis,
+       list_contains(list_transform(editions, lambda e: e.wiki), 'enwiki') AS has_enwiki,
+       editions[2].wiki AS runner_up_wiki,
+       editions[2].created_at AS runner_up_created_at,
+       (epoch_ms(editions[2].created_at) - epoch_ms(editions[1].created_at)) / 86400000.0
+           AS lead_days,
+       coalesce(editions[2].created_at = editions[1].created_at, false) AS tied,
+       editions
+FROM grouped
+ORDER BY CAST(substr(qid, 2) AS BIGINT)
+"""
+
+
+@dataclass(slots=True)
+class OriginStats:
+    items: int = 0
+    tied: int = 0
+    wikis: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def _sql_list(paths: list[Path]) -> str:
+    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+
+
+def reduce_origins(
+    pages: list[Path],
+    qids: list[Path],
+    out,
+    *,
+    memory_limit: str = "4GB",
+    threads: int | None = None,
+    meta: dict | None = None,
+    batch_rows: int = 500_000,
+) -> OriginStats:
+    """Reduce ``pages`` and ``qids`` Parquet shards to the ``origins`` file ``out``."""
+    if not pages or not qids:
+        raise WikioriginError("reduce_origins: no pages or no qids shards to reduce")
+    stats = OriginStats(wikis=len(pages))
+    sql = ORIGINS_SQL.format(editions=_EDITIONS.format(pages=_sql_list(pages), qids=_sql_list(qids)))
+    spill = tempfile.mkdtemp(prefix="wikiorigin-duckdb-", dir=Path(out).parent)
+    con = duckdb.connect(config={"memory_limit": memory_limit, "temp_directory": spill,
+                                 "preserve_insertion_order": True})
+    try:
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+        reader = con.sql(sql).to_arrow_reader(batch_rows)
+        with ParquetSink(out, ORIGINS, meta or provenance(stage="origins")) as sink:
+            for batch in reader:
+                batch = pa.RecordBatch.from_arrays(batch.columns, schema=ORIGINS)
+                sink.write(batch)
+                stats.items += batch.num_rows
+                stats.tied += pc.sum(batch.column("tied")).as_py() or 0
+    finally:
+        con.close()
+        for leftover in Path(spill).glob("*"):
+            leftover.unlink()
+        os.rmdir(spill)
+    return stats
+
+
+def subset(
+    origins,
+    wiki: str,
+    out,
+    *,
+    min_editions: int = 1,
+    max_editions: int | None = None,
+    min_lead_days: float | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> int:
+    """The items that originate in ``wiki`` (optionally filtered and sampled) into ``out``."""
+    where = ["origin_wiki = $wiki", "n_wikis >= $min_editions"]
+    params: dict = {"wiki": wiki, "min_editions": min_editions}
+    if max_editions is not None:
+        where.append("n_wikis <= $max_editions")
+        params["max_editions"] = max_editions
+    if min_lead_days is not None:
+        where.append("(lead_days IS NULL OR lead_days >= $min_lead_days)")
+        params["min_lead_days"] = min_lead_days
+    sql = f"SELECT * FROM read_parquet($path) WHERE {' AND '.join(where)}"
+    params["path"] = str(origins)
+    if sample is not None:
+        # Deterministic: order by a hash of the QID and the seed, keep the first N, then by QID.
+        sql = (f"SELECT * FROM ({sql}) ORDER BY hash(qid || ':' || $seed) LIMIT $sample")
+        params.update(seed=str(seed), sample=int(sample))
+    sql = f"SELECT * FROM ({sql}) ORDER BY CAST(substr(qid, 2) AS BIGINT)"
+    table = duckdb.execute(sql, params).to_arrow_table()
+    meta = provenance(stage="subset", wiki=wiki, origins=Path(origins).name, min_editions=min_editions,
+                      max_editions=max_editions, min_lead_days=min_lead_days, sample=sample, seed=seed)
+    with ParquetSink(out, ORIGINS, meta) as sink:
+        sink.write(table.cast(ORIGINS))
+    return table.num_rows
+
+
+def read_origins(path) -> pa.Table:
+    """An origins file as an Arrow table."""
+    return pq.read_table(path)
+
+
+# --- the whole stage over a dump tree -------------------------------------------------------
+
+SHARD_VERSION = 1  # bump when the pages/qids shards change meaning; older shards are rebuilt
+
+
+@dataclass(slots=True)
+class ShardResult:
+    """What scanning one wiki gave (returned by workers, so plain data)."""
+
+    wiki: str
+    pages: str | None = None
+    qids: str | None = None
+    reused: bool = False
+    page_rows: int = 0
+    qid_rows: int = 0
+    xml_bytes: int = 0
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _fingerprint(paths: list[Path]) -> list[list]:
+    return [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
+
+
+def _reusable(shard: Path, fingerprint: list, notes: list[str]) -> bool:
+    if not shard.exists():
+        return False
+    meta = read_provenance(shard)
+    if meta.get("shard_version") != SHARD_VERSION:
+        notes.append(
+            f"{shard}: written by an older version (shard version "
+            f"{meta.get('shard_version')!r}, now {SHARD_VERSION}): rebuilt"
+        )
+        return False
+    return meta.get("fingerprint") == fingerprint
+
+
+def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
+    """Scan one wiki's inputs into ``shard_dir/pages/<wiki>.parquet`` and ``qids/<wiki>.parquet``
+    unless shards of the same inputs are there already. Errors come back in the result."""
+    import warnings
+
+    from .dumps.scan import scan_to_parquet
+    from .dumps.sql import SqlStats, qids_table
+
+    wiki = inputs.wiki
+    result = ShardResult(wiki)
+    pages_out = Path(shard_dir) / "pages" / f"{wiki}.parquet"
+    qids_out = Path(shard_dir) / "qids" / f"{wiki}.parquet"
+    try:
+        fingerprint = _fingerprint([*inputs.pages, inputs.page_props])
+        meta = {"shard_version": SHARD_VERSION, "fingerprint": fingerprint, "date": inputs.date}
+        if _reusable(pages_out, fingerprint, result.notes) and _reusable(qids_out, fingerprint, result.notes):
+            result.reused = True
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                stats = scan_to_parquet(inputs.pages, wiki, pages_out, namespaces=[0],
+                                        meta=meta, scan_threads=scan_threads)
+            result.notes += [str(w.message) for w in caught]
+            result.xml_bytes = stats.bytes
+            sql_stats = SqlStats()
+            table = qids_table(inputs.page_props, wiki, sql_stats)
+            result.notes += sql_stats.notes[:20]
+            if len(sql_stats.notes) > 20:
+                result.notes.append(f"{inputs.page_props}: {len(sql_stats.notes) - 20} more bad values")
+            write_table(table, qids_out, QIDS, provenance(stage="qids", wiki=wiki, **meta))
+        result.pages, result.qids = str(pages_out), str(qids_out)
+        result.page_rows = pq.ParquetFile(pages_out).metadata.num_rows
+        result.qid_rows = pq.ParquetFile(qids_out).metadata.num_rows
+    except WikioriginError as exc:
+        result.error = str(exc)
+    return result
+
+
+@dataclass(slots=True)
+class BuildReport:
+    """What :func:`build_origins` did."""
+
+    origins: OriginStats
+    shards: list[ShardResult]
+    skipped: list[tuple[str, str]]
+
+    @property
+    def notes(self) -> list[str]:
+        return [n for r in self.shards for n in r.notes]
+
+
+def shard_dir_for(out) -> Path:
+    out = Path(out)
+    return out.with_name(out.name.removesuffix(".parquet") + ".shards")
+
+
+def build_origins(
+    tree,
+    out,
+    *,
+    wikis: list[str] | None = None,
+    source: str = "stubs",
+    jobs: int = 1,
+    scheduler=None,
+    memory_limit: str = "4GB",
+) -> BuildReport:
+    """Origins of every item over the wikis of a local dump tree, into ``out``.
+
+    Per-wiki shards go to ``<out>.shards/`` and are reused while their inputs are unchanged.
+    A wiki without the needed files is skipped and reported; a wiki whose files are damaged
+    stops the run with an error after the other wikis' shards are written (a re-run resumes).
+    """
+    import time
+
+    from .dumps.layout import find_inputs, wikis_in_tree
+    from .languages import registry
+    from .parallel import run_tasks
+
+    started = time.perf_counter()
+    tree = Path(tree)
+    if not tree.is_dir():
+        raise WikioriginError(f"{tree}: no such dump tree")
+    if wikis is None:
+        known = {w.dbname for w in registry().open()}
+        wikis = [w for w in wikis_in_tree(tree) if w in known]
+    inputs = [find_inputs(tree, w, source) for w in wikis]
+    skipped = [(i.wiki, i.problem) for i in inputs if i.problem]
+    ready = [i for i in inputs if not i.problem]
+    if not ready:
+        raise WikioriginError(f"{tree}: no wiki with {source} files and page_props found"
+                              + "".join(f"; {w}: {why}" for w, why in skipped[:5]))
+    shards = shard_dir_for(out)
+    scan_threads = 2 if jobs == 1 and scheduler is None else 1
+    results = run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
+                        jobs=jobs, scheduler=scheduler)
+    failed = [r for r in results if r.error]
+    if failed:
+        raise WikioriginError(
+            f"{len(failed)} of {len(results)} wikis failed (their shards were not written; "
+            f"the others are kept in {shards}): " + "; ".join(r.error for r in failed[:5])
+        )
+    meta = provenance(
+        stage="origins", source=source, memory_limit=memory_limit,
+        wikis=[{"wiki": i.wiki, "date": i.date, "inputs": [p.name for p in [*i.pages, i.page_props]]}
+               for i in ready],
+        skipped=[{"wiki": w, "why": why} for w, why in skipped],
+    )
+    stats = reduce_origins([Path(r.pages) for r in results], [Path(r.qids) for r in results],
+                           out, memory_limit=memory_limit, meta=meta)
+    stats.seconds = time.perf_counter() - started
+    return BuildReport(stats, results, skipped)
