@@ -20,7 +20,7 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     packages=find_namespace_packages(include=["wikiorigin", "wikiorigin.*"]),
-    package_data={"wikiorigin": ["data/wikimedia-config/*"]},
+    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*"]},
     install_requires=[
         "pyarrow>=19",
         "duckdb>=1.0",
@@ -29,12 +29,14 @@ setup(
         "indexed_bzip2>=1.5",
         "zstandard>=0.22",
         "tqdm>=4.60",
+        "babel>=2.12",
+        "joblib>=1.3",
     ],
     extras_require={
         # torch is pinned by the Makefile for CPU test machines; on a GPU machine install
         # the torch build that fits it before this extra.
         "eval": ["torch>=2.1", "transformers>=4.40"],
-        "dask": ["dask[distributed]>=2024.1", "joblib>=1.3"],
+        "dask": ["dask[distributed]>=2024.1"],
         "test": ["pytest>=7", "pytest-timeout>=2", "nbclient>=0.9", "ipykernel>=6"],
     },
     # The compiled core of the page-creation scan. Optional: without a C compiler the build

@@ -31,8 +31,21 @@ def _wiki(args) -> str:
 
 
 def cmd_languages(args) -> int:
-    from .languages import registry
+    from .languages import registry, single_country_languages
 
+    if args.single_country:
+        rows = single_country_languages()
+        if args.json:
+            json.dump([r.as_dict() for r in rows], sys.stdout, ensure_ascii=False, indent=1)
+            print()
+            return 0
+        print(f"{'language':<10} {'country':<8} {'country name':<36} edition")
+        for r in rows:
+            print(f"{r.language:<10} {r.country:<8} {r.country_name:<36} {r.wiki or '-'}")
+        editions = {r.wiki for r in rows if r.wiki}
+        print(f"{len(rows)} languages official in exactly one of the 193 UN member states; "
+              f"{len(editions)} open Wikipedia editions")
+        return 0
     reg = registry()
     wikis = reg.wikis if args.all else reg.open()
     if args.json:
@@ -89,6 +102,45 @@ def cmd_qids(args) -> int:
     return 0
 
 
+def cmd_origins(args) -> int:
+    from .origin import build_origins
+
+    wikis = None
+    if args.wikis:
+        from .languages import lookup
+
+        wikis = [lookup(w).dbname for w in args.wikis.split(",") if w.strip()]
+    report = build_origins(
+        args.tree, args.out, wikis=wikis, source=args.source, jobs=args.jobs,
+        scheduler=args.scheduler, memory_limit=args.memory_limit,
+    )
+    for wiki, why in report.skipped:
+        print(f"wikiorigin: skipped {wiki}: {why}", file=sys.stderr)
+    for note in report.notes[:50]:
+        print(f"wikiorigin: warning: {note}", file=sys.stderr)
+    reused = sum(r.reused for r in report.shards)
+    s = report.origins
+    print(
+        f"{s.items:,} items from {len(report.shards)} wikis ({reused} shards reused, "
+        f"{len(report.skipped)} wikis skipped), {s.tied:,} tied, in {s.seconds:.1f} s -> {args.out}"
+    )
+    return 0
+
+
+def cmd_subset(args) -> int:
+    from .languages import lookup
+    from .origin import subset
+
+    wiki = lookup(args.wiki).dbname
+    n = subset(
+        args.origins, wiki, args.out, min_editions=args.min_editions,
+        max_editions=args.max_editions, min_lead_days=args.min_lead_days,
+        sample=args.sample, seed=args.seed,
+    )
+    print(f"{n:,} items originate in {wiki} -> {args.out}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="wikiorigin",
@@ -100,6 +152,8 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("languages", help="list the Wikipedia editions")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.add_argument("--all", action="store_true", help="closed and private editions too")
+    s.add_argument("--single-country", action="store_true",
+                   help="languages official in exactly one UN member state (CLDR)")
     s.set_defaults(func=cmd_languages)
 
     s = sub.add_parser("scan", help="page creation times from stub/history XML or history TSV")
@@ -119,6 +173,27 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.add_argument("--allow-non-wikipedia", action="store_true")
     s.set_defaults(func=cmd_qids)
+
+    s = sub.add_parser("origins", help="the first edition of every Wikidata item")
+    s.add_argument("tree", help="a local dump tree in the Wikimedia layout")
+    s.add_argument("--out", required=True, help="origins Parquet file to write")
+    s.add_argument("--wikis", default=None, help="comma-separated (default: all open found)")
+    s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs")
+    s.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    s.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...)")
+    s.add_argument("--memory-limit", default="4GB", help="DuckDB's memory limit")
+    s.set_defaults(func=cmd_origins)
+
+    s = sub.add_parser("subset", help="the items that originate in one edition")
+    s.add_argument("origins", help="origins.parquet")
+    s.add_argument("--wiki", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--min-editions", type=int, default=1)
+    s.add_argument("--max-editions", type=int, default=None)
+    s.add_argument("--min-lead-days", type=float, default=None)
+    s.add_argument("--sample", type=int, default=None)
+    s.add_argument("--seed", type=int, default=0)
+    s.set_defaults(func=cmd_subset)
     return p
 
 

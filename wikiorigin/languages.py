@@ -21,7 +21,10 @@ from importlib import resources
 
 from .errors import UnknownWikiError
 
-__all__ = ["Wiki", "Registry", "registry", "lookup", "open_wikis"]
+__all__ = [
+    "Wiki", "Registry", "registry", "lookup", "open_wikis",
+    "SingleCountryLanguage", "single_country_languages", "un_members",
+]
 
 _EXCLUDED = ("closed", "private", "deleted", "fishbowl", "special", "testwikis")
 _NOT_PUBLIC = {"test2wiki": "testwikis"}  # a test wiki that testwikis.dblist does not list
@@ -138,3 +141,51 @@ def lookup(name: str) -> Wiki:
 def open_wikis() -> list[Wiki]:
     """The open Wikipedia editions (348 in the shipped configuration)."""
     return registry().open()
+
+
+# --- candidate languages of WikiOriginQA: official in exactly one UN member state ------------
+
+
+@dataclass(frozen=True, slots=True)
+class SingleCountryLanguage:
+    """A language official (de jure or de facto) in exactly one UN member state."""
+
+    language: str  # CLDR language code, script dropped (sr_Latn -> sr)
+    country: str  # ISO 3166-1 alpha-2
+    country_name: str
+    wiki: str | None  # the open Wikipedia edition in this language, if any
+
+    def as_dict(self) -> dict:
+        return {"language": self.language, "country": self.country,
+                "country_name": self.country_name, "wiki": self.wiki}
+
+
+def un_members() -> dict[str, str]:
+    """The 193 UN member states: ISO 3166-1 alpha-2 code -> name (shipped list)."""
+    text = resources.files("wikiorigin").joinpath("data/un/members.txt").read_text(encoding="utf-8")
+    rows = [line.split(" ", 1) for line in text.splitlines() if line and not line.startswith("#")]
+    return {code: name for code, name in rows}
+
+
+def single_country_languages() -> list[SingleCountryLanguage]:
+    """Languages official (de jure or de facto, not regional) in exactly one UN member state,
+    from CLDR's territory data (via babel), with their Wikipedia edition when one is open."""
+    from babel.languages import get_official_languages
+
+    members = un_members()
+    countries: dict[str, set[str]] = {}
+    for code in members:
+        for language in get_official_languages(code, regional=False, de_facto=True):
+            countries.setdefault(language.split("_")[0], set()).add(code)
+    open_by_language = {"fil": "tlwiki"}  # Filipino is written on the Tagalog Wikipedia
+    for wiki in registry().open():
+        open_by_language.setdefault(wiki.language, wiki.dbname)
+        open_by_language.setdefault(wiki.subdomain, wiki.dbname)
+    return sorted(
+        (
+            SingleCountryLanguage(lang, code, members[code], open_by_language.get(lang))
+            for lang, where in countries.items() if len(where) == 1
+            for code in where
+        ),
+        key=lambda s: s.language,
+    )

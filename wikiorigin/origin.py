@@ -141,7 +141,8 @@ def subset(
         sql = (f"SELECT * FROM ({sql}) ORDER BY hash(qid || ':' || $seed) LIMIT $sample")
         params.update(seed=str(seed), sample=int(sample))
     sql = f"SELECT * FROM ({sql}) ORDER BY CAST(substr(qid, 2) AS BIGINT)"
-    table = duckdb.execute(sql, params).to_arrow_table()
+    with duckdb.connect() as con:
+        table = con.sql(sql, params=params).to_arrow_table()
     meta = provenance(stage="subset", wiki=wiki, origins=Path(origins).name, min_editions=min_editions,
                       max_editions=max_editions, min_lead_days=min_lead_days, sample=sample, seed=seed)
     with ParquetSink(out, ORIGINS, meta) as sink:
