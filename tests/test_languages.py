@@ -61,3 +61,25 @@ def test_cli_languages_table(capsys):
     assert main(["languages"]) == 0
     out = capsys.readouterr().out
     assert "zh_min_nanwiki" in out and "348 editions open" in out
+
+
+def test_un_members():
+    from wikiorigin.languages import un_members
+
+    members = un_members()
+    assert len(members) == 193
+    assert not {"VA", "PS", "TW", "XK", "EH"} & set(members)
+    assert members["JP"] == "Japan" and "SS" in members
+
+
+def test_single_country_languages(capsys):
+    from wikiorigin.languages import single_country_languages
+
+    rows = {r.language: r for r in single_country_languages()}
+    assert (rows["ja"].country, rows["ja"].wiki) == ("JP", "jawiki")
+    assert rows["fil"].wiki == "tlwiki"
+    assert "en" not in rows and "fr" not in rows and "zh" not in rows  # official in many
+    assert "ca" in rows and rows["ca"].country == "AD"  # regional in Spain, official in Andorra
+    assert main(["languages", "--single-country"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(rows)} languages official in exactly one of the 193 UN member states" in out

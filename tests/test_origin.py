@@ -1,0 +1,177 @@
+import json
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+
+from wikiorigin.cli import main
+from wikiorigin.errors import WikioriginError
+from wikiorigin.files import read_provenance
+from wikiorigin.origin import SHARD_VERSION, build_origins, reduce_origins, shard_dir_for, subset
+from wikiorigin.schemas import ORIGINS
+
+
+@pytest.fixture()
+def tree(tmp_path, data_dir):
+    copy = tmp_path / "tree"
+    shutil.copytree(data_dir.parent / "tree", copy)
+    return copy
+
+
+def expected(tree):
+    return json.loads((tree / "EXPECTED.json").read_text())
+
+
+def check_against_expected(path, answers):
+    rows = {r["qid"]: r for r in pq.read_table(path).to_pylist()}
+    assert set(rows) == set(answers)
+    for qid, want in answers.items():
+        got = rows[qid]
+        assert got["origin_wiki"] == want["origin_wiki"], qid
+        assert got["origin_created_at"].strftime("%Y-%m-%dT%H:%M:%SZ") == want["origin_created_at"]
+        assert got["n_wikis"] == want["n_wikis"] and got["tied"] == want["tied"]
+        assert [e["wiki"] for e in got["editions"]] == want["editions"]
+        assert got["has_enwiki"] == ("enwiki" in want["editions"])
+        if want["n_wikis"] == 1:
+            assert got["runner_up_wiki"] is None and got["lead_days"] is None
+        else:
+            assert got["runner_up_wiki"] == want["editions"][1] and got["lead_days"] >= 0
+    return rows
+
+
+def test_origins_match_the_known_answers(tree, tmp_path):
+    out = tmp_path / "origins.parquet"
+    report = build_origins(tree, out)
+    rows = check_against_expected(out, expected(tree))
+    assert report.skipped == [("eowiki", f"no page_props in {tree / 'eowiki' / '20260801'}")]
+    assert pq.read_schema(out).remove_metadata() == ORIGINS
+    # the hand-written cases (scripts/make_fixtures.py)
+    assert rows["Q170002"]["origin_wiki"] == "jawiki" and rows["Q170002"]["origin_title"] == "河童"
+    assert rows["Q1001"]["origin_wiki"] == "enwiki"  # dewiki's older revision was imported
+    assert rows["Q1002"]["tied"] and rows["Q1002"]["origin_wiki"] == "jawiki"
+    assert rows["Q1003"]["n_wikis"] == 1
+    assert rows["Q1004"]["origin_wiki"] == "zh_yuewiki"  # its earlier redirect does not count
+    assert rows["Q1005"]["n_wikis"] == 1  # kowiki's page has only imported revisions
+    assert rows["Q1006"]["origin_wiki"] == "enwiki"  # the jawiki talk page is no article
+    meta = read_provenance(out)
+    assert meta["stage"] == "origins" and meta["skipped"][0]["wiki"] == "eowiki"
+    assert {w["wiki"] for w in meta["wikis"]} == {"jawiki", "enwiki", "dewiki", "kowiki", "fiwiki",
+                                                 "zh_yuewiki", "be_x_oldwiki"}
+
+
+def test_shards_are_reused_and_rebuilt_when_inputs_change(tree, tmp_path):
+    out = tmp_path / "origins.parquet"
+    first = build_origins(tree, out)
+    assert not any(r.reused for r in first.shards)
+    before = out.read_bytes()
+    second = build_origins(tree, out)
+    assert all(r.reused for r in second.shards)
+    assert out.read_bytes() == before
+    stub = tree / "fiwiki" / "20260801" / "fiwiki-20260801-stub-meta-history.xml.gz"
+    stub.write_bytes(stub.read_bytes())  # same bytes, new mtime: the inputs "changed"
+    third = build_origins(tree, out)
+    assert [r.wiki for r in third.shards if not r.reused] == ["fiwiki"]
+    assert out.read_bytes() == before
+
+
+def test_shard_of_an_older_version_is_rebuilt_and_reported(tree, tmp_path):
+    out = tmp_path / "origins.parquet"
+    build_origins(tree, out)
+    shard = shard_dir_for(out) / "pages" / "kowiki.parquet"
+    table = pq.read_table(shard)
+    meta = json.loads(table.schema.metadata[b"wikiorigin"])
+    meta["shard_version"] = SHARD_VERSION - 1
+    pq.write_table(table.replace_schema_metadata({b"wikiorigin": json.dumps(meta).encode()}), shard)
+    report = build_origins(tree, out)
+    assert [r.wiki for r in report.shards if not r.reused] == ["kowiki"]
+    assert any("kowiki.parquet: written by an older version" in n for n in report.notes)
+    check_against_expected(out, expected(tree))
+
+
+def test_malformed_qid_is_reported(tree, tmp_path):
+    import gzip
+
+    props = tree / "dewiki" / "20260801" / "dewiki-20260801-page_props.sql.gz"
+    text = gzip.decompress(props.read_bytes()).decode()
+    props.write_bytes(gzip.compress(text.replace("'Q1001'", "'Qxyz'").encode()))
+    report = build_origins(tree, tmp_path / "origins.parquet")
+    assert any("not a QID: 'Qxyz'" in n for n in report.notes)
+
+
+def test_damaged_wiki_stops_the_run_and_keeps_the_others(tree, tmp_path):
+    stub = tree / "kowiki" / "20260801" / "kowiki-20260801-stub-meta-history.xml.gz"
+    stub.write_bytes(stub.read_bytes()[:200])
+    out = tmp_path / "origins.parquet"
+    with pytest.raises(WikioriginError, match=r"1 of 7 wikis failed .*kowiki-20260801-stub-meta-history\.xml\.gz: gzip data is corrupt"):
+        build_origins(tree, out)
+    assert not out.exists()
+    assert (shard_dir_for(out) / "pages" / "jawiki.parquet").exists()
+
+
+def test_parallel_jobs_give_the_same_bytes(tree, tmp_path):
+    one, two = tmp_path / "one" / "origins.parquet", tmp_path / "two" / "origins.parquet"
+    build_origins(tree, one, jobs=1)
+    build_origins(tree, two, jobs=2)
+    assert one.read_bytes() == two.read_bytes()
+
+
+def test_dask_local_cluster_gives_the_same_bytes(tree, tmp_path):
+    distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    local = tmp_path / "local" / "origins.parquet"
+    build_origins(tree, local)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, host="127.0.0.1") as cluster:
+        out = tmp_path / "dask" / "origins.parquet"
+        build_origins(tree, out, scheduler=cluster.scheduler_address)
+    assert out.read_bytes() == local.read_bytes()
+
+
+def test_unreachable_scheduler(tree, tmp_path, capsys):
+    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    code = main(["origins", str(tree), "--out", str(tmp_path / "o.parquet"),
+                 "--scheduler", "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
+
+
+def test_split_shards_reduce_to_the_same_origins(tree, tmp_path):
+    """Origins of a dump split into parts equal those of the whole."""
+    out = tmp_path / "whole.parquet"
+    build_origins(tree, out)
+    shards = shard_dir_for(out)
+    pages, qids = sorted((shards / "pages").glob("*.parquet")), sorted((shards / "qids").glob("*.parquet"))
+    parts = []
+    for i, path in enumerate(pages):
+        table = pq.read_table(path)
+        half = table.num_rows // 2
+        for j, piece in enumerate((table.slice(0, half), table.slice(half))):
+            parts.append(tmp_path / f"part-{i}-{j}.parquet")
+            pq.write_table(piece, parts[-1])
+    split = tmp_path / "split.parquet"
+    reduce_origins(parts, qids, split)
+    assert pq.read_table(split).equals(pq.read_table(out))
+
+
+def test_subset_and_cli(tree, tmp_path, capsys):
+    out = tmp_path / "origins.parquet"
+    assert main(["origins", str(tree), "--out", str(out), "--jobs", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "383 items from 7 wikis" in captured.out and "skipped eowiki" in captured.err
+    answers = expected(tree)
+    ja = [q for q, a in answers.items() if a["origin_wiki"] == "jawiki"]
+    items = tmp_path / "ja.parquet"
+    assert main(["subset", str(out), "--wiki", "ja", "--out", str(items)]) == 0
+    assert sorted(pq.read_table(items)["qid"].to_pylist()) == sorted(ja)
+    multi = [q for q in ja if answers[q]["n_wikis"] >= 2]
+    assert subset(out, "jawiki", tmp_path / "m.parquet", min_editions=2) == len(multi)
+    first = subset(out, "jawiki", tmp_path / "s1.parquet", sample=5, seed=3)
+    again = subset(out, "jawiki", tmp_path / "s2.parquet", sample=5, seed=3)
+    assert first == 5 and (tmp_path / "s1.parquet").read_bytes() == (tmp_path / "s2.parquet").read_bytes()
+    picked = pq.read_table(tmp_path / "s1.parquet")["qid"].to_pylist()
+    assert set(picked) <= set(ja) and again == 5
+
+
+def test_tree_without_any_usable_wiki(tmp_path):
+    (tmp_path / "jawiki" / "20260801").mkdir(parents=True)
+    with pytest.raises(WikioriginError, match="no wiki with stubs files and page_props found; jawiki: no page_props"):
+        build_origins(tmp_path, tmp_path / "o.parquet")
