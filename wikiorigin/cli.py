@@ -141,6 +141,38 @@ def cmd_subset(args) -> int:
     return 0
 
 
+def cmd_download(args) -> int:
+    import os
+
+    from .dumps import fetch
+    from .languages import open_wikis
+
+    if args.wikis == ["all"]:
+        wikis = [w.dbname for w in open_wikis()]
+    else:
+        from .languages import lookup
+
+        wikis = [lookup(w).dbname for w in args.wikis]
+    client = fetch.Client(contact=args.contact or os.environ.get("WIKIORIGIN_CONTACT", ""),
+                          user_agent=args.user_agent)
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    files, notes = fetch.plan(client, args.mirror, wikis, args.date, kinds, args.out)
+    for note in notes:
+        print(f"wikiorigin: note: {note}", file=sys.stderr)
+    if args.dry_run:
+        total = 0
+        for f in files:
+            total += f.size or 0
+            size = f"{f.size / 1e6:,.1f} MB" if f.size is not None else "size unknown"
+            print(f"{f.url} -> {f.dest} ({size})")
+        print(f"{len(files)} files, {total / 1e9:,.2f} GB")
+        return 0
+    report = fetch.download(client, files, jobs=args.jobs)
+    print(f"{len(report.fetched)} files fetched and verified, {len(report.skipped)} already "
+          f"verified; {report.bytes / 1e6:,.1f} MB in {report.seconds:.1f} s -> {args.out}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="wikiorigin",
@@ -173,6 +205,19 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.add_argument("--allow-non-wikipedia", action="store_true")
     s.set_defaults(func=cmd_qids)
+
+    s = sub.add_parser("download", help="fetch dump files from a mirror, verified")
+    s.add_argument("wikis", nargs="+", help="dbnames or language codes, or 'all'")
+    s.add_argument("--date", default="latest", help="YYYYMMDD or latest (newest run done)")
+    s.add_argument("--kinds", default="stubs,page_props",
+                   help="comma-separated: stubs, export, page_props, multistream, history, wikidata")
+    s.add_argument("--mirror", default="https://dumps.wikimedia.org", help="base URL of the tree")
+    s.add_argument("--out", required=True, help="local tree to fill (same layout)")
+    s.add_argument("--jobs", type=int, default=3, help="parallel downloads")
+    s.add_argument("--contact", default=None, help="email or URL for the User-Agent")
+    s.add_argument("--user-agent", default=None, help="the whole User-Agent, if you must")
+    s.add_argument("--dry-run", action="store_true", help="list the files and sizes only")
+    s.set_defaults(func=cmd_download)
 
     s = sub.add_parser("origins", help="the first edition of every Wikidata item")
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")
