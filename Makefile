@@ -27,9 +27,15 @@ demo: $(VENV)/.core
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.core
+$(VENV)/.bench: setup.py | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[bench]"
+	touch $@
+
+bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_scan.py
 	$(BIN)/python bench/bench_qids.py
+	$(BIN)/python bench/bench_reduce.py
+	$(BIN)/python bench/bench_pipeline.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache

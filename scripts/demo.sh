@@ -25,6 +25,11 @@ echo; echo "== Page -> Wikidata item from a page_props dump"
 wikiorigin qids "$D/testwiki-page_props-synthetic.sql.gz" --wiki simplewiki \
   --out "$OUT/qids/simplewiki.parquet"
 
+echo; echo "== Origins: the first edition of every item, over a 7-Wikipedia fixture tree"
+echo "   (tests/data/tree, made by scripts/make_fixtures.py; eowiki lacks page_props)"
+wikiorigin origins tests/data/tree --out "$OUT/origins.parquet" --jobs 2
+wikiorigin subset "$OUT/origins.parquet" --wiki ja --out "$OUT/items-jawiki.parquet"
+
 echo; echo "== What was found (DuckDB over the Parquet files)"
 python - <<'PY'
 import duckdb
@@ -38,4 +43,15 @@ print(con.sql("""
     FROM 'demo-out/pages/elwikivoyage.parquet'
     WHERE imported_revisions > 0 OR created_at IS DISTINCT FROM first_revision_at"""))
 print(con.sql("SELECT count(*) AS items, min(qid), max(qid) FROM 'demo-out/qids/*.parquet'"))
+print("Origin languages of the fixture's items:")
+print(con.sql("""
+    SELECT origin_wiki, count(*) AS items, sum(tied::INT) AS tied,
+           round(median(lead_days)) AS median_lead_days
+    FROM 'demo-out/origins.parquet' GROUP BY origin_wiki ORDER BY items DESC"""))
+print(con.sql("""
+    SELECT qid, origin_wiki, origin_title, n_wikis, tied,
+           list_transform(editions, lambda e: e.wiki) AS editions
+    FROM 'demo-out/origins.parquet'
+    WHERE qid IN ('Q170002', 'Q1001', 'Q1002', 'Q1003', 'Q1004', 'Q1005')
+    ORDER BY qid"""))
 PY
