@@ -175,3 +175,15 @@ def test_tree_without_any_usable_wiki(tmp_path):
     (tmp_path / "jawiki" / "20260801").mkdir(parents=True)
     with pytest.raises(WikioriginError, match="no wiki with stubs files and page_props found; jawiki: no page_props"):
         build_origins(tmp_path, tmp_path / "o.parquet")
+
+
+def test_groups_spanning_batches(tree, tmp_path):
+    """Items whose editions straddle the reader's batches come out whole."""
+    out = tmp_path / "whole.parquet"
+    build_origins(tree, out)
+    shards = shard_dir_for(out)
+    pages, qids = sorted((shards / "pages").glob("*.parquet")), sorted((shards / "qids").glob("*.parquet"))
+    for batch_rows in (1, 2, 7, 50):
+        small = tmp_path / f"b{batch_rows}.parquet"
+        reduce_origins(pages, qids, small, batch_rows=batch_rows)
+        assert pq.read_table(small).equals(pq.read_table(out)), batch_rows

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import WikioriginError
 from .files import ParquetSink, provenance, read_provenance, write_table
-from .schemas import ORIGINS, QIDS
+from .schemas import EDITION, ORIGINS, QIDS, TIMESTAMP
 
 __all__ = ["reduce_origins", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
            "ShardResult", "ORIGINS_SQL", "SHARD_VERSION"]
@@ -40,29 +41,69 @@ _EDITIONS = """
     QUALIFY row_number() OVER (PARTITION BY q.qid, p.wiki ORDER BY p.created_at, p.page_id) = 1
 """
 
+# Every edition of every item, in the order of the output: by item, then time, then dbname.
 ORIGINS_SQL = """
-WITH editions AS ({editions}),
-grouped AS (
-    SELECT qid,
-           list(struct_pack(wiki := wiki, page_id := page_id, title := title,
-                            created_at := created_at) ORDER BY created_at, wiki) AS editions
-    FROM editions GROUP BY qid
-)
-SELECT qid,
-       editions[1].wiki AS origin_wiki,
-       editions[1].created_at AS origin_created_at,
-       editions[1].title AS origin_title,
-       CAST(len(editions) AS INTEGER) AS n_wikis,
-       list_contains(list_transform(editions, lambda e: e.wiki), 'enwiki') AS has_enwiki,
-       editions[2].wiki AS runner_up_wiki,
-       editions[2].created_at AS runner_up_created_at,
-       (epoch_ms(editions[2].created_at) - epoch_ms(editions[1].created_at)) / 86400000.0
-           AS lead_days,
-       coalesce(editions[2].created_at = editions[1].created_at, false) AS tied,
-       editions
-FROM grouped
-ORDER BY CAST(substr(qid, 2) AS BIGINT)
+SELECT CAST(substr(qid, 2) AS BIGINT) AS item, qid, wiki, page_id, title, created_at
+FROM ({editions})
+ORDER BY item, created_at, wiki
 """
+
+
+def _assemble(rows: pa.Table) -> pa.RecordBatch:
+    """``origins`` rows from whole groups of sorted editions (one group per item).
+
+    Everything is a column operation: group starts from where the item changes, the
+    editions list from those offsets, the origin and runner-up by ``take``."""
+    item = rows.column("item").to_numpy()
+    starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
+    sizes = np.diff(np.r_[starts, len(item)])
+    offsets = pa.array(np.r_[starts, len(item)].astype(np.int32))
+    column = lambda name, type_: rows.column(name).combine_chunks().cast(type_)  # noqa: E731
+    wiki, title = column("wiki", pa.string()), column("title", pa.string())
+    created = column("created_at", TIMESTAMP)
+    editions = pa.ListArray.from_arrays(offsets, pa.StructArray.from_arrays(
+        [wiki, column("page_id", pa.int64()), title, created], fields=list(EDITION)))
+    first = pa.array(starts)
+    second = pa.array(np.where(sizes > 1, starts + 1, 0), mask=sizes < 2)
+    origin_at, runner_at = created.take(first), created.take(second)
+    origin_ms = origin_at.cast(pa.int64()).to_numpy()
+    runner_ms = runner_at.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    lead = pa.array((runner_ms - origin_ms) / 86_400_000.0, mask=sizes < 2)
+    is_en = pc.equal(wiki, "enwiki").to_numpy(zero_copy_only=False).astype(np.int32)
+    return pa.RecordBatch.from_arrays([
+        column("qid", pa.string()).take(first),
+        wiki.take(first),
+        origin_at,
+        title.take(first),
+        pa.array(sizes.astype(np.int32)),
+        pa.array(np.add.reduceat(is_en, starts) > 0),
+        wiki.take(second),
+        runner_at,
+        lead,
+        pa.array((sizes > 1) & (np.nan_to_num(runner_ms - origin_ms, nan=1) == 0)),
+        editions,
+    ], schema=ORIGINS)
+
+
+def _groups(reader):
+    """Tables of whole item groups from a stream of sorted rows (a group may span batches)."""
+    carry = None
+    for batch in reader:
+        table = pa.Table.from_batches([batch])
+        if carry is not None:
+            table = pa.concat_tables([carry, table])
+        if table.num_rows == 0:
+            continue
+        item = table.column("item")
+        last = item[-1].as_py()
+        cut = table.num_rows - (pc.sum(pc.equal(item, last)).as_py() or 0)
+        if cut == 0:  # one item so far (at most one row per edition): read on
+            carry = table
+            continue
+        yield table.slice(0, cut)
+        carry = table.slice(cut)
+    if carry is not None and carry.num_rows:
+        yield carry
 
 
 @dataclass(slots=True)
@@ -86,7 +127,7 @@ def reduce_origins(
     memory_limit: str = "4GB",
     threads: int | None = None,
     meta: dict | None = None,
-    batch_rows: int = 500_000,
+    batch_rows: int = 1_000_000,
 ) -> OriginStats:
     """Reduce ``pages`` and ``qids`` Parquet shards to the ``origins`` file ``out``."""
     if not pages or not qids:
@@ -101,8 +142,8 @@ def reduce_origins(
             con.execute(f"SET threads = {int(threads)}")
         reader = con.sql(sql).to_arrow_reader(batch_rows)
         with ParquetSink(out, ORIGINS, meta or provenance(stage="origins")) as sink:
-            for batch in reader:
-                batch = pa.RecordBatch.from_arrays(batch.columns, schema=ORIGINS)
+            for rows in _groups(reader):
+                batch = _assemble(rows)
                 sink.write(batch)
                 stats.items += batch.num_rows
                 stats.tied += pc.sum(batch.column("tied")).as_py() or 0
