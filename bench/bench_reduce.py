@@ -87,7 +87,7 @@ def pandas_baseline(pages, qids) -> float:
         pd.read_parquet(p, columns=["wiki", "page_id", "created_at"]).merge(
             pd.read_parquet(q, columns=["wiki", "page_id", "qid"]), on=["wiki", "page_id"])
         for p, q in zip(pages, qids)
-    ])
+    ], ignore_index=True)
     first = frame.loc[frame.groupby("qid")["created_at"].idxmin()]
     counts = frame.groupby("qid").size()
     assert len(first) == len(counts)

@@ -5,7 +5,8 @@
   page_props each; eowiki has no page_props, so it is skipped and reported) with known
   answers in tests/data/tree/EXPECTED.json: hand-written cases (an imported revision older
   than every local one, redirects, a tie, an item in one edition only, a page whose every
-  revision is imported, a talk page) and 400 random items.
+  revision is imported, a talk page, two pages of one wiki with the same item) and 400
+  random items.
 """
 
 import json
@@ -58,6 +59,10 @@ def known_cases():
         # eowiki has no page_props: skipped, so its early article cannot win.
         page("eowiki", 18, "Esperanto", "Q1007", ("2001-01-01T00:00:00Z", "Eo1")),
         page("dewiki", 18, "Esperanto", "Q1007", ("2003-03-03T03:03:03Z", "De3")),
+        # Two dewiki pages carry the same item: the earlier counts, once.
+        page("dewiki", 19, "Doppel (spät)", "Q1008", ("2016-06-06T00:00:00Z", "De4")),
+        page("dewiki", 20, "Doppel", "Q1008", ("2008-08-08T00:00:00Z", "De5")),
+        page("fiwiki", 19, "Tupla", "Q1008", ("2010-10-10T00:00:00Z", "Fi3")),
     ]
 
 

@@ -15,4 +15,4 @@ def test_notebook_runs(path):
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "built 383 items from 7 wikis" in text
+    assert "built 384 items from 7 wikis" in text

@@ -53,6 +53,8 @@ def test_origins_match_the_known_answers(tree, tmp_path):
     assert rows["Q1004"]["origin_wiki"] == "zh_yuewiki"  # its earlier redirect does not count
     assert rows["Q1005"]["n_wikis"] == 1  # kowiki's page has only imported revisions
     assert rows["Q1006"]["origin_wiki"] == "enwiki"  # the jawiki talk page is no article
+    q1008 = rows["Q1008"]  # two dewiki pages with one item: the earlier, once
+    assert [(e["wiki"], e["page_id"]) for e in q1008["editions"]] == [("dewiki", 20), ("fiwiki", 19)]
     meta = read_provenance(out)
     assert meta["stage"] == "origins" and meta["skipped"][0]["wiki"] == "eowiki"
     assert {w["wiki"] for w in meta["wikis"]} == {"jawiki", "enwiki", "dewiki", "kowiki", "fiwiki",
@@ -139,16 +141,16 @@ def test_split_shards_reduce_to_the_same_origins(tree, tmp_path):
     out = tmp_path / "whole.parquet"
     build_origins(tree, out)
     shards = shard_dir_for(out)
-    pages, qids = sorted((shards / "pages").glob("*.parquet")), sorted((shards / "qids").glob("*.parquet"))
+    editions = sorted((shards / "editions").glob("*.parquet"))
     parts = []
-    for i, path in enumerate(pages):
+    for i, path in enumerate(editions):
         table = pq.read_table(path)
         half = table.num_rows // 2
         for j, piece in enumerate((table.slice(0, half), table.slice(half))):
             parts.append(tmp_path / f"part-{i}-{j}.parquet")
             pq.write_table(piece, parts[-1])
     split = tmp_path / "split.parquet"
-    reduce_origins(parts, qids, split)
+    reduce_origins(parts, split)
     assert pq.read_table(split).equals(pq.read_table(out))
 
 
@@ -156,7 +158,7 @@ def test_subset_and_cli(tree, tmp_path, capsys):
     out = tmp_path / "origins.parquet"
     assert main(["origins", str(tree), "--out", str(out), "--jobs", "2"]) == 0
     captured = capsys.readouterr()
-    assert "383 items from 7 wikis" in captured.out and "skipped eowiki" in captured.err
+    assert "384 items from 7 wikis" in captured.out and "skipped eowiki" in captured.err
     answers = expected(tree)
     ja = [q for q, a in answers.items() if a["origin_wiki"] == "jawiki"]
     items = tmp_path / "ja.parquet"
@@ -181,9 +183,8 @@ def test_groups_spanning_batches(tree, tmp_path):
     """Items whose editions straddle the reader's batches come out whole."""
     out = tmp_path / "whole.parquet"
     build_origins(tree, out)
-    shards = shard_dir_for(out)
-    pages, qids = sorted((shards / "pages").glob("*.parquet")), sorted((shards / "qids").glob("*.parquet"))
+    editions = sorted((shard_dir_for(out) / "editions").glob("*.parquet"))
     for batch_rows in (1, 2, 7, 50):
         small = tmp_path / f"b{batch_rows}.parquet"
-        reduce_origins(pages, qids, small, batch_rows=batch_rows)
+        reduce_origins(editions, small, batch_rows=batch_rows)
         assert pq.read_table(small).equals(pq.read_table(out)), batch_rows

@@ -1,7 +1,8 @@
 """The origin of every Wikidata item: the edition whose article was created first.
 
-:func:`reduce_origins` joins per-wiki ``pages`` and ``qids`` shards and reduces them with DuckDB
-(embedded, with a memory limit) to the ``origins`` schema. Only namespace-0 pages that are not
+:func:`join_editions` joins one wiki's ``pages`` and ``qids`` shards into its ``editions``
+shard; :func:`reduce_origins` reduces the editions of all wikis with DuckDB (embedded, with a
+memory limit) to the ``origins`` schema. Only namespace-0 pages that are not
 redirects and have a creation time count; if one wiki maps an item to several pages, its
 earliest counts. Editions are ordered by creation time, then by dbname: a tie (same second)
 is therefore resolved deterministically, and flagged in ``tied``.
@@ -26,27 +27,37 @@ import pyarrow.parquet as pq
 
 from .errors import WikioriginError
 from .files import ParquetSink, provenance, read_provenance, write_table
-from .schemas import EDITION, ORIGINS, QIDS, TIMESTAMP
+from .schemas import EDITION, EDITIONS, ORIGINS, QIDS, TIMESTAMP
 
-__all__ = ["reduce_origins", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
+__all__ = ["reduce_origins", "join_editions", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
            "ShardResult", "ORIGINS_SQL", "SHARD_VERSION"]
 
-# One row per (qid, wiki): the wiki's earliest article about the item.
+# One row per (qid, wiki): the wiki's earliest article about the item. Run per wiki, so the
+# join and the de-duplication are spread over the workers with the scans.
 _EDITIONS = """
-    SELECT q.qid, p.wiki, p.page_id, p.title, p.created_at
-    FROM read_parquet({pages}, union_by_name = true) AS p
-    JOIN read_parquet({qids}, union_by_name = true) AS q
-      ON p.wiki = q.wiki AND p.page_id = q.page_id
+    SELECT p.wiki, q.qid, p.page_id, p.title, p.created_at
+    FROM read_parquet($pages) AS p
+    JOIN read_parquet($qids) AS q ON p.wiki = q.wiki AND p.page_id = q.page_id
     WHERE p.namespace = 0 AND NOT p.is_redirect AND p.created_at IS NOT NULL
-    QUALIFY row_number() OVER (PARTITION BY q.qid, p.wiki ORDER BY p.created_at, p.page_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY q.qid ORDER BY p.created_at, p.page_id) = 1
+    ORDER BY p.page_id
 """
 
 # Every edition of every item, in the order of the output: by item, then time, then dbname.
 ORIGINS_SQL = """
 SELECT CAST(substr(qid, 2) AS BIGINT) AS item, qid, wiki, page_id, title, created_at
-FROM ({editions})
+FROM read_parquet({editions})
 ORDER BY item, created_at, wiki
 """
+
+
+def join_editions(pages: Path, qids: Path, out, meta: dict) -> int:
+    """The ``editions`` shard of one wiki: its articles (namespace 0, not redirects, with a
+    creation time) joined to their items, the earliest article per item."""
+    with duckdb.connect(config={"memory_limit": "2GB", "threads": 1}) as con:
+        table = con.sql(_EDITIONS, params={"pages": str(pages), "qids": str(qids)}).to_arrow_table()
+    table = pa.table([table.column(f.name).cast(f.type) for f in EDITIONS], schema=EDITIONS)
+    return write_table(table, out, EDITIONS, meta)
 
 
 def _assemble(rows: pa.Table) -> pa.RecordBatch:
@@ -120,8 +131,7 @@ def _sql_list(paths: list[Path]) -> str:
 
 
 def reduce_origins(
-    pages: list[Path],
-    qids: list[Path],
+    editions: list[Path],
     out,
     *,
     memory_limit: str = "4GB",
@@ -129,11 +139,12 @@ def reduce_origins(
     meta: dict | None = None,
     batch_rows: int = 1_000_000,
 ) -> OriginStats:
-    """Reduce ``pages`` and ``qids`` Parquet shards to the ``origins`` file ``out``."""
-    if not pages or not qids:
-        raise WikioriginError("reduce_origins: no pages or no qids shards to reduce")
-    stats = OriginStats(wikis=len(pages))
-    sql = ORIGINS_SQL.format(editions=_EDITIONS.format(pages=_sql_list(pages), qids=_sql_list(qids)))
+    """Reduce per-wiki ``editions`` shards (see :func:`join_editions`) to the ``origins``
+    file ``out``: DuckDB sorts every edition by item, time and dbname; Arrow assembles."""
+    if not editions:
+        raise WikioriginError("reduce_origins: no editions shards to reduce")
+    stats = OriginStats(wikis=len(editions))
+    sql = ORIGINS_SQL.format(editions=_sql_list(editions))
     spill = tempfile.mkdtemp(prefix="wikiorigin-duckdb-", dir=Path(out).parent)
     con = duckdb.connect(config={"memory_limit": memory_limit, "temp_directory": spill,
                                  "preserve_insertion_order": True})
@@ -198,7 +209,7 @@ def read_origins(path) -> pa.Table:
 
 # --- the whole stage over a dump tree -------------------------------------------------------
 
-SHARD_VERSION = 1  # bump when the pages/qids shards change meaning; older shards are rebuilt
+SHARD_VERSION = 2  # bump when the pages/qids shards change meaning; older shards are rebuilt
 
 
 @dataclass(slots=True)
@@ -208,6 +219,7 @@ class ShardResult:
     wiki: str
     pages: str | None = None
     qids: str | None = None
+    editions: str | None = None
     reused: bool = False
     page_rows: int = 0
     qid_rows: int = 0
@@ -245,10 +257,12 @@ def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
     result = ShardResult(wiki)
     pages_out = Path(shard_dir) / "pages" / f"{wiki}.parquet"
     qids_out = Path(shard_dir) / "qids" / f"{wiki}.parquet"
+    editions_out = Path(shard_dir) / "editions" / f"{wiki}.parquet"
     try:
         fingerprint = _fingerprint([*inputs.pages, inputs.page_props])
         meta = {"shard_version": SHARD_VERSION, "fingerprint": fingerprint, "date": inputs.date}
-        if _reusable(pages_out, fingerprint, result.notes) and _reusable(qids_out, fingerprint, result.notes):
+        shards = (pages_out, qids_out, editions_out)
+        if all(_reusable(shard, fingerprint, result.notes) for shard in shards):
             result.reused = True
         else:
             with warnings.catch_warnings(record=True) as caught:
@@ -263,7 +277,8 @@ def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
             if len(sql_stats.notes) > 20:
                 result.notes.append(f"{inputs.page_props}: {len(sql_stats.notes) - 20} more bad values")
             write_table(table, qids_out, QIDS, provenance(stage="qids", wiki=wiki, **meta))
-        result.pages, result.qids = str(pages_out), str(qids_out)
+            join_editions(pages_out, qids_out, editions_out, provenance(stage="editions", wiki=wiki, **meta))
+        result.pages, result.qids, result.editions = str(pages_out), str(qids_out), str(editions_out)
         result.page_rows = pq.ParquetFile(pages_out).metadata.num_rows
         result.qid_rows = pq.ParquetFile(qids_out).metadata.num_rows
     except WikioriginError as exc:
@@ -340,7 +355,7 @@ def build_origins(
                for i in ready],
         skipped=[{"wiki": w, "why": why} for w, why in skipped],
     )
-    stats = reduce_origins([Path(r.pages) for r in results], [Path(r.qids) for r in results],
-                           out, memory_limit=memory_limit, meta=meta)
+    stats = reduce_origins([Path(r.editions) for r in results], out,
+                           memory_limit=memory_limit, meta=meta)
     stats.seconds = time.perf_counter() - started
     return BuildReport(stats, results, skipped)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "TIMESTAMP"]
+__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP"]
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
@@ -35,6 +35,17 @@ QIDS = pa.schema([("wiki", pa.string()), ("page_id", pa.int64()), ("qid", pa.str
 EDITION = pa.struct(
     [
         ("wiki", pa.string()),
+        ("page_id", pa.int64()),
+        ("title", pa.string()),
+        ("created_at", TIMESTAMP),
+    ]
+)
+
+# editions/<wiki>.parquet: one wiki's earliest article about each item (the reduction's input)
+EDITIONS = pa.schema(
+    [
+        ("wiki", pa.string()),
+        ("qid", pa.string()),
         ("page_id", pa.int64()),
         ("title", pa.string()),
         ("created_at", TIMESTAMP),
