@@ -313,8 +313,12 @@ def build_origins(
     jobs: int = 1,
     scheduler=None,
     memory_limit: str = "4GB",
+    scan_threads: int | None = None,
 ) -> BuildReport:
     """Origins of every item over the wikis of a local dump tree, into ``out``.
+
+    ``scan_threads``: threads of the compiled scan in each job (default: 2 with one local
+    job, else 1, so that jobs do not oversubscribe the cores).
 
     Per-wiki shards go to ``<out>.shards/`` and are reused while their inputs are unchanged.
     A wiki without the needed files is skipped and reported; a wiki whose files are damaged
@@ -340,7 +344,8 @@ def build_origins(
         raise WikioriginError(f"{tree}: no wiki with {source} files and page_props found"
                               + "".join(f"; {w}: {why}" for w, why in skipped[:5]))
     shards = shard_dir_for(out)
-    scan_threads = 2 if jobs == 1 and scheduler is None else 1
+    if scan_threads is None:
+        scan_threads = 2 if jobs == 1 and scheduler is None else 1
     results = run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
                         jobs=jobs, scheduler=scheduler)
     failed = [r for r in results if r.error]
