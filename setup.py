@@ -23,6 +23,7 @@ setup(
     package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*"]},
     install_requires=[
         "pyarrow>=19",
+        "numpy>=1.24",
         "duckdb>=1.0",
         "mwxml>=0.3.3",
         "isal>=1.6",
