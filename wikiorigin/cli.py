@@ -30,28 +30,36 @@ def _wiki(args) -> str:
     return lookup(args.wiki).dbname
 
 
+def _print_json(rows) -> int:
+    json.dump([r.as_dict() for r in rows], sys.stdout, ensure_ascii=False, indent=1)
+    print()
+    return 0
+
+
+def _single_country(args) -> int:
+    from .languages import single_country_languages
+
+    rows = single_country_languages()
+    if args.json:
+        return _print_json(rows)
+    print(f"{'language':<10} {'country':<8} {'country name':<36} edition")
+    for r in rows:
+        print(f"{r.language:<10} {r.country:<8} {r.country_name:<36} {r.wiki or '-'}")
+    editions = {r.wiki for r in rows if r.wiki}
+    print(f"{len(rows)} languages official in exactly one of the 193 UN member states; "
+          f"{len(editions)} open Wikipedia editions")
+    return 0
+
+
 def cmd_languages(args) -> int:
-    from .languages import registry, single_country_languages
+    from .languages import registry
 
     if args.single_country:
-        rows = single_country_languages()
-        if args.json:
-            json.dump([r.as_dict() for r in rows], sys.stdout, ensure_ascii=False, indent=1)
-            print()
-            return 0
-        print(f"{'language':<10} {'country':<8} {'country name':<36} edition")
-        for r in rows:
-            print(f"{r.language:<10} {r.country:<8} {r.country_name:<36} {r.wiki or '-'}")
-        editions = {r.wiki for r in rows if r.wiki}
-        print(f"{len(rows)} languages official in exactly one of the 193 UN member states; "
-              f"{len(editions)} open Wikipedia editions")
-        return 0
+        return _single_country(args)
     reg = registry()
     wikis = reg.wikis if args.all else reg.open()
     if args.json:
-        json.dump([w.as_dict() for w in wikis], sys.stdout, ensure_ascii=False, indent=1)
-        print()
-        return 0
+        return _print_json(wikis)
     print(f"{'dbname':<20} {'language':<12} {'domain':<32} status")
     for w in wikis:
         print(f"{w.dbname:<20} {w.language:<12} {w.domain:<32} {w.status}")
