@@ -32,17 +32,6 @@ from .schemas import EDITION, EDITIONS, ORIGINS, QIDS, TIMESTAMP
 __all__ = ["reduce_origins", "join_editions", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
            "ShardResult", "ORIGINS_SQL", "SHARD_VERSION"]
 
-# One row per (qid, wiki): the wiki's earliest article about the item. Run per wiki, so the
-# join and the de-duplication are spread over the workers with the scans.
-_EDITIONS = """
-    SELECT p.wiki, q.qid, p.page_id, p.title, p.created_at
-    FROM read_parquet($pages) AS p
-    JOIN read_parquet($qids) AS q ON p.wiki = q.wiki AND p.page_id = q.page_id
-    WHERE p.namespace = 0 AND NOT p.is_redirect AND p.created_at IS NOT NULL
-    QUALIFY row_number() OVER (PARTITION BY q.qid ORDER BY p.created_at, p.page_id) = 1
-    ORDER BY p.page_id
-"""
-
 # Every edition of every item, in the order of the output: by item, then time, then dbname.
 ORIGINS_SQL = """
 SELECT CAST(substr(qid, 2) AS BIGINT) AS item, qid, wiki, page_id, title, created_at
@@ -53,10 +42,21 @@ ORDER BY item, created_at, wiki
 
 def join_editions(pages: Path, qids: Path, out, meta: dict) -> int:
     """The ``editions`` shard of one wiki: its articles (namespace 0, not redirects, with a
-    creation time) joined to their items, the earliest article per item."""
-    with duckdb.connect(config={"memory_limit": "2GB", "threads": 1}) as con:
-        table = con.sql(_EDITIONS, params={"pages": str(pages), "qids": str(qids)}).to_arrow_table()
-    table = pa.table([table.column(f.name).cast(f.type) for f in EDITIONS], schema=EDITIONS)
+    creation time) joined to their items, the earliest article per item (then the lowest
+    page id). Runs per wiki in the workers, with Arrow's hash join."""
+    articles = pq.read_table(pages, columns=["wiki", "page_id", "title", "created_at"],
+                             filters=[("namespace", "=", 0), ("is_redirect", "=", False)])
+    articles = articles.filter(pc.is_valid(articles["created_at"]))
+    items = pq.read_table(qids, columns=["page_id", "qid"])  # both shards are of one wiki
+    joined = articles.join(items, keys="page_id", join_type="inner")
+    if pc.count_distinct(joined["qid"]).as_py() < joined.num_rows:  # an item on two pages
+        joined = joined.sort_by([("qid", "ascending"), ("created_at", "ascending"),
+                                 ("page_id", "ascending")])
+        qid = joined["qid"].combine_chunks()
+        differs = pc.not_equal(qid.slice(1), qid.slice(0, len(qid) - 1))
+        joined = joined.filter(pa.concat_arrays([pa.array([True]), differs]))  # first per item
+    table = joined.sort_by("page_id")
+    table = pa.table([table[f.name].cast(f.type) for f in EDITIONS], schema=EDITIONS)
     return write_table(table, out, EDITIONS, meta)
 
 
