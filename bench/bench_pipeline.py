@@ -8,7 +8,6 @@ wiki (default 105, i.e. 2.1 GB of XML in all).
 
 from __future__ import annotations
 
-import gzip
 import os
 import shutil
 import sys

@@ -63,7 +63,6 @@ print(json.dumps({"seconds": time.perf_counter() - t, "items": stats.items}))
 
 def run_reduce(directory) -> tuple[float, int, float]:
     import json
-    import subprocess
 
     script = directory / "reduce.py"
     script.write_text(REDUCE)

@@ -1,5 +1,4 @@
 import gzip
-import io
 from pathlib import Path
 
 import pytest

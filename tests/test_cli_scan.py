@@ -1,5 +1,4 @@
 import gzip
-import shutil
 
 import pyarrow.parquet as pq
 import pytest

@@ -202,11 +202,6 @@ def subset(
     return table.num_rows
 
 
-def read_origins(path) -> pa.Table:
-    """An origins file as an Arrow table."""
-    return pq.read_table(path)
-
-
 # --- the whole stage over a dump tree -------------------------------------------------------
 
 SHARD_VERSION = 2  # bump when the pages/qids shards change meaning; older shards are rebuilt

@@ -1,5 +1,4 @@
 import gzip
-import io
 import warnings
 from datetime import datetime, timezone
 
