@@ -1,0 +1,112 @@
+import bz2
+import warnings
+
+import pytest
+
+from wikiorigin.dumps.pages import Multistream, TitleNormalizer, iter_pages
+from wikiorigin.dumps.synthetic import write_multistream
+from wikiorigin.dumps.xmlhead import SiteInfo
+from wikiorigin.errors import DumpError
+
+EL = "elwikivoyage-pages-articles-multistream-p2566p2583.xml.bz2"
+EL_INDEX = "elwikivoyage-pages-articles-multistream-index-p2566p2583.txt.bz2"
+JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
+
+
+@pytest.fixture(scope="module")
+def ja_multistream(tmp_path_factory, data_dir):
+    d = tmp_path_factory.mktemp("ja")
+    dump, index = d / "jawiki-20230501-pages-articles-multistream.xml.bz2", d / "index.txt.bz2"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n = write_multistream(data_dir / JA, dump, index)
+    return dump, index, n
+
+
+def test_real_multistream_sample(data_dir):
+    ms = Multistream(data_dir / EL, data_dir / EL_INDEX)
+    assert ms.site.dbname == "elwikivoyage" and len(ms.by_id) == 17
+    sequential = {p.page_id: p for p in iter_pages(data_dir / EL)}
+    assert set(sequential) == set(ms.by_id)
+    fetched = ms.get(list(ms.by_title))
+    assert {p.page_id: p for p in fetched.values()} == sequential
+    page = ms.get([2583])[2583]
+    assert page.title == "Τύνιδα" and page.revision_id > 0 and "Τύνιδα" in page.text
+
+
+def test_random_access_equals_sequential_on_jawiki(ja_multistream, data_dir):
+    dump, index, n = ja_multistream
+    with pytest.warns(UserWarning, match="torn last page"):
+        sequential = list(iter_pages(data_dir / JA))
+    assert n == len(sequential) == 238
+    ms = Multistream(dump, index, threads=2)
+    fetched = ms.get([p.title for p in sequential], follow_redirects=False)
+    assert [fetched[p.title] for p in sequential] == sequential
+    assert ms.site.namespaces[1] == "ノート"
+
+
+def test_titles_are_normalized(ja_multistream):
+    dump, index, _ = ja_multistream
+    ms = Multistream(dump, index)
+    assert ms.get(["wikipedia:Sandbox"], follow_redirects=False)["wikipedia:Sandbox"].title == "Wikipedia:Sandbox"
+    assert "アンパサンド" in ms.get(["  アンパサンド_"])["  アンパサンド_"].title
+    assert ms.missing(["存在しない記事", "アンパサンド"]) == ["存在しない記事"]
+    assert ms.get(["存在しない記事"]) == {}
+
+
+def test_title_normalizer():
+    site = SiteInfo(version="0.10", case="first-letter", namespaces={0: "", 1: "Talk", 4: "Wikipedia"})
+    norm = TitleNormalizer(site)
+    assert norm("kappa_(folklore)") == "Kappa (folklore)"
+    assert norm("talk:  kappa") == "Talk:Kappa"
+    assert norm("Kappa#History") == "Kappa"
+    assert norm("Nowhere:kappa") == "Nowhere:kappa"
+    sensitive = TitleNormalizer(SiteInfo(version="0.10", case="case-sensitive"))
+    assert sensitive("iPhone") == "iPhone"
+
+
+def _page(pid, title, body="text", redirect=None):
+    red = f'    <redirect title="{redirect}" />\n' if redirect else ""
+    return (f"  <page>\n    <title>{title}</title>\n    <ns>0</ns>\n    <id>{pid}</id>\n{red}"
+            f"    <revision>\n      <id>{pid * 10}</id>\n      <timestamp>2020-01-01T00:00:00Z</timestamp>\n"
+            f'      <text bytes="4" xml:space="preserve">{body}</text>\n    </revision>\n  </page>\n')
+
+
+def _dump(tmp_path, pages, per_stream=2):
+    xml = tmp_path / "src.xml"
+    xml.write_text('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">\n'
+                   "  <siteinfo>\n    <dbname>testwiki</dbname>\n    <case>first-letter</case>\n"
+                   '    <namespaces>\n      <namespace key="0" case="first-letter" />\n'
+                   "    </namespaces>\n  </siteinfo>\n" + "".join(pages) + "</mediawiki>\n")
+    dump, index = tmp_path / "d.xml.bz2", tmp_path / "i.txt.bz2"
+    write_multistream(xml, dump, index, pages_per_stream=per_stream)
+    return dump, index
+
+
+def test_redirects_are_followed_and_loops_reported(tmp_path):
+    dump, index = _dump(tmp_path, [
+        _page(1, "Kappa", "#REDIRECT [[Water imp]]", redirect="Water imp"),
+        _page(2, "Water imp", "about kappa"),
+        _page(3, "Loop A", redirect="Loop B"),
+        _page(4, "Loop B", redirect="Loop A"),
+        _page(5, "Dangling", redirect="Nowhere"),
+    ])
+    ms = Multistream(dump, index)
+    got = ms.get(["Kappa", "Loop A", "Dangling"])
+    assert got["Kappa"].title == "Water imp" and got["Kappa"].text == "about kappa"
+    assert got["Loop A"].title == "Loop A"
+    assert ms.problems == ["'Loop A': redirect loop at 'Loop A'",
+                           "'Dangling': redirect to 'Nowhere', not in the dump"]
+
+
+def test_index_of_another_dump(tmp_path, data_dir):
+    dump, _ = _dump(tmp_path, [_page(i, f"Page {i}") for i in range(1, 9)])
+    with pytest.raises(DumpError, match="does the index belong to this dump"):
+        Multistream(dump, data_dir / EL_INDEX).get(["Τύνιδα"])
+
+
+def test_not_an_index(tmp_path, data_dir):
+    bad = tmp_path / "index.txt.bz2"
+    bad.write_bytes(bz2.compress(b"this is not an index\n"))
+    with pytest.raises(DumpError, match="not a multistream index line"):
+        Multistream(data_dir / EL, bad)
