@@ -94,6 +94,17 @@ def parse_pages(data: bytes, where: str) -> Iterator[PageText]:
         start = data.find(b"<page>", end)
 
 
+def _find_page(data: bytes, page_id: int, where: str) -> PageText | None:
+    """Only the page ``page_id`` of a stream (the others' text is not decoded)."""
+    head = re.search(rb"<page>\s*<title>[^<]*</title>\s*<ns>-?\d+</ns>\s*<id>%d</id>" % page_id, data)
+    if head is None:
+        return None
+    end = data.find(b"</page>", head.start())
+    if end < 0:
+        raise DumpError(f"{where}: a <page> without </page>")
+    return _page(data[head.start() : end], where)
+
+
 def iter_pages(path, namespaces: Iterable[int] | None = None, threads: int = 1) -> Iterator[PageText]:
     """Every page of a pages-articles dump, with its latest revision (single pass)."""
     wanted = None if namespaces is None else frozenset(namespaces)
@@ -240,13 +251,14 @@ class Multistream:
         found = {}
 
         def read(offset):
-            return offset, {p.page_id: p for p in parse_pages(self._read_stream(offset),
-                                                            f"{self.dump}: stream at byte {offset}")}
+            data = self._read_stream(offset)
+            where = f"{self.dump}: stream at byte {offset}"
+            return offset, {pid: _find_page(data, pid, where) for _, pid in by_stream[offset]}
 
         with ThreadPoolExecutor(max(1, self.threads)) as pool:
             for offset, pages in pool.map(read, by_stream):
                 for key, page_id in by_stream[offset]:
-                    if page_id not in pages:
+                    if pages[page_id] is None:
                         raise DumpError(
                             f"{self.dump}: page {page_id} is not in the stream at byte {offset} "
                             f"where {self.index} puts it: does the index belong to this dump?"

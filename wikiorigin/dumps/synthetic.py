@@ -339,36 +339,86 @@ def expected_origins(pages: list[dict]) -> dict:
 # --- multistream dumps ------------------------------------------------------------------------
 
 
-def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 100) -> int:
+def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 100,
+                      compresslevel: int = 9) -> int:
     """Rewrite a pages-articles XML file as a multistream dump and its index, as Wikimedia
     makes them: the header in the first bzip2 stream, then ``pages_per_stream`` pages per
-    stream, then the footer; the index lists ``offset:page_id:title`` (bzip2). A torn last
-    page in the source is left out. Returns the number of pages."""
+    stream, then the footer; the index lists ``offset:page_id:title`` (bzip2). Streams the
+    source; a torn last page in it is left out. Returns the number of pages."""
     import bz2
     import html as html_module
     import re
 
     from .compression import open_dump
 
-    with open_dump(pages_xml) as stream:
-        data = b"".join(iter(lambda: stream.read(1 << 22), b""))
-    head_end = data.index(b"</siteinfo>") + len(b"</siteinfo>\n")
-    pages = re.findall(rb"  <page>.*?</page>\n", data[head_end:], re.S)
-    index_lines, offset = [], 0
-    with open(dump_out, "wb") as out:
-        chunk = bz2.compress(data[:head_end])
-        out.write(chunk)
-        offset += len(chunk)
-        for start in range(0, len(pages), pages_per_stream):
-            group = pages[start : start + pages_per_stream]
+    page_re = re.compile(rb"  <page>.*?</page>\n", re.S)
+    meta_re = re.compile(rb"<title>([^<]*)</title>\s*<ns>-?\d+</ns>\s*<id>(\d+)</id>")
+    count, offset, group = 0, 0, []
+    with open_dump(pages_xml) as stream, open(dump_out, "wb") as out, \
+            bz2.open(index_out, "wt", encoding="utf-8") as index:
+
+        def flush():
+            nonlocal offset
             for page in group:
-                page_id = int(re.search(rb"<id>(\d+)</id>", page).group(1))
-                title = html_module.unescape(re.search(rb"<title>([^<]*)</title>", page).group(1).decode())
-                index_lines.append(f"{offset}:{page_id}:{title}\n")
-            chunk = bz2.compress(b"".join(group))
+                m = meta_re.search(page)
+                index.write(f"{offset}:{int(m.group(2))}:{html_module.unescape(m.group(1).decode())}\n")
+            chunk = bz2.compress(b"".join(group), compresslevel)
             out.write(chunk)
             offset += len(chunk)
-        out.write(bz2.compress(b"</mediawiki>\n"))
-    with bz2.open(index_out, "wt", encoding="utf-8") as f:
-        f.writelines(index_lines)
-    return len(pages)
+            group.clear()
+
+        buf = b""
+        while b"</siteinfo>" not in buf:
+            more = stream.read(1 << 16)
+            if not more:
+                raise ValueError(f"{pages_xml}: no </siteinfo>")
+            buf += more
+        head_end = buf.index(b"</siteinfo>") + len(b"</siteinfo>\n")
+        chunk = bz2.compress(buf[:head_end], compresslevel)
+        out.write(chunk)
+        offset += len(chunk)
+        buf = buf[head_end:]
+        while True:
+            more = stream.read(1 << 22)
+            buf += more
+            last = 0
+            for m in page_re.finditer(buf):
+                group.append(m.group(0))
+                last = m.end()
+                count += 1
+                if len(group) == pages_per_stream:
+                    flush()
+            buf = buf[last:]
+            if not more:
+                break
+        if group:
+            flush()
+        out.write(bz2.compress(b"</mediawiki>\n", compresslevel))
+    return count
+
+
+def write_articles_xml(out, target_bytes: int, *, seed: int = 0, dbname: str = "testwiki",
+                       text_size: int = 2500) -> int:
+    """A pages-articles export (one revision per page, wikitext with references and
+    templates) of about ``target_bytes``, to the binary file ``out``. Returns the pages."""
+    rng = random.Random(seed)
+    out.write(_HEADER.format(v="0.10", dbname=dbname).encode())
+    written, page_id = 0, 1
+    while written < target_bytes:
+        words = " ".join(rng.choices(_WORDS, k=text_size // 8))
+        body = (f"{{{{Infobox|name={page_id}}}}}\n'''Article {page_id}''' {words[:200]}"
+                f"&lt;ref name=&quot;a{page_id}&quot;&gt;{{{{Cite book|title=Book {page_id}"
+                f"|year=2001}}}}&lt;/ref&gt;\n== Section ==\n{words[200:]}&lt;ref&gt;Note&lt;/ref&gt;\n"
+                f"== References ==\n{{{{Reflist}}}}\n[[Category:Cat {page_id % 50}]]")
+        page = (f"  <page>\n    <title>Article {page_id} &amp; {rng.choice(_WORDS)}</title>\n"
+                f"    <ns>0</ns>\n    <id>{page_id}</id>\n    <revision>\n"
+                f"      <id>{page_id * 10}</id>\n      <timestamp>{_ts(rng.randrange(700_000_000))}</timestamp>\n"
+                f"      <contributor>\n        <username>U</username>\n        <id>1</id>\n"
+                f"      </contributor>\n      <model>wikitext</model>\n      <format>text/x-wiki</format>\n"
+                f'      <text bytes="{len(body)}" xml:space="preserve">{body}</text>\n'
+                f"      <sha1>phoiac9h4m842xq45sp7s6u21eteeq1</sha1>\n    </revision>\n  </page>\n").encode()
+        out.write(page)
+        written += len(page)
+        page_id += 1
+    out.write(b"</mediawiki>\n")
+    return page_id - 1
