@@ -36,6 +36,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_qids.py
 	$(BIN)/python bench/bench_reduce.py
 	$(BIN)/python bench/bench_pipeline.py
+	$(BIN)/python bench/bench_pages.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache
