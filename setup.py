@@ -31,6 +31,7 @@ setup(
         "zstandard>=0.22",
         "tqdm>=4.60",
         "babel>=2.12",
+        "mwparserfromhell>=0.6",
         "joblib>=1.3",
     ],
     extras_require={

@@ -1,0 +1,353 @@
+"""Wikitext to plain text with its footnotes, as MediaWiki numbers them (mwparserfromhell).
+
+:func:`convert` returns an :class:`Article`: the text with ``[n]`` where each footnote is cited
+(``[group n]`` for a named group), the sections (heading, level, text), the categories and the
+references. Numbering follows MediaWiki's Cite: footnotes are numbered per group in order of
+first use; a named footnote used again keeps its number; a footnote cited by name before (or
+only in a list such as ``<references>`` or ``{{Reflist|refs=}}``) takes its content from that
+definition; list-defined footnotes that are never cited are left out (counted).
+
+Footnote templates: ``{{efn}}``/``{{efn2}}``/``{{refnest}}`` (a footnote in a notes group),
+``{{sfn}}``/``{{sfnp}}`` (a short citation; identical calls share a number), ``{{r}}`` (reuses
+by name). Kept templates (their text stays): :data:`KEPT_TEMPLATES`. Every other template,
+tables, files, comments and HTML markup are dropped; maintenance templates such as 要出典 are
+not references.
+
+Each reference is parsed: citation templates (Cite book/web/news/journal, Citation, and the
+Japanese usage with the positional ``和書`` flag and ``{{ISBN2}}``) give authors, title,
+publisher, year, ISBN, URL and pages; a free-text reference keeps its text. A page the parser
+cannot handle falls back to plain stripping (``Article.fallback``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Article", "Reference", "Section", "convert", "KEPT_TEMPLATES", "NOTE_TEMPLATES"]
+
+# Templates whose text is kept: name -> which positional parameter holds the text.
+KEPT_TEMPLATES = {
+    "lang": 2, "langwithname": 2, "nihongo": 1, "仮リンク": 1, "ruby": 1, "読み仮名": 1,
+    "読み仮名_ruby不使用": 1, "lang-en": 1, "lang-ja": 1, "lang-zh": 1, "lang-ko": 1,
+    "lang-fr": 1, "lang-de": 1, "en": 1, "語中改行": 1, "nowrap": 1, "small": 1, "math": 1,
+    "display none": 0, "!": 0,
+}
+# Footnote templates (a footnote in a group); efn2/refnest are jawiki's, efn both.
+NOTE_TEMPLATES = {"efn": "注", "efn2": "注", "refnest": "注", "efn-ua": "注", "efn-la": "注"}
+_SFN = {"sfn", "sfnp", "sfnm"}
+_CITATIONS = {"cite book", "cite web", "cite news", "cite journal", "citation", "cite web2",
+              "cite press release", "cite report", "cite encyclopedia", "cite thesis", "cite conference"}
+_FILE_NAMESPACES = {"file", "image", "ファイル", "画像", "media", "メディア"}
+_CATEGORY_NAMESPACES = {"category", "カテゴリ"}
+_DROP_TAGS = {"references", "gallery", "math", "score", "timeline", "graph", "mapframe",
+              "syntaxhighlight", "source", "templatedata", "imagemap", "table", "noinclude"}
+_YEAR = re.compile(r"(1[0-9]{3}|20[0-9]{2})")
+
+
+@dataclass(slots=True)
+class Reference:
+    number: int
+    name: str | None
+    group: str | None
+    text: str
+    template: str | None = None
+    authors: list[str] = field(default_factory=list)
+    title: str | None = None
+    publisher: str | None = None
+    year: str | None = None
+    isbn: str | None = None
+    url: str | None = None
+    pages: str | None = None
+
+
+@dataclass(slots=True)
+class Section:
+    heading: str
+    level: int
+    text: str
+
+
+@dataclass(slots=True)
+class Article:
+    text: str
+    sections: list[Section]
+    references: list[Reference]
+    categories: list[str]
+    fallback: bool = False
+    uncited: int = 0  # list-defined footnotes never cited
+
+
+def _name(template) -> str:
+    return str(template.name).strip().replace("_", " ").lower()
+
+
+def _param(template, key, default=None):
+    return str(template.get(key).value).strip() if template.has(key) else default
+
+
+class _Converter:
+    def __init__(self, namespaces: dict[int, str] | None):
+        names = {n.lower() for n in (namespaces or {}).values() if n}
+        ns = namespaces or {}
+        self.file_ns = _FILE_NAMESPACES | ({ns[6].lower()} if ns.get(6) else set())
+        self.category_ns = _CATEGORY_NAMESPACES | ({ns[14].lower()} if ns.get(14) else set())
+        self.other_ns = names
+        self.categories: list[str] = []
+        self.refs: list[tuple] = []  # (Reference, content wikicode or None) in first-use order
+        self.by_name: dict[tuple, Reference] = {}
+        self.content: dict[int, object] = {}
+        self.counts: dict[str | None, int] = {}
+        self.list_defined: dict[tuple, object] = {}
+
+    # footnotes ------------------------------------------------------------------------------
+
+    def cite(self, group: str | None, name: str | None, content) -> str:
+        group = group or None
+        key = (group, name) if name else None
+        ref = self.by_name.get(key) if key else None
+        if ref is None:
+            self.counts[group] = self.counts.get(group, 0) + 1
+            ref = Reference(self.counts[group], name, group, "")
+            self.refs.append(ref)
+            if key:
+                self.by_name[key] = ref
+        if content is not None and id(ref) not in self.content:
+            self.content[id(ref)] = content
+        return f"[{group} {ref.number}]" if group else f"[{ref.number}]"
+
+    def ref_tag(self, tag) -> str:
+        attrs = {str(a.name).strip().lower(): str(a.value).strip() for a in tag.attributes}
+        content = tag.contents if not tag.self_closing and tag.contents is not None else None
+        if content is not None and not str(content).strip():
+            content = None
+        if content is None and not attrs.get("name"):
+            return ""
+        return self.cite(attrs.get("group"), attrs.get("name"), content)
+
+    def collect_list(self, wikicode, group=None) -> None:
+        """List-defined footnotes (inside <references> or {{Reflist|refs=}})."""
+        for tag in wikicode.filter_tags(recursive=False, matches=lambda n: str(n.tag).lower() == "ref"):
+            attrs = {str(a.name).strip().lower(): str(a.value).strip() for a in tag.attributes}
+            if attrs.get("name") and tag.contents is not None and str(tag.contents).strip():
+                self.list_defined[(attrs.get("group") or group, attrs["name"])] = tag.contents
+
+    # nodes ----------------------------------------------------------------------------------
+
+    def template(self, node) -> str:
+        name = _name(node)
+        if name in NOTE_TEMPLATES:
+            group = _param(node, "group", NOTE_TEMPLATES[name])
+            content = node.get(1).value if node.has(1) else None
+            return self.cite(group, _param(node, "name"), content)
+        if name in _SFN:
+            args = [str(p.value).strip() for p in node.params if not p.showkey]
+            extra = [f"{k}={_param(node, k)}" for k in ("p", "pp", "loc") if node.has(k)]
+            label = " ".join(args) + (", " + ", ".join(extra) if extra else "")
+            return self.cite(None, "sfn:" + label, _Text(label))
+        if name == "r":
+            return "".join(self.cite(None, str(p.value).strip(), None)
+                           for p in node.params if not p.showkey and str(p.value).strip())
+        if name in ("reflist", "references") and node.has("refs"):
+            self.collect_list(node.get("refs").value)
+            return ""
+        if name in KEPT_TEMPLATES and KEPT_TEMPLATES[name] and node.has(KEPT_TEMPLATES[name]):
+            return self.render(node.get(KEPT_TEMPLATES[name]).value)
+        if name.startswith("lang-") and node.has(1):
+            return self.render(node.get(1).value)
+        return self.markers(node)
+
+    def markers(self, node) -> str:
+        """Only the footnote markers inside something whose text is dropped (an infobox, a
+        quote box, a table): MediaWiki renders and numbers those footnotes too."""
+        import mwparserfromhell.nodes as nodes
+
+        if isinstance(node, nodes.Template):
+            parts = [p.value for p in node.params]
+        elif isinstance(node, nodes.Tag):
+            parts = [node.contents] if node.contents is not None else []
+        elif isinstance(node, (nodes.Wikilink, nodes.ExternalLink)):
+            parts = [x for x in (getattr(node, "text", None), getattr(node, "title", None)) if x is not None]
+        else:
+            parts = [node.title] if isinstance(node, nodes.Heading) else []
+        out = []
+        for inner in parts:
+            for child in inner.nodes:
+                if isinstance(child, nodes.Tag) and str(child.tag).lower() == "ref":
+                    out.append(self.ref_tag(child))
+                elif isinstance(child, nodes.Template):
+                    out.append(self.template(child))
+                elif isinstance(child, (nodes.Tag, nodes.Wikilink, nodes.ExternalLink, nodes.Heading)):
+                    out.append(self.markers(child))
+        return "".join(out)
+
+    def wikilink(self, node) -> str:
+        title = str(node.title).strip()
+        prefix = title.split(":", 1)[0].strip().lower() if ":" in title else ""
+        if prefix in self.category_ns:
+            self.categories.append(title.split(":", 1)[1].strip().replace("_", " "))
+            return ""
+        if prefix in self.file_ns:
+            return self.markers(node)  # a caption's footnotes are rendered and numbered
+        if prefix and not title.startswith(":") and prefix not in self.other_ns and len(prefix) <= 12 \
+                and re.fullmatch(r"[a-z-]+", prefix):
+            return ""  # an interlanguage link
+        return self.render(node.text) if node.text is not None else title.lstrip(":")
+
+    def tag(self, node) -> str:
+        name = str(node.tag).lower()
+        if name == "ref":
+            return self.ref_tag(node)
+        if name == "references":
+            if node.contents is not None:
+                group = next((str(a.value).strip() for a in node.attributes
+                              if str(a.name).strip().lower() == "group"), None)
+                self.collect_list(node.contents, group)
+            return ""
+        if name in _DROP_TAGS or node.wiki_markup == "{|":
+            return self.markers(node)
+        if name == "br":
+            return "\n"
+        if name in ("li", "dd", "dt") and node.wiki_markup:
+            return "\n"
+        if node.contents is None:
+            return ""
+        return self.render(node.contents)
+
+    def render(self, wikicode) -> str:
+        import mwparserfromhell.nodes as nodes
+
+        out = []
+        for node in wikicode.nodes:
+            if isinstance(node, nodes.Text):
+                out.append(str(node))
+            elif isinstance(node, nodes.Template):
+                out.append(self.template(node))
+            elif isinstance(node, nodes.Wikilink):
+                out.append(self.wikilink(node))
+            elif isinstance(node, nodes.ExternalLink):
+                out.append(self.render(node.title) if node.title is not None else "")
+            elif isinstance(node, nodes.Tag):
+                out.append(self.tag(node))
+            elif isinstance(node, nodes.HTMLEntity):
+                out.append(node.normalize())
+            elif isinstance(node, nodes.Heading):
+                out.append(f"\n\x00{node.level}\x00{self.render(node.title).strip()}\x00\n")
+            elif isinstance(node, _Text):
+                out.append(node.value)
+        return "".join(out)
+
+    # references ------------------------------------------------------------------------------
+
+    def finish_references(self) -> tuple[list[Reference], int]:
+        for ref in self.refs:
+            content = self.content.get(id(ref))
+            if content is None and ref.name:
+                content = self.list_defined.get((ref.group, ref.name))
+            if content is not None:  # else cited by a name defined nowhere: MediaWiki keeps
+                _describe(ref, content, self)  # the number and shows an error; text stays ""
+        cited = {(r.group, r.name) for r in self.refs if r.name}
+        uncited = sum(1 for key in self.list_defined if key not in cited)
+        return self.refs, uncited
+
+
+class _Text:
+    """Plain text standing in for wikicode (the label of an sfn)."""
+
+    def __init__(self, value: str):
+        self.value = value
+        self.nodes = [self]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"[ \t]+", " ", text)
+    text = re.sub(r" *\n *", "\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _describe(ref: Reference, content, conv: _Converter) -> None:
+    """Fill a reference's fields from its content: a citation template, or free text."""
+    if isinstance(content, _Text):
+        ref.text = content.value
+        ref.template = "sfn"
+        return
+    inner = _Converter(None)
+    inner.file_ns, inner.category_ns = conv.file_ns, conv.category_ns
+    ref.text = _clean(inner.render(content))
+    for template in content.filter_templates(recursive=False):
+        if _name(template) in _CITATIONS:
+            _citation(ref, template, lambda value: _clean(inner.render(value)))
+            break
+    if ref.template:  # the citation's fields, then any free text around it
+        summary = ", ".join(x for x in ("; ".join(ref.authors), ref.title, ref.publisher, ref.year) if x)
+        ref.text = f"{summary} {ref.text}".strip() if ref.text else summary
+    if not ref.text:  # only templates we do not render (e.g. {{OED|...}}): keep the source
+        ref.text = _clean(str(content))
+
+
+def _citation(ref: Reference, t, plain) -> None:
+    """Fields of a citation template; ``plain`` renders a parameter's wikitext as text. The
+    positional ``和書`` flag of Japanese usage needs nothing: only named parameters count."""
+    ref.template = str(t.name).strip()
+
+    def get(key):
+        return plain(t.get(key).value) or None if t.has(key) else None
+
+    authors = []
+    for suffix in ("", *map(str, range(1, 10))):
+        for key in (f"author{suffix}", f"last{suffix}", *(("authors", "editor") if not suffix else ())):
+            name = get(key)
+            if name:
+                first = get(f"first{suffix}") if key.startswith("last") else None
+                authors.append(f"{name}, {first}" if first else name)
+    ref.authors = list(dict.fromkeys(authors))
+    ref.title = get("title") or get("chapter")
+    ref.publisher = next((v for v in map(get, ("publisher", "work", "website", "newspaper", "journal")) if v), None)
+    date = _param(t, "year") or _param(t, "date") or ""
+    year = _YEAR.search(date)
+    ref.year = year.group(1) if year else None
+    isbn = _param(t, "isbn") or _param(t, "ISBN")
+    if isbn and "{{" in isbn:
+        match = re.search(r"\{\{\s*ISBN2?\s*\|\s*([0-9Xx-]+)", isbn)
+        isbn = match.group(1) if match else None
+    ref.isbn = isbn.replace("-", "") if isbn else None
+    ref.url = _param(t, "url") or None
+    ref.pages = next((v for v in map(get, ("pages", "page", "p", "pp")) if v), None)
+
+
+def _sections(text: str) -> tuple[str, list[Section]]:
+    parts = text.split("\x00")
+    sections = [Section("", 0, "")]
+    body = [parts[0]]
+    for i in range(1, len(parts) - 2, 3):
+        level, heading, after = int(parts[i]), parts[i + 1], parts[i + 2]
+        sections.append(Section(heading, level, ""))
+        body.append(after)
+    for section, chunk in zip(sections, body):
+        section.text = _clean(chunk)
+    plain = "\n\n".join(
+        (f"{'=' * s.level} {s.heading} {'=' * s.level}\n{s.text}" if s.level else s.text).strip()
+        for s in sections
+    ).strip()
+    return plain, [s for s in sections if s.level or s.text]
+
+
+def convert(wikitext: str, namespaces: dict[int, str] | None = None) -> Article:
+    """Plain text, sections, categories and references of one page's wikitext."""
+    import mwparserfromhell
+
+    from mwparserfromhell.parser import ParserError
+
+    try:
+        code = mwparserfromhell.parse(wikitext)
+        conv = _Converter(namespaces)
+        raw = conv.render(code)
+        refs, uncited = conv.finish_references()
+    except (ParserError, RecursionError):  # one page must never stop a run
+        text = _clean(re.sub(r"<[^>]*>|\{\{[^{}]*\}\}|\[\[|\]\]|'{2,}", "", wikitext))
+        return Article(text, [Section("", 0, text)], [], [], fallback=True)
+    text, sections = _sections(raw)
+    return Article(text, sections, refs, list(dict.fromkeys(conv.categories)), uncited=uncited)
