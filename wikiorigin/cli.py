@@ -181,6 +181,23 @@ def cmd_download(args) -> int:
     return 0
 
 
+def cmd_corpus_yokai(args) -> int:
+    from .corpora.yokai import build_list_corpus
+    from .dumps.pages import Multistream
+
+    dump = Multistream(args.dump, args.index, threads=args.threads)
+    r = build_list_corpus(dump, args.out, list_page=args.list_page)
+    for title in r.missing[:20]:
+        print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
+    for problem in dump.problems[:20]:
+        print(f"wikiorigin: warning: {problem}", file=sys.stderr)
+    print(f"{args.list_page}: {r.linked} linked, {r.found} found, {r.redirected} redirected, "
+          f"{len(r.missing)} missing, {r.duplicates} duplicates, {r.without_references} without any "
+          f"reference, {r.fallback} by the fallback parser; {r.articles} articles in "
+          f"{r.seconds:.1f} s -> {args.out}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="wikiorigin",
@@ -226,6 +243,16 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--user-agent", default=None, help="the whole User-Agent, if you must")
     s.add_argument("--dry-run", action="store_true", help="list the files and sizes only")
     s.set_defaults(func=cmd_download)
+
+    s = sub.add_parser("corpus", help="article corpora with their references")
+    corpus = s.add_subparsers(dest="corpus", required=True)
+    c = corpus.add_parser("yokai", help="the articles linked from a list page (日本の妖怪一覧)")
+    c.add_argument("--dump", required=True, help="pages-articles-multistream.xml.bz2")
+    c.add_argument("--index", required=True, help="pages-articles-multistream-index.txt.bz2")
+    c.add_argument("--out", required=True, help="articles Parquet file to write")
+    c.add_argument("--list-page", default="日本の妖怪一覧", help="the list page's title")
+    c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
+    c.set_defaults(func=cmd_corpus_yokai)
 
     s = sub.add_parser("origins", help="the first edition of every Wikidata item")
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")

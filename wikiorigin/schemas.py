@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP"]
+__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
+           "ARTICLES", "SECTION", "REFERENCE"]
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
@@ -65,5 +66,41 @@ ORIGINS = pa.schema(
         ("lead_days", pa.float64()),
         ("tied", pa.bool_()),
         ("editions", pa.list_(EDITION)),
+    ]
+)
+
+SECTION = pa.struct([("heading", pa.string()), ("level", pa.int32()), ("text", pa.string())])
+REFERENCE = pa.struct(
+    [
+        ("number", pa.int32()),
+        ("name", pa.string()),
+        ("group", pa.string()),
+        ("text", pa.string()),
+        ("template", pa.string()),
+        ("authors", pa.list_(pa.string())),
+        ("title", pa.string()),
+        ("publisher", pa.string()),
+        ("year", pa.string()),
+        ("isbn", pa.string()),
+        ("url", pa.string()),
+        ("pages", pa.string()),
+    ]
+)
+
+# articles.parquet: one row per article (or per linked section: ``anchor`` names it)
+ARTICLES = pa.schema(
+    [
+        ("wiki", pa.string()),
+        ("page_id", pa.int64()),
+        ("title", pa.string()),
+        ("anchor", pa.string()),
+        ("qid", pa.string()),
+        ("revision_id", pa.int64()),
+        ("revision_timestamp", TIMESTAMP),
+        ("url", pa.string()),
+        ("text", pa.string()),
+        ("sections", pa.list_(SECTION)),
+        ("references", pa.list_(REFERENCE)),
+        ("categories", pa.list_(pa.string())),
     ]
 )

@@ -17,7 +17,7 @@ from .stubs import PageCreation
 
 __all__ = [
     "write_history_xml", "write_history_tsv", "write_page_props_sql", "page_props_rows",
-    "write_origin_tree", "expected_origins",
+    "write_origin_tree", "expected_origins", "write_articles_xml", "write_multistream", "page_xml",
 ]
 
 _EPOCH = datetime(2001, 1, 15, tzinfo=timezone.utc)
@@ -339,8 +339,23 @@ def expected_origins(pages: list[dict]) -> dict:
 # --- multistream dumps ------------------------------------------------------------------------
 
 
+def page_xml(page_id: int, title: str, text: str, ns: int = 0,
+             timestamp: str = "2026-08-01T00:00:00Z") -> bytes:
+    """One ``<page>`` element of a pages-articles export (escaped as MediaWiki does)."""
+    import html as html_module
+
+    body = html_module.escape(text, quote=True).replace("&#x27;", "'")
+    return (f"  <page>\n    <title>{html_module.escape(title)}</title>\n    <ns>{ns}</ns>\n"
+            f"    <id>{page_id}</id>\n    <revision>\n      <id>{page_id * 10}</id>\n"
+            f"      <timestamp>{timestamp}</timestamp>\n      <contributor>\n"
+            f"        <username>wikiorigin</username>\n        <id>1</id>\n      </contributor>\n"
+            f"      <model>wikitext</model>\n      <format>text/x-wiki</format>\n"
+            f'      <text bytes="{len(text.encode())}" xml:space="preserve">{body}</text>\n'
+            f"    </revision>\n  </page>\n").encode()
+
+
 def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 100,
-                      compresslevel: int = 9) -> int:
+                      compresslevel: int = 9, extra_pages: list[bytes] = ()) -> int:
     """Rewrite a pages-articles XML file as a multistream dump and its index, as Wikimedia
     makes them: the header in the first bzip2 stream, then ``pages_per_stream`` pages per
     stream, then the footer; the index lists ``offset:page_id:title`` (bzip2). Streams the
@@ -391,6 +406,11 @@ def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 10
             buf = buf[last:]
             if not more:
                 break
+        for page in extra_pages:
+            group.append(page)
+            count += 1
+            if len(group) == pages_per_stream:
+                flush()
         if group:
             flush()
         out.write(bz2.compress(b"</mediawiki>\n", compresslevel))
