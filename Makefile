@@ -37,6 +37,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_reduce.py
 	$(BIN)/python bench/bench_pipeline.py
 	$(BIN)/python bench/bench_pages.py
+	$(BIN)/python bench/bench_wikitext.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache

@@ -30,6 +30,32 @@ echo "   (tests/data/tree, made by scripts/make_fixtures.py; eowiki lacks page_p
 wikiorigin origins tests/data/tree --out "$OUT/origins.parquet" --jobs 2
 wikiorigin subset "$OUT/origins.parquet" --wiki ja --out "$OUT/items-jawiki.parquet"
 
+echo; echo "== Articles with their footnotes: the pages linked from a list page"
+echo "   (the real jawiki sample as a multistream dump, plus our list page 日本の妖怪一覧)"
+python - <<'PY'
+import warnings
+from pathlib import Path
+from wikiorigin.dumps.synthetic import page_xml, write_multistream
+warnings.simplefilter("ignore")
+out = Path("demo-out")
+text = Path("tests/data/yokai-list-page.wiki").read_text(encoding="utf-8")
+write_multistream("tests/data/dumps/jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
+                  out / "jawiki-multistream.xml.bz2", out / "jawiki-multistream-index.txt.bz2",
+                  extra_pages=[page_xml(900001, "日本の妖怪一覧", text)])
+PY
+wikiorigin corpus yokai --dump "$OUT/jawiki-multistream.xml.bz2" \
+  --index "$OUT/jawiki-multistream-index.txt.bz2" --out "$OUT/yokai.parquet"
+python - <<'PY'
+import pyarrow.parquet as pq
+row = next(r for r in pq.read_table("demo-out/yokai.parquet").to_pylist() if r["title"] == "個人")
+print(f"--- {row['title']} ({row['url']}), revision {row['revision_id']}")
+print(row["text"][:700])
+print("--- references")
+for ref in row["references"]:
+    group = f"{ref['group']} " if ref["group"] else ""
+    print(f"[{group}{ref['number']}] {ref['text'][:110]}")
+PY
+
 echo; echo "== What was found (DuckDB over the Parquet files)"
 python - <<'PY'
 import duckdb
