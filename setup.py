@@ -32,6 +32,7 @@ setup(
         "tqdm>=4.60",
         "babel>=2.12",
         "mwparserfromhell>=0.6",
+        "SPARQLWrapper>=2",
         "joblib>=1.3",
     ],
     extras_require={

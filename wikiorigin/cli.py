@@ -198,6 +198,21 @@ def cmd_corpus_yokai(args) -> int:
     return 0
 
 
+def cmd_corpus_origin(args) -> int:
+    from .corpora.origin import build_origin_corpus
+    from .dumps.pages import Multistream
+
+    dump = Multistream(args.dump, args.index, threads=args.threads)
+    r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql)
+    for note in r.notes + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]:
+        print(f"wikiorigin: warning: {note}", file=sys.stderr)
+    print(f"{dump.site.dbname}: {r.items} items ({r.other_wiki} of other editions), "
+          f"{len(r.missing_pages)} pages not in the dump, {len(r.missing_entities)} without "
+          f"Wikidata data, {r.bad_wikidata_lines} bad Wikidata lines; {r.articles} articles in "
+          f"{r.seconds:.1f} s -> {args.out}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="wikiorigin",
@@ -253,6 +268,16 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--list-page", default="日本の妖怪一覧", help="the list page's title")
     c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
     c.set_defaults(func=cmd_corpus_yokai)
+    c = corpus.add_parser("origin", help="the articles of items from `wikiorigin subset`")
+    c.add_argument("--items", required=True, help="items.parquet (origins schema)")
+    c.add_argument("--dump", required=True, help="the edition's pages-articles-multistream")
+    c.add_argument("--index", required=True, help="its multistream index")
+    c.add_argument("--out", required=True, help="articles Parquet file to write")
+    source = c.add_mutually_exclusive_group(required=True)
+    source.add_argument("--wikidata", help="Wikidata JSON dump (offline)")
+    source.add_argument("--sparql", help="SPARQL endpoint URL (online)")
+    c.add_argument("--threads", type=int, default=2)
+    c.set_defaults(func=cmd_corpus_origin)
 
     s = sub.add_parser("origins", help="the first edition of every Wikidata item")
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
-           "ARTICLES", "SECTION", "REFERENCE"]
+           "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES"]
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
@@ -102,5 +102,17 @@ ARTICLES = pa.schema(
         ("sections", pa.list_(SECTION)),
         ("references", pa.list_(REFERENCE)),
         ("categories", pa.list_(pa.string())),
+    ]
+)
+
+# articles of an origin corpus: the articles columns plus what Wikidata says of the item
+ORIGIN_ARTICLES = pa.schema(
+    list(ARTICLES)
+    + [
+        ("label_en", pa.string()),
+        ("aliases", pa.list_(pa.string())),
+        ("enwiki_title", pa.string()),
+        ("origin_wiki", pa.string()),
+        ("n_wikis", pa.int32()),
     ]
 )
