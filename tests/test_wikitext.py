@@ -100,3 +100,10 @@ def test_parser_failure_falls_back(monkeypatch):
     monkeypatch.setattr(mwparserfromhell, "parse", broken)
     article = convert("'''Bold''' text<ref>r</ref> and {{tpl}} [[link]]")
     assert article.fallback and "Bold text" in article.text and article.references == []
+
+
+def test_oversized_page_takes_the_fallback():
+    big = "'''Big''' page<ref>r</ref> " * 50
+    article = convert(big, max_chars=100)
+    assert article.fallback and article.text.startswith("Big page")
+    assert not convert("'''Big''' page", max_chars=100).fallback

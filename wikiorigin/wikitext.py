@@ -347,7 +347,6 @@ def convert(wikitext: str, namespaces: dict[int, str] | None = None) -> Article:
         raw = conv.render(code)
         refs, uncited = conv.finish_references()
     except (ParserError, RecursionError):  # one page must never stop a run
-        text = _clean(re.sub(r"<[^>]*>|\{\{[^{}]*\}\}|\[\[|\]\]|'{2,}", "", wikitext))
-        return Article(text, [Section("", 0, text)], [], [], fallback=True)
+        return _fallback(wikitext)
     text, sections = _sections(raw)
     return Article(text, sections, refs, list(dict.fromkeys(conv.categories)), uncited=uncited)
