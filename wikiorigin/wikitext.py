@@ -335,12 +335,25 @@ def _sections(text: str) -> tuple[str, list[Section]]:
     return plain, [s for s in sections if s.level or s.text]
 
 
-def convert(wikitext: str, namespaces: dict[int, str] | None = None) -> Article:
-    """Plain text, sections, categories and references of one page's wikitext."""
-    import mwparserfromhell
+MAX_CHARS = 2_000_000  # parsing time grows with the size: larger pages take the fallback
 
+
+def _fallback(wikitext: str) -> Article:
+    text = _clean(re.sub(r"<[^>]*>|\{\{[^{}]*\}\}|\[\[|\]\]|'{2,}", "", wikitext))
+    return Article(text, [Section("", 0, text)], [], [], fallback=True)
+
+
+def convert(wikitext: str, namespaces: dict[int, str] | None = None,
+            max_chars: int = MAX_CHARS) -> Article:
+    """Plain text, sections, categories and references of one page's wikitext.
+
+    Time per page is bounded by its size: a page over ``max_chars`` characters, or one the
+    parser fails on, is stripped plainly instead (``Article.fallback``)."""
+    import mwparserfromhell
     from mwparserfromhell.parser import ParserError
 
+    if len(wikitext) > max_chars:
+        return _fallback(wikitext)
     try:
         code = mwparserfromhell.parse(wikitext)
         conv = _Converter(namespaces)
