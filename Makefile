@@ -38,6 +38,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_pipeline.py
 	$(BIN)/python bench/bench_pages.py
 	$(BIN)/python bench/bench_wikitext.py
+	$(BIN)/python bench/bench_wikidata.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache
