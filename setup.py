@@ -33,6 +33,8 @@ setup(
         "babel>=2.12",
         "mwparserfromhell>=0.6",
         "SPARQLWrapper>=2",
+        "openai>=1.40",
+        "jsonschema>=4",
         "joblib>=1.3",
     ],
     extras_require={

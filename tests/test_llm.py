@@ -1,0 +1,102 @@
+import json
+
+import pytest
+
+from tests.openai_server import ChatServer
+from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
+
+SCHEMA = {"type": "object", "required": ["echo"], "properties": {"echo": {"type": "string"}}}
+
+
+def client(server, tmp_path, **kw):
+    backend = OpenAIBackend("test-model", base_url=server.url, timeout=kw.pop("timeout", 10))
+    return LLMClient(backend, RequestCache(tmp_path / "cache.sqlite"), backoff=0.01, **kw)
+
+
+def requests(n, version="v1", schema=SCHEMA):
+    return [ChatRequest([{"role": "user", "content": f"question {i}"}], {"temperature": 0},
+                        prompt_version=version, schema=schema) for i in range(n)]
+
+
+def test_answers_in_order_and_cached(tmp_path):
+    with ChatServer() as server:
+        llm = client(server, tmp_path, concurrency=4)
+        results = llm.run(requests(10))
+        assert [r.data["echo"] for r in results] == [f"question {i}" for i in range(10)]
+        assert llm.usage.calls == 10 and len(server.calls) == 10
+        again = client(server, tmp_path)
+        assert [r.data for r in again.run(requests(10))] == [r.data for r in results]
+        assert again.usage.calls == 0 and again.usage.cache_hits == 10 and len(server.calls) == 10
+        changed = client(server, tmp_path)
+        changed.run(requests(3, version="v2"))  # a changed prompt is not a cache hit
+        assert changed.usage.calls == 3
+
+
+def test_retries_on_429_500_timeouts_and_bad_bodies(tmp_path):
+    with ChatServer() as server:
+        server.faults = ["429", "500", "truncated", "nonjson", "slow"]
+        server.slow_seconds = 1.5
+        llm = client(server, tmp_path, concurrency=1, timeout=0.5)
+        [result] = llm.run(requests(1))
+        assert result.error is None and result.data == {"echo": "question 0"}
+        assert llm.usage.retries == 5 and llm.usage.calls == 1
+
+
+def test_giving_up_is_a_failed_row_not_an_exception(tmp_path):
+    with ChatServer() as server:
+        server.faults = ["500"] * 10
+        llm = client(server, tmp_path, concurrency=1, retries=2)
+        [result] = llm.run(requests(1))
+        assert result.error.startswith("gave up after 3 tries: 500") and llm.usage.failures == 1
+
+
+def test_json_repair_round(tmp_path):
+    answers = iter(["Sure! Here it is: {oops", json.dumps({"echo": "fixed"})])
+    with ChatServer(answer=lambda messages: next(answers)) as server:
+        llm = client(server, tmp_path)
+        [result] = llm.run(requests(1))
+        assert result.data == {"echo": "fixed"} and llm.usage.repairs == 1
+        assert "not valid JSON" in server.calls[1]["messages"][-1]["content"]
+
+
+def test_json_still_invalid_after_repair(tmp_path):
+    with ChatServer(answer=lambda messages: json.dumps({"wrong": 1})) as server:
+        llm = client(server, tmp_path)
+        [result] = llm.run(requests(1))
+        assert result.error.startswith("invalid JSON after one repair: schema: 'echo' is a required property")
+
+
+def test_dry_run_and_usage(tmp_path):
+    with ChatServer() as server:
+        llm = client(server, tmp_path)
+        plan = llm.dry_run(requests(5))
+        assert plan["calls"] == 5 and plan["input_tokens"] > 0 and not server.calls
+        llm.run(requests(2))
+        assert llm.dry_run(requests(5))["calls"] == 3
+        assert "2 calls" in llm.usage.summary({"input": 1.0, "output": 2.0})
+
+
+def test_killed_half_way_loses_nothing(tmp_path):
+    """Answers are stored as they come: a second run after a crash repeats no call."""
+    with ChatServer() as server:
+        server.faults = [None] * 4 + ["500"] * 50
+        first = client(server, tmp_path, concurrency=1, retries=0)
+        results = first.run(requests(8))
+        done = [r for r in results if not r.error]
+        assert len(done) == 4
+        server.faults = []
+        second = client(server, tmp_path, concurrency=2)
+        assert all(not r.error for r in second.run(requests(8)))
+        assert second.usage.cache_hits == 4 and second.usage.calls == 4
+        asked = [c["messages"][-1]["content"] for c in server.calls if c["messages"][-1]["content"].startswith("question")]
+        assert len(asked) == len(set(asked)) + 4  # only the 4 failed ones were asked twice
+
+
+def test_rate_limit(tmp_path):
+    import time
+
+    with ChatServer() as server:
+        llm = client(server, tmp_path, concurrency=8, rpm=3)
+        started = time.monotonic()
+        llm.run(requests(3))
+        assert time.monotonic() - started < 5

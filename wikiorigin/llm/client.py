@@ -1,0 +1,212 @@
+"""The chat client the builders use: cache, bounded concurrency, retries, rate limits, usage.
+
+``LLMClient(backend, cache=...).run(requests)`` answers a list of :class:`ChatRequest` in
+order. Each answer comes from the cache when the same backend, model, messages, parameters and
+prompt version were asked before; otherwise from the backend, at most ``concurrency`` at a
+time, within optional requests- and tokens-per-minute limits, retried with exponential backoff
+and jitter on 429, 5xx and timeouts (a server's ``Retry-After`` wins). A request with a JSON
+schema gets its answer parsed and validated, with one repair round (the model is shown the
+error) before the row is given up. Nothing raises for one bad row: a failed request comes back
+as a :class:`ChatResult` with ``error`` set, for the caller's ``failed`` file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from .cache import RequestCache, request_key
+from .openai_backend import TransientError
+
+__all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json"]
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    messages: list[dict]
+    params: dict = field(default_factory=dict)
+    prompt_version: str = ""
+    schema: dict | None = None  # JSON schema the answer must satisfy
+
+
+@dataclass(slots=True)
+class ChatResult:
+    text: str | None
+    data: object = None  # the parsed JSON, for requests with a schema
+    cached: bool = False
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(slots=True)
+class Usage:
+    """Counters of one run; they add with ``+``."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    repairs: int = 0
+
+    def cost(self, prices: dict | None) -> float | None:
+        """USD, from ``{"input": per 1M tokens, "output": per 1M tokens}``."""
+        if not prices:
+            return None
+        return (self.input_tokens * prices["input"] + self.output_tokens * prices["output"]) / 1e6
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def summary(self, prices: dict | None = None) -> str:
+        cost = self.cost(prices)
+        return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
+                f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
+                f"output tokens" + (f", ${cost:,.4f}" if cost is not None else ""))
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.S)
+
+
+def parse_json(text: str):
+    """JSON from a model's answer (code fences and text around the object tolerated)."""
+    text = _FENCE.sub("", text.strip())
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        if 0 <= start < end:
+            return json.loads(text[start : end + 1])
+        raise
+
+
+class _RateLimit:
+    """Requests and tokens per minute, over a sliding minute."""
+
+    def __init__(self, rpm: int | None, tpm: int | None):
+        self.rpm, self.tpm = rpm, tpm
+        self.events: deque = deque()
+        self.lock = asyncio.Lock()
+
+    async def wait(self, tokens: int) -> None:
+        if not self.rpm and not self.tpm:
+            return
+        async with self.lock:
+            while True:
+                now = time.monotonic()
+                while self.events and now - self.events[0][0] > 60:
+                    self.events.popleft()
+                used = sum(t for _, t in self.events)
+                if (not self.rpm or len(self.events) < self.rpm) and (not self.tpm or used + tokens <= self.tpm or not self.events):
+                    self.events.append((now, tokens))
+                    return
+                await asyncio.sleep(max(0.01, 60 - (now - self.events[0][0])))
+
+
+def estimate_tokens(messages: list[dict]) -> int:
+    """A rough count (4 characters a token; 1.5 for CJK text) for dry runs and rate limits."""
+    text = "".join(m.get("content") or "" for m in messages)
+    cjk = sum(1 for ch in text if ord(ch) > 0x2E80)
+    return int((len(text) - cjk) / 4 + cjk / 1.5) + 4 * len(messages)
+
+
+class LLMClient:
+    def __init__(self, backend, cache: RequestCache | None = None, *, concurrency: int = 8,
+                 retries: int = 6, backoff: float = 1.0, max_backoff: float = 60.0,
+                 rpm: int | None = None, tpm: int | None = None, prices: dict | None = None):
+        if concurrency < 1:
+            raise ValueError(f"LLMClient: concurrency must be >= 1, not {concurrency}")
+        self.backend, self.cache = backend, cache
+        self.concurrency, self.retries = concurrency, retries
+        self.backoff, self.max_backoff = backoff, max_backoff
+        self.rpm, self.tpm, self.prices = rpm, tpm, prices
+        self.usage = Usage()
+
+    def key(self, request: ChatRequest) -> str:
+        return request_key(self.backend.key, self.backend.model, request.messages,
+                           request.params, request.prompt_version)
+
+    def dry_run(self, requests: list[ChatRequest]) -> dict:
+        """How many calls a run would make (cache hits excluded) and their input tokens."""
+        todo = [r for r in requests if self.cache is None or self.cache.get(self.key(r)) is None]
+        return {"requests": len(requests), "calls": len(todo),
+                "input_tokens": sum(estimate_tokens(r.messages) for r in todo)}
+
+    def run(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        """Answers in the order of ``requests``."""
+        return asyncio.run(self._run(requests))
+
+    async def _run(self, requests):
+        gate = asyncio.Semaphore(self.concurrency)
+        limit = _RateLimit(self.rpm, self.tpm)
+        return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
+
+    async def _one(self, request: ChatRequest, gate, limit) -> ChatResult:
+        result = await self._ask(request.messages, request, gate, limit)
+        if request.schema is None or result.error:
+            return result
+        problem = _check(result, request.schema)
+        if problem is None:
+            return result
+        self.usage.repairs += 1
+        repair = request.messages + [
+            {"role": "assistant", "content": result.text},
+            {"role": "user", "content": "That answer is not valid JSON for the requested format "
+                                        f"({problem}). Answer again with the corrected JSON only."},
+        ]
+        fixed = await self._ask(repair, request, gate, limit)
+        if not fixed.error:
+            problem = _check(fixed, request.schema)
+            if problem is None:
+                return fixed
+        self.usage.failures += 1
+        return ChatResult(result.text, error=fixed.error or f"invalid JSON after one repair: {problem}")
+
+    async def _ask(self, messages, request: ChatRequest, gate, limit) -> ChatResult:
+        key = request_key(self.backend.key, self.backend.model, messages, request.params, request.prompt_version)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.usage.cache_hits += 1
+            return ChatResult(hit["text"], cached=True, input_tokens=hit["input_tokens"],
+                              output_tokens=hit["output_tokens"])
+        async with gate:
+            for attempt in range(self.retries + 1):
+                await limit.wait(estimate_tokens(messages))
+                try:
+                    answer = await self.backend.chat(messages, request.params)
+                    break
+                except TransientError as exc:
+                    if attempt == self.retries:
+                        self.usage.failures += 1
+                        return ChatResult(None, error=f"gave up after {attempt + 1} tries: {exc}")
+                    self.usage.retries += 1
+                    delay = min(self.max_backoff, self.backoff * 2 ** attempt) * (0.5 + random.random())
+                    await asyncio.sleep(exc.retry_after if exc.retry_after is not None else delay)
+        self.usage.calls += 1
+        self.usage.input_tokens += answer["input_tokens"]
+        self.usage.output_tokens += answer["output_tokens"]
+        if self.cache is not None:
+            self.cache.put(key, answer)
+        return ChatResult(answer["text"], input_tokens=answer["input_tokens"],
+                          output_tokens=answer["output_tokens"])
+
+
+def _check(result: ChatResult, schema: dict) -> str | None:
+    """None when the answer is JSON that satisfies ``schema`` (and then sets ``data``)."""
+    import jsonschema
+
+    try:
+        data = parse_json(result.text or "")
+        jsonschema.validate(data, schema)
+    except json.JSONDecodeError as exc:
+        return f"not JSON: {exc}"
+    except jsonschema.ValidationError as exc:
+        return f"schema: {exc.message}"
+    result.data = data
+    return None

@@ -1,0 +1,71 @@
+"""The ``openai`` SDK backend: OpenAI, Azure OpenAI, or any OpenAI-compatible server (vLLM,
+llama.cpp, ...) through ``base_url``. Keys come from the environment only."""
+
+from __future__ import annotations
+
+import json
+import os
+
+__all__ = ["OpenAIBackend", "TransientError"]
+
+
+class TransientError(Exception):
+    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(self, model: str, base_url: str | None = None, *, azure_endpoint: str | None = None,
+                 api_version: str | None = None, timeout: float = 60.0):
+        import openai
+
+        self.model = model
+        if azure_endpoint:
+            self.client = openai.AsyncAzureOpenAI(
+                azure_endpoint=azure_endpoint, api_version=api_version or "2024-10-21",
+                api_key=os.environ.get("AZURE_OPENAI_API_KEY"), timeout=timeout, max_retries=0)
+        else:
+            self.client = openai.AsyncOpenAI(
+                base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+                timeout=timeout, max_retries=0)  # retries are ours: backoff, jitter, Retry-After
+        self._openai = openai
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}:{self.client.base_url}"
+
+    async def chat(self, messages: list[dict], params: dict) -> dict:
+        """``{"text", "input_tokens", "output_tokens"}``; raises TransientError to be retried."""
+        openai = self._openai
+        try:
+            response = await self.client.chat.completions.create(model=self.model, messages=messages, **params)
+        except openai.RateLimitError as exc:
+            raise TransientError(f"429: {exc}", _retry_after(exc.response)) from None
+        except openai.InternalServerError as exc:
+            raise TransientError(f"{exc.status_code}: {exc}", _retry_after(exc.response)) from None
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise TransientError(f"{type(exc).__name__}: {exc}") from None
+        except openai.APIResponseValidationError as exc:
+            raise TransientError(f"a malformed response body: {exc}") from None
+        except json.JSONDecodeError as exc:  # the SDK lets a body that is not JSON through
+            raise TransientError(f"a response body that is not JSON: {exc}") from None
+        choice = response.choices[0] if response.choices else None
+        if choice is None or choice.message is None:
+            raise TransientError("a response without a choice")
+        usage = response.usage
+        return {"text": choice.message.content or "",
+                "input_tokens": usage.prompt_tokens if usage else 0,
+                "output_tokens": usage.completion_tokens if usage else 0}
+
+
+def _retry_after(response) -> float | None:
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
