@@ -39,6 +39,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_pages.py
 	$(BIN)/python bench/bench_wikitext.py
 	$(BIN)/python bench/bench_wikidata.py
+	$(BIN)/python bench/bench_llm.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache
