@@ -3,6 +3,7 @@ llama.cpp, ...) through ``base_url``. Keys come from the environment only."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 
@@ -24,26 +25,38 @@ class OpenAIBackend:
                  api_version: str | None = None, timeout: float = 60.0):
         import openai
 
-        self.model = model
-        if azure_endpoint:
-            self.client = openai.AsyncAzureOpenAI(
-                azure_endpoint=azure_endpoint, api_version=api_version or "2024-10-21",
-                api_key=os.environ.get("AZURE_OPENAI_API_KEY"), timeout=timeout, max_retries=0)
-        else:
-            self.client = openai.AsyncOpenAI(
-                base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-                timeout=timeout, max_retries=0)  # retries are ours: backoff, jitter, Retry-After
         self._openai = openai
+        self.model, self.base_url, self.timeout = model, base_url, timeout
+        self.azure_endpoint, self.api_version = azure_endpoint, api_version
+        self._client, self._loop = None, None
 
     @property
     def key(self) -> str:
-        return f"{self.name}:{self.client.base_url}"
+        return f"{self.name}:{self.azure_endpoint or self.base_url or 'https://api.openai.com/v1'}"
+
+    def _client_for_this_loop(self):
+        """An async client bound to the running event loop (each ``LLMClient.run`` has its
+        own loop; an HTTP client cannot outlive the loop it was made in)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            openai = self._openai
+            if self.azure_endpoint:
+                self._client = openai.AsyncAzureOpenAI(
+                    azure_endpoint=self.azure_endpoint, api_version=self.api_version or "2024-10-21",
+                    api_key=os.environ.get("AZURE_OPENAI_API_KEY"), timeout=self.timeout, max_retries=0)
+            else:  # retries are ours: backoff, jitter, Retry-After
+                self._client = openai.AsyncOpenAI(
+                    base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+                    timeout=self.timeout, max_retries=0)
+            self._loop = loop
+        return self._client
 
     async def chat(self, messages: list[dict], params: dict) -> dict:
         """``{"text", "input_tokens", "output_tokens"}``; raises TransientError to be retried."""
         openai = self._openai
         try:
-            response = await self.client.chat.completions.create(model=self.model, messages=messages, **params)
+            client = self._client_for_this_loop()
+            response = await client.chat.completions.create(model=self.model, messages=messages, **params)
         except openai.RateLimitError as exc:
             raise TransientError(f"429: {exc}", _retry_after(exc.response)) from None
         except openai.InternalServerError as exc:

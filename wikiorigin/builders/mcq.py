@@ -1,0 +1,260 @@
+"""YokaiEval-style 4-option questions from ``articles.parquet``.
+
+Steps, each with a reason for every row it drops (kept in the ``failed`` file):
+
+1. **generate** ``per_article`` questions per article (JSON), under the paper's conditions;
+2. **validate**: four distinct non-empty options, the answer among them;
+3. **deduplicate** near-identical questions of one article (character-bigram Jaccard);
+4. **check**: a checker model answers with the article; only questions it gets right stay;
+5. **attribute**: the model names the footnotes that back the answer; numbers the article does
+   not have are dropped, and a question with none left is dropped;
+6. **label** type (the paper's 6) and region (11 classes) into clean values (enum schema);
+7. **shuffle** the options with a seeded RNG so that the correct position is balanced over
+   the set (0, 1, 2, 3 in turn over a seeded order), not left where the model put it.
+
+Every LLM call goes through :class:`~wikiorigin.llm.LLMClient`: a re-run pays for nothing
+twice, and a run killed half-way resumes from the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..files import ParquetSink, provenance
+from ..llm import ChatRequest, LLMClient
+from .prompts import MCQ_PROMPTS, REGIONS, TYPES, prompt_sha1
+
+__all__ = ["MCQ", "MCQConfig", "MCQReport", "build_mcq", "balance_positions", "near_duplicates"]
+
+MCQ = pa.schema([
+    ("id", pa.string()), ("question", pa.string()), ("choices", pa.list_(pa.string())),
+    ("answer", pa.string()), ("answer_index", pa.int8()), ("type", pa.string()),
+    ("region", pa.string()), ("ref", pa.list_(pa.int32())), ("refs_detail", pa.list_(pa.string())),
+    ("url", pa.string()), ("title", pa.string()), ("qid", pa.string()), ("wiki", pa.string()),
+    ("page_id", pa.int64()), ("language", pa.string()), ("generator", pa.string()),
+    ("checker", pa.string()), ("prompt_sha1", pa.string()), ("source_revision_id", pa.int64()),
+])
+FAILED = pa.schema([("title", pa.string()), ("page_id", pa.int64()), ("step", pa.string()),
+                    ("reason", pa.string()), ("question", pa.string())])
+
+_GENERATE = {"type": "object", "required": ["questions"], "properties": {"questions": {
+    "type": "array", "items": {"type": "object", "required": ["question", "choices", "answer"],
+                               "properties": {"question": {"type": "string"},
+                                              "choices": {"type": "array", "items": {"type": "string"}},
+                                              "answer": {"type": "string"}}}}}}
+_CHECK = {"type": "object", "required": ["answer_index"],
+          "properties": {"answer_index": {"type": ["integer", "null"]}}}
+_ATTRIBUTE = {"type": "object", "required": ["refs"],
+              "properties": {"refs": {"type": "array", "items": {"type": "integer"}}}}
+_LABEL = {"type": "object", "required": ["type", "region"],
+          "properties": {"type": {"enum": TYPES}, "region": {"enum": REGIONS}}}
+
+
+@dataclass(slots=True)
+class MCQConfig:
+    language: str = "ja"
+    per_article: int = 1
+    seed: int = 0
+    max_article_chars: int = 12_000
+    duplicate_threshold: float = 0.8
+    params: dict = field(default_factory=lambda: {"temperature": 0.7})
+
+
+@dataclass(slots=True)
+class MCQReport:
+    articles: int = 0
+    generated: int = 0
+    kept: int = 0
+    dropped: dict = field(default_factory=dict)
+
+    def drop(self, step: str) -> None:
+        self.dropped[step] = self.dropped.get(step, 0) + 1
+
+
+def _article_text(row: dict, limit: int) -> str:
+    return f"{row['title']}\n\n{row['text'][:limit]}"
+
+
+def _question_block(q: dict) -> str:
+    return q["question"] + "\n" + "\n".join(f"{i}. {c}" for i, c in enumerate(q["choices"]))
+
+
+def _valid(q: dict) -> str | None:
+    choices = [c.strip() for c in q["choices"]]
+    if len(choices) != 4:
+        return f"{len(choices)} options, not 4"
+    if any(not c for c in choices):
+        return "an empty option"
+    if len(set(choices)) != 4:
+        return "options that repeat"
+    if q["answer"].strip() not in choices:
+        return "the answer is not among the options"
+    if not q["question"].strip():
+        return "an empty question"
+    return None
+
+
+def _bigrams(text: str) -> set[str]:
+    text = re.sub(r"\s+", "", text)
+    return {text[i : i + 2] for i in range(len(text) - 1)} or {text}
+
+
+def near_duplicates(questions: list[str], threshold: float) -> list[int]:
+    """Indexes of questions too similar (bigram Jaccard >= threshold) to an earlier one."""
+    seen, drop = [], []
+    for i, text in enumerate(questions):
+        grams = _bigrams(text)
+        if any(len(grams & g) / len(grams | g) >= threshold for g in seen):
+            drop.append(i)
+        else:
+            seen.append(grams)
+    return drop
+
+
+def balance_positions(rows: list[dict], seed: int) -> None:
+    """Put each answer at 0, 1, 2, 3 in turn over a seeded order of the rows; the wrong options
+    are shuffled too. Deterministic for a seed; the positions are balanced to within one."""
+    rng = random.Random(seed)
+    order = sorted(range(len(rows)), key=lambda i: rows[i]["id"])
+    rng.shuffle(order)
+    for turn, i in enumerate(order):
+        row = rows[i]
+        wrong = [c for c in row["choices"] if c != row["answer"]]
+        rng.shuffle(wrong)
+        position = turn % 4
+        row["choices"] = wrong[:position] + [row["answer"]] + wrong[position:]
+        row["answer_index"] = position
+
+
+def _deduplicate(candidates: list[tuple], threshold: float, fail) -> list[tuple]:
+    """Drop near-identical questions of one article (before any more calls are paid for)."""
+    by_article: dict[int, list] = {}
+    for item in candidates:
+        by_article.setdefault(item[0]["page_id"], []).append(item)
+    kept = []
+    for items in by_article.values():
+        drop = set(near_duplicates([q["question"] for _, _, q in items], threshold))
+        for i, item in enumerate(items):
+            if i in drop:
+                fail(item[0], "deduplicate", "a near-duplicate of another question", item[2]["question"])
+            else:
+                kept.append(item)
+    return kept
+
+
+def _messages(system: str, user: str) -> list[dict]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = None,
+              config: MCQConfig | None = None, failed=None) -> MCQReport:
+    """Questions for the articles in ``articles.parquet`` into ``out`` (the ``mcq`` schema);
+    dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``)."""
+    config = config or MCQConfig()
+    checker = checker or generator
+    prompts = MCQ_PROMPTS[config.language]
+    version = prompt_sha1(config.language)
+    rows = pq.read_table(articles).to_pylist()
+    report = MCQReport(articles=len(rows))
+    failures: list[dict] = []
+
+    def fail(article, step, reason, question=None):
+        report.drop(step)
+        failures.append({"title": article["title"], "page_id": article["page_id"], "step": step,
+                         "reason": reason, "question": question})
+
+    # 1-2. generate and validate
+    asked = generator.run([
+        ChatRequest(_messages(prompts["generate"].format(n=config.per_article),
+                              _article_text(a, config.max_article_chars)),
+                    dict(config.params), version, _GENERATE) for a in rows])
+    candidates = []
+    for article, result in zip(rows, asked):
+        if result.error:
+            fail(article, "generate", result.error)
+            continue
+        for n, q in enumerate(result.data["questions"][: config.per_article]):
+            report.generated += 1
+            problem = _valid(q)
+            if problem:
+                fail(article, "validate", problem, q.get("question"))
+                continue
+            q = {**q, "choices": [c.strip() for c in q["choices"]], "answer": q["answer"].strip()}
+            candidates.append((article, n, q))
+    candidates = _deduplicate(candidates, config.duplicate_threshold, fail)
+
+    # 3. the checker answers with the article
+    checks = checker.run([
+        ChatRequest(_messages(prompts["check"], _article_text(a, config.max_article_chars)
+                              + "\n\n" + _question_block(q)), {"temperature": 0}, version, _CHECK)
+        for a, _, q in candidates])
+    grounded = []
+    for (article, n, q), result in zip(candidates, checks):
+        if result.error:
+            fail(article, "check", result.error, q["question"])
+        elif result.data["answer_index"] != q["choices"].index(q["answer"]):
+            fail(article, "check", f"the checker chose {result.data['answer_index']}", q["question"])
+        else:
+            grounded.append((article, n, q))
+
+    # 4. footnotes that back the answer
+    attributions = generator.run([
+        ChatRequest(_messages(prompts["attribute"], _article_text(a, config.max_article_chars)
+                              + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"),
+                    {"temperature": 0}, version, _ATTRIBUTE)
+        for a, _, q in grounded])
+    backed = []
+    for (article, n, q), result in zip(grounded, attributions):
+        numbers = {r["number"] for r in article["references"] if not r["group"]}
+        refs = sorted({x for x in (result.data or {}).get("refs", []) if x in numbers})
+        if result.error:
+            fail(article, "attribute", result.error, q["question"])
+        elif not refs:
+            fail(article, "attribute", "no footnote of the article backs it", q["question"])
+        else:
+            backed.append((article, n, q, refs))
+
+    kept = backed
+
+    # 6. type and region
+    labels = generator.run([
+        ChatRequest(_messages(prompts["label"].format(types=", ".join(TYPES), regions=", ".join(REGIONS)),
+                              _article_text(a, 2000) + "\n\n" + _question_block(q)),
+                    {"temperature": 0}, version, _LABEL)
+        for a, _, q, _ in kept])
+    out_rows = []
+    for (article, n, q, refs), label in zip(kept, labels):
+        if label.error:
+            fail(article, "label", label.error, q["question"])
+            continue
+        details = {r["number"]: r["text"] for r in article["references"] if not r["group"]}
+        out_rows.append({
+            "id": hashlib.sha1(f"{article['wiki']}:{article['page_id']}:{n}:{version}".encode()).hexdigest()[:16],
+            "question": q["question"], "choices": q["choices"], "answer": q["answer"],
+            "answer_index": None, "type": label.data["type"], "region": label.data["region"],
+            "ref": refs, "refs_detail": [details[r] for r in refs], "url": article["url"],
+            "title": article["title"], "qid": article.get("qid"), "wiki": article["wiki"],
+            "page_id": article["page_id"], "language": config.language,
+            "generator": generator.backend.model, "checker": checker.backend.model,
+            "prompt_sha1": version, "source_revision_id": article["revision_id"],
+        })
+
+    # 7. balanced answer positions
+    balance_positions(out_rows, config.seed)
+    report.kept = len(out_rows)
+    usage = {"generator": generator.usage.as_dict(), "checker": checker.usage.as_dict()}
+    meta = provenance(stage="build", builder="mcq", articles=str(articles), language=config.language,
+                      per_article=config.per_article, seed=config.seed, generator=generator.backend.model,
+                      checker=checker.backend.model, prompt_sha1=version, usage=usage)
+    with ParquetSink(out, MCQ, meta) as sink:
+        sink.write(pa.Table.from_pylist(out_rows, schema=MCQ))
+    failed = failed or str(out).removesuffix(".parquet") + ".failed.parquet"
+    with ParquetSink(failed, FAILED, meta) as sink:
+        sink.write(pa.Table.from_pylist(failures, schema=FAILED))
+    return report

@@ -1,0 +1,87 @@
+"""Prompts of the MCQ builder, in Japanese and English. Written for wikiorigin, following the
+YokaiEval paper's conditions (not its wording). Each prompt's first line names its task, so
+logs and test servers can tell them apart; ``PROMPT_VERSION`` changes when any text changes
+(the request cache keys on it)."""
+
+from __future__ import annotations
+
+import hashlib
+
+__all__ = ["MCQ_PROMPTS", "TYPES", "REGIONS", "prompt_sha1"]
+
+# The paper's six question types and our eleven region classes.
+TYPES = ["妖怪の行う行動", "妖怪の形状・見た目", "妖怪の伝承のある地域", "妖怪の生まれ・生態",
+         "現代における伝承", "妖怪の典拠"]
+REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国",
+           "複数の地域", "不明"]
+
+MCQ_PROMPTS = {
+    "ja": {
+        "generate": (
+            "task: generate\n"
+            "あなたは日本の民俗学に詳しい出題者です。与えられたWikipedia記事だけを根拠に、"
+            "その妖怪についての4択問題を{n}問作ってください。条件:\n"
+            "1. 記事の本文で確かめられること。\n"
+            "2. その妖怪について知らなければ解けないこと（一般常識で解けないこと）。\n"
+            "3. 妖怪の名前から答えが推測できないこと。\n"
+            "4. 伝承は地域や資料で異なるため、「〜と言われることが多い」「〜と伝えられる」のように書くこと。\n"
+            "5. 誤りの選択肢はもっともらしく、正解とはっきり異なること。\n"
+            "例: {{\"question\": \"雪女が現れるとよく言われる季節はどれか。\", "
+            "\"choices\": [\"冬\", \"夏\", \"春\", \"秋\"], \"answer\": \"冬\"}}\n"
+            "JSONだけで答えてください: {{\"questions\": [{{\"question\": ..., \"choices\": [4つ], \"answer\": ...}}]}}"
+        ),
+        "check": (
+            "task: check\n"
+            "次の記事を読み、問題に答えてください。記事から判断できない場合は null としてください。\n"
+            "JSONだけで答えてください: {\"answer_index\": 0から3の数、または null}"
+        ),
+        "attribute": (
+            "task: attribute\n"
+            "記事の本文には脚注番号 [1] [2] … が付いています。問題の正解を裏付ける記述に付いた"
+            "脚注の番号をすべて挙げてください。裏付ける脚注がなければ空のリストにしてください。\n"
+            "JSONだけで答えてください: {\"refs\": [番号, ...]}"
+        ),
+        "label": (
+            "task: label\n"
+            "問題を分類してください。type は次のいずれか: {types}。region は問題の妖怪の伝承地域で、"
+            "次のいずれか: {regions}。\nJSONだけで答えてください: {{\"type\": ..., \"region\": ...}}"
+        ),
+    },
+    "en": {
+        "generate": (
+            "task: generate\n"
+            "You write quiz questions on folklore. Using only the Wikipedia article given, write {n} "
+            "four-option question(s) about this creature. Rules:\n"
+            "1. The answer can be checked in the article's text.\n"
+            "2. Answering needs knowledge of this creature, not general knowledge.\n"
+            "3. The answer cannot be guessed from the creature's name.\n"
+            "4. Folklore varies between places and sources: say what is \"often said\" or \"told\".\n"
+            "5. Wrong options are plausible and clearly different from the answer.\n"
+            "Example: {{\"question\": \"In which season is the yuki-onna often said to appear?\", "
+            "\"choices\": [\"winter\", \"summer\", \"spring\", \"autumn\"], \"answer\": \"winter\"}}\n"
+            "Answer with JSON only: {{\"questions\": [{{\"question\": ..., \"choices\": [4], \"answer\": ...}}]}}"
+        ),
+        "check": (
+            "task: check\n"
+            "Read the article and answer the question. If the article does not tell, answer null.\n"
+            "Answer with JSON only: {\"answer_index\": a number from 0 to 3, or null}"
+        ),
+        "attribute": (
+            "task: attribute\n"
+            "The article's text carries footnote markers [1] [2] .... List the numbers of the "
+            "footnotes on the statements that back the question's answer; an empty list if none.\n"
+            "Answer with JSON only: {\"refs\": [numbers]}"
+        ),
+        "label": (
+            "task: label\n"
+            "Classify the question. type is one of: {types}. region is where the creature's lore "
+            "comes from, one of: {regions}.\nAnswer with JSON only: {{\"type\": ..., \"region\": ...}}"
+        ),
+    },
+}
+
+
+def prompt_sha1(language: str) -> str:
+    """The hash of every prompt of one language (stored in each row and the cache key)."""
+    blob = "\x00".join(f"{k}={v}" for k, v in sorted(MCQ_PROMPTS[language].items()))
+    return hashlib.sha1(blob.encode()).hexdigest()
