@@ -99,3 +99,18 @@ def test_balance_positions_is_uniform_and_seeded():
 
 def test_near_duplicates():
     assert near_duplicates(["河童はどこに住むか。", "河童はどこに住むか？", "天狗の鼻は長いか。"], 0.8) == [1]
+
+
+def test_cli_build_mcq(articles, tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    with ChatServer(answer=scripted) as server:
+        args = ["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "m.parquet"),
+                "--model", "gen", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
+                "--per-article", "3", "--prices", '{"input": 1, "output": 2}']
+        assert main(args + ["--dry-run"]) == 0
+        assert "6 generation calls to make (0 cached)" in capsys.readouterr().out and not server.calls
+        assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "4 questions from 6 articles (16 generated" in captured.out
+    assert "generator: " in captured.err and "$" in captured.err

@@ -213,6 +213,38 @@ def cmd_corpus_origin(args) -> int:
     return 0
 
 
+def _llm_client(args, model):
+    from .llm import LLMClient, OpenAIBackend, RequestCache
+
+    backend = OpenAIBackend(model, base_url=args.base_url, azure_endpoint=args.azure_endpoint)
+    prices = json.loads(args.prices) if args.prices else None
+    return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
+                     rpm=args.rpm, tpm=args.tpm, prices=prices)
+
+
+def cmd_build_mcq(args) -> int:
+    from .builders.mcq import MCQConfig, build_mcq, plan_mcq
+
+    config = MCQConfig(language=args.language, per_article=args.per_article, seed=args.seed)
+    generator = _llm_client(args, args.model)
+    if args.dry_run:
+        plan = plan_mcq(args.articles, generator, config)
+        print(f"{plan['calls']} generation calls to make ({plan['requests'] - plan['calls']} cached), "
+              f"~{plan['input_tokens']:,} input tokens; then at most {plan['later_calls_at_most']} "
+              "calls to check, attribute and label")
+        return 0
+    checker = _llm_client(args, args.checker_model) if args.checker_model else None
+    report = build_mcq(args.articles, args.out, generator, checker, config)
+    prices = json.loads(args.prices) if args.prices else None
+    print(f"generator: {generator.usage.summary(prices)}", file=sys.stderr)
+    if checker is not None:
+        print(f"checker: {checker.usage.summary(prices)}", file=sys.stderr)
+    dropped = ", ".join(f"{k} {v}" for k, v in report.dropped.items()) or "none"
+    print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
+          f"dropped: {dropped}) -> {args.out}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="wikiorigin",
@@ -278,6 +310,26 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--sparql", help="SPARQL endpoint URL (online)")
     c.add_argument("--threads", type=int, default=2)
     c.set_defaults(func=cmd_corpus_origin)
+
+    s = sub.add_parser("build", help="build QA datasets with LLMs")
+    build = s.add_subparsers(dest="builder", required=True)
+    b = build.add_parser("mcq", help="YokaiEval-style 4-option questions from articles")
+    b.add_argument("--articles", required=True, help="articles.parquet")
+    b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet)")
+    b.add_argument("--model", required=True, help="the generator model")
+    b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
+    b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
+    b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
+    b.add_argument("--language", choices=("ja", "en"), default="ja")
+    b.add_argument("--per-article", type=int, default=1)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite)")
+    b.add_argument("--concurrency", type=int, default=8)
+    b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
+    b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
+    b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
+    b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
+    b.set_defaults(func=cmd_build_mcq)
 
     s = sub.add_parser("origins", help="the first edition of every Wikidata item")
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")

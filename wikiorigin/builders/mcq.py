@@ -152,109 +152,139 @@ def _messages(system: str, user: str) -> list[dict]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+class _Run:
+    """One build: the clients, the prompts and the rows dropped so far, step by step."""
+
+    def __init__(self, generator: LLMClient, checker: LLMClient, config: MCQConfig, report: MCQReport):
+        self.generator, self.checker, self.config, self.report = generator, checker, config, report
+        self.prompts = MCQ_PROMPTS[config.language]
+        self.version = prompt_sha1(config.language)
+        self.failures: list[dict] = []
+
+    def fail(self, article, step, reason, question=None) -> None:
+        self.report.drop(step)
+        self.failures.append({"title": article["title"], "page_id": article["page_id"],
+                              "step": step, "reason": reason, "question": question})
+
+    def ask(self, client: LLMClient, prompt: str, users: list[str], schema, params=None):
+        return client.run([ChatRequest(_messages(prompt, user), dict(params or {"temperature": 0}),
+                                       self.version, schema) for user in users])
+
+    def generate(self, rows: list[dict]) -> list[tuple]:
+        """Steps 1-3: generate, validate, drop near-duplicates."""
+        limit, n = self.config.max_article_chars, self.config.per_article
+        asked = self.ask(self.generator, self.prompts["generate"].format(n=n),
+                         [_article_text(a, limit) for a in rows], _GENERATE, self.config.params)
+        candidates = []
+        for article, result in zip(rows, asked):
+            if result.error:
+                self.fail(article, "generate", result.error)
+                continue
+            for number, q in enumerate(result.data["questions"][:n]):
+                self.report.generated += 1
+                problem = _valid(q)
+                if problem:
+                    self.fail(article, "validate", problem, q.get("question"))
+                    continue
+                q = {**q, "choices": [c.strip() for c in q["choices"]], "answer": q["answer"].strip()}
+                candidates.append((article, number, q))
+        return _deduplicate(candidates, self.config.duplicate_threshold, self.fail)
+
+    def check(self, candidates: list[tuple]) -> list[tuple]:
+        """Step 4: keep what the checker answers right with the article in front of it."""
+        limit = self.config.max_article_chars
+        checks = self.ask(self.checker, self.prompts["check"],
+                          [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q in candidates],
+                          _CHECK)
+        kept = []
+        for (article, number, q), result in zip(candidates, checks):
+            if result.error:
+                self.fail(article, "check", result.error, q["question"])
+            elif result.data["answer_index"] != q["choices"].index(q["answer"]):
+                self.fail(article, "check", f"the checker chose {result.data['answer_index']}", q["question"])
+            else:
+                kept.append((article, number, q))
+        return kept
+
+    def attribute(self, grounded: list[tuple]) -> list[tuple]:
+        """Step 5: the footnotes that back the answer (only the article's own numbers)."""
+        limit = self.config.max_article_chars
+        answers = self.ask(self.generator, self.prompts["attribute"],
+                           [_article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
+                            for a, _, q in grounded], _ATTRIBUTE)
+        kept = []
+        for (article, number, q), result in zip(grounded, answers):
+            numbers = {r["number"] for r in article["references"] if not r["group"]}
+            refs = sorted({x for x in (result.data or {}).get("refs", []) if x in numbers})
+            if result.error:
+                self.fail(article, "attribute", result.error, q["question"])
+            elif not refs:
+                self.fail(article, "attribute", "no footnote of the article backs it", q["question"])
+            else:
+                kept.append((article, number, q, refs))
+        return kept
+
+    def label(self, backed: list[tuple]) -> list[dict]:
+        """Step 6: type and region, then the output rows."""
+        prompt = self.prompts["label"].format(types=", ".join(TYPES), regions=", ".join(REGIONS))
+        labels = self.ask(self.generator, prompt,
+                          [_article_text(a, 2000) + "\n\n" + _question_block(q) for a, _, q, _ in backed], _LABEL)
+        rows = []
+        for (article, number, q, refs), label in zip(backed, labels):
+            if label.error:
+                self.fail(article, "label", label.error, q["question"])
+            else:
+                rows.append(self.row(article, number, q, refs, label.data))
+        return rows
+
+    def row(self, article, number, q, refs, label) -> dict:
+        details = {r["number"]: r["text"] for r in article["references"] if not r["group"]}
+        key = f"{article['wiki']}:{article['page_id']}:{number}:{self.version}"
+        return {
+            "id": hashlib.sha1(key.encode()).hexdigest()[:16],
+            "question": q["question"], "choices": q["choices"], "answer": q["answer"],
+            "answer_index": None, "type": label["type"], "region": label["region"],
+            "ref": refs, "refs_detail": [details[r] for r in refs], "url": article["url"],
+            "title": article["title"], "qid": article.get("qid"), "wiki": article["wiki"],
+            "page_id": article["page_id"], "language": self.config.language,
+            "generator": self.generator.backend.model, "checker": self.checker.backend.model,
+            "prompt_sha1": self.version, "source_revision_id": article["revision_id"],
+        }
+
+
 def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = None,
               config: MCQConfig | None = None, failed=None) -> MCQReport:
     """Questions for the articles in ``articles.parquet`` into ``out`` (the ``mcq`` schema);
     dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``)."""
     config = config or MCQConfig()
     checker = checker or generator
-    prompts = MCQ_PROMPTS[config.language]
-    version = prompt_sha1(config.language)
     rows = pq.read_table(articles).to_pylist()
     report = MCQReport(articles=len(rows))
-    failures: list[dict] = []
-
-    def fail(article, step, reason, question=None):
-        report.drop(step)
-        failures.append({"title": article["title"], "page_id": article["page_id"], "step": step,
-                         "reason": reason, "question": question})
-
-    # 1-2. generate and validate
-    asked = generator.run([
-        ChatRequest(_messages(prompts["generate"].format(n=config.per_article),
-                              _article_text(a, config.max_article_chars)),
-                    dict(config.params), version, _GENERATE) for a in rows])
-    candidates = []
-    for article, result in zip(rows, asked):
-        if result.error:
-            fail(article, "generate", result.error)
-            continue
-        for n, q in enumerate(result.data["questions"][: config.per_article]):
-            report.generated += 1
-            problem = _valid(q)
-            if problem:
-                fail(article, "validate", problem, q.get("question"))
-                continue
-            q = {**q, "choices": [c.strip() for c in q["choices"]], "answer": q["answer"].strip()}
-            candidates.append((article, n, q))
-    candidates = _deduplicate(candidates, config.duplicate_threshold, fail)
-
-    # 3. the checker answers with the article
-    checks = checker.run([
-        ChatRequest(_messages(prompts["check"], _article_text(a, config.max_article_chars)
-                              + "\n\n" + _question_block(q)), {"temperature": 0}, version, _CHECK)
-        for a, _, q in candidates])
-    grounded = []
-    for (article, n, q), result in zip(candidates, checks):
-        if result.error:
-            fail(article, "check", result.error, q["question"])
-        elif result.data["answer_index"] != q["choices"].index(q["answer"]):
-            fail(article, "check", f"the checker chose {result.data['answer_index']}", q["question"])
-        else:
-            grounded.append((article, n, q))
-
-    # 4. footnotes that back the answer
-    attributions = generator.run([
-        ChatRequest(_messages(prompts["attribute"], _article_text(a, config.max_article_chars)
-                              + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"),
-                    {"temperature": 0}, version, _ATTRIBUTE)
-        for a, _, q in grounded])
-    backed = []
-    for (article, n, q), result in zip(grounded, attributions):
-        numbers = {r["number"] for r in article["references"] if not r["group"]}
-        refs = sorted({x for x in (result.data or {}).get("refs", []) if x in numbers})
-        if result.error:
-            fail(article, "attribute", result.error, q["question"])
-        elif not refs:
-            fail(article, "attribute", "no footnote of the article backs it", q["question"])
-        else:
-            backed.append((article, n, q, refs))
-
-    kept = backed
-
-    # 6. type and region
-    labels = generator.run([
-        ChatRequest(_messages(prompts["label"].format(types=", ".join(TYPES), regions=", ".join(REGIONS)),
-                              _article_text(a, 2000) + "\n\n" + _question_block(q)),
-                    {"temperature": 0}, version, _LABEL)
-        for a, _, q, _ in kept])
-    out_rows = []
-    for (article, n, q, refs), label in zip(kept, labels):
-        if label.error:
-            fail(article, "label", label.error, q["question"])
-            continue
-        details = {r["number"]: r["text"] for r in article["references"] if not r["group"]}
-        out_rows.append({
-            "id": hashlib.sha1(f"{article['wiki']}:{article['page_id']}:{n}:{version}".encode()).hexdigest()[:16],
-            "question": q["question"], "choices": q["choices"], "answer": q["answer"],
-            "answer_index": None, "type": label.data["type"], "region": label.data["region"],
-            "ref": refs, "refs_detail": [details[r] for r in refs], "url": article["url"],
-            "title": article["title"], "qid": article.get("qid"), "wiki": article["wiki"],
-            "page_id": article["page_id"], "language": config.language,
-            "generator": generator.backend.model, "checker": checker.backend.model,
-            "prompt_sha1": version, "source_revision_id": article["revision_id"],
-        })
-
-    # 7. balanced answer positions
-    balance_positions(out_rows, config.seed)
+    run = _Run(generator, checker, config, report)
+    out_rows = run.label(run.attribute(run.check(run.generate(rows))))
+    balance_positions(out_rows, config.seed)  # step 7
     report.kept = len(out_rows)
     usage = {"generator": generator.usage.as_dict(), "checker": checker.usage.as_dict()}
     meta = provenance(stage="build", builder="mcq", articles=str(articles), language=config.language,
                       per_article=config.per_article, seed=config.seed, generator=generator.backend.model,
-                      checker=checker.backend.model, prompt_sha1=version, usage=usage)
+                      checker=checker.backend.model, prompt_sha1=run.version, usage=usage)
     with ParquetSink(out, MCQ, meta) as sink:
         sink.write(pa.Table.from_pylist(out_rows, schema=MCQ))
     failed = failed or str(out).removesuffix(".parquet") + ".failed.parquet"
     with ParquetSink(failed, FAILED, meta) as sink:
-        sink.write(pa.Table.from_pylist(failures, schema=FAILED))
+        sink.write(pa.Table.from_pylist(run.failures, schema=FAILED))
     return report
+
+
+def plan_mcq(articles, generator: LLMClient, config: MCQConfig | None = None) -> dict:
+    """A dry run: the generation calls not in the cache and their input tokens; each kept
+    question then costs up to three more calls (check, attribute, label)."""
+    config = config or MCQConfig()
+    rows = pq.read_table(articles).to_pylist()
+    run = _Run(generator, generator, config, MCQReport())
+    requests = [ChatRequest(_messages(run.prompts["generate"].format(n=config.per_article),
+                                      _article_text(a, config.max_article_chars)),
+                            dict(config.params), run.version, _GENERATE) for a in rows]
+    plan = generator.dry_run(requests)
+    plan["later_calls_at_most"] = 3 * config.per_article * len(rows)
+    return plan
