@@ -114,3 +114,20 @@ def test_cli_build_mcq(articles, tmp_path, capsys):
     captured = capsys.readouterr()
     assert "4 questions from 6 articles (16 generated" in captured.out
     assert "generator: " in captured.err and "$" in captured.err
+
+
+def test_dataset_card_and_load_dataset(articles, tmp_path):
+    datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
+    from wikiorigin.builders.dataset import write_card
+
+    directory = tmp_path / "yokaieval-mini"
+    with ChatServer(answer=scripted) as server:
+        build_mcq(articles, directory / "test.parquet", make_client(server, tmp_path),
+                  config=MCQConfig(per_article=3), failed=tmp_path / "failed.parquet")
+    card = write_card(directory, "mcq", "YokaiEval mini", "Questions on Japanese yokai.").read_text()
+    assert card.startswith("---\nlicense: cc-by-sa-4.0\nlanguage:\n- ja\n")
+    assert "- multiple-choice" in card and '"generator": "gen"' in card
+    loaded = datasets.load_dataset(str(directory), split="test")
+    assert len(loaded) == 4 and loaded[0]["choices"][loaded[0]["answer_index"]] == loaded[0]["answer"]
+    same = datasets.load_dataset("parquet", data_files=str(directory / "test.parquet"), split="train")
+    assert same["id"] == loaded["id"]

@@ -1,0 +1,67 @@
+"""A built dataset as files others can load: Parquet plus a dataset card.
+
+:func:`write_card` writes ``README.md`` beside a dataset's Parquet files: YAML front matter that
+the Hugging Face hub reads (license, languages, task categories, size, configs) and a body with
+its sources (dump dates, articles), the generator and checker models, the prompt hash and the
+build's usage — all taken from the files' provenance. Text derived from Wikipedia is
+CC BY-SA 4.0. The files load with ``datasets.load_dataset("parquet", data_files=...)`` or
+``datasets.load_dataset(directory)``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from ..files import read_provenance
+
+__all__ = ["write_card", "TASKS"]
+
+TASKS = {
+    "mcq": ("multiple-choice", "multiple-choice-qa"),
+    "freeform": ("question-answering", "open-domain-qa"),
+    "preferences": ("text-generation", "preference"),
+}
+_SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
+
+
+def _size_category(rows: int) -> str:
+    return next((label for limit, label in _SIZES if rows < limit), "n>1M")
+
+
+def write_card(directory, kind: str, title: str, description: str) -> Path:
+    """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset)."""
+    directory = Path(directory)
+    files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
+    if not files:
+        raise FileNotFoundError(f"{directory}: no Parquet files to describe")
+    rows = sum(pq.ParquetFile(p).metadata.num_rows for p in files)
+    metas = [read_provenance(p) for p in files]
+    languages = sorted({m.get("language") for m in metas if m.get("language")})
+    category, task_id = TASKS[kind]
+    front = [
+        "---",
+        "license: cc-by-sa-4.0",
+        "language:", *[f"- {lang}" for lang in languages or ["mul"]],
+        "task_categories:", f"- {category}",
+        "task_ids:", f"- {task_id}",
+        "size_categories:", f"- {_size_category(rows)}",
+        "configs:", "- config_name: default", "  data_files:",
+        *[f"  - split: {p.stem}\n    path: {p.name}" for p in files],
+        "---",
+    ]
+    lines = [*front, "", f"# {title}", "", description, "",
+             f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.", "", "## Sources and build", ""]
+    for path, meta in zip(files, metas):
+        keep = {k: meta[k] for k in ("version", "builder", "articles", "language", "generator",
+                                     "checker", "prompt_sha1", "seed", "usage") if k in meta}
+        lines += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
+    lines += ["", "## License", "",
+              "The questions are derived from Wikipedia articles (text under CC BY-SA 4.0, "
+              "https://creativecommons.org/licenses/by-sa/4.0/); this dataset is shared under the "
+              "same license. Each row names its source article (`url`, `source_revision_id`).", ""]
+    card = directory / "README.md"
+    card.write_text("\n".join(lines), encoding="utf-8")
+    return card
