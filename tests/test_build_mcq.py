@@ -131,3 +131,11 @@ def test_dataset_card_and_load_dataset(articles, tmp_path):
     assert len(loaded) == 4 and loaded[0]["choices"][loaded[0]["answer_index"]] == loaded[0]["answer"]
     same = datasets.load_dataset("parquet", data_files=str(directory / "test.parquet"), split="train")
     assert same["id"] == loaded["id"]
+
+
+def test_cli_card_for_an_empty_directory(tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    (tmp_path / "empty").mkdir()
+    assert main(["build", "card", str(tmp_path / "empty"), "--kind", "mcq", "--title", "X"]) == 2
+    assert "empty: no Parquet files to describe" in capsys.readouterr().err

@@ -245,6 +245,14 @@ def cmd_build_mcq(args) -> int:
     return 0
 
 
+def cmd_build_card(args) -> int:
+    from .builders.dataset import write_card
+
+    card = write_card(args.directory, args.kind, args.title, args.description)
+    print(f"dataset card -> {card}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="wikiorigin",
@@ -330,6 +338,12 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
     b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
     b.set_defaults(func=cmd_build_mcq)
+    b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")
+    b.add_argument("directory", help="the directory of the dataset's Parquet files")
+    b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True)
+    b.add_argument("--title", required=True)
+    b.add_argument("--description", default="")
+    b.set_defaults(func=cmd_build_card)
 
     s = sub.add_parser("origins", help="the first edition of every Wikidata item")
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")

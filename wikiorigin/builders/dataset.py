@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from ..errors import WikioriginError
 from ..files import read_provenance
 
 __all__ = ["write_card", "TASKS"]
@@ -36,7 +37,7 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     directory = Path(directory)
     files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
     if not files:
-        raise FileNotFoundError(f"{directory}: no Parquet files to describe")
+        raise WikioriginError(f"{directory}: no Parquet files to describe")
     rows = sum(pq.ParquetFile(p).metadata.num_rows for p in files)
     metas = [read_provenance(p) for p in files]
     languages = sorted({m.get("language") for m in metas if m.get("language")})
