@@ -245,6 +245,29 @@ def cmd_build_mcq(args) -> int:
     return 0
 
 
+def cmd_build_freeform(args) -> int:
+    from .builders.freeform import FreeformConfig, build_freeform
+
+    generator = _llm_client(args, args.model)
+    counts = build_freeform(args.articles, args.out, generator,
+                            FreeformConfig(rounds=args.rounds, cutoff=args.cutoff))
+    prices = json.loads(args.prices) if args.prices else None
+    print(f"generator: {generator.usage.summary(prices)}", file=sys.stderr)
+    dropped = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("articles", "kept")) or "none"
+    print(f"{counts['kept']} questions from {counts['articles']} articles (dropped: {dropped}) -> {args.out}")
+    return 0
+
+
+def _llm_options(b) -> None:
+    b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
+    b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
+    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite)")
+    b.add_argument("--concurrency", type=int, default=8)
+    b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
+    b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
+    b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
+
+
 def cmd_build_card(args) -> int:
     from .builders.dataset import write_card
 
@@ -326,18 +349,20 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet)")
     b.add_argument("--model", required=True, help="the generator model")
     b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
-    b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
-    b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
+    _llm_options(b)
     b.add_argument("--language", choices=("ja", "en"), default="ja")
     b.add_argument("--per-article", type=int, default=1)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite)")
-    b.add_argument("--concurrency", type=int, default=8)
-    b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
-    b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
-    b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
     b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
     b.set_defaults(func=cmd_build_mcq)
+    b = build.add_parser("freeform", help="WikiOriginQA-style questions from an origin corpus")
+    b.add_argument("--articles", required=True, help="articles.parquet of `corpus origin`")
+    b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet)")
+    b.add_argument("--model", required=True)
+    _llm_options(b)
+    b.add_argument("--rounds", type=int, default=1, help="refinement passes")
+    b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
+    b.set_defaults(func=cmd_build_freeform)
     b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")
     b.add_argument("directory", help="the directory of the dataset's Parquet files")
     b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True)

@@ -85,3 +85,51 @@ def prompt_sha1(language: str) -> str:
     """The hash of every prompt of one language (stored in each row and the cache key)."""
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(MCQ_PROMPTS[language].items()))
     return hashlib.sha1(blob.encode()).hexdigest()
+
+
+# WikiOriginQA: instructions in English, the question in the item's language.
+CRITERIA = ["not_yes_no", "not_sentence_answer", "answer_not_in_question", "knowable_by_cutoff",
+            "stable_over_time", "not_trivial", "self_contained"]
+
+FREEFORM_PROMPTS = {
+    "generate": (
+        "task: freeform-generate\n"
+        "You write quiz questions about a culture's own knowledge. From the Wikipedia article "
+        "given, write one question in {language} whose answer is exactly the name of the "
+        "article's subject ({title}). The question must not contain that name or an obvious "
+        "form of it, must be answerable in a few words, and must make sense on its own.\n"
+        "Answer with JSON only: {{\"question\": ...}}"
+    ),
+    "refine": (
+        "task: freeform-refine\n"
+        "Improve this quiz question (in {language}) whose answer is {title}: make it unambiguous "
+        "(only {title} fits), self-contained, not answerable by yes or no, without the answer's "
+        "name, and true for the foreseeable future. Keep it short.\n"
+        "Answer with JSON only: {{\"question\": ...}}"
+    ),
+    "translate": (
+        "task: freeform-translate\n"
+        "Translate the quiz question into English, and give the English name of its answer "
+        "({title}) as an English speaker would write it.\n"
+        "Answer with JSON only: {{\"question_en\": ..., \"answer_en\": ...}}"
+    ),
+    "score": (
+        "task: freeform-score\n"
+        "Rate the question (with its answer) from 1 (fails) to 5 (fully meets) on each criterion:\n"
+        "not_yes_no: it is not a yes/no question;\n"
+        "not_sentence_answer: it can be answered by a name or a few words, not only by a sentence;\n"
+        "answer_not_in_question: the answer is not given away or restated by the question;\n"
+        "knowable_by_cutoff: the answer could be known from sources up to {cutoff};\n"
+        "stable_over_time: the answer will not change over time;\n"
+        "not_trivial: it is not trivially easy;\n"
+        "self_contained: it needs no context beyond itself.\n"
+        "Answer with JSON only, an integer for each: {{\"not_yes_no\": ..., \"not_sentence_answer\": ..., "
+        "\"answer_not_in_question\": ..., \"knowable_by_cutoff\": ..., \"stable_over_time\": ..., "
+        "\"not_trivial\": ..., \"self_contained\": ...}}"
+    ),
+}
+
+
+def freeform_sha1() -> str:
+    blob = "\x00".join(f"{k}={v}" for k, v in sorted(FREEFORM_PROMPTS.items()))
+    return hashlib.sha1(blob.encode()).hexdigest()
