@@ -20,3 +20,21 @@ def synthetic_stub(tmp_path_factory):
     with gzip.open(path, "wb", compresslevel=1) as f:
         records = list(write_history_xml(f, 3_000_000, seed=11))
     return path, records
+
+
+@pytest.fixture(scope="session")
+def ja_multistream(tmp_path_factory):
+    """The real jawiki sample as a multistream dump (as Wikimedia makes them), plus our list
+    page 日本の妖怪一覧 (tests/data/yokai-list-page.wiki). Returns (dump, index, pages)."""
+    import warnings
+
+    from wikiorigin.dumps.synthetic import page_xml, write_multistream
+
+    d = tmp_path_factory.mktemp("jawiki-multistream")
+    dump, index = d / "jawiki-multistream.xml.bz2", d / "jawiki-multistream-index.txt.bz2"
+    text = (DATA.parent / "yokai-list-page.wiki").read_text(encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pages = write_multistream(DATA / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
+                                  dump, index, extra_pages=[page_xml(900001, "日本の妖怪一覧", text)])
+    return dump, index, pages

@@ -1,31 +1,18 @@
 import json
-import warnings
 from datetime import datetime, timezone
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from tests.sparql_server import SparqlEndpoint
 from wikiorigin.cli import main
 from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.dumps.pages import Multistream
-from wikiorigin.dumps.synthetic import write_multistream
 from wikiorigin.dumps.wikidata import EntityStats, read_entities
 from wikiorigin.schemas import ORIGIN_ARTICLES, ORIGINS
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 WD = "wikidata-20151109-five-entities.json"
-
-
-@pytest.fixture(scope="module")
-def ja_dump(tmp_path_factory, data_dir):
-    d = tmp_path_factory.mktemp("ja")
-    dump, index = d / "ja.xml.bz2", d / "ja-index.txt.bz2"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        write_multistream(data_dir / JA, dump, index)
-    return dump, index
 
 
 def _items(path, rows):
@@ -57,10 +44,10 @@ def test_entities_from_the_json_dump(data_dir, tmp_path):
     assert stats.bad_lines == 1 and stats.notes[0].startswith(f"{broken}: line 3: not an entity in JSON")
 
 
-def test_origin_corpus_offline_and_online(ja_dump, data_dir, tmp_path, capsys):
+def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, capsys):
     items = tmp_path / "items.parquet"
     _items(items, ROWS)
-    dump = Multistream(*ja_dump)
+    dump = Multistream(*ja_multistream[:2])
     offline = tmp_path / "offline.parquet"
     report = build_origin_corpus(items, dump, offline, wikidata=data_dir / WD)
     assert (report.items, report.other_wiki, report.articles) == (4, 1, 3)
@@ -79,8 +66,8 @@ def test_origin_corpus_offline_and_online(ja_dump, data_dir, tmp_path, capsys):
             entities[e["id"]] = e
     with SparqlEndpoint(entities) as endpoint:
         online = tmp_path / "online.parquet"
-        assert main(["corpus", "origin", "--items", str(items), "--dump", str(ja_dump[0]),
-                     "--index", str(ja_dump[1]), "--out", str(online), "--sparql", endpoint.url]) == 0
+        assert main(["corpus", "origin", "--items", str(items), "--dump", str(ja_multistream[0]),
+                     "--index", str(ja_multistream[1]), "--out", str(online), "--sparql", endpoint.url]) == 0
         assert endpoint.log and "VALUES ?item" in endpoint.log[0]
     assert "3 articles" in capsys.readouterr().out
     online_rows = {r["qid"]: r for r in pq.read_table(online).to_pylist()}

@@ -1,5 +1,4 @@
 import re
-import warnings
 
 import pyarrow.parquet as pq
 import pytest
@@ -7,27 +6,14 @@ import pytest
 from wikiorigin.cli import main
 from wikiorigin.corpora.yokai import build_list_corpus, list_links
 from wikiorigin.dumps.pages import Multistream
-from wikiorigin.dumps.synthetic import page_xml, write_multistream
 from wikiorigin.errors import WikioriginError
 from wikiorigin.schemas import ARTICLES
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 
 
-@pytest.fixture(scope="module")
-def yokai_dump(tmp_path_factory, data_dir):
-    """The real jawiki sample as a multistream dump, plus our list page 日本の妖怪一覧."""
-    d = tmp_path_factory.mktemp("yokai")
-    text = (data_dir.parent / "yokai-list-page.wiki").read_text(encoding="utf-8")
-    dump, index = d / "jawiki-multistream.xml.bz2", d / "jawiki-multistream-index.txt.bz2"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        write_multistream(data_dir / JA, dump, index, extra_pages=[page_xml(900001, "日本の妖怪一覧", text)])
-    return dump, index
-
-
-def test_list_links(yokai_dump):
-    dump = Multistream(*yokai_dump)
+def test_list_links(ja_multistream):
+    dump = Multistream(*ja_multistream[:2])
     text = dump.get(["日本の妖怪一覧"])["日本の妖怪一覧"].text
     assert list_links(text, dump) == [
         ("アンパサンド", None), ("河童", None), ("地理", None), ("音楽家", "実演家"),
@@ -35,8 +21,8 @@ def test_list_links(yokai_dump):
     ]
 
 
-def test_yokai_corpus(yokai_dump, tmp_path):
-    dump = Multistream(*yokai_dump)
+def test_yokai_corpus(ja_multistream, tmp_path):
+    dump = Multistream(*ja_multistream[:2])
     out = tmp_path / "yokai.parquet"
     report = build_list_corpus(dump, out)
     assert (report.linked, report.found, report.redirected, report.missing) == (6, 5, 1, ["河童"])
@@ -54,8 +40,8 @@ def test_yokai_corpus(yokai_dump, tmp_path):
     assert rows[("個人", None)]["wiki"] == "jawiki" and len(rows[("個人", None)]["references"]) == 4
 
 
-def test_cli_and_missing_list_page(yokai_dump, tmp_path, capsys):
-    dump, index = yokai_dump
+def test_cli_and_missing_list_page(ja_multistream, tmp_path, capsys):
+    dump, index, _ = ja_multistream
     out = tmp_path / "y.parquet"
     assert main(["corpus", "yokai", "--dump", str(dump), "--index", str(index), "--out", str(out)]) == 0
     captured = capsys.readouterr()

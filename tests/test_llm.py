@@ -1,6 +1,5 @@
 import json
 
-import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache

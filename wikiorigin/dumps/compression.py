@@ -140,6 +140,16 @@ class DumpStream:
         self.pos += len(data)
         return data
 
+    def lines(self, block: int = 1 << 22):
+        """The decompressed bytes line by line (without the newline)."""
+        rest = b""
+        while chunk := self.read(block):
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            yield from lines
+        if rest:
+            yield rest
+
     def close(self) -> None:
         self._reader.close()
         self._raw.close()

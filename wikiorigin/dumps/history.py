@@ -90,7 +90,7 @@ def history_batches(
     rows: list[tuple] = []
     for path in paths:
         with open_dump(path) as stream:
-            for line_no, line in enumerate(_lines(stream), 1):
+            for line_no, line in enumerate(stream.lines(), 1):
                 if not line.startswith(b"\tpage\tcreate\t", line.find(b"\t")):
                     continue
                 fields = line.rstrip(b"\r\n").split(b"\t")
@@ -109,16 +109,6 @@ def history_batches(
                     rows = []
     if rows:
         yield _batch(rows, path)
-
-
-def _lines(stream) -> Iterator[bytes]:
-    rest = b""
-    while chunk := stream.read(1 << 22):
-        lines = (rest + chunk).split(b"\n")
-        rest = lines.pop()
-        yield from lines
-    if rest:
-        yield rest
 
 
 def _batch(rows: list[tuple], path) -> pa.RecordBatch:

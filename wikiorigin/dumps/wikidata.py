@@ -54,13 +54,7 @@ def entity_from_json(data: dict) -> Entity:
 
 def _lines(path) -> Iterator[bytes]:
     with open_dump(path, threads=2) as stream:
-        rest = b""
-        while chunk := stream.read(1 << 22):
-            lines = (rest + chunk).split(b"\n")
-            rest = lines.pop()
-            yield from lines
-        if rest:
-            yield rest
+        yield from stream.lines()
 
 
 def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | None = None) -> Iterator[Entity]:
