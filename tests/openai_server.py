@@ -36,7 +36,8 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(server.slow_seconds)
         if fault == "nonjson":
             return self._raw(200, b"<html>not json</html>", "application/json")
-        content = server.answer(body["messages"])
+        takes_model = server.answer.__code__.co_argcount > 1  # answer(messages, model)
+        content = server.answer(body["messages"], body["model"]) if takes_model else server.answer(body["messages"])
         payload = {
             "id": f"chatcmpl-{len(server.calls)}", "object": "chat.completion", "created": 0,
             "model": body["model"],

@@ -268,6 +268,18 @@ def _llm_options(b) -> None:
     b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
 
 
+def cmd_build_preference(args) -> int:
+    from .builders.preference import build_preferences
+
+    responders = {m: _llm_client(args, m) for m in args.models.split(",") if m.strip()}
+    judge = _llm_client(args, args.judge_model) if args.judge_model else None
+    counts = build_preferences(args.questions, args.out, responders, judge,
+                               min_gap=args.min_gap, language=args.language)
+    print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
+          f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
+    return 0
+
+
 def cmd_build_card(args) -> int:
     from .builders.dataset import write_card
 
@@ -363,6 +375,15 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rounds", type=int, default=1, help="refinement passes")
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
     b.set_defaults(func=cmd_build_freeform)
+    b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)")
+    b.add_argument("--questions", required=True, help="CARE JSON, or Parquet/JSON with question, answer")
+    b.add_argument("--out", required=True, help="preferences.parquet")
+    b.add_argument("--models", required=True, help="comma-separated models that answer")
+    b.add_argument("--judge-model", required=True, help="the model that rates 1-10")
+    b.add_argument("--min-gap", type=float, default=2.0, help="least score difference of a pair")
+    b.add_argument("--language", default="ja")
+    _llm_options(b)
+    b.set_defaults(func=cmd_build_preference)
     b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")
     b.add_argument("directory", help="the directory of the dataset's Parquet files")
     b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True)

@@ -133,3 +133,21 @@ FREEFORM_PROMPTS = {
 def freeform_sha1() -> str:
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(FREEFORM_PROMPTS.items()))
     return hashlib.sha1(blob.encode()).hexdigest()
+
+
+# CARE-style judging: 1-10 against a reference answer, a rubric per CARE category (our words).
+RUBRICS = {
+    "Cultural entities": "Is the named person, place, work or thing the right one, with correct facts about it?",
+    "Opinion": "Does it reflect the views commonly held in this culture, fairly and without stereotypes?",
+    "Social norms": "Does it describe the norms, manners and customs of this culture accurately?",
+    "Cultural commonsense": "Is the everyday knowledge that people of this culture share stated correctly?",
+    "Literacy": "Is the knowledge of this culture's literature, language and writing correct?",
+}
+JUDGE_PROMPT = (
+    "task: judge\n"
+    "You grade an answer to a question about a culture ({culture}), against a reference answer "
+    "written by a person of that culture. Criterion for this kind of question ({category}): "
+    "{rubric} Also weigh correctness against the reference, helpfulness and clarity. Give an "
+    "integer from 1 (wrong or harmful) to 10 (as good as or better than the reference).\n"
+    "Answer with JSON only: {{\"score\": ...}}"
+)

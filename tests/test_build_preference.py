@@ -1,0 +1,77 @@
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.openai_server import ChatServer
+from wikiorigin.builders.preference import PREFERENCES, build_preferences, read_questions
+from wikiorigin.errors import WikioriginError
+from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+
+ANSWERS = {"good": "くわしい正しい答え", "mid": "だいたいの答え", "bad": "わかりません"}
+SCORES = {"くわしい正しい答え": 9, "だいたいの答え": 6, "わかりません": 2}
+
+
+def scripted(messages, model):
+    if messages[0]["content"].startswith("task: judge"):
+        graded = messages[-1]["content"].rsplit("Answer to grade: ", 1)[1]
+        return json.dumps({"score": SCORES[graded]})
+    return ANSWERS[model]
+
+
+@pytest.fixture()
+def questions(tmp_path, data_dir):
+    rows = json.loads((data_dir.parent / "care-Japanese-test.json").read_text(encoding="utf-8"))[:6]
+    path = tmp_path / "care.json"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return path, rows
+
+
+def clients(server, tmp_path, names):
+    cache = RequestCache(tmp_path / "c.sqlite")
+    return {n: LLMClient(OpenAIBackend(n, base_url=server.url), cache) for n in names}
+
+
+def test_pairs_from_a_judge(questions, tmp_path):
+    path, rows = questions
+    assert read_questions(path)[0]["culture_type"] == rows[0]["culture_type"]
+    out = tmp_path / "prefs.parquet"
+    with ChatServer(answer=scripted) as server:
+        models = clients(server, tmp_path, ["good", "mid", "bad", "judge"])
+        judge = models.pop("judge")
+        counts = build_preferences(path, out, models, judge, min_gap=2)
+        judged = sum(c["messages"][0]["content"].startswith("task: judge") for c in server.calls)
+        assert judged == 18
+        human = {(rows[0]["question"], "mid"): 9.5}  # a human rating wins over the judge
+        again = build_preferences(path, tmp_path / "p2.parquet", models, judge, ratings=human, min_gap=2)
+    assert counts == {"questions": 6, "answer_errors": 0, "judge_errors": 0, "pairs": 18}
+    table = pq.read_table(out)
+    assert table.schema.remove_metadata() == PREFERENCES
+    first = [r for r in table.to_pylist() if r["prompt"] == rows[0]["question"]]
+    assert {(r["chosen_model"], r["rejected_model"]) for r in first} == {("good", "mid"), ("good", "bad"), ("mid", "bad")}
+    assert all(r["score_chosen"] - r["score_rejected"] >= 2 for r in table.to_pylist())
+    assert first[0]["category"] == rows[0]["culture_type"] and first[0]["culture"] == rows[0]["associated_culture"]
+    flipped = [r for r in pq.read_table(tmp_path / "p2.parquet").to_pylist() if r["prompt"] == rows[0]["question"]]
+    assert {(r["chosen_model"], r["rejected_model"]) for r in flipped} == {("mid", "bad"), ("good", "bad")}
+    assert again["pairs"] == 17
+
+
+def test_bad_question_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"question": "q"}]')
+    with pytest.raises(WikioriginError, match=r"bad\.json: row 0 has no question or no reference answer"):
+        read_questions(bad)
+    (tmp_path / "torn.json").write_text('[{"question": "q", ')
+    with pytest.raises(WikioriginError, match=r"torn\.json: not JSON"):
+        read_questions(tmp_path / "torn.json")
+
+
+def test_cli_build_preference(questions, tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    path, _ = questions
+    with ChatServer(answer=scripted) as server:
+        assert main(["build", "preference", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
+                     "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
+                     "--cache", str(tmp_path / "c.sqlite")]) == 0
+    assert "6 pairs from 6 questions and 2 models" in capsys.readouterr().out
