@@ -62,13 +62,89 @@ print(f"{len(lead)} items with a runner-up; median lead {sorted(lead)[len(lead) 
 ]
 
 
-def main() -> None:
+BUILD_CELLS = [
+    ("md", """# Building datasets with an LLM
+
+A small YokaiEval-style MCQ set and a small WikiOriginQA-style free-form set, built from the
+bundled jawiki sample against an OpenAI-compatible endpoint. Set `WIKIORIGIN_BASE_URL` (and
+`OPENAI_API_KEY` if the server wants one) and `WIKIORIGIN_MODEL`; the tests run this notebook
+against a loopback test server with scripted answers. Every call is cached in
+`llm-cache.sqlite`: running the notebook again costs nothing."""),
+    ("code", """import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from wikiorigin.builders.dataset import write_card
+from wikiorigin.builders.freeform import FreeformConfig, build_freeform
+from wikiorigin.builders.mcq import MCQConfig, build_mcq
+from wikiorigin.corpora.origin import build_origin_corpus
+from wikiorigin.corpora.yokai import build_list_corpus
+from wikiorigin.dumps.pages import Multistream
+from wikiorigin.dumps.synthetic import page_xml, write_multistream
+from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+
+root = Path.cwd()
+while not (root / "tests" / "data").is_dir() and root != root.parent:
+    root = root.parent
+data = root / "tests" / "data"
+work = Path(tempfile.mkdtemp())
+BASE_URL = os.environ.get("WIKIORIGIN_BASE_URL")
+MODEL = os.environ.get("WIKIORIGIN_MODEL", "gpt-4o-mini")
+llm = LLMClient(OpenAIBackend(MODEL, base_url=BASE_URL), RequestCache(work / "llm-cache.sqlite"),
+                concurrency=8)"""),
+    ("md", "## Articles: the pages linked from a list page, with their footnotes"),
+    ("code", """with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    write_multistream(data / "dumps" / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
+                      work / "ja.xml.bz2", work / "ja-index.txt.bz2",
+                      extra_pages=[page_xml(900001, "日本の妖怪一覧", (data / "yokai-list-page.wiki").read_text())])
+dump = Multistream(work / "ja.xml.bz2", work / "ja-index.txt.bz2")
+report = build_list_corpus(dump, work / "articles.parquet")
+print(report.articles, "articles;", report.missing, "missing")"""),
+    ("md", "## Multiple-choice questions"),
+    ("code", """mcq_report = build_mcq(work / "articles.parquet", work / "mcq" / "test.parquet", llm,
+                       config=MCQConfig(per_article=1), failed=work / "mcq.failed.parquet")
+print(f"kept {mcq_report.kept} of {mcq_report.generated}; dropped {mcq_report.dropped}")
+pq.read_table(work / "mcq" / "test.parquet").select(["title", "question", "answer", "ref"]).to_pylist()"""),
+    ("md", "## Free-form questions whose answer is an item's name"),
+    ("code", """from datetime import datetime, timezone
+from wikiorigin.schemas import ORIGINS
+
+when = datetime(2003, 1, 1, tzinfo=timezone.utc)
+items = [("Q1", 56, "地理"), ("Q8", 272, "個人")]
+pq.write_table(pa.Table.from_pylist([{
+    "qid": q, "origin_wiki": "jawiki", "origin_created_at": when, "origin_title": t, "n_wikis": 2,
+    "has_enwiki": True, "runner_up_wiki": "enwiki", "runner_up_created_at": when, "lead_days": 0.0,
+    "tied": False, "editions": [{"wiki": "jawiki", "page_id": p, "title": t, "created_at": when}]}
+    for q, p, t in items], schema=ORIGINS), work / "items.parquet")
+build_origin_corpus(work / "items.parquet", dump, work / "origin-articles.parquet",
+                    wikidata=data / "dumps" / "wikidata-20151109-five-entities.json")
+counts = build_freeform(work / "origin-articles.parquet", work / "freeform" / "test.parquet", llm,
+                        FreeformConfig(rounds=1))
+print(counts)
+pq.read_table(work / "freeform" / "test.parquet").select(["title", "question", "answers"]).to_pylist()"""),
+    ("md", "## A dataset card, and the cost"),
+    ("code", """write_card(work / "mcq", "mcq", "YokaiEval mini", "A few questions on Japanese yokai.")
+print((work / "mcq" / "README.md").read_text()[:300])
+print("usage:", llm.usage.summary())"""),
+]
+
+
+def write(cells, name: str) -> None:
     nb = nbf.v4.new_notebook()
     nb.cells = [nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src)
-                for kind, src in CELLS]
+                for kind, src in cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    out = Path(__file__).resolve().parent.parent / "notebooks" / "01_origins.ipynb"
-    nbf.write(nb, out)
+    nbf.write(nb, Path(__file__).resolve().parent.parent / "notebooks" / name)
+
+
+def main() -> None:
+    write(CELLS, "01_origins.ipynb")
+    write(BUILD_CELLS, "02_build_datasets.ipynb")
 
 
 if __name__ == "__main__":

@@ -99,3 +99,15 @@ def test_rate_limit(tmp_path):
         started = time.monotonic()
         llm.run(requests(3))
         assert time.monotonic() - started < 5
+
+
+def test_run_inside_a_running_event_loop(tmp_path):
+    """As in a notebook, whose event loop is already running."""
+    import asyncio
+
+    async def main():
+        with ChatServer() as server:
+            return client(server, tmp_path).run(requests(2))
+
+    results = asyncio.run(main())
+    assert [r.data["echo"] for r in results] == ["question 0", "question 1"]

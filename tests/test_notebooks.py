@@ -1,12 +1,12 @@
+import os
 from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path):
+def run_notebook(path: Path) -> str:
     nbformat = pytest.importorskip("nbformat", reason="the test extra is not installed")
     nbclient = pytest.importorskip("nbclient", reason="the test extra is not installed")
     nb = nbformat.read(path, as_version=4)
@@ -14,5 +14,25 @@ def test_notebook_runs(path):
                             resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
-    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "built 384 items from 7 wikis" in text
+    return "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+
+
+def test_origins_notebook():
+    assert "built 384 items from 7 wikis" in run_notebook(NOTEBOOKS / "01_origins.ipynb")
+
+
+def test_build_notebook_against_the_test_server(monkeypatch):
+    from tests.openai_server import ChatServer
+    from tests.test_build_freeform import scripted as freeform_answers
+    from tests.test_build_mcq import scripted as mcq_answers
+
+    def answer(messages):
+        task = messages[0]["content"].splitlines()[0]
+        return freeform_answers(messages) if task.startswith("task: freeform") else mcq_answers(messages)
+
+    with ChatServer(answer=answer) as server:
+        monkeypatch.setenv("WIKIORIGIN_BASE_URL", server.url)
+        monkeypatch.setenv("WIKIORIGIN_MODEL", "scripted")
+        text = run_notebook(NOTEBOOKS / "02_build_datasets.ipynb")
+        assert server.calls
+    assert "5 articles;" in text and "usage:" in text and "'kept':" in text

@@ -18,6 +18,7 @@ import random
 import re
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .cache import RequestCache, request_key
@@ -140,8 +141,14 @@ class LLMClient:
                 "input_tokens": sum(estimate_tokens(r.messages) for r in todo)}
 
     def run(self, requests: list[ChatRequest]) -> list[ChatResult]:
-        """Answers in the order of ``requests``."""
-        return asyncio.run(self._run(requests))
+        """Answers in the order of ``requests``. Works in a notebook too (whose event loop is
+        already running): then the requests run on a loop of their own in another thread."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._run(requests))
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, self._run(requests)).result()
 
     async def _run(self, requests):
         gate = asyncio.Semaphore(self.concurrency)
