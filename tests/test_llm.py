@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 
 from tests.openai_server import ChatServer
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
@@ -111,3 +113,57 @@ def test_run_inside_a_running_event_loop(tmp_path):
 
     results = asyncio.run(main())
     assert [r.data["echo"] for r in results] == ["question 0", "question 1"]
+
+
+def test_local_transformers_backend(tmp_path):
+    pytest.importorskip("transformers", reason="the eval extra is not installed")
+    from tests.tiny_model import make_tiny_model
+    from wikiorigin.llm.transformers_backend import TransformersBackend
+
+    backend = TransformersBackend(make_tiny_model(tmp_path / "tiny"), max_new_tokens=8)
+    llm = LLMClient(backend, RequestCache(tmp_path / "cache.sqlite"), concurrency=2)
+    plain = llm.run(requests(2, schema=None))
+    assert all(r.error is None and isinstance(r.text, str) for r in plain)
+    assert llm.usage.calls == 2 and llm.usage.output_tokens > 0
+    again = LLMClient(backend, RequestCache(tmp_path / "cache.sqlite"))
+    assert [r.text for r in again.run(requests(2, schema=None))] == [r.text for r in plain]
+    assert again.usage.calls == 0
+    # random weights answer garbage: a JSON request fails cleanly after one repair round
+    [bad] = llm.run(requests(1, version="json"))
+    assert bad.error and bad.error.startswith("invalid JSON after one repair")
+
+
+def test_cli_with_a_local_model(tmp_path, capsys, data_dir):
+    pytest.importorskip("transformers", reason="the eval extra is not installed")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.tiny_model import make_tiny_model
+    from wikiorigin.cli import main
+    from wikiorigin.schemas import ARTICLES
+
+    model = make_tiny_model(tmp_path / "tiny")
+    articles = tmp_path / "articles.parquet"
+    pq.write_table(pa.Table.from_pylist([{
+        "wiki": "jawiki", "page_id": 1, "title": "河童", "text": "河童は川に住むと言われる[1]。",
+        "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}], "revision_id": 5,
+        "url": "https://ja.wikipedia.org/wiki/%E6%B2%B3%E7%AB%A5"}], schema=ARTICLES), articles)
+    assert main(["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "m.parquet"),
+                 "--model", str(model), "--backend", "transformers", "--cache", str(tmp_path / "c.sqlite")]) == 0
+    assert "0 questions from 1 articles" in capsys.readouterr().out  # a random model writes no JSON
+    failed = pq.read_table(tmp_path / "m.failed.parquet").to_pylist()
+    assert failed[0]["step"] == "generate" and failed[0]["reason"].startswith("invalid JSON")
+
+
+def test_a_prompt_too_long_for_a_local_model_is_a_failed_row(tmp_path):
+    pytest.importorskip("transformers", reason="the eval extra is not installed")
+    from tests.tiny_model import make_tiny_model
+    from wikiorigin.llm.transformers_backend import TransformersBackend
+
+    model = make_tiny_model(tmp_path / "tiny", positions=64)
+    backend = TransformersBackend(model, max_new_tokens=8)
+    llm = LLMClient(backend, None)
+    [long, short] = llm.run([ChatRequest([{"role": "user", "content": "河童 " * 200}]),
+                             ChatRequest([{"role": "user", "content": "河童"}])])
+    assert long.error.startswith("refused: ") and "exceed the model's 64 positions" in long.error
+    assert short.error is None

@@ -214,9 +214,12 @@ def cmd_corpus_origin(args) -> int:
 
 
 def _llm_client(args, model):
-    from .llm import LLMClient, OpenAIBackend, RequestCache
+    from .llm import LLMClient, OpenAIBackend, RequestCache, TransformersBackend
 
-    backend = OpenAIBackend(model, base_url=args.base_url, azure_endpoint=args.azure_endpoint)
+    if args.backend == "transformers":
+        backend = TransformersBackend(model)
+    else:
+        backend = OpenAIBackend(model, base_url=args.base_url, azure_endpoint=args.azure_endpoint)
     prices = json.loads(args.prices) if args.prices else None
     return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
                      rpm=args.rpm, tpm=args.tpm, prices=prices)
@@ -259,6 +262,8 @@ def cmd_build_freeform(args) -> int:
 
 
 def _llm_options(b) -> None:
+    b.add_argument("--backend", choices=("openai", "transformers"), default="openai",
+                   help="an OpenAI-compatible API, or a local transformers model (MODEL = its path)")
     b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
     b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
     b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite)")

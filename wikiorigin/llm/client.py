@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .cache import RequestCache, request_key
-from .openai_backend import TransientError
+from .openai_backend import RequestError, TransientError
 
 __all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json"]
 
@@ -188,6 +188,9 @@ class LLMClient:
                 try:
                     answer = await self.backend.chat(messages, request.params)
                     break
+                except RequestError as exc:
+                    self.usage.failures += 1
+                    return ChatResult(None, error=f"refused: {exc}")
                 except TransientError as exc:
                     if attempt == self.retries:
                         self.usage.failures += 1

@@ -7,7 +7,7 @@ import asyncio
 import json
 import os
 
-__all__ = ["OpenAIBackend", "TransientError"]
+__all__ = ["OpenAIBackend", "TransientError", "RequestError"]
 
 
 class TransientError(Exception):
@@ -16,6 +16,10 @@ class TransientError(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class RequestError(Exception):
+    """A request the backend refuses (too long, malformed): not worth retrying."""
 
 
 class OpenAIBackend:
@@ -65,6 +69,8 @@ class OpenAIBackend:
             raise TransientError(f"{type(exc).__name__}: {exc}") from None
         except openai.APIResponseValidationError as exc:
             raise TransientError(f"a malformed response body: {exc}") from None
+        except openai.BadRequestError as exc:  # e.g. longer than the model's context
+            raise RequestError(f"{exc.status_code}: {exc}") from None
         except json.JSONDecodeError as exc:  # the SDK lets a body that is not JSON through
             raise TransientError(f"a response body that is not JSON: {exc}") from None
         choice = response.choices[0] if response.choices else None
