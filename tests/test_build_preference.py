@@ -75,3 +75,17 @@ def test_cli_build_preference(questions, tmp_path, capsys):
                      "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
                      "--cache", str(tmp_path / "c.sqlite")]) == 0
     assert "6 pairs from 6 questions and 2 models" in capsys.readouterr().out
+
+
+def test_failed_answers_go_to_the_failed_file(questions, tmp_path):
+    path, _ = questions
+    with ChatServer(answer=scripted) as server:
+        server.faults = ["500"] * 3
+        models = clients(server, tmp_path, ["good", "bad", "judge"])
+        for client in models.values():
+            client.retries = 0
+        judge = models.pop("judge")
+        counts = build_preferences(path, tmp_path / "p.parquet", models, judge)
+    failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
+    assert counts["answer_errors"] == 3 and len(failed) == 3 and failed[0]["step"] == "answer"
+    assert counts["pairs"] == 6 - 3  # a question with one rated answer makes no pair

@@ -25,6 +25,8 @@ PREFERENCES = pa.schema([
     ("category", pa.string()), ("language", pa.string()), ("chosen_model", pa.string()),
     ("rejected_model", pa.string()),
 ])
+FAILED = pa.schema([("prompt", pa.string()), ("model", pa.string()), ("step", pa.string()),
+                    ("reason", pa.string())])
 _SCORE = {"type": "object", "required": ["score"],
           "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 10}}}
 
@@ -48,18 +50,21 @@ def read_questions(path) -> list[dict]:
 
 def build_preferences(questions, out, responders: dict[str, LLMClient], judge: LLMClient | None = None,
                       *, ratings: dict | None = None, min_gap: float = 2.0, language: str = "ja") -> dict:
-    """Pairs into ``out`` (the ``preferences`` schema). ``ratings`` (``{(question, model):
-    score}``, human ratings) replaces the judge for the answers it covers."""
+    """Pairs into ``out`` (the ``preferences`` schema); answers or ratings that failed into
+    ``<out>.failed.parquet``. ``ratings`` (``{(question, model): score}``, human ratings)
+    replaces the judge for the answers it covers."""
     rows = read_questions(questions)
     prompts = [[{"role": "user", "content": r["question"]}] for r in rows]
     answers = {name: client.run([ChatRequest(p, {"temperature": 0.7}, "care-answer") for p in prompts])
                for name, client in responders.items()}
     scores, counts = {}, {"questions": len(rows), "answer_errors": 0, "judge_errors": 0}
-    to_judge = []
+    to_judge, failures = [], []
     for name, results in answers.items():
         for row, result in zip(rows, results):
             if result.error:
                 counts["answer_errors"] += 1
+                failures.append({"prompt": row["question"], "model": name, "step": "answer",
+                                 "reason": result.error})
             elif ratings and (row["question"], name) in ratings:
                 scores[(row["question"], name)] = float(ratings[(row["question"], name)])
             else:
@@ -76,6 +81,8 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
     for (row, name, _), verdict in zip(to_judge, verdicts):
         if verdict.error:
             counts["judge_errors"] += 1
+            failures.append({"prompt": row["question"], "model": name, "step": "judge",
+                             "reason": verdict.error})
         else:
             scores[(row["question"], name)] = float(verdict.data["score"])
     pairs = []
@@ -90,8 +97,14 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
                               "culture": row.get("associated_culture"), "category": row.get("culture_type"),
                               "language": language, "chosen_model": cm, "rejected_model": rm})
     counts["pairs"] = len(pairs)
+    usage = {name: client.usage.as_dict() for name, client in responders.items()}
+    if judge is not None:
+        usage["judge"] = judge.usage.as_dict()
     meta = provenance(stage="build", builder="preference", questions=str(questions), min_gap=min_gap,
-                      responders=sorted(responders), judge=judge.backend.model if judge else None)
+                      responders=sorted(responders), judge=judge.backend.model if judge else None,
+                      usage=usage)
     with ParquetSink(out, PREFERENCES, meta) as sink:
         sink.write(pa.Table.from_pylist(pairs, schema=PREFERENCES))
+    with ParquetSink(str(out).removesuffix(".parquet") + ".failed.parquet", FAILED, meta) as sink:
+        sink.write(pa.Table.from_pylist(failures, schema=FAILED))
     return counts
