@@ -86,3 +86,13 @@ def test_cli_build_freeform(origin_articles, tmp_path, capsys):
                      str(tmp_path / "f.parquet"), "--model", "gen", "--base-url", server.url,
                      "--cache", str(tmp_path / "c.sqlite")]) == 0
     assert "2 questions from 4 articles (dropped: leak 1, score 1)" in capsys.readouterr().out
+
+
+def test_freeform_dry_run(origin_articles, tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    assert main(["build", "freeform", "--articles", str(origin_articles), "--out", str(tmp_path / "f.parquet"),
+                 "--model", "gen", "--base-url", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite"),
+                 "--rounds", "2", "--dry-run"]) == 0
+    assert "4 calls to make first (0 cached)" in capsys.readouterr().out
+

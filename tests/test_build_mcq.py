@@ -109,7 +109,7 @@ def test_cli_build_mcq(articles, tmp_path, capsys):
                 "--model", "gen", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
                 "--per-article", "3", "--prices", '{"input": 1, "output": 2}']
         assert main(args + ["--dry-run"]) == 0
-        assert "6 generation calls to make (0 cached)" in capsys.readouterr().out and not server.calls
+        assert "6 calls to make first (0 cached)" in capsys.readouterr().out and not server.calls
         assert main(args) == 0
     captured = capsys.readouterr()
     assert "4 questions from 6 articles (16 generated" in captured.out

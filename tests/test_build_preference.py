@@ -89,3 +89,15 @@ def test_failed_answers_go_to_the_failed_file(questions, tmp_path):
     failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
     assert counts["answer_errors"] == 3 and len(failed) == 3 and failed[0]["step"] == "answer"
     assert counts["pairs"] == 6 - 3  # a question with one rated answer makes no pair
+
+
+def test_dry_runs(questions, tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    path, _ = questions
+    with ChatServer(answer=scripted) as server:
+        assert main(["build", "preference", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
+                     "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
+                     "--cache", str(tmp_path / "c.sqlite"), "--dry-run"]) == 0
+        assert not server.calls
+    assert "12 calls to make first (0 cached)" in capsys.readouterr().out

@@ -225,17 +225,20 @@ def _llm_client(args, model):
                      rpm=args.rpm, tpm=args.tpm, prices=prices)
 
 
+def _print_plan(plan: dict, later: str) -> int:
+    print(f"{plan['calls']} calls to make first ({plan['requests'] - plan['calls']} cached), "
+          f"~{plan['input_tokens']:,} input tokens; then at most {plan['later_calls_at_most']} "
+          f"calls to {later}")
+    return 0
+
+
 def cmd_build_mcq(args) -> int:
     from .builders.mcq import MCQConfig, build_mcq, plan_mcq
 
     config = MCQConfig(language=args.language, per_article=args.per_article, seed=args.seed)
     generator = _llm_client(args, args.model)
     if args.dry_run:
-        plan = plan_mcq(args.articles, generator, config)
-        print(f"{plan['calls']} generation calls to make ({plan['requests'] - plan['calls']} cached), "
-              f"~{plan['input_tokens']:,} input tokens; then at most {plan['later_calls_at_most']} "
-              "calls to check, attribute and label")
-        return 0
+        return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")
     checker = _llm_client(args, args.checker_model) if args.checker_model else None
     report = build_mcq(args.articles, args.out, generator, checker, config)
     prices = json.loads(args.prices) if args.prices else None
@@ -249,11 +252,13 @@ def cmd_build_mcq(args) -> int:
 
 
 def cmd_build_freeform(args) -> int:
-    from .builders.freeform import FreeformConfig, build_freeform
+    from .builders.freeform import FreeformConfig, build_freeform, plan_freeform
 
     generator = _llm_client(args, args.model)
-    counts = build_freeform(args.articles, args.out, generator,
-                            FreeformConfig(rounds=args.rounds, cutoff=args.cutoff))
+    config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff)
+    if args.dry_run:
+        return _print_plan(plan_freeform(args.articles, generator, config), "refine, translate and score")
+    counts = build_freeform(args.articles, args.out, generator, config)
     prices = json.loads(args.prices) if args.prices else None
     print(f"generator: {generator.usage.summary(prices)}", file=sys.stderr)
     dropped = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("articles", "kept")) or "none"
@@ -274,9 +279,11 @@ def _llm_options(b) -> None:
 
 
 def cmd_build_preference(args) -> int:
-    from .builders.preference import build_preferences
+    from .builders.preference import build_preferences, plan_preferences
 
     responders = {m: _llm_client(args, m) for m in args.models.split(",") if m.strip()}
+    if args.dry_run:
+        return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
     judge = _llm_client(args, args.judge_model) if args.judge_model else None
     counts = build_preferences(args.questions, args.out, responders, judge,
                                min_gap=args.min_gap, language=args.language)
@@ -379,6 +386,7 @@ def _parser() -> argparse.ArgumentParser:
     _llm_options(b)
     b.add_argument("--rounds", type=int, default=1, help="refinement passes")
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
+    b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
     b.set_defaults(func=cmd_build_freeform)
     b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)")
     b.add_argument("--questions", required=True, help="CARE JSON, or Parquet/JSON with question, answer")
@@ -387,6 +395,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--judge-model", required=True, help="the model that rates 1-10")
     b.add_argument("--min-gap", type=float, default=2.0, help="least score difference of a pair")
     b.add_argument("--language", default="ja")
+    b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
     _llm_options(b)
     b.set_defaults(func=cmd_build_preference)
     b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")

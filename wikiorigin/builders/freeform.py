@@ -164,3 +164,16 @@ def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig |
     with ParquetSink(str(out).removesuffix(".parquet") + ".failed.parquet", FAILED, meta) as sink:
         sink.write(pa.Table.from_pylist(run.failures, schema=FAILED))
     return counts
+
+
+def plan_freeform(articles, generator: LLMClient, config: FreeformConfig | None = None) -> dict:
+    """A dry run: the generation calls not in the cache and their input tokens; each question
+    then costs ``rounds`` + 2 more calls (refine, translate, score)."""
+    config = config or FreeformConfig()
+    rows = pq.read_table(articles).to_pylist()
+    version = freeform_sha1()
+    plan = generator.dry_run([
+        _request(FREEFORM_PROMPTS["generate"].format(language=_language_name(r["wiki"]), title=r["title"]),
+                 r["text"][: config.max_article_chars], version, _QUESTION, config.params) for r in rows])
+    plan["later_calls_at_most"] = (config.rounds + 2) * len(rows)
+    return plan

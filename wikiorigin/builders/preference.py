@@ -108,3 +108,15 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
     with ParquetSink(str(out).removesuffix(".parquet") + ".failed.parquet", FAILED, meta) as sink:
         sink.write(pa.Table.from_pylist(failures, schema=FAILED))
     return counts
+
+
+def plan_preferences(questions, responders: dict[str, LLMClient]) -> dict:
+    """A dry run: the answer calls not in the cache and their input tokens; each answer then
+    costs one judge call unless a human rating covers it."""
+    rows = read_questions(questions)
+    plans = [client.dry_run([ChatRequest([{"role": "user", "content": r["question"]}],
+                                         {"temperature": 0.7}, "care-answer") for r in rows])
+             for client in responders.values()]
+    return {"requests": sum(p["requests"] for p in plans), "calls": sum(p["calls"] for p in plans),
+            "input_tokens": sum(p["input_tokens"] for p in plans),
+            "later_calls_at_most": len(rows) * len(responders)}
