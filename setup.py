@@ -43,7 +43,7 @@ setup(
         "eval": ["torch>=2.1", "transformers>=4.40"],
         "dask": ["dask[distributed]>=2024.1"],
         "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6", "matplotlib>=3.7",
-                 "datasets>=2.19"],
+                 "datasets>=2.19", "sacrebleu>=2.3"],
         "bench": ["pandas>=2", "dask[distributed]>=2024.1"],
     },
     # The compiled core of the page-creation scan. Optional: without a C compiler the build
