@@ -36,9 +36,9 @@ def test_both_engines_through_the_cli(tmp_path, data_dir, capsys):
     tables = {}
     for engine in ("fast", "mwxml"):
         out = tmp_path / f"{engine}.parquet"
-        code, _, _ = run(capsys, "scan", sample, "--wiki", "elwikivoyage", "--allow-non-wikipedia",
-                         "--engine", engine, "--out", out, "--namespaces", "0,4")
-        assert code == 0
+        code, stdout, _ = run(capsys, "scan", sample, "--wiki", "elwikivoyage", "--allow-non-wikipedia",
+                              "--engine", engine, "--out", out, "--namespaces", "0,4")
+        assert code == 0 and "0.1 MB of XML" in stdout  # decompressed bytes, for both engines
         tables[engine] = pq.read_table(out)
     fast, oracle = (t.replace_schema_metadata(None) for t in tables.values())
     assert fast.equals(oracle) and fast.num_rows > 0

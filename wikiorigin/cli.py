@@ -266,6 +266,13 @@ def cmd_build_freeform(args) -> int:
     return 0
 
 
+def _dump_options(c) -> None:
+    c.add_argument("--dump", required=True, help="the edition's pages-articles-multistream.xml.bz2")
+    c.add_argument("--index", required=True, help="its pages-articles-multistream-index.txt.bz2")
+    c.add_argument("--out", required=True, help="articles Parquet file to write")
+    c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
+
+
 def _llm_options(b) -> None:
     b.add_argument("--backend", choices=("openai", "transformers"), default="openai",
                    help="an OpenAI-compatible API, or a local transformers model (MODEL = its path)")
@@ -349,21 +356,15 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("corpus", help="article corpora with their references")
     corpus = s.add_subparsers(dest="corpus", required=True)
     c = corpus.add_parser("yokai", help="the articles linked from a list page (日本の妖怪一覧)")
-    c.add_argument("--dump", required=True, help="pages-articles-multistream.xml.bz2")
-    c.add_argument("--index", required=True, help="pages-articles-multistream-index.txt.bz2")
-    c.add_argument("--out", required=True, help="articles Parquet file to write")
+    _dump_options(c)
     c.add_argument("--list-page", default="日本の妖怪一覧", help="the list page's title")
-    c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
     c.set_defaults(func=cmd_corpus_yokai)
     c = corpus.add_parser("origin", help="the articles of items from `wikiorigin subset`")
     c.add_argument("--items", required=True, help="items.parquet (origins schema)")
-    c.add_argument("--dump", required=True, help="the edition's pages-articles-multistream")
-    c.add_argument("--index", required=True, help="its multistream index")
-    c.add_argument("--out", required=True, help="articles Parquet file to write")
+    _dump_options(c)
     source = c.add_mutually_exclusive_group(required=True)
     source.add_argument("--wikidata", help="Wikidata JSON dump (offline)")
     source.add_argument("--sparql", help="SPARQL endpoint URL (online)")
-    c.add_argument("--threads", type=int, default=2)
     c.set_defaults(func=cmd_corpus_origin)
 
     s = sub.add_parser("build", help="build QA datasets with LLMs")

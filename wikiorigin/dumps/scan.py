@@ -65,8 +65,7 @@ def _records_batches(records: Iterable[PageCreation], stats: ScanStats, size: in
 def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname, scan_threads):
     if engine == "mwxml":
         part = ScanStats()
-        yield from _records_batches(scan_pages_mwxml(path, namespaces, threads), part)
-        part.bytes = Path(path).stat().st_size
+        yield from _records_batches(scan_pages_mwxml(path, namespaces, threads, part), part)
         _add(stats, part)
         return
     scanner = StubScanner(open_dump(path, threads=threads), namespaces, scan_threads)

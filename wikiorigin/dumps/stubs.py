@@ -496,13 +496,17 @@ def scan_pages(
 
 
 def scan_pages_mwxml(
-    path, namespaces: Iterable[int] | None = None, threads: int = 1
+    path, namespaces: Iterable[int] | None = None, threads: int = 1,
+    stats: ScanStats | None = None,
 ) -> Iterator[PageCreation]:
-    """The same records as :func:`scan_pages`, computed with mwxml (slow; the oracle)."""
+    """The same records as :func:`scan_pages`, computed with mwxml (slow; the oracle).
+    ``stats.bytes`` gets the decompressed bytes read, when ``stats`` is given."""
     with open_dump(path) as head:
         read_header(head.read, path)  # the same refusals as the fast engine
     with open_dump(path, threads=threads) as stream:
         yield from _mwxml_records(stream, path, namespaces)
+        if stats is not None:
+            stats.bytes += stream.pos
 
 
 def _mwxml_records(stream, path, namespaces) -> Iterator[PageCreation]:
