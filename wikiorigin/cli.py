@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 from . import __version__
+from .cli_eval import add_eval_commands
 from .errors import WikioriginError
 
 __all__ = ["main"]
@@ -405,6 +406,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--title", required=True)
     b.add_argument("--description", default="")
     b.set_defaults(func=cmd_build_card)
+
+    add_eval_commands(sub, _llm_options, _llm_client)
 
     s = sub.add_parser("origins", help="the first edition of every Wikidata item")
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
-           "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES"]
+           "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS"]
+
+# The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
+# ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
+MCQ_TYPES = ["妖怪の行う行動", "妖怪の形状・見た目", "妖怪の伝承のある地域", "妖怪の生まれ・生態",
+             "現代における伝承", "妖怪の典拠"]
+MCQ_REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国",
+               "複数の地域", "不明"]
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 from ..errors import WikioriginError
 from ..files import ParquetSink, provenance
 from ..llm import ChatRequest, LLMClient
-from .prompts import JUDGE_PROMPT, RUBRICS
+from ..evaluators.judge import RUBRICS
+from .prompts import JUDGE_PROMPT
 
 __all__ = ["PREFERENCES", "read_questions", "build_preferences"]
 

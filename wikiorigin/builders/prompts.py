@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["MCQ_PROMPTS", "TYPES", "REGIONS", "prompt_sha1"]
+from ..schemas import MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
-# The paper's six question types and our eleven region classes.
-TYPES = ["妖怪の行う行動", "妖怪の形状・見た目", "妖怪の伝承のある地域", "妖怪の生まれ・生態",
-         "現代における伝承", "妖怪の典拠"]
-REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国",
-           "複数の地域", "不明"]
+__all__ = ["MCQ_PROMPTS", "TYPES", "REGIONS", "prompt_sha1"]
 
 MCQ_PROMPTS = {
     "ja": {
@@ -136,13 +132,6 @@ def freeform_sha1() -> str:
 
 
 # CARE-style judging: 1-10 against a reference answer, a rubric per CARE category (our words).
-RUBRICS = {
-    "Cultural entities": "Is the named person, place, work or thing the right one, with correct facts about it?",
-    "Opinion": "Does it reflect the views commonly held in this culture, fairly and without stereotypes?",
-    "Social norms": "Does it describe the norms, manners and customs of this culture accurately?",
-    "Cultural commonsense": "Is the everyday knowledge that people of this culture share stated correctly?",
-    "Literacy": "Is the knowledge of this culture's literature, language and writing correct?",
-}
 JUDGE_PROMPT = (
     "task: judge\n"
     "You grade an answer to a question about a culture ({culture}), against a reference answer "

@@ -10,10 +10,19 @@ and gives chrF against the answer nearest by edit distance and the best chrF ove
 
 from __future__ import annotations
 
+import json
+import re
 import unicodedata
 from collections import Counter
+from pathlib import Path
 
-__all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein"]
+import pyarrow.parquet as pq
+
+from ..errors import WikioriginError
+
+__all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein",
+           "answer_text", "romanize", "read_freeform", "evaluate_freeform", "summarize_freeform",
+           "write_freeform_results"]
 
 CHAR_ORDER = 6
 BETA = 2.0
@@ -87,3 +96,121 @@ def score_answer(prediction: str, answers: list[str]) -> dict:
         "chrf_best": max(chrf(pred, n) for n in names),
         "matched": answers[nearest],
     }
+
+
+# -- evaluation --------------------------------------------------------------------------
+
+PROMPTS = {
+    "en": "Answer the question with the name only, without explanation.\n\nQuestion: {question}",
+    "source": "{question}\n\n名前だけを答えてください。Answer with the name only.",
+}
+_ANSWER_PREFIX = re.compile(r"^\s*(?:answer|a|final answer|回答|答え)\s*[:：]\s*", re.I)
+
+
+def answer_text(response: str | None) -> str:
+    """The name a response gives: its first non-empty line without an ``Answer:`` prefix,
+    quotes or final punctuation."""
+    for line in (response or "").splitlines():
+        line = _ANSWER_PREFIX.sub("", line).strip().strip("\"'“”「」『』*").strip()
+        line = line.rstrip(".。!！").strip()
+        if line:
+            return line
+    return ""
+
+
+def romanize(text: str) -> str:
+    from unidecode import unidecode
+
+    return normalize(unidecode(normalize(text)))
+
+
+def read_freeform(path) -> list[dict]:
+    """Questions of ``freeform.parquet`` (or JSON rows with ``question`` and ``answers``)."""
+    path = Path(path)
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such file")
+    if path.suffix == ".parquet":
+        rows = pq.read_table(path).to_pylist()
+    else:
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise WikioriginError(f"{path}: not JSON ({exc})") from None
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not row.get("question") or not row.get("answers"):
+            raise WikioriginError(f"{path}: row {i} has no question or no answers")
+    return rows
+
+
+def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False, **sampling) -> list[dict]:
+    """Ask each question (in English, or with ``source_language`` in the item's language) and
+    score the answer: exact match, chrF (nearest answer), best chrF, and an exact match after
+    romanization (unidecode), kept apart."""
+    sampling = {"temperature": 0.0, "max_new_tokens": 32, **sampling}
+    field, template = ("question_source", PROMPTS["source"]) if source_language else ("question", PROMPTS["en"])
+    prompts = [template.format(question=r.get(field) or r["question"]) for r in rows]
+    responses = model.generate(prompts, **sampling)
+    items = []
+    for row, response in zip(rows, responses):
+        answer = answer_text(response)
+        scores = score_answer(answer, list(row["answers"]))
+        romanized = romanize(answer)
+        items.append({"id": row.get("id") or row.get("qid"), "model": model.name, "qid": row.get("qid"),
+                      "language": row.get("origin_wiki") or row.get("language") or "",
+                      "has_enwiki": bool(row.get("has_enwiki")), "question": prompts[len(items)],
+                      "response": response, "answer": answer, **scores,
+                      "exact_romanized": bool(romanized) and romanized in {romanize(a) for a in row["answers"]},
+                      "failed": response is None})
+    return items
+
+
+def summarize_freeform(items: list[dict]) -> dict:
+    """Means of exact match, chrF, best chrF and romanized exact match: overall, by language,
+    by whether an English article exists, and by both (the paper's table layout)."""
+    if not items:
+        raise WikioriginError("no items to summarize")
+    keys = ("exact", "chrf", "chrf_best", "exact_romanized")
+
+    def block(part):
+        return {"n": len(part), **{k: sum(float(i[k]) for i in part) / len(part) for k in keys}}
+
+    def groups(key):
+        out: dict = {}
+        for item in items:
+            out.setdefault(key(item), []).append(item)
+        return {k: block(v) for k, v in sorted(out.items())}
+
+    return {"model": items[0]["model"], "mode": "freeform", **block(items),
+            "failed": sum(i["failed"] for i in items),
+            "by_language": groups(lambda i: i["language"]),
+            "by_enwiki": groups(lambda i: "with English article" if i["has_enwiki"] else "without"),
+            "by_language_enwiki": groups(lambda i: f"{i['language']} / {'en' if i['has_enwiki'] else 'no en'}")}
+
+
+def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None):
+    from .report import bar_plot, markdown_table, write_results
+
+    keys = ["exact", "chrf", "chrf_best"]
+    by_lang = summary["by_language"]
+    table = []
+    for lang in by_lang:
+        row = [lang, by_lang[lang]["n"]]
+        for flag in ("en", "no en"):
+            cell = summary["by_language_enwiki"].get(f"{lang} / {flag}")
+            row += [cell["exact"], cell["chrf"]] if cell else [float("nan")] * 2
+        table.append(row + [by_lang[lang]["exact"], by_lang[lang]["chrf"]])
+    lines = [f"# Free-form answers: {summary['model']}", "",
+             markdown_table(["questions", "exact", "chrF", "best chrF", "failed"],
+                            [[summary["n"], summary["exact"], summary["chrf"], summary["chrf_best"], summary["failed"]]]),
+             "", "## By language and English article", "",
+             markdown_table(["language", "n", "EM (en article)", "chrF (en article)", "EM (no en article)",
+                             "chrF (no en article)", "EM", "chrF"], table),
+             "", "## Romanization-aware exact match (unidecode; reported apart)", "",
+             markdown_table(["language", "exact", "exact after romanization"],
+                            [[k, v["exact"], v["exact_romanized"]] for k, v in by_lang.items()]),
+             "", "chrF is against the answer nearest by edit distance; best chrF is the best over all answers.",
+             "Plot: `chrf_by_language.png`."]
+    plots = [("chrf_by_language.png", lambda path: bar_plot(
+        path, list(by_lang), [v["chrf"] for v in by_lang.values()], f"{summary['model']}: chrF by language",
+        "chrF", counts=[v["n"] for v in by_lang.values()]))]
+    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta)

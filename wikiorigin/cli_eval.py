@@ -1,0 +1,186 @@
+"""The ``wikiorigin eval`` sub-commands: mcq, freeform, judge, leakage, compare. Thin: each
+parses options, loads the model under evaluation, calls :mod:`wikiorigin.evaluators` and
+writes a results directory (items.parquet, summary.json, report.md, plots)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .errors import WikioriginError
+
+__all__ = ["add_eval_commands"]
+
+
+def _model(args, client_for):
+    """The model under evaluation: a local checkpoint, or an OpenAI-compatible endpoint."""
+    if args.endpoint:
+        from .evaluators.models import EndpointModel
+        from .llm import LLMClient, OpenAIBackend, RequestCache
+
+        backend = OpenAIBackend(args.model, base_url=args.endpoint)
+        return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency))
+    from .evaluators.models import LocalModel
+
+    return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,
+                      chat=not args.no_chat_template)
+
+
+def _sampling(args) -> dict:
+    return {"temperature": args.temperature, "max_new_tokens": args.max_new_tokens, "seed": args.seed}
+
+
+def _done(kind: str, out, line: str) -> int:
+    print(f"{kind}: {line} -> {out}/ (items.parquet, summary.json, report.md)")
+    return 0
+
+
+def cmd_eval_mcq(args, client_for) -> int:
+    from .evaluators import mcq
+
+    rows = mcq.read_questions(args.questions)
+    if args.responses:
+        rows = mcq.attach_responses(rows, mcq.read_questions(args.responses))
+    if args.mode == "loglikelihood":
+        if args.endpoint or not args.model:
+            raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
+        model = _model(args, client_for)
+        items = mcq.evaluate_loglikelihood(rows, model, language=args.language)
+    else:
+        model = _model(args, client_for) if args.model else None
+        judge = client_for(args, args.judge_model) if args.judge_model else None
+        instruction = mcq.INSTRUCTIONS[args.language] if args.instruction is None else args.instruction
+        recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else "recorded"
+        items = mcq.evaluate_generate(rows, model, instruction=instruction, judge=judge, recorded=recorded, **(
+            _sampling(args) if model else {}))
+    summary = mcq.summarize(items)
+    mcq.write_mcq_results(args.out, items, summary, {"questions": str(args.questions), "mode": args.mode})
+    extra = (f", parser read {summary['coverage']:.1%}" if "coverage" in summary else
+             f", acc_norm {summary['acc_norm_chars']:.3f} (chars) {summary['acc_norm_bytes']:.3f} (bytes)")
+    return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}")
+
+
+def cmd_eval_freeform(args, client_for) -> int:
+    from .evaluators import freeform
+
+    rows = freeform.read_freeform(args.questions)
+    model = _model(args, client_for)
+    items = freeform.evaluate_freeform(rows, model, source_language=args.source_language, **_sampling(args))
+    summary = freeform.summarize_freeform(items)
+    freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)})
+    return _done("freeform", args.out, f"{summary['n']} questions, exact {summary['exact']:.3f}, "
+                                       f"chrF {summary['chrf']:.1f}, failed {summary['failed']}")
+
+
+def cmd_eval_judge(args, client_for) -> int:
+    from .evaluators import judge as judging
+
+    rows = judging.read_care(args.questions)
+    if args.model:
+        model = _model(args, client_for)
+        responses, name = model.generate([r["question"] for r in rows], **_sampling(args)), model.name
+    elif all(r.get("response") for r in rows):
+        responses, name = [r["response"] for r in rows], "recorded"
+    else:
+        raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response`")
+    items = judging.judge_answers(rows, responses, client_for(args, args.judge_model), model=name)
+    summary = judging.summarize_judged(items)
+    judging.write_judge_results(args.out, items, summary, {"questions": str(args.questions),
+                                                           "judge": args.judge_model})
+    return _done("judge", args.out, f"{summary['rated']} of {summary['n']} answers rated, "
+                                    f"mean {summary['mean']:.2f}")
+
+
+def cmd_eval_leakage(args, client_for) -> int:
+    from .evaluators import leakage
+
+    articles = leakage.read_texts(args.articles, "text")
+    if args.limit:
+        articles = dict(list(articles.items())[:args.limit])
+    if args.paraphrases:
+        paraphrases = leakage.read_texts(args.paraphrases, "paraphrase")
+    elif args.paraphrase_model:
+        passages = {t: text[:args.max_chars] for t, text in articles.items()}
+        paraphrases, failed = leakage.paraphrase(passages, client_for(args, args.paraphrase_model))
+        for title, reason in list(failed.items())[:5]:
+            print(f"paraphrase failed: {title}: {reason}", file=sys.stderr)
+    else:
+        raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
+    model = _model(args, client_for)
+    items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=args.max_chars)
+    leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)})
+    return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
+                                      f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
+                                      f"r = {summary['rank_biserial']:.3f}")
+
+
+def cmd_eval_compare(args, client_for) -> int:
+    from .evaluators.report import compare_runs
+
+    result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,
+                          external_name=args.external_name)
+    extra = f", Pearson r {result['pearson']:.3f}" if "pearson" in result else ""
+    print(f"{len(result['models'])} runs compared{extra} -> {args.out}/ (comparison.md, models.png"
+          + (", scatter.png)" if extra else ")"))
+    return 0
+
+
+def _model_options(e, required: bool = True) -> None:
+    e.add_argument("--model", required=required,
+                   help="the model under evaluation: a local checkpoint directory, or a name with --endpoint")
+    e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
+    e.add_argument("--device", default="auto", help="cuda, mps or cpu (default: the first there)")
+    e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
+    e.add_argument("--batch-size", type=int, default=32, help="largest batch; halved on out-of-memory")
+    e.add_argument("--no-chat-template", action="store_true", help="send raw prompts")
+    e.add_argument("--temperature", type=float, default=0.1)
+    e.add_argument("--max-new-tokens", type=int, default=128)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--out", required=True, help="results directory")
+
+
+def add_eval_commands(sub, llm_options, client_for) -> None:
+    s = sub.add_parser("eval", help="evaluate models on the datasets")
+    evals = s.add_subparsers(dest="evaluator", required=True)
+
+    def command(name, help_text, func):
+        e = evals.add_parser(name, help=help_text)
+        e.set_defaults(func=lambda args: func(args, client_for))
+        return e
+
+    e = command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq)
+    e.add_argument("--questions", required=True, help="mcq.parquet or released YokaiEval rows (JSON/Parquet)")
+    e.add_argument("--responses", default=None, help="recorded responses to score instead of asking a model")
+    e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate")
+    e.add_argument("--language", choices=("ja", "en"), default="ja")
+    e.add_argument("--instruction", default=None,
+                   help="line after the options (default: ours for --language; '' for none, as released)")
+    e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
+    _model_options(e, required=False)
+    llm_options(e)
+    e = command("freeform", "free-form answers: exact match and chrF against the item's names", cmd_eval_freeform)
+    e.add_argument("--questions", required=True, help="freeform.parquet")
+    e.add_argument("--source-language", action="store_true", help="ask in the item's language")
+    _model_options(e)
+    llm_options(e)
+    e.set_defaults(temperature=0.0, max_new_tokens=32)
+    e = command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge)
+    e.add_argument("--questions", required=True, help="a CARE test file (or rows with a `response`)")
+    e.add_argument("--judge-model", required=True)
+    _model_options(e, required=False)
+    llm_options(e)
+    e.set_defaults(temperature=0.7, max_new_tokens=512)
+    e = command("leakage", "perplexity of articles against paraphrases (training-data leakage)", cmd_eval_leakage)
+    e.add_argument("--articles", required=True, help="articles.parquet (title, text)")
+    e.add_argument("--paraphrases", default=None, help="Parquet/JSON with title, paraphrase")
+    e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
+    e.add_argument("--max-chars", type=int, default=1500, help="the passage of each article compared")
+    e.add_argument("--limit", type=int, default=None, help="the first N articles only")
+    _model_options(e)
+    llm_options(e)
+    e = command("compare", "per-model bars, and a scatter against external scores", cmd_eval_compare)
+    e.add_argument("runs", nargs="+", help="results directories of `wikiorigin eval ...`")
+    e.add_argument("--out", required=True)
+    e.add_argument("--metric", default="accuracy", help="a key of summary.json (accuracy, chrf, mean, ...)")
+    e.add_argument("--external", default=None, help="CSV with columns model,score (e.g. JMT-Bench)")
+    e.add_argument("--external-name", default="external score")

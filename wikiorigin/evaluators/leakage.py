@@ -1,0 +1,169 @@
+"""Training-data leakage check (as in the YokaiEval paper): is a model's likelihood of an
+article's own wording clearly higher than of a paraphrase that says the same?
+
+For each article, the same passage (the first ``max_chars`` characters) and its paraphrase are
+scored under the local model: negative log-likelihood per character (comparable across the two
+texts, whose tokenizations differ), per-token perplexity, Min-K% probability (the mean
+log-probability of the k% least likely tokens) and the zlib ratio (log-perplexity over the
+zlib-compressed size). Across articles, a paired Wilcoxon signed-rank test (scipy) on the
+per-character NLL, with the matched-pairs rank-biserial correlation as effect size: a strongly
+negative effect (the originals much more likely) hints that the articles were trained on.
+
+Paraphrases come from a file (``title``, ``paraphrase``) or from an LLM through
+:class:`~wikiorigin.llm.LLMClient` (cached, so a re-run pays for no paraphrase twice).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import zlib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from ..errors import WikioriginError
+
+__all__ = ["text_scores", "read_texts", "paraphrase", "leakage_check", "write_leakage_results",
+           "PARAPHRASE_PROMPT"]
+
+PARAPHRASE_PROMPT = (
+    "task: paraphrase\n"
+    "Rewrite the passage below in the same language so that it keeps every fact, name, number "
+    "and its length, but shares as few word sequences with the original as you can: change "
+    "sentence order and structure and choose other words. Reply with the rewritten passage only."
+)
+
+
+def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
+    """Scores of one text from its tokens' log-probabilities."""
+    if not logprobs or not text:
+        raise WikioriginError("cannot score an empty text")
+    n, nll = len(logprobs), -sum(logprobs)
+    lowest = sorted(logprobs)[:max(1, math.ceil(k * n))]
+    return {"tokens": n, "chars": len(text), "nll_per_char": nll / len(text), "nll_per_token": nll / n,
+            "perplexity": math.exp(nll / n), "min_k": sum(lowest) / len(lowest),
+            "zlib_ratio": (nll / n) / len(zlib.compress(text.encode("utf-8")))}
+
+
+def read_texts(path, field: str) -> dict[str, str]:
+    """``{title: text}`` from Parquet or JSON rows with ``title`` and ``field``."""
+    path = Path(path)
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such file")
+    if path.suffix == ".parquet":
+        rows = pq.read_table(path, columns=["title", field]).to_pylist() \
+            if field in pq.read_schema(path).names else None
+    else:
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise WikioriginError(f"{path}: not JSON ({exc})") from None
+    if not rows or not all(isinstance(r, dict) and r.get("title") and isinstance(r.get(field), str) for r in rows):
+        raise WikioriginError(f"{path}: expected rows with `title` and `{field}`")
+    return {r["title"]: r[field] for r in rows}
+
+
+def paraphrase(passages: dict[str, str], client) -> tuple[dict[str, str], dict[str, str]]:
+    """Paraphrases by an LLM: ``({title: paraphrase}, {title: why it failed})``."""
+    from ..llm import ChatRequest
+
+    titles = list(passages)
+    results = client.run([ChatRequest([{"role": "system", "content": PARAPHRASE_PROMPT},
+                                       {"role": "user", "content": passages[t]}],
+                                      {"temperature": 0}, "leakage-paraphrase") for t in titles])
+    done = {t: r.text.strip() for t, r in zip(titles, results) if r.error is None and r.text and r.text.strip()}
+    failed = {t: r.error or "empty paraphrase" for t, r in zip(titles, results) if t not in done}
+    return done, failed
+
+
+def _rank_biserial(diffs: list[float]) -> float:
+    """Matched-pairs rank-biserial correlation: (R+ - R-) / (R+ + R-), zero differences left out."""
+    from scipy.stats import rankdata
+
+    nonzero = [d for d in diffs if d != 0]
+    if not nonzero:
+        return 0.0
+    ranks = rankdata([abs(d) for d in nonzero])
+    plus = sum(r for r, d in zip(ranks, nonzero) if d > 0)
+    minus = sum(r for r, d in zip(ranks, nonzero) if d < 0)
+    return float((plus - minus) / (plus + minus))
+
+
+def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, *, max_chars: int = 1500,
+                  k: float = 0.2, stride: int | None = None) -> tuple[list[dict], dict]:
+    """Items (one per article with both texts) and the summary with the paired test."""
+    titles = [t for t in articles if t in paraphrases and articles[t].strip() and paraphrases[t].strip()]
+    if len(titles) < 2:
+        raise WikioriginError(f"only {len(titles)} articles have a paraphrase: at least 2 are needed")
+    originals = [articles[t][:max_chars] for t in titles]
+    others = [paraphrases[t] for t in titles]
+    logprobs = model.token_logprobs(originals + others, stride=stride)
+    items = []
+    for i, title in enumerate(titles):
+        a = text_scores(logprobs[i], originals[i], k)
+        b = text_scores(logprobs[len(titles) + i], others[i], k)
+        items.append({"title": title, "model": model.name, **{f"original_{x}": v for x, v in a.items()},
+                      **{f"paraphrase_{x}": v for x, v in b.items()},
+                      "difference": a["nll_per_char"] - b["nll_per_char"]})
+    diffs = [i["difference"] for i in items]
+    from scipy.stats import wilcoxon
+
+    test = wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items])
+    mean = lambda key: sum(i[key] for i in items) / len(items)  # noqa: E731
+    summary = {"model": model.name, "mode": "leakage", "n": len(items), "max_chars": max_chars,
+               "without_paraphrase": len(articles) - len(titles), "k": k,
+               "original_nll_per_char": mean("original_nll_per_char"),
+               "paraphrase_nll_per_char": mean("paraphrase_nll_per_char"),
+               "original_perplexity": mean("original_perplexity"),
+               "paraphrase_perplexity": mean("paraphrase_perplexity"),
+               "original_min_k": mean("original_min_k"), "paraphrase_min_k": mean("paraphrase_min_k"),
+               "mean_difference": sum(diffs) / len(diffs),
+               "median_difference": statistics.median(diffs),
+               "original_more_likely": sum(d < 0 for d in diffs) / len(diffs),
+               "wilcoxon_statistic": float(test.statistic), "p_value": float(test.pvalue),
+               "rank_biserial": _rank_biserial(diffs)}
+    return items, summary
+
+
+def _plot(path, items: list[dict], model: str) -> None:
+    from .report import _pyplot
+
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    a = [i["original_nll_per_char"] for i in items]
+    b = [i["paraphrase_nll_per_char"] for i in items]
+    bins = max(5, min(30, len(items) // 2))
+    left.hist(a, bins=bins, alpha=0.6, label="original")
+    left.hist(b, bins=bins, alpha=0.6, label="paraphrase")
+    left.set_xlabel("NLL per character")
+    left.set_ylabel("articles")
+    left.legend()
+    right.hist([i["difference"] for i in items], bins=bins, color="#55a868")
+    right.axvline(0, color="black", lw=1)
+    right.set_xlabel("original − paraphrase (NLL per character)")
+    fig.suptitle(f"{model}: original vs paraphrase")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | None = None):
+    from .report import markdown_table, write_results
+
+    s = summary
+    lines = [f"# Leakage check: {s['model']}", "",
+             f"{s['n']} articles (first {s['max_chars']} characters) against their paraphrases"
+             + (f"; {s['without_paraphrase']} without a paraphrase left out" if s["without_paraphrase"] else "") + ".",
+             "", markdown_table(["text", "NLL per char", "perplexity", f"Min-{int(s['k'] * 100)}% log-prob"], [
+                 ["original", s["original_nll_per_char"], s["original_perplexity"], s["original_min_k"]],
+                 ["paraphrase", s["paraphrase_nll_per_char"], s["paraphrase_perplexity"], s["paraphrase_min_k"]]]),
+             "", f"Paired difference (original − paraphrase, NLL per char): mean {s['mean_difference']:.4f}, "
+                 f"median {s['median_difference']:.4f}; the original is more likely for "
+                 f"{s['original_more_likely']:.1%} of the articles.",
+             f"Wilcoxon signed-rank: W = {s['wilcoxon_statistic']:.1f}, p = {s['p_value']:.3g}; "
+             f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
+             "", "Plot: `leakage.png` (both distributions and the paired differences)."]
+    return write_results(out, items, summary, "\n".join(lines),
+                         plots=[("leakage.png", lambda path: _plot(path, items, s["model"]))], meta=meta)

@@ -1,0 +1,261 @@
+"""Models under evaluation: a local causal LM (transformers + torch) or an OpenAI-compatible
+endpoint, behind the same ``generate`` call.
+
+:class:`LocalModel` loads a model from a local path; the device is CUDA, then MPS, then CPU
+(bf16 on CUDA, float32 elsewhere). It does three things in batches:
+
+- ``generate(prompts)``: left-padded batched generation, the prompt wrapped in the model's chat
+  template when it has one (``chat=False`` sends the raw prompt);
+- ``loglikelihood([(context, continuation), ...])``: the summed log-probability of each
+  continuation and whether greedy decoding would produce it, as lm-evaluation-harness computes
+  it (requests sorted by length, one forward pass per batch, right padding);
+- ``token_logprobs(texts)``: every token's log-probability under a sliding window, for texts
+  longer than the model's context (perplexity, Min-K%).
+
+The batch size starts at ``max_batch_size`` and halves on out-of-memory until a batch fits.
+torch and transformers are imported when a model is loaded, never on import of this module.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import WikioriginError
+
+__all__ = ["LocalModel", "EndpointModel", "pick_device", "load_model"]
+
+
+def pick_device(device: str | None = None) -> str:
+    import torch
+
+    if device and device != "auto":
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def _is_oom(exc: BaseException) -> bool:
+    return "out of memory" in str(exc).lower()
+
+
+class LocalModel:
+    """A causal LM from a local directory (a transformers checkpoint)."""
+
+    def __init__(self, path, *, device: str | None = "auto", dtype: str = "auto",
+                 max_batch_size: int = 32, max_length: int | None = None, chat: bool = True):
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:
+            raise ImportError("running a local model needs: pip install 'wikiorigin[eval]'") from exc
+        path = Path(path)
+        if not path.exists():
+            raise WikioriginError(f"{path}: no such model directory (models are loaded from local paths)")
+        self.path = path
+        self.device = pick_device(device)
+        if dtype == "auto":
+            dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        elif isinstance(dtype, str):
+            dtype = getattr(torch, dtype)
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(self.device).eval()
+        config = self.model.config
+        self.max_length = max_length or getattr(config, "max_position_embeddings", None) \
+            or getattr(config, "n_positions", None) or 2048
+        self.batch_size = max_batch_size
+        self.chat = chat and self.tokenizer.chat_template is not None
+        self._torch = torch
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def _prefix(self) -> int:
+        tok = self.tokenizer
+        return tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    def _batched(self, items: list, run, batch_size: int | None = None) -> list:
+        """``run`` over ``items`` in batches; a batch that runs out of memory is split in half."""
+        size, out, start = batch_size or self.batch_size, [], 0
+        while start < len(items):
+            chunk = items[start:start + size]
+            try:
+                with self._torch.inference_mode():
+                    out.extend(run(chunk))
+            except RuntimeError as exc:
+                if not _is_oom(exc) or size == 1:
+                    raise
+                if self.device == "cuda":
+                    self._torch.cuda.empty_cache()
+                size = max(1, size // 2)
+                self.batch_size = min(self.batch_size, size)
+                continue
+            start += len(chunk)
+        return out
+
+    def _forward(self, ids, mask):
+        return self.model(input_ids=ids, attention_mask=mask).logits
+
+    def _pad(self, rows: list[list[int]], left: bool = False):
+        torch = self._torch
+        width = max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, r in enumerate(rows):
+            span = slice(width - len(r), width) if left else slice(0, len(r))
+            ids[i, span] = torch.tensor(r, dtype=torch.long)
+            mask[i, span] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    # -- log-likelihood -------------------------------------------------------------------
+    def _split(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        stripped = context.rstrip()  # trailing spaces belong to the continuation's first token
+        continuation = context[len(stripped):] + continuation
+        if not stripped:
+            return [self._prefix()], self.encode(continuation)
+        whole, head = self.encode(stripped + continuation), self.encode(stripped)
+        if whole[:len(head)] == head and len(whole) > len(head):
+            return head, whole[len(head):]
+        return head, self.encode(continuation)  # a token spans the boundary: encode apart
+
+    def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None
+                      ) -> list[tuple[float, bool]]:
+        """``(sum of log-probabilities, greedy)`` of each continuation given its context."""
+        encoded = []
+        for context, continuation in requests:
+            head, tail = self._split(context, continuation)
+            if not tail:
+                raise ValueError(f"empty continuation for context {context[-40:]!r}")
+            encoded.append(((head + tail)[-(self.max_length + 1):][:-1], tail))
+        order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
+
+        def run(chunk):
+            ids, mask = self._pad([encoded[i][0] for i in chunk])
+            logits = self._forward(ids, mask)
+            results = []
+            for row, i in enumerate(chunk):
+                inputs, tail = encoded[i]
+                end = len(inputs)
+                logp = logits[row, end - len(tail):end].float().log_softmax(-1)
+                target = self._torch.tensor(tail, device=logp.device)
+                picked = logp.gather(1, target[:, None]).squeeze(1)
+                results.append((float(picked.sum()), bool((logp.argmax(-1) == target).all())))
+            return results
+
+        scored = self._batched(order, run, batch_size)
+        out: list = [None] * len(encoded)
+        for i, result in zip(order, scored):
+            out[i] = result
+        return out
+
+    # -- per-token log-probabilities ------------------------------------------------------
+    def token_logprobs(self, texts: list[str], *, stride: int | None = None,
+                       batch_size: int | None = None) -> list[list[float]]:
+        """Each text's tokens' log-probabilities (the first token given the BOS/EOS token).
+        Texts longer than the context are scored in windows: each window predicts at most
+        ``stride`` new tokens (default half the context) and sees the tokens before them."""
+        length = self.max_length
+        stride = min(stride or length // 2, length - 1)
+        windows = []  # (text index, input ids, number of predicted tokens at its end)
+        for t, text in enumerate(texts):
+            seq = [self._prefix()] + self.encode(text)
+            for a in range(1, len(seq), stride):
+                b = min(a + stride, len(seq))
+                start = max(0, b - length)
+                windows.append((t, seq[start:b], b - a, seq[a:b]))
+        order = sorted(range(len(windows)), key=lambda i: (-len(windows[i][1]), i))
+
+        def run(chunk):
+            ids, mask = self._pad([windows[i][1][:-1] or windows[i][1] for i in chunk])
+            logits = self._forward(ids, mask)
+            results = []
+            for row, i in enumerate(chunk):
+                _, inputs, n, targets = windows[i]
+                end = len(inputs) - 1
+                logp = logits[row, end - n:end].float().log_softmax(-1)
+                target = self._torch.tensor(targets, device=logp.device)
+                results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
+            return results
+
+        scored = self._batched(order, run, batch_size)
+        per_window: list = [None] * len(windows)
+        for i, values in zip(order, scored):
+            per_window[i] = values
+        out: list[list[float]] = [[] for _ in texts]
+        for (t, *_), values in zip(windows, per_window):
+            out[t].extend(values)
+        return out
+
+    # -- generation -----------------------------------------------------------------------
+    def format_prompt(self, prompt: str, system: str | None = None) -> str:
+        if not self.chat:
+            return prompt
+        messages = ([{"role": "system", "content": system}] if system else []) + \
+            [{"role": "user", "content": prompt}]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
+                 top_p: float = 1.0, seed: int = 0, system: str | None = None,
+                 batch_size: int | None = None) -> list[str]:
+        """One response per prompt (sampling when ``temperature`` > 0, greedy at 0)."""
+        torch = self._torch
+        texts = [self.format_prompt(p, system) for p in prompts]
+        special = not self.chat  # a chat template writes its own special tokens
+        encoded = [self.tokenizer(t, add_special_tokens=special)["input_ids"] for t in texts]
+        for i, ids in enumerate(encoded):
+            if len(ids) + max_new_tokens > self.max_length:
+                raise WikioriginError(f"prompt {i}: {len(ids)} tokens + {max_new_tokens} new exceed "
+                                      f"the model's {self.max_length} positions")
+        order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i]), i))
+        options = {"max_new_tokens": max_new_tokens, "do_sample": temperature > 0,
+                   "pad_token_id": self.tokenizer.pad_token_id}
+        if temperature > 0:
+            options.update(temperature=temperature, top_p=top_p)
+
+        def run(chunk):
+            torch.manual_seed(seed)
+            ids, mask = self._pad([encoded[i] for i in chunk], left=True)
+            output = self.model.generate(input_ids=ids, attention_mask=mask, **options)
+            return [self.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True) for row in output]
+
+        answers = self._batched(order, run, batch_size)
+        out: list = [None] * len(encoded)
+        for i, text in zip(order, answers):
+            out[i] = text
+        return out
+
+
+class EndpointModel:
+    """An OpenAI-compatible chat endpoint (or any :class:`~wikiorigin.llm.LLMClient`) as the
+    model under evaluation; answers are cached like the builders' calls. A request that failed
+    after its retries gives ``None``."""
+
+    def __init__(self, client):
+        self.client = client
+        self.name = client.backend.model
+        self.errors: list[str] = []
+
+    def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
+                 top_p: float = 1.0, seed: int = 0, system: str | None = None,
+                 batch_size: int | None = None) -> list[str | None]:
+        from ..llm import ChatRequest
+
+        params = {"temperature": temperature, "max_tokens": max_new_tokens, "top_p": top_p, "seed": seed}
+        results = self.client.run([ChatRequest(
+            ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": p}],
+            params, "eval") for p in prompts])
+        self.errors = [r.error for r in results if r.error]
+        return [None if r.error else r.text for r in results]
+
+
+def load_model(path, **options) -> LocalModel:
+    return LocalModel(path, **options)
