@@ -38,3 +38,18 @@ def ja_multistream(tmp_path_factory):
         pages = write_multistream(DATA / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
                                   dump, index, extra_pages=[page_xml(900001, "日本の妖怪一覧", text)])
     return dump, index, pages
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """A random GPT-2 with a trained BPE tokenizer and a chat template (tests/tiny_model.py)."""
+    from tests.tiny_model import make_tiny_model
+
+    return make_tiny_model(tmp_path_factory.mktemp("tiny-model") / "tiny", positions=1024)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_model_dir):
+    from wikiorigin.evaluators.models import LocalModel
+
+    return LocalModel(tiny_model_dir, device="cpu", max_batch_size=8)

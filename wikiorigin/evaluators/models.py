@@ -130,12 +130,18 @@ class LocalModel:
     def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None
                       ) -> list[tuple[float, bool]]:
         """``(sum of log-probabilities, greedy)`` of each continuation given its context."""
-        encoded = []
+        pairs = []
         for context, continuation in requests:
             head, tail = self._split(context, continuation)
             if not tail:
                 raise ValueError(f"empty continuation for context {context[-40:]!r}")
-            encoded.append(((head + tail)[-(self.max_length + 1):][:-1], tail))
+            pairs.append((head, tail))
+        return self.loglikelihood_tokens(pairs, batch_size=batch_size)
+
+    def loglikelihood_tokens(self, pairs: list[tuple[list[int], list[int]]], *,
+                             batch_size: int | None = None) -> list[tuple[float, bool]]:
+        """:meth:`loglikelihood` on token ids: ``(context ids, continuation ids)`` pairs."""
+        encoded = [((head + tail)[-(self.max_length + 1):][:-1], tail) for head, tail in pairs]
         order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
 
         def run(chunk):

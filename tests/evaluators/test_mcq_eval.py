@@ -1,0 +1,166 @@
+"""Multiple-choice evaluation: released rows, recorded responses, a model behind an
+OpenAI-compatible server (generation mode), a tiny local model (log-likelihood mode), the
+results directory and the CLI."""
+
+import json
+import lzma
+import math
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.openai_server import ChatServer
+from wikiorigin import cli
+from wikiorigin.builders.mcq import MCQ
+from wikiorigin.errors import WikioriginError
+from wikiorigin.evaluators import mcq
+from wikiorigin.evaluators.models import EndpointModel
+from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
+
+
+@pytest.fixture(scope="module")
+def released(data_dir, tmp_path_factory):
+    """The released first 40 rows and one model's released responses, as plain JSON files."""
+    where = tmp_path_factory.mktemp("yokaieval")
+    for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
+        (where / name).write_bytes(lzma.open(data_dir.parent / "yokaieval" / (name + ".xz")).read())
+    return where
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("関東", "関東"), ("[[不明]]", "不明"), ("[[日本全国]]", "日本全国"), ("[[C, D]]", "複数の地域"),
+    ("[[A, E]]", "複数の地域"), ("[[新潟県、京都府、愛媛県]]", "複数の地域"), ("中ぶ", "中部"),
+    ("東京都", "関東"), ("[[B]]", "東北"), ("", "不明"), (None, "不明"), ("火星", "不明"),
+])
+def test_clean_region(value, expected):
+    assert mcq.clean_region(value) == expected
+
+
+def test_released_rows_are_read_with_clean_regions(released):
+    rows = mcq.read_questions(released / "YokaiEval-first40.json")
+    assert len(rows) == 40
+    assert {r["region"] for r in rows} <= set(MCQ_REGIONS) and {r["type"] for r in rows} <= set(MCQ_TYPES)
+    assert rows[0]["title"] == "アイヌカイセイ" and rows[0]["choices"][rows[0]["answer_index"]] == "空家"
+
+
+def test_released_prompt_layout(released):
+    recorded = json.loads((released / "responses-calm2-7b-chat.json").read_text())
+    rows = mcq.read_questions(released / "responses-calm2-7b-chat.json")
+    assert all(mcq.question_prompt(r) == raw["question_prompt"] for r, raw in zip(rows, recorded))
+    assert mcq.question_prompt(rows[0], mcq.INSTRUCTIONS["ja"]).endswith(mcq.INSTRUCTIONS["ja"])
+
+
+def test_recorded_responses_scored_by_hand(released):
+    rows = mcq.attach_responses(mcq.read_questions(released / "YokaiEval-first40.json"),
+                                mcq.read_questions(released / "responses-calm2-7b-chat.json"))
+    items = mcq.evaluate_generate(rows, recorded="calm2")
+    summary = mcq.summarize(items)
+    read = [(r, mcq.parse_choice(r["response"], r["choices"])) for r in rows]
+    correct = sum(p == r["answer_index"] for r, p in read)
+    assert summary["accuracy"] == correct / 40 and summary["unread"] == sum(p is None for _, p in read)
+    assert sum(v["n"] for v in summary["by_type"].values()) == 40
+    kanto = [r for r, p in read if r["region"] == "関東"]
+    assert summary["by_region"]["関東"]["accuracy"] == sum(
+        mcq.parse_choice(r["response"], r["choices"]) == r["answer_index"] for r in kanto) / len(kanto)
+    # agreement with the paper's GPT-4o verdicts, where it gave one
+    judged = [i for i in items if i["reference_judge"] is not None]
+    assert summary["agreement_with_reference_judge"] == sum(
+        i["correct"] == i["reference_judge"] for i in judged) / len(judged)
+
+
+def _mcq_parquet(path, n=12):
+    rows = []
+    for i in range(n):
+        choices = [f"選択肢{i}-{k}" for k in range(4)]
+        rows.append({"id": f"q{i}", "question": f"問{i}：どれが正しいか。", "choices": choices,
+                     "answer": choices[i % 4], "answer_index": i % 4, "type": MCQ_TYPES[i % 6],
+                     "region": MCQ_REGIONS[i % 3], "ref": [1], "refs_detail": ["文献"], "url": None,
+                     "title": f"妖怪{i}", "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja",
+                     "generator": "g", "checker": "c", "prompt_sha1": "x", "source_revision_id": 1})
+    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    return path
+
+
+def _answering(messages):
+    """A model that answers questions 0-5 right, 6-8 wrong, 9 with several options, 10-11 in
+    prose the parser cannot read."""
+    prompt = messages[-1]["content"]
+    if "task: read-answer" in messages[0]["content"]:
+        return json.dumps({"verdict": "選択肢11-3" in prompt and "正解" in prompt})
+    i = int(prompt.split("：")[0].removeprefix("問"))
+    options = [line[2:] for line in prompt.splitlines() if line.startswith("- ")]
+    if i < 6:
+        return f"回答：{options[i % 4]}"
+    if i < 9:
+        return options[(i + 1) % 4]
+    if i == 9:
+        return f"{options[0]}か{options[1]}です。"
+    return "正解は最後の選択肢です。" if i == 11 else "わかりません。"
+
+
+def test_generation_mode_through_an_endpoint_with_a_judge(tmp_path):
+    rows = mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet"))
+    with ChatServer(_answering) as server:
+        model = EndpointModel(LLMClient(OpenAIBackend("model-under-test", base_url=server.url),
+                                        RequestCache(tmp_path / "c.sqlite")))
+        judge = LLMClient(OpenAIBackend("judge", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        items = mcq.evaluate_generate(rows, model, judge=judge)
+        asked = [c for c in server.calls if c["model"] == "model-under-test"]
+    assert len(asked) == 12 and asked[0]["temperature"] == 0.1 and asked[0]["max_tokens"] == 128
+    summary = mcq.summarize(items)
+    assert [i["pred"] for i in items[:9]] == [0, 1, 2, 3, 0, 1, 3, 0, 1]
+    assert summary["unread"] == 3 and summary["judged"] == 3  # several, "わかりません", prose
+    assert items[11]["correct"] is True and items[10]["correct"] is False
+    assert summary["accuracy"] == 7 / 12 and summary["coverage"] == 9 / 12
+
+
+def test_loglikelihood_mode(tiny_model, tmp_path):
+    rows = mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet", n=8))
+    items = mcq.evaluate_loglikelihood(rows, tiny_model)
+    for row, item in zip(rows, items):
+        ll = [tiny_model.loglikelihood([(mcq.question_prompt(row) + "\n回答：", c)])[0][0] for c in row["choices"]]
+        assert item["loglikelihoods"] == pytest.approx(ll, abs=1e-4)
+        assert item["pred"] == max(range(4), key=ll.__getitem__)
+        by_bytes = [x / len(c.encode()) for x, c in zip(ll, row["choices"])]
+        assert item["pred_bytes"] == max(range(4), key=by_bytes.__getitem__)
+    summary = mcq.summarize(items)
+    assert summary["accuracy"] == sum(i["pred"] == r["answer_index"] for i, r in zip(items, rows)) / 8
+    assert {"acc_norm_chars", "acc_norm_bytes"} <= set(summary)
+
+
+def test_results_directory_and_cli(tmp_path, released, capsys):
+    out = tmp_path / "run"
+    code = cli.main(["eval", "mcq", "--questions", str(released / "YokaiEval-first40.json"),
+                     "--responses", str(released / "responses-calm2-7b-chat.json"), "--out", str(out)])
+    assert code == 0 and "40 questions" in capsys.readouterr().out
+    for name in ("items.parquet", "summary.json", "report.md", "accuracy_by_type.png", "accuracy_by_region.png"):
+        assert (out / name).stat().st_size > 0
+    items = pq.read_table(out / "items.parquet")
+    summary = json.loads((out / "summary.json").read_text())
+    assert items.num_rows == 40 and summary["model"] == "calm2-7b-chat"
+    assert math.isclose(summary["accuracy"], sum(items.column("correct").to_pylist()) / 40)
+    assert "## By region" in (out / "report.md").read_text()
+
+
+def test_cli_local_model_loglikelihood(tmp_path, tiny_model_dir, capsys):
+    out = tmp_path / "ll"
+    code = cli.main(["eval", "mcq", "--questions", str(_mcq_parquet(tmp_path / "mcq.parquet", 4)),
+                     "--model", str(tiny_model_dir), "--mode", "loglikelihood", "--device", "cpu", "--out", str(out)])
+    assert code == 0 and "acc_norm" in capsys.readouterr().out
+    assert json.loads((out / "summary.json").read_text())["mode"] == "loglikelihood"
+
+
+def test_bad_question_files(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"question": "q", "choices": ["a", "b"], "answer": "c"}]')
+    with pytest.raises(WikioriginError, match=r"bad.json: row 0: the answer 'c' is not one of the choices"):
+        mcq.read_questions(bad)
+    bad.write_text('[{"question": "q", "choi')
+    with pytest.raises(WikioriginError, match="bad.json: not JSON"):
+        mcq.read_questions(bad)
+    assert cli.main(["eval", "mcq", "--questions", str(tmp_path / "none.json"), "--out", str(tmp_path / "o")]) == 2
+    assert "none.json: no such file" in capsys.readouterr().err
+    with pytest.raises(WikioriginError, match="no recorded responses"):
+        mcq.evaluate_generate(mcq.read_questions(_mcq_parquet(tmp_path / "m.parquet", 2)))

@@ -1,0 +1,126 @@
+"""The local model runner on a tiny random model: batched numbers equal one-by-one numbers and
+hand computations; the batch halves on out-of-memory; no torch on import."""
+
+import random
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from wikiorigin.errors import WikioriginError
+from wikiorigin.evaluators.models import LocalModel
+
+REQUESTS = [("河童は川に", "住む"), ("天狗は", "山に住むと伝えられる。"), ("", "The kappa"),
+            ("Question: which season? Answer:", " winter."), ("問題：雪女の季節は？ 回答：", "冬"),
+            ("A long context " * 20, " end")]
+
+
+def _by_hand(model, context_ids, continuation_ids):
+    ids = torch.tensor([context_ids + continuation_ids])
+    with torch.no_grad():
+        logp = model.model(ids).logits[0].float().log_softmax(-1)
+    n = len(context_ids)
+    return sum(float(logp[n - 1 + j, t]) for j, t in enumerate(continuation_ids))
+
+
+def test_batched_loglikelihoods_equal_one_by_one(tiny_model):
+    batched = tiny_model.loglikelihood(REQUESTS * 2, batch_size=5)
+    single = [tiny_model.loglikelihood([r], batch_size=1)[0] for r in REQUESTS * 2]
+    for (a, ga), (b, gb) in zip(batched, single):
+        assert a == pytest.approx(b, abs=1e-4) and ga == gb
+
+
+def test_loglikelihood_equals_a_hand_computation(tiny_model):
+    for context, continuation in REQUESTS:
+        head, tail = tiny_model._split(context, continuation)
+        expected = _by_hand(tiny_model, head, tail)
+        assert tiny_model.loglikelihood([(context, continuation)])[0][0] == pytest.approx(expected, abs=1e-4)
+    # an empty context is conditioned on the BOS (here EOS) token
+    assert tiny_model._split("", "x")[0] == [tiny_model.tokenizer.eos_token_id]
+
+
+def test_greedy_flag(tiny_model):
+    ids = tiny_model.encode("天狗は山に")
+    with torch.no_grad():
+        out = tiny_model.model.generate(torch.tensor([ids]), max_new_tokens=3, do_sample=False,
+                                        pad_token_id=tiny_model.tokenizer.pad_token_id)
+    greedy = out[0, len(ids):].tolist()
+    other = greedy[:2] + [(greedy[2] + 1) % 300]
+    assert [g for _, g in tiny_model.loglikelihood_tokens([(ids, greedy), (ids, other)])] == [True, False]
+
+
+def test_token_logprobs_with_a_sliding_window(tiny_model_dir):
+    model = LocalModel(tiny_model_dir, device="cpu", max_length=24, max_batch_size=4)
+    rng = random.Random(1)
+    text = "".join(rng.choice("河童天狗は山に住むと伝えられる。 kappa river") for _ in range(120))
+    seq = [model._prefix()] + model.encode(text)
+    assert len(seq) > 3 * 24
+    logprobs = model.token_logprobs([text, "short"], stride=8)[0]
+    assert len(logprobs) == len(seq) - 1
+    with torch.no_grad():  # each token given at most the 23 tokens before it, as the windows do
+        for target in (1, 5, 23, 24, 40, len(seq) - 1):
+            window_end = ((target - 1) // 8) * 8 + 1 + 8
+            window_end = min(window_end, len(seq))
+            start = max(0, window_end - 24)
+            logp = model.model(torch.tensor([seq[start:target]])).logits[0, -1].log_softmax(-1)
+            assert logprobs[target - 1] == pytest.approx(float(logp[seq[target]]), abs=1e-4)
+
+
+def test_short_texts_need_no_window(tiny_model):
+    text = "河童は川に住むと言われることが多い。" * 3
+    assert tiny_model.token_logprobs([text], stride=4)[0] == pytest.approx(
+        tiny_model.token_logprobs([text])[0], abs=1e-4)
+
+
+class _SmallMemory(LocalModel):
+    """Runs out of memory on batches of more than two rows, as a small GPU would."""
+
+    def _forward(self, ids, mask):
+        if ids.shape[0] > 2:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return super()._forward(ids, mask)
+
+
+def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
+    model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)
+    assert [round(x, 4) for x, _ in model.loglikelihood(REQUESTS)] == \
+        [round(x, 4) for x, _ in tiny_model.loglikelihood(REQUESTS)]
+    assert model.batch_size == 2
+
+
+def test_other_errors_are_not_taken_for_out_of_memory(tiny_model_dir):
+    class Broken(LocalModel):
+        def _forward(self, ids, mask):
+            raise RuntimeError("shape mismatch")
+
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        Broken(tiny_model_dir, device="cpu").loglikelihood(REQUESTS[:2])
+
+
+def test_batched_generation_equals_one_at_a_time(tiny_model_dir):
+    model = LocalModel(tiny_model_dir, device="cpu", chat=False, max_batch_size=4)
+    prompts = ["河童は", "天狗は山に住むと伝えられる。The kappa", "Answer with JSON only.", "冬"]
+    batched = model.generate(prompts, max_new_tokens=6, temperature=0)
+    single = [model.generate([p], max_new_tokens=6, temperature=0)[0] for p in prompts]
+    assert batched == single and any(batched)
+
+
+def test_chat_template_is_used_when_the_model_has_one(tiny_model, tiny_model_dir):
+    assert tiny_model.format_prompt("質問") == "<|user|>質問<|end|><|assistant|>"
+    assert LocalModel(tiny_model_dir, device="cpu", chat=False).format_prompt("質問") == "質問"
+
+
+def test_prompt_too_long_and_missing_model(tiny_model, tmp_path):
+    with pytest.raises(WikioriginError, match="exceed the model's 1024 positions"):
+        tiny_model.generate(["河童" * 2000], max_new_tokens=8)
+    with pytest.raises(WikioriginError, match="no such model directory"):
+        LocalModel(tmp_path / "nothing")
+
+
+def test_importing_the_evaluators_does_not_import_torch():
+    code = ("import sys, wikiorigin.evaluators.models, wikiorigin.evaluators.mcq, wikiorigin.evaluators.freeform, "
+            "wikiorigin.evaluators.judge, wikiorigin.evaluators.leakage, wikiorigin.evaluators.report, wikiorigin.cli; "
+            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
