@@ -1,0 +1,91 @@
+"""LLM-as-judge on the CARE Japanese test file: a model and a judge behind an
+OpenAI-compatible server; ratings read, bad ratings counted, averages by category and culture."""
+
+import json
+
+import pytest
+
+from tests.openai_server import ChatServer
+from wikiorigin import cli
+from wikiorigin.errors import WikioriginError
+from wikiorigin.evaluators import judge as judging
+from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Close to the reference.\nRating: [[7]]", (7, None)),
+    ("Rating: [[8/10]]", (8, None)), ("**Rating:** 9", (9, None)), ("評価：［［８］］", (8, None)),
+    ("Score: 6/10", (6, None)), ("Rating: [[7.5]]", (7.5, None)), ("[[4]] ... Rating: [[4]]", (4, None)),
+    ("Rating: [[11]]", (None, "out of range")), ("Rating: [[0]]", (None, "out of range")),
+    ("[[3]] or maybe [[5]]", (None, "several ratings")), ("A fine answer.", (None, "missing")),
+    ("I would give it 8 out of 10", (None, "missing")), (None, (None, "missing")),
+])
+def test_parse_rating(text, expected):
+    assert judging.parse_rating(text) == expected
+
+
+def _server_answer(messages):
+    """The model under test answers; the judge rates by the question's position: a few
+    ratings are garbage, out of range or missing."""
+    if "task: rate" not in messages[0]["content"]:
+        return "答えは" + messages[-1]["content"][:10]
+    question = messages[-1]["content"].split("\n")[0]
+    n = sum(map(ord, question)) % 12
+    if n == 10:
+        return "I cannot rate this."
+    if n == 11:
+        return "Rating: [[12]]"
+    return f"Mostly right. Rating: [[{n % 10 + 1}]]"
+
+
+def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
+    care = data_dir.parent / "care-Japanese-test.json"
+    rows = judging.read_care(care)
+    with ChatServer(_server_answer) as server:
+        code = cli.main(["eval", "judge", "--questions", str(care), "--model", "answerer", "--endpoint", server.url,
+                         "--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
+                         "--out", str(tmp_path / "run")])
+        rubric_prompts = [c["messages"][0]["content"] for c in server.calls if c["model"] == "judge"]
+    assert code == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    expected = []
+    for row in rows:
+        n = sum(map(ord, f"Question: {row['question']}")) % 12
+        expected.append(None if n >= 10 else n % 10 + 1)
+    rated = [e for e in expected if e is not None]
+    assert summary["n"] == 150 and summary["rated"] == len(rated)
+    assert summary["mean"] == pytest.approx(sum(rated) / len(rated))
+    assert summary["unrated"] == {k: v for k, v in {"missing": sum(
+        sum(map(ord, f"Question: {r['question']}")) % 12 == 10 for r in rows), "out of range": sum(
+        sum(map(ord, f"Question: {r['question']}")) % 12 == 11 for r in rows)}.items() if v}
+    assert set(summary["by_category"]) == {"Cultural entities", "Cultural commonsense", "Literacy",
+                                           "Social norms", "Opinion"}
+    assert any(judging.RUBRICS["Social norms"] in p for p in rubric_prompts)
+    assert "Native (Japanese)" in summary["by_culture"]
+    assert (tmp_path / "run" / "rating_by_category.png").exists()
+    assert "answers rated" in capsys.readouterr().out
+
+
+def test_recorded_answers_and_judge_failures(tmp_path):
+    rows = [{"question": f"q{i}", "answer": "ref", "culture_type": "Opinion", "associated_culture": "X",
+             "response": f"a{i}"} for i in range(4)]
+    rows[3]["response"] = None
+    with ChatServer(lambda m: "Rating: [[6]]") as server:
+        server.faults = ["500"] * 3
+        client = LLMClient(OpenAIBackend("judge", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
+                           backoff=0.01, retries=2, concurrency=1)
+        items = judging.judge_answers(rows, [r["response"] for r in rows], client, model="recorded")
+    summary = judging.summarize_judged(items)
+    assert [i["unrated"] for i in items][3] == "no answer"
+    assert summary["unrated"].get("judge failed", 0) == 1 and summary["rated"] == 2
+    assert summary["mean"] == 6
+
+
+def test_bad_care_files(tmp_path):
+    bad = tmp_path / "care.json"
+    bad.write_text(json.dumps([{"question": "q"}]))
+    with pytest.raises(WikioriginError, match="care.json: row 0 has no question or no reference answer"):
+        judging.read_care(bad)
+    bad.write_text("{")
+    with pytest.raises(WikioriginError, match="care.json: not JSON"):
+        judging.read_care(bad)
