@@ -134,6 +134,77 @@ print("usage:", llm.usage.summary())"""),
 ]
 
 
+EVAL_CELLS = [
+    ("md", """# Evaluating a local model
+
+Multiple choice (log-likelihood and generation modes) on the released YokaiEval rows, the
+released answers of a real model re-scored with our parser, and the leakage check. Set
+`WIKIORIGIN_EVAL_MODEL` to a local checkpoint directory (on a GPU it runs in bf16); without it
+the notebook builds a tiny random model (so its accuracy is chance level) and runs on CPU."""),
+    ("code", """import json
+import lzma
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from wikiorigin.evaluators import leakage, mcq
+from wikiorigin.evaluators.models import LocalModel
+from wikiorigin.evaluators.report import compare_runs
+
+root = Path.cwd()
+while not (root / "tests" / "data").is_dir() and root != root.parent:
+    root = root.parent
+work = Path(tempfile.mkdtemp())
+for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
+    (work / name).write_bytes(lzma.open(root / "tests" / "data" / "yokaieval" / (name + ".xz")).read())
+MODEL = os.environ.get("WIKIORIGIN_EVAL_MODEL")
+if MODEL is None:
+    sys.path.insert(0, str(root))
+    from tests.tiny_model import make_tiny_model
+    MODEL = make_tiny_model(work / "tiny-model")
+model = LocalModel(MODEL, max_batch_size=16)
+print(model.name, "on", model.device)"""),
+    ("md", "## Log-likelihood mode: every option scored as the continuation"),
+    ("code", """rows = mcq.read_questions(work / "YokaiEval-first40.json")
+items = mcq.evaluate_loglikelihood(rows, model)
+summary = mcq.summarize(items)
+mcq.write_mcq_results(work / "run-loglikelihood", items, summary)
+print({k: round(summary[k], 3) for k in ("accuracy", "acc_norm_chars", "acc_norm_bytes")})
+{k: v["n"] for k, v in summary["by_type"].items()}"""),
+    ("md", "## Generation mode: the paper's sampling (temperature 0.1), answers read by `parse_choice`"),
+    ("code", """items = mcq.evaluate_generate(rows[:10], model, max_new_tokens=16)
+summary = mcq.summarize(items)
+print(f"accuracy {summary['accuracy']:.2f}, parser read {summary['coverage']:.0%}")
+[(i["response"][:30], i["pred"]) for i in items[:3]]"""),
+    ("md", "## A real model's released answers, re-scored (with the paper's GPT-4o verdicts beside)"),
+    ("code", """recorded = mcq.attach_responses(rows, mcq.read_questions(work / "responses-calm2-7b-chat.json"))
+items = mcq.evaluate_generate(recorded, recorded="calm2-7b-chat")
+summary = mcq.summarize(items)
+mcq.write_mcq_results(work / "run-calm2", items, summary)
+print(f"accuracy {summary['accuracy']:.3f}, read {summary['coverage']:.0%}, "
+      f"agreement with GPT-4o {summary['agreement_with_reference_judge']:.3f}")
+print((work / "run-calm2" / "report.md").read_text()[:400])"""),
+    ("md", "## Comparing runs"),
+    ("code", """compare_runs([work / "run-loglikelihood", work / "run-calm2"], work / "compare")
+print((work / "compare" / "comparison.md").read_text())"""),
+    ("md", """## Leakage check
+
+The released responses file carries the article text each question was written from. A real
+check uses paraphrases written by an LLM (`leakage.paraphrase`) or supplied in a file; here the
+sentences in reverse order stand in so that the notebook runs offline."""),
+    ("code", """raw = json.loads((work / "responses-calm2-7b-chat.json").read_text())
+articles = {}
+for r in raw:
+    articles.setdefault(r["question"]["yokai"]["name"], r["question"]["yokai"]["detail"])
+articles = dict(list(articles.items())[:20])
+paraphrases = {t: "。".join(reversed(text[:400].split("。"))) for t, text in articles.items()}
+items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=400)
+leakage.write_leakage_results(work / "run-leakage", items, summary)
+print(f"{summary['n']} articles: p = {summary['p_value']:.3g}, rank-biserial r = {summary['rank_biserial']:.2f}")"""),
+]
+
+
 def write(cells, name: str) -> None:
     nb = nbf.v4.new_notebook()
     nb.cells = [nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src)
@@ -145,6 +216,7 @@ def write(cells, name: str) -> None:
 def main() -> None:
     write(CELLS, "01_origins.ipynb")
     write(BUILD_CELLS, "02_build_datasets.ipynb")
+    write(EVAL_CELLS, "03_evaluate.ipynb")
 
 
 if __name__ == "__main__":

@@ -35,3 +35,8 @@ def test_build_notebook_against_the_test_server(monkeypatch):
         text = run_notebook(NOTEBOOKS / "02_build_datasets.ipynb")
         assert server.calls
     assert "5 articles;" in text and "usage:" in text and "'kept':" in text
+
+
+def test_evaluate_notebook():
+    text = run_notebook(NOTEBOOKS / "03_evaluate.ipynb")
+    assert "agreement with GPT-4o" in text and "20 articles: p =" in text and "acc_norm_bytes" in text
