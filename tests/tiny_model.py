@@ -16,7 +16,8 @@ CHAT_TEMPLATE = (
 )
 
 
-def make_tiny_model(directory, positions: int = 8192) -> Path:
+def make_tiny_model(directory, positions: int = 8192, sentences: list[str] | None = None,
+                    vocab_size: int = 400) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
@@ -25,8 +26,8 @@ def make_tiny_model(directory, positions: int = 8192) -> Path:
     tok = Tokenizer(models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(SENTENCES * 20, trainers.BpeTrainer(
-        vocab_size=400, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.train_from_iterator(sentences or SENTENCES * 20, trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|end|>", pad_token="<|pad|>")
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.save_pretrained(directory)

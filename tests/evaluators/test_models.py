@@ -31,6 +31,18 @@ def test_batched_loglikelihoods_equal_one_by_one(tiny_model):
         assert a == pytest.approx(b, abs=1e-4) and ga == gb
 
 
+def test_options_sharing_a_context_are_scored_on_one_pass_over_it(tiny_model_dir):
+    shared = [(f"問{q}：雪女が現れる季節は？\n回答：", c) for q in range(5) for c in ("春", "夏", "秋", "冬の夜")]
+    together = LocalModel(tiny_model_dir, device="cpu", max_batch_size=8)
+    apart = LocalModel(tiny_model_dir, device="cpu", max_batch_size=8, share_context=False)
+    calls = []
+    together._call = lambda **inputs: calls.append(inputs["input_ids"].shape) or LocalModel._call(together, **inputs)
+    a, b = together.loglikelihood(shared + REQUESTS), apart.loglikelihood(shared + REQUESTS)
+    assert [x for x, _ in a] == pytest.approx([x for x, _ in b], abs=1e-4)
+    assert [g for _, g in a] == [g for _, g in b]
+    assert calls[0][0] == 2 and calls[1][0] == 8  # 2 contexts, then their 8 options
+
+
 def test_loglikelihood_equals_a_hand_computation(tiny_model):
     for context, continuation in REQUESTS:
         head, tail = tiny_model._split(context, continuation)
@@ -76,10 +88,10 @@ def test_short_texts_need_no_window(tiny_model):
 class _SmallMemory(LocalModel):
     """Runs out of memory on batches of more than two rows, as a small GPU would."""
 
-    def _forward(self, ids, mask):
-        if ids.shape[0] > 2:
+    def _call(self, **inputs):
+        if inputs["input_ids"].shape[0] > 2:
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
-        return super()._forward(ids, mask)
+        return super()._call(**inputs)
 
 
 def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
@@ -87,11 +99,16 @@ def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
     assert [round(x, 4) for x, _ in model.loglikelihood(REQUESTS)] == \
         [round(x, 4) for x, _ in tiny_model.loglikelihood(REQUESTS)]
     assert model.batch_size == 2
+    model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)  # options sharing a context
+    shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")] * 2
+    assert [round(x, 4) for x, _ in model.loglikelihood(shared)] == \
+        [round(x, 4) for x, _ in tiny_model.loglikelihood(shared, batch_size=1)]
+    assert model.share_context and model.batch_size <= 2
 
 
 def test_other_errors_are_not_taken_for_out_of_memory(tiny_model_dir):
     class Broken(LocalModel):
-        def _forward(self, ids, mask):
+        def _call(self, **inputs):
             raise RuntimeError("shape mismatch")
 
     with pytest.raises(RuntimeError, match="shape mismatch"):

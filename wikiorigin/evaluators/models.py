@@ -18,6 +18,7 @@ torch and transformers are imported when a model is loaded, never on import of t
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 from ..errors import WikioriginError
@@ -45,7 +46,8 @@ class LocalModel:
     """A causal LM from a local directory (a transformers checkpoint)."""
 
     def __init__(self, path, *, device: str | None = "auto", dtype: str = "auto",
-                 max_batch_size: int = 32, max_length: int | None = None, chat: bool = True):
+                 max_batch_size: int = 32, max_length: int | None = None, chat: bool = True,
+                 share_context: bool = True):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -69,6 +71,8 @@ class LocalModel:
             or getattr(config, "n_positions", None) or 2048
         self.batch_size = max_batch_size
         self.chat = chat and self.tokenizer.chat_template is not None
+        self.share_context = share_context
+        self._keeps_logits = "logits_to_keep" in inspect.signature(self.model.forward).parameters
         self._torch = torch
 
     @property
@@ -80,11 +84,12 @@ class LocalModel:
         return tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
 
     def encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return self.encode_many([text])[0]
 
-    def _batched(self, items: list, run, batch_size: int | None = None) -> list:
-        """``run`` over ``items`` in batches; a batch that runs out of memory is split in half."""
-        size, out, start = batch_size or self.batch_size, [], 0
+    def _batched(self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1) -> list:
+        """``run`` over ``items`` in batches; a batch that runs out of memory is split in half
+        (and the model's batch size, counted in rows, remembered)."""
+        size, out, start = batch_size or max(1, self.batch_size // rows_per_item), [], 0
         while start < len(items):
             chunk = items[start:start + size]
             try:
@@ -96,13 +101,16 @@ class LocalModel:
                 if self.device == "cuda":
                     self._torch.cuda.empty_cache()
                 size = max(1, size // 2)
-                self.batch_size = min(self.batch_size, size)
+                self.batch_size = min(self.batch_size, size * rows_per_item)
                 continue
             start += len(chunk)
         return out
 
+    def _call(self, **inputs):
+        return self.model(**inputs)
+
     def _forward(self, ids, mask):
-        return self.model(input_ids=ids, attention_mask=mask).logits
+        return self._call(input_ids=ids, attention_mask=mask).logits
 
     def _pad(self, rows: list[list[int]], left: bool = False):
         torch = self._torch
@@ -117,30 +125,101 @@ class LocalModel:
         return ids.to(self.device), mask.to(self.device)
 
     # -- log-likelihood -------------------------------------------------------------------
+    def encode_many(self, texts: list[str]) -> list[list[int]]:
+        """Token ids of many texts in one call (the fast tokenizer works on the batch)."""
+        if not texts:
+            return []
+        fast = getattr(self.tokenizer, "_tokenizer", None)  # the Rust tokenizer, without wrappers
+        if fast is not None and hasattr(fast, "encode_batch"):
+            return [e.ids for e in fast.encode_batch(texts, add_special_tokens=False)]
+        return self.tokenizer(texts, add_special_tokens=False)["input_ids"]
+
+    def _split_many(self, requests: list[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
+        """Context and continuation ids as lm-evaluation-harness splits them: the whole text is
+        encoded and the context's tokens cut off; trailing spaces of the context go with the
+        continuation; a token that would span the boundary makes the two be encoded apart."""
+        parts = []
+        for context, continuation in requests:
+            stripped = context.rstrip()
+            parts.append((stripped, context[len(stripped):] + continuation))
+        distinct = list(dict.fromkeys(h for h, _ in parts if h))
+        heads = dict(zip(distinct, self.encode_many(distinct)))
+        wholes = iter(self.encode_many([h + c for h, c in parts if h]))
+        pairs, apart = [], []
+        for n, (head_text, tail_text) in enumerate(parts):
+            if not head_text:
+                pairs.append(([self._prefix()], None))
+                apart.append(n)
+                continue
+            head, whole = heads[head_text], next(wholes)
+            if whole[:len(head)] == head and len(whole) > len(head):
+                pairs.append((head, whole[len(head):]))
+            else:  # a token spans the boundary: encode the continuation apart
+                pairs.append((head, None))
+                apart.append(n)
+        for n, tail in zip(apart, self.encode_many([parts[n][1] for n in apart])):
+            pairs[n] = (pairs[n][0], tail)
+        return pairs
+
     def _split(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
-        stripped = context.rstrip()  # trailing spaces belong to the continuation's first token
-        continuation = context[len(stripped):] + continuation
-        if not stripped:
-            return [self._prefix()], self.encode(continuation)
-        whole, head = self.encode(stripped + continuation), self.encode(stripped)
-        if whole[:len(head)] == head and len(whole) > len(head):
-            return head, whole[len(head):]
-        return head, self.encode(continuation)  # a token spans the boundary: encode apart
+        return self._split_many([(context, continuation)])[0]
 
     def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None
                       ) -> list[tuple[float, bool]]:
         """``(sum of log-probabilities, greedy)`` of each continuation given its context."""
-        pairs = []
-        for context, continuation in requests:
-            head, tail = self._split(context, continuation)
+        pairs = self._split_many(requests)
+        for (context, _), (_, tail) in zip(requests, pairs):
             if not tail:
                 raise ValueError(f"empty continuation for context {context[-40:]!r}")
-            pairs.append((head, tail))
         return self.loglikelihood_tokens(pairs, batch_size=batch_size)
 
     def loglikelihood_tokens(self, pairs: list[tuple[list[int], list[int]]], *,
                              batch_size: int | None = None) -> list[tuple[float, bool]]:
-        """:meth:`loglikelihood` on token ids: ``(context ids, continuation ids)`` pairs."""
+        """:meth:`loglikelihood` on token ids: ``(context ids, continuation ids)`` pairs.
+        Continuations that share a context (a question's options) are scored on one pass over
+        that context: its key/value cache is reused for each continuation."""
+        out: list = [None] * len(pairs)
+        groups: dict[tuple, list[int]] = {}
+        for i, (head, tail) in enumerate(pairs):
+            groups.setdefault(tuple(head), []).append(i)
+        shared = [g for head, g in groups.items()
+                  if self.share_context and len(g) > 1 and all(len(head) + len(pairs[i][1]) <= self.max_length for i in g)]
+        alone = sorted(set(range(len(pairs))) - {i for g in shared for i in g})
+        if shared:
+            try:
+                self._score_shared(pairs, shared, out, batch_size)
+            except (TypeError, ValueError, AttributeError, NotImplementedError):
+                self.share_context = False  # a model without a usable cache: score them apart
+                alone = [i for i, result in enumerate(out) if result is None]
+            except RuntimeError as exc:  # one context's options do not fit together
+                if not _is_oom(exc):
+                    raise
+                alone = [i for i, result in enumerate(out) if result is None]
+        for i, result in zip(alone, self._score_apart([pairs[i] for i in alone], batch_size)):
+            out[i] = result
+        return out
+
+    def _pick_rows(self, logits, targets, mask) -> list[tuple[float, bool]]:
+        """Summed log-probabilities of ``targets`` (rows × steps, padding where ``mask`` is 0)
+        and whether each row's targets are all the most likely tokens. Only the real steps are
+        normalized (log-probability = logit - logsumexp)."""
+        torch = self._torch
+        valid = mask.bool()
+        steps, wanted = logits[valid].float(), targets[valid]
+        chosen = steps.gather(1, wanted[:, None]).squeeze(1)
+        picked = chosen - torch.logsumexp(steps, -1)
+        missed = (chosen < steps.max(-1).values).float()
+        rows = valid.nonzero()[:, 0]
+        sums = torch.zeros(len(mask), device=steps.device).index_add_(0, rows, picked)
+        misses = torch.zeros(len(mask), device=steps.device).index_add_(0, rows, missed)
+        return list(zip(sums.tolist(), (misses == 0).tolist()))
+
+    def _pick(self, logp, tail: list[int]) -> tuple[float, bool]:
+        target = self._torch.tensor(tail, device=logp.device)
+        picked = logp.gather(1, target[:, None]).squeeze(1)
+        return float(picked.sum()), bool((logp.argmax(-1) == target).all())
+
+    def _score_apart(self, pairs, batch_size) -> list[tuple[float, bool]]:
         encoded = [((head + tail)[-(self.max_length + 1):][:-1], tail) for head, tail in pairs]
         order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
 
@@ -151,10 +230,7 @@ class LocalModel:
             for row, i in enumerate(chunk):
                 inputs, tail = encoded[i]
                 end = len(inputs)
-                logp = logits[row, end - len(tail):end].float().log_softmax(-1)
-                target = self._torch.tensor(tail, device=logp.device)
-                picked = logp.gather(1, target[:, None]).squeeze(1)
-                results.append((float(picked.sum()), bool((logp.argmax(-1) == target).all())))
+                results.append(self._pick(logits[row, end - len(tail):end].float().log_softmax(-1), tail))
             return results
 
         scored = self._batched(order, run, batch_size)
@@ -162,6 +238,36 @@ class LocalModel:
         for i, result in zip(order, scored):
             out[i] = result
         return out
+
+    def _score_shared(self, pairs, groups: list[list[int]], out: list, batch_size) -> None:
+        """Contexts left-padded in one pass with the cache kept; then every continuation of
+        each context, right-padded, on a copy of its context's cache."""
+        torch = self._torch
+        order = sorted(range(len(groups)), key=lambda g: (-len(pairs[groups[g][0]][0]), g))
+        per_group = max(len(g) for g in groups)
+
+        def run(chunk):
+            heads = [pairs[groups[g][0]][0] for g in chunk]
+            ids, mask = self._pad(heads, left=True)
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            keep = {"logits_to_keep": 1} if self._keeps_logits else {}
+            first = self._call(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep)
+            rows = [(c, i) for c, g in enumerate(chunk) for i in groups[g]]
+            owner = torch.tensor([c for c, _ in rows], device=ids.device)
+            cache = first.past_key_values
+            cache.batch_select_indices(owner)
+            tail_ids, tail_mask = self._pad([pairs[i][1] for _, i in rows])
+            logits = self._call(input_ids=tail_ids, attention_mask=torch.cat([mask[owner], tail_mask], 1),
+                                position_ids=mask.sum(1)[owner][:, None] + torch.arange(tail_ids.shape[1], device=ids.device),
+                                past_key_values=cache, use_cache=True).logits
+            # tail token 0 is predicted by the context's last logits, token j by the tail's j-1
+            head_part = self._pick_rows(first.logits[owner, -1:], tail_ids[:, :1], tail_mask[:, :1])
+            tail_part = self._pick_rows(logits[:, :-1], tail_ids[:, 1:], tail_mask[:, 1:])
+            return zip([i for _, i in rows], [(a + b, ga and gb) for (a, ga), (b, gb) in zip(head_part, tail_part)])
+
+        size = max(1, batch_size // per_group) if batch_size else None
+        for i, result in self._batched(order, run, size, rows_per_item=per_group):
+            out[i] = result
 
     # -- per-token log-probabilities ------------------------------------------------------
     def token_logprobs(self, texts: list[str], *, stride: int | None = None,

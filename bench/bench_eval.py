@@ -1,0 +1,162 @@
+"""Evaluator throughput.
+
+CPU (always): log-likelihood MCQ scoring of 200 questions (800 options; the released
+YokaiEval rows' prompts) with a tiny random GPT-2 (2 layers, 64 wide), batched against one
+question at a time (its 4 options in one call), same run. Anchor: >= 8x.
+
+GPU (``--gpu``, when CUDA is there): a ~1.1B-parameter random Llama in bf16; tokens/s of
+batched log-likelihood against a plain transformers loop (one request per forward pass), and of
+batched generation against ``generate`` one prompt at a time. Figures are recorded, no anchor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import lzma
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.tiny_model import make_tiny_model  # noqa: E402
+from wikiorigin.evaluators import mcq  # noqa: E402
+from wikiorigin.evaluators.models import LocalModel  # noqa: E402
+
+
+RAW = json.loads(lzma.open(ROOT / "tests/data/yokaieval/responses-calm2-7b-chat.json.xz").read())
+
+
+def tokenizer_texts() -> list[str]:
+    """Japanese text to train the random model's tokenizer on (the articles the questions were
+    written from), so that prompts are about as many tokens as a real model's tokenizer makes."""
+    return [r["question"]["yokai"]["detail"] for r in RAW] + [r["question_prompt"] for r in RAW]
+
+
+def questions(n: int = 200) -> list[dict]:
+    raw, rows = RAW, []
+    for i, r in enumerate(raw[:n]):
+        q = r["question"]
+        rows.append({"id": str(i), "question": q["question"], "choices": q["choices"],
+                     "answer_index": q["choices"].index(q["answer"]), "type": "", "region": "", "title": ""})
+    return rows
+
+
+def timed(fn):
+    started = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - started, result
+
+
+def cpu(work: Path) -> None:
+    import torch
+
+    torch.set_num_threads(2)
+    directory = make_tiny_model(work / "tiny", sentences=tokenizer_texts(), vocab_size=8000)
+    model = LocalModel(directory, device="cpu", max_batch_size=64)
+    rows = questions()
+    tokens = sum(len(model.encode(mcq.question_prompt(r) + c)) for r in rows for c in r["choices"]) / 800
+    mcq.evaluate_loglikelihood(rows[:8], model)  # warm up
+    best = {}
+    runs = (("a plain loop, one question at a time", lambda: plain_loop(model, rows)),
+            ("our runner, one question per call", lambda: [mcq.evaluate_loglikelihood([r], model)[0] for r in rows]),
+            ("batched", lambda: mcq.evaluate_loglikelihood(rows, model, batch_size=64)))
+    for _ in range(3):
+        for name, run in runs:
+            seconds, items = timed(run)
+            best[name] = min(best.get(name, (1e9,))[0], seconds), items
+    batch_s, many = best["batched"]
+    same = all(abs(a - b) < 1e-4 for name in best for x, y in zip(best[name][1], many)
+               for a, b in zip(x["loglikelihoods"], y["loglikelihoods"]))
+    print(f"bench_eval (cpu): 200 questions x 4 options (~{tokens:.0f} tokens each), tiny random GPT-2, best of 3; "
+          f"same numbers: {same}")
+    for name, _ in runs[:2]:
+        print(f"  batched {batch_s:.2f} s vs {name} {best[name][0]:.2f} s: ratio {best[name][0] / batch_s:.1f}x"
+              + (" (anchor >= 8x)" if name.startswith("a plain") else ""))
+
+
+def plain_loop(model, rows) -> list[dict]:
+    """The reference without batching: each option of each question, one after the other, one
+    forward pass over context + option, its tokens' log-probabilities summed."""
+    import torch
+
+    items = []
+    for row in rows:
+        context = mcq.question_prompt(row) + mcq.ANSWER_CUES["ja"]
+        scores = []
+        for choice in row["choices"]:
+            head, tail = model._split(context, choice)
+            with torch.inference_mode():
+                logp = model.model(torch.tensor([head + tail])).logits[0].float().log_softmax(-1)
+            scores.append(sum(float(logp[len(head) - 1 + j, t]) for j, t in enumerate(tail)))
+        items.append({"loglikelihoods": scores})
+    return items
+
+
+def gpu(work: Path, n: int = 256) -> None:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    directory = make_tiny_model(work / "big")  # the tokenizer; the weights are replaced below
+    config = LlamaConfig(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
+                         num_attention_heads=16, num_key_value_heads=16, max_position_embeddings=2048,
+                         bos_token_id=0, eos_token_id=0, pad_token_id=4)
+    with torch.device("cuda"):
+        big = LlamaForCausalLM(config).to(torch.bfloat16)
+    params = sum(p.numel() for p in big.parameters()) / 1e9
+    big.save_pretrained(directory)
+    del big
+    model = LocalModel(directory, max_batch_size=64)
+    rows = questions(n // 4)
+    requests = [(mcq.question_prompt(r) + "\n回答：", c) for r in rows for c in r["choices"]]
+    tokens = sum(len(model.encode(a + b)) for a, b in requests)
+    model.loglikelihood(requests[:64])
+    torch.cuda.synchronize()
+    batch_s, _ = timed(lambda: (model.loglikelihood(requests), torch.cuda.synchronize()))
+
+    def plain_loop():
+        for context, continuation in requests:
+            ids = torch.tensor([model.encode(context + continuation)], device="cuda")
+            with torch.no_grad():
+                model.model(ids).logits.float().log_softmax(-1)
+        torch.cuda.synchronize()
+
+    loop_s, _ = timed(plain_loop)
+    print(f"bench_eval (gpu {torch.cuda.get_device_name()}): random Llama {params:.2f}B bf16; "
+          f"log-likelihood of {len(requests)} options ({tokens:,} tokens): batched {tokens / batch_s:,.0f} tok/s, "
+          f"plain loop {tokens / loop_s:,.0f} tok/s, ratio {loop_s / batch_s:.1f}x")
+    prompts = [mcq.question_prompt(r, mcq.INSTRUCTIONS["ja"]) for r in rows]
+    new = 64
+    model.generate(prompts[:4], max_new_tokens=4)
+    gen_s, _ = timed(lambda: (model.generate(prompts, max_new_tokens=new, temperature=0.1), torch.cuda.synchronize()))
+    k = 16  # one at a time on a part, rate scaled
+
+    def one_at_a_time():
+        for p in prompts[:k]:
+            ids = model.tokenizer(model.format_prompt(p), add_special_tokens=False, return_tensors="pt").to("cuda")
+            model.model.generate(**ids, max_new_tokens=new, min_new_tokens=new, do_sample=True, temperature=0.1,
+                                 pad_token_id=model.tokenizer.pad_token_id)
+        torch.cuda.synchronize()
+
+    single_s, _ = timed(one_at_a_time)
+    batched_rate = len(prompts) * new / gen_s  # upper bound: rows may stop early at EOS
+    print(f"  generation of {new} new tokens for {len(prompts)} prompts: batched ~{batched_rate:,.0f} tok/s "
+          f"(batch {model.batch_size}), one at a time {k * new / single_s:,.0f} tok/s, "
+          f"ratio ~{batched_rate / (k * new / single_s):.1f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gpu", action="store_true", help="also the GPU figures (needs CUDA)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        cpu(Path(d))
+        if args.gpu:
+            gpu(Path(d))
+
+
+if __name__ == "__main__":
+    main()
