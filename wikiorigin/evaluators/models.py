@@ -110,7 +110,7 @@ class LocalModel:
         return self.model(**inputs)
 
     def _forward(self, ids, mask):
-        return self._call(input_ids=ids, attention_mask=mask).logits
+        return self._call(input_ids=ids, attention_mask=mask, use_cache=False).logits
 
     def _pad(self, rows: list[list[int]], left: bool = False):
         torch = self._torch
@@ -214,24 +214,17 @@ class LocalModel:
         misses = torch.zeros(len(mask), device=steps.device).index_add_(0, rows, missed)
         return list(zip(sums.tolist(), (misses == 0).tolist()))
 
-    def _pick(self, logp, tail: list[int]) -> tuple[float, bool]:
-        target = self._torch.tensor(tail, device=logp.device)
-        picked = logp.gather(1, target[:, None]).squeeze(1)
-        return float(picked.sum()), bool((logp.argmax(-1) == target).all())
-
     def _score_apart(self, pairs, batch_size) -> list[tuple[float, bool]]:
         encoded = [((head + tail)[-(self.max_length + 1):][:-1], tail) for head, tail in pairs]
         order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
 
-        def run(chunk):
-            ids, mask = self._pad([encoded[i][0] for i in chunk])
-            logits = self._forward(ids, mask)
-            results = []
-            for row, i in enumerate(chunk):
-                inputs, tail = encoded[i]
-                end = len(inputs)
-                results.append(self._pick(logits[row, end - len(tail):end].float().log_softmax(-1), tail))
-            return results
+        def run(chunk):  # left-padded, so every row's continuation ends at the last position
+            ids, mask = self._pad([encoded[i][0] for i in chunk], left=True)
+            tails, tail_mask = self._pad([encoded[i][1] for i in chunk], left=True)
+            keep = tails.shape[1]
+            logits = self._call(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
+                                use_cache=False, **({"logits_to_keep": keep} if self._keeps_logits else {})).logits
+            return self._pick_rows(logits[:, -keep:], tails, tail_mask)
 
         scored = self._batched(order, run, batch_size)
         out: list = [None] * len(encoded)
