@@ -28,7 +28,7 @@ test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
 $(VENV)/.bench: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[bench]"
+	$(BIN)/python -m pip install -q -e ".[bench,eval]" $(TORCH)
 	touch $@
 
 bench: $(VENV)/.bench
@@ -40,6 +40,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_wikitext.py
 	$(BIN)/python bench/bench_wikidata.py
 	$(BIN)/python bench/bench_llm.py
+	$(BIN)/python bench/bench_eval.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache

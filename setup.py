@@ -36,13 +36,15 @@ setup(
         "openai>=1.40",
         "jsonschema>=4",
         "joblib>=1.3",
+        "matplotlib>=3.7",  # the evaluators' plots
+        "Unidecode>=1.3",  # romanized matching of free-form answers
     ],
     extras_require={
         # torch is pinned by the Makefile for CPU test machines; on a GPU machine install
         # the torch build that fits it before this extra.
-        "eval": ["torch>=2.1", "transformers>=4.40", "scipy>=1.10", "Unidecode>=1.3", "matplotlib>=3.7"],
+        "eval": ["torch>=2.1", "transformers>=4.40", "scipy>=1.10"],
         "dask": ["dask[distributed]>=2024.1"],
-        "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6", "matplotlib>=3.7",
+        "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6",
                  "datasets>=2.19", "sacrebleu>=2.3"],
         "bench": ["pandas>=2", "dask[distributed]>=2024.1"],
     },

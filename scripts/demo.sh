@@ -81,3 +81,14 @@ print(con.sql("""
     WHERE qid IN ('Q170002', 'Q1001', 'Q1002', 'Q1003', 'Q1004', 'Q1005')
     ORDER BY qid"""))
 PY
+
+echo; echo "== Evaluation: a real model's released YokaiEval answers, read by our parser"
+python - <<'PY'
+import lzma
+from pathlib import Path
+for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
+    Path("demo-out", name).write_bytes(lzma.open(Path("tests/data/yokaieval", name + ".xz")).read())
+PY
+wikiorigin eval mcq --questions demo-out/YokaiEval-first40.json \
+    --responses demo-out/responses-calm2-7b-chat.json --out demo-out/eval-calm2
+sed -n '1,12p' demo-out/eval-calm2/report.md

@@ -6,6 +6,11 @@ averaged over the orders both strings have), the same number as sacrebleu's
 (:func:`chrf_stats`, :func:`chrf_from_stats`) so they can be summed over a corpus.
 :func:`score_answer` normalizes (NFKC, case-fold), checks an exact match against any answer,
 and gives chrF against the answer nearest by edit distance and the best chrF over all.
+
+:func:`evaluate_freeform` asks a model (local or an endpoint) each question for the name only,
+reads the name from its response (:func:`answer_text`) and scores it, with an exact match
+after romanization (unidecode) kept apart; :func:`summarize_freeform` reports overall, by
+language and by whether the item has an English article (the paper's table layout).
 """
 
 from __future__ import annotations

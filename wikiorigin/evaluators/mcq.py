@@ -1,4 +1,10 @@
-"""Reading a model's answer to a multiple-choice question (YokaiEval's generation mode).
+"""Multiple-choice evaluation (YokaiEval): reading answers, generation and log-likelihood modes.
+
+Questions come from ``mcq.parquet``, the released YokaiEval rows or a released responses file
+(:func:`read_questions`, messy regions cleaned by :func:`clean_region`).
+:func:`evaluate_generate` asks a model (or takes recorded responses) and reads each answer;
+:func:`evaluate_loglikelihood` scores every option as a continuation; :func:`summarize` gives
+accuracy overall, by type and by region; :func:`write_mcq_results` writes the run.
 
 :func:`parse_choice` returns the index of the option a response answers, or ``None`` when it
 answers none or several. It copes with what local models write: chat-role prefixes and end
