@@ -107,3 +107,25 @@ def read_provenance(path) -> dict:
     """The provenance stored in a file written by wikiorigin."""
     meta = pq.read_schema(path).metadata or {}
     return json.loads(meta.get(_KEY, b"{}"))
+
+
+def read_rows(path, columns: list[str] | None = None) -> list[dict]:
+    """Rows of a Parquet file or of a JSON file holding a list of objects (a ``{"data": [...]}``
+    wrapper is opened); a missing file, bad JSON or other shapes are errors naming the file."""
+    from .errors import WikioriginError
+
+    path = Path(path)
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such file")
+    if path.suffix == ".parquet":
+        names = pq.read_schema(path).names
+        return pq.read_table(path, columns=[c for c in columns if c in names] if columns else None).to_pylist()
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise WikioriginError(f"{path}: not JSON ({exc})") from None
+    if isinstance(rows, dict):
+        rows = rows.get("data") or rows.get("rows") or [rows]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise WikioriginError(f"{path}: expected a list of objects")
+    return rows

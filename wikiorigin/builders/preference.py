@@ -5,17 +5,14 @@ in TRL's format (``prompt``, ``chosen``, ``rejected``)."""
 
 from __future__ import annotations
 
-import json
 from itertools import combinations
-from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import WikioriginError
 from ..files import ParquetSink, provenance
 from ..llm import ChatRequest, LLMClient
-from ..evaluators.judge import RUBRICS
+from ..evaluators.judge import RUBRICS, read_care
 from .prompts import JUDGE_PROMPT
 
 __all__ = ["PREFERENCES", "read_questions", "build_preferences"]
@@ -35,18 +32,7 @@ _SCORE = {"type": "object", "required": ["score"],
 def read_questions(path) -> list[dict]:
     """Questions with reference answers: a CARE JSON file, or Parquet/JSON with the same
     fields (``question``, ``answer``, ``culture_type``, ``associated_culture``)."""
-    path = Path(path)
-    if path.suffix == ".parquet":
-        rows = pq.read_table(path).to_pylist()
-    else:
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise WikioriginError(f"{path}: not JSON ({exc})") from None
-    bad = [i for i, r in enumerate(rows) if not (isinstance(r, dict) and r.get("question") and r.get("answer"))]
-    if bad:
-        raise WikioriginError(f"{path}: row {bad[0]} has no question or no reference answer")
-    return rows
+    return read_care(path)
 
 
 def build_preferences(questions, out, responders: dict[str, LLMClient], judge: LLMClient | None = None,

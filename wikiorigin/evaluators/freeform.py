@@ -15,15 +15,12 @@ language and by whether the item has an English article (the paper's table layou
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import Counter
-from pathlib import Path
-
-import pyarrow.parquet as pq
 
 from ..errors import WikioriginError
+from ..files import read_rows
 
 __all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein",
            "answer_text", "romanize", "read_freeform", "evaluate_freeform", "summarize_freeform",
@@ -131,16 +128,7 @@ def romanize(text: str) -> str:
 
 def read_freeform(path) -> list[dict]:
     """Questions of ``freeform.parquet`` (or JSON rows with ``question`` and ``answers``)."""
-    path = Path(path)
-    if not path.exists():
-        raise WikioriginError(f"{path}: no such file")
-    if path.suffix == ".parquet":
-        rows = pq.read_table(path).to_pylist()
-    else:
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WikioriginError(f"{path}: not JSON ({exc})") from None
+    rows = read_rows(path)
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or not row.get("question") or not row.get("answers"):
             raise WikioriginError(f"{path}: row {i} has no question or no answers")
@@ -195,7 +183,6 @@ def summarize_freeform(items: list[dict]) -> dict:
 def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None):
     from .report import bar_plot, markdown_table, write_results
 
-    keys = ["exact", "chrf", "chrf_best"]
     by_lang = summary["by_language"]
     table = []
     for lang in by_lang:

@@ -10,13 +10,10 @@ as unreadable, never guessed.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
-
-import pyarrow.parquet as pq
 
 from ..errors import WikioriginError
+from ..files import read_rows
 
 __all__ = ["RUBRICS", "JUDGE_PROMPT", "parse_rating", "read_care", "judge_answers", "summarize_judged",
            "write_judge_results"]
@@ -72,18 +69,7 @@ def read_care(path) -> list[dict]:
     """CARE test rows (``question``, ``answer`` = the reference, ``culture_type``,
     ``associated_culture``), from the released JSON or a Parquet/JSON of the same fields;
     a ``response`` field, where present, is a recorded answer to be rated."""
-    path = Path(path)
-    if not path.exists():
-        raise WikioriginError(f"{path}: no such file")
-    if path.suffix == ".parquet":
-        rows = pq.read_table(path).to_pylist()
-    else:
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WikioriginError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(rows, list):
-        raise WikioriginError(f"{path}: expected a list of questions")
+    rows = read_rows(path)
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or not row.get("question") or not row.get("answer"):
             raise WikioriginError(f"{path}: row {i} has no question or no reference answer")

@@ -15,15 +15,12 @@ Paraphrases come from a file (``title``, ``paraphrase``) or from an LLM through
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import zlib
-from pathlib import Path
-
-import pyarrow.parquet as pq
 
 from ..errors import WikioriginError
+from ..files import read_rows
 
 __all__ = ["text_scores", "read_texts", "paraphrase", "leakage_check", "write_leakage_results",
            "PARAPHRASE_PROMPT"]
@@ -49,17 +46,7 @@ def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
 
 def read_texts(path, field: str) -> dict[str, str]:
     """``{title: text}`` from Parquet or JSON rows with ``title`` and ``field``."""
-    path = Path(path)
-    if not path.exists():
-        raise WikioriginError(f"{path}: no such file")
-    if path.suffix == ".parquet":
-        rows = pq.read_table(path, columns=["title", field]).to_pylist() \
-            if field in pq.read_schema(path).names else None
-    else:
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WikioriginError(f"{path}: not JSON ({exc})") from None
+    rows = read_rows(path, ["title", field])
     if not rows or not all(isinstance(r, dict) and r.get("title") and isinstance(r.get(field), str) for r in rows):
         raise WikioriginError(f"{path}: expected rows with `title` and `{field}`")
     return {r["title"]: r[field] for r in rows}

@@ -16,15 +16,12 @@ half-width forms (NFKC), and hedged answers that still pick one option.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
-from pathlib import Path
 from urllib.parse import unquote
 
-import pyarrow.parquet as pq
-
 from ..errors import WikioriginError
+from ..files import read_rows
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
 from .freeform import levenshtein
 
@@ -161,20 +158,7 @@ def _row(raw: dict, where: str) -> dict:
 def read_questions(path) -> list[dict]:
     """Questions from ``mcq.parquet``, the released YokaiEval rows (JSON or Parquet) or a
     released responses file (``question`` nested, with ``response`` and ``judge``)."""
-    path = Path(path)
-    if not path.exists():
-        raise WikioriginError(f"{path}: no such file")
-    if path.suffix == ".parquet":
-        raws = pq.read_table(path).to_pylist()
-    else:
-        try:
-            raws = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WikioriginError(f"{path}: not JSON ({exc})") from None
-        if isinstance(raws, dict):
-            raws = raws.get("data") or raws.get("rows") or [raws]
-    if not isinstance(raws, list) or not all(isinstance(r, dict) for r in raws):
-        raise WikioriginError(f"{path}: expected a list of question objects")
+    raws = read_rows(path)
     return [_row(r, f"{path}: row {i}") for i, r in enumerate(raws)]
 
 
