@@ -73,6 +73,7 @@ class LocalModel:
         self.chat = chat and self.tokenizer.chat_template is not None
         self.share_context = share_context
         self._keeps_logits = "logits_to_keep" in inspect.signature(self.model.forward).parameters
+        self._head = None  # see _output_layer
         self._torch = torch
 
     @property
@@ -203,16 +204,36 @@ class LocalModel:
         """Summed log-probabilities of ``targets`` (rows × steps, padding where ``mask`` is 0)
         and whether each row's targets are all the most likely tokens. Only the real steps are
         normalized (log-probability = logit - logsumexp)."""
-        torch = self._torch
         valid = mask.bool()
-        steps, wanted = logits[valid].float(), targets[valid]
+        sums, misses = self._score_steps(logits[valid], targets[valid], valid.nonzero()[:, 0], len(mask))
+        return list(zip(sums.tolist(), (misses == 0).tolist()))
+
+    def _score_steps(self, steps, wanted, rows, n_rows):
+        """Per row: the sum of log-probabilities of ``wanted`` under ``steps`` (N × vocab
+        logits) and the count of steps where another token is more likely."""
+        torch = self._torch
+        steps = steps.float()
         chosen = steps.gather(1, wanted[:, None]).squeeze(1)
         picked = chosen - torch.logsumexp(steps, -1)
         missed = (chosen < steps.max(-1).values).float()
-        rows = valid.nonzero()[:, 0]
-        sums = torch.zeros(len(mask), device=steps.device).index_add_(0, rows, picked)
-        misses = torch.zeros(len(mask), device=steps.device).index_add_(0, rows, missed)
-        return list(zip(sums.tolist(), (misses == 0).tolist()))
+        sums = torch.zeros(n_rows, device=steps.device).index_add_(0, rows, picked)
+        return sums, torch.zeros(n_rows, device=steps.device).index_add_(0, rows, missed)
+
+    def _output_layer(self):
+        """The output layer as a function of the last hidden states, when applying it to them
+        gives the model's own logits (checked once on a short input); else None. It lets the
+        continuations' logits be computed at their real steps only, not at padding."""
+        if self._head is None:
+            self._head = False
+            layer = self.model.get_output_embeddings()
+            if layer is not None:
+                ids = self._torch.tensor([[self._prefix()] + self.encode("check 確認")], device=self.device)
+                with self._torch.inference_mode():
+                    out = self._call(input_ids=ids, output_hidden_states=True, use_cache=False)
+                    same = self._torch.allclose(layer(out.hidden_states[-1]).float(), out.logits.float(),
+                                                atol=1e-3, rtol=1e-3)
+                self._head = layer if same else False
+        return self._head or None
 
     def _score_apart(self, pairs, batch_size) -> list[tuple[float, bool]]:
         encoded = [((head + tail)[-(self.max_length + 1):][:-1], tail) for head, tail in pairs]
@@ -250,13 +271,25 @@ class LocalModel:
             cache = first.past_key_values
             cache.batch_select_indices(owner)
             tail_ids, tail_mask = self._pad([pairs[i][1] for _, i in rows])
-            logits = self._call(input_ids=tail_ids, attention_mask=torch.cat([mask[owner], tail_mask], 1),
-                                position_ids=mask.sum(1)[owner][:, None] + torch.arange(tail_ids.shape[1], device=ids.device),
-                                past_key_values=cache, use_cache=True).logits
-            # tail token 0 is predicted by the context's last logits, token j by the tail's j-1
-            head_part = self._pick_rows(first.logits[owner, -1:], tail_ids[:, :1], tail_mask[:, :1])
-            tail_part = self._pick_rows(logits[:, :-1], tail_ids[:, 1:], tail_mask[:, 1:])
-            return zip([i for _, i in rows], [(a + b, ga and gb) for (a, ga), (b, gb) in zip(head_part, tail_part)])
+            inputs = {"input_ids": tail_ids, "attention_mask": torch.cat([mask[owner], tail_mask], 1),
+                      "position_ids": mask.sum(1)[owner][:, None] + torch.arange(tail_ids.shape[1], device=ids.device),
+                      "past_key_values": cache, "use_cache": True}
+            # tail token 0 is predicted by its context's last logits (normalized once per context)
+            last = first.logits[:, -1].float()
+            lse, best = torch.logsumexp(last, -1), last.max(-1).values
+            chosen = last[owner, tail_ids[:, 0]]
+            sums, misses = chosen - lse[owner], (chosen < best[owner]).float()
+            # tail token j by the tail's step j-1, at the real steps only
+            valid = tail_mask[:, 1:].bool()
+            head = self._output_layer()
+            if head is not None:
+                hidden = self._call(output_hidden_states=True, **keep, **inputs).hidden_states[-1]
+                steps = head(hidden[:, :-1][valid])
+            else:
+                steps = self._call(**inputs).logits[:, :-1][valid]
+            more, more_misses = self._score_steps(steps, tail_ids[:, 1:][valid], valid.nonzero()[:, 0], len(rows))
+            sums, misses = (sums + more).tolist(), (misses + more_misses).tolist()
+            return [(i, (total, miss == 0)) for (_, i), total, miss in zip(rows, sums, misses)]
 
         size = max(1, batch_size // per_group) if batch_size else None
         for i, result in self._batched(order, run, size, rows_per_item=per_group):
