@@ -114,16 +114,18 @@ class LocalModel:
         return self._call(input_ids=ids, attention_mask=mask, use_cache=False).logits
 
     def _pad(self, rows: list[list[int]], left: bool = False):
+        """Token ids and attention mask of ``rows``, padded on the right (or the left)."""
         torch = self._torch
         width = max(len(r) for r in rows)
         pad = self.tokenizer.pad_token_id
-        ids = torch.full((len(rows), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, r in enumerate(rows):
-            span = slice(width - len(r), width) if left else slice(0, len(r))
-            ids[i, span] = torch.tensor(r, dtype=torch.long)
-            mask[i, span] = 1
-        return ids.to(self.device), mask.to(self.device)
+        if left:
+            ids = [[pad] * (width - len(r)) + r for r in rows]
+            mask = [[0] * (width - len(r)) + [1] * len(r) for r in rows]
+        else:
+            ids = [r + [pad] * (width - len(r)) for r in rows]
+            mask = [[1] * len(r) + [0] * (width - len(r)) for r in rows]
+        return (torch.tensor(ids, dtype=torch.long, device=self.device),
+                torch.tensor(mask, dtype=torch.long, device=self.device))
 
     # -- log-likelihood -------------------------------------------------------------------
     def encode_many(self, texts: list[str]) -> list[list[int]]:
