@@ -125,7 +125,8 @@ def gpu(work: Path, n: int = 256) -> None:
         torch.cuda.synchronize()
 
     loop_s, _ = timed(plain_loop)
-    print(f"bench_eval (gpu {torch.cuda.get_device_name()}): random Llama {params:.2f}B bf16; "
+    print(f"bench_eval (gpu {torch.cuda.get_device_name()}): random Llama {params:.2f}B bf16 "
+          f"(output layer on hidden states: {model._output_layer() is not None}); "
           f"log-likelihood of {len(requests)} options ({tokens:,} tokens): batched {tokens / batch_s:,.0f} tok/s, "
           f"plain loop {tokens / loop_s:,.0f} tok/s, ratio {loop_s / batch_s:.1f}x")
     prompts = [mcq.question_prompt(r, mcq.INSTRUCTIONS["ja"]) for r in rows]

@@ -44,7 +44,7 @@ def same_numbers(work: Path) -> None:
     gen_cuda = LocalModel(directory, device="cuda", dtype="float32", chat=False).generate(
         [r["question"] for r in rows[:8]], max_new_tokens=8, temperature=0)
     print(f"tiny model, {len(requests)} options: |cuda fp32 - cpu| max {worst:.2e}; bf16 relative max "
-          f"{worst_bf16:.3f}; token log-probs max {worst_lp:.2e}; greedy generations equal: {gen_cpu == gen_cuda}")
+          f"{worst_bf16:.2e}; token log-probs max {worst_lp:.2e}; greedy generations equal: {gen_cpu == gen_cuda}")
     assert worst < 1e-3 and worst_lp < 1e-3
 
 
@@ -63,6 +63,7 @@ def real_out_of_memory(work: Path) -> None:
     requests = [(t, "。") for t in texts]
     model = LocalModel(directory, max_batch_size=512)
     greedy = model.loglikelihood(requests)
+    print(f"output layer on hidden states (continuations scored at real steps only): {model._output_layer() is not None}")
     print(f"out of memory: asked for batches of 512 x ~{len(model.encode(texts[0]))} tokens; "
           f"ran at {model.batch_size}; peak {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB")
     again = LocalModel(directory, max_batch_size=model.batch_size).loglikelihood(requests[:64])
