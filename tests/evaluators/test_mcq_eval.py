@@ -164,3 +164,22 @@ def test_bad_question_files(tmp_path, capsys):
     assert "none.json: no such file" in capsys.readouterr().err
     with pytest.raises(WikioriginError, match="no recorded responses"):
         mcq.evaluate_generate(mcq.read_questions(_mcq_parquet(tmp_path / "m.parquet", 2)))
+
+
+def test_released_rows_as_parquet(released, tmp_path):
+    rows = json.loads((released / "YokaiEval-first40.json").read_text())
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "yokaieval.parquet")
+    read = mcq.read_questions(tmp_path / "yokaieval.parquet")
+    assert [r["answer_index"] for r in read] == [r["choices"].index(r["answer"]) for r in rows]
+
+
+def test_cli_local_model_generation(tmp_path, tiny_model_dir, capsys):
+    out = tmp_path / "gen"
+    code = cli.main(["eval", "mcq", "--questions", str(_mcq_parquet(tmp_path / "mcq.parquet", 6)),
+                     "--model", str(tiny_model_dir), "--device", "cpu", "--max-new-tokens", "8", "--out", str(out)])
+    assert code == 0 and "parser read" in capsys.readouterr().out
+    items = pq.read_table(out / "items.parquet").to_pylist()
+    assert len(items) == 6 and all(isinstance(i["response"], str) for i in items)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["model"] == "tiny" and summary["n"] == 6
+    assert summary["accuracy"] == sum(i["pred"] == i["answer_index"] for i in items) / 6
