@@ -8,7 +8,8 @@ endpoint, behind the same ``generate`` call.
   template when it has one (``chat=False`` sends the raw prompt);
 - ``loglikelihood([(context, continuation), ...])``: the summed log-probability of each
   continuation and whether greedy decoding would produce it, as lm-evaluation-harness computes
-  it (requests sorted by length, one forward pass per batch, right padding);
+  it (requests sorted by length, one forward pass per batch); continuations that share a
+  context (a question's options) share one pass over it, its key/value cache reused;
 - ``token_logprobs(texts)``: every token's log-probability under a sliding window, for texts
   longer than the model's context (perplexity, Min-K%).
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ..errors import WikioriginError
 
-__all__ = ["LocalModel", "EndpointModel", "pick_device", "load_model"]
+__all__ = ["LocalModel", "EndpointModel", "pick_device"]
 
 
 def pick_device(device: str | None = None) -> str:
@@ -40,6 +41,14 @@ def pick_device(device: str | None = None) -> str:
 
 def _is_oom(exc: BaseException) -> bool:
     return "out of memory" in str(exc).lower()
+
+
+def _unsort(order: list[int], results: list) -> list:
+    """Results computed in ``order`` put back in the requests' order."""
+    out: list = [None] * len(order)
+    for i, result in zip(order, results):
+        out[i] = result
+    return out
 
 
 class LocalModel:
@@ -87,6 +96,10 @@ class LocalModel:
     def encode(self, text: str) -> list[int]:
         return self.encode_many([text])[0]
 
+    def encode_many(self, texts: list[str]) -> list[list[int]]:
+        """Token ids of many texts in one tokenizer call (a fast tokenizer works on the batch)."""
+        return self.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+
     def _batched(self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1) -> list:
         """``run`` over ``items`` in batches; a batch that runs out of memory is split in half
         (and the model's batch size, counted in rows, remembered)."""
@@ -128,15 +141,6 @@ class LocalModel:
                 torch.tensor(mask, dtype=torch.long, device=self.device))
 
     # -- log-likelihood -------------------------------------------------------------------
-    def encode_many(self, texts: list[str]) -> list[list[int]]:
-        """Token ids of many texts in one call (the fast tokenizer works on the batch)."""
-        if not texts:
-            return []
-        fast = getattr(self.tokenizer, "_tokenizer", None)  # the Rust tokenizer, without wrappers
-        if fast is not None and hasattr(fast, "encode_batch"):
-            return [e.ids for e in fast.encode_batch(texts, add_special_tokens=False)]
-        return self.tokenizer(texts, add_special_tokens=False)["input_ids"]
-
     def _split_many(self, requests: list[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
         """Context and continuation ids as lm-evaluation-harness splits them: the whole text is
         encoded and the context's tokens cut off; trailing spaces of the context go with the
@@ -249,11 +253,7 @@ class LocalModel:
                                 use_cache=False, **({"logits_to_keep": keep} if self._keeps_logits else {})).logits
             return self._pick_rows(logits[:, -keep:], tails, tail_mask)
 
-        scored = self._batched(order, run, batch_size)
-        out: list = [None] * len(encoded)
-        for i, result in zip(order, scored):
-            out[i] = result
-        return out
+        return _unsort(order, self._batched(order, run, batch_size))
 
     def _score_shared(self, pairs, groups: list[list[int]], out: list, batch_size) -> None:
         """Contexts left-padded in one pass with the cache kept; then every continuation of
@@ -306,8 +306,8 @@ class LocalModel:
         length = self.max_length
         stride = min(stride or length // 2, length - 1)
         windows = []  # (text index, input ids, number of predicted tokens at its end)
-        for t, text in enumerate(texts):
-            seq = [self._prefix()] + self.encode(text)
+        for t, ids in enumerate(self.encode_many(texts)):
+            seq = [self._prefix()] + ids
             for a in range(1, len(seq), stride):
                 b = min(a + stride, len(seq))
                 start = max(0, b - length)
@@ -315,7 +315,7 @@ class LocalModel:
         order = sorted(range(len(windows)), key=lambda i: (-len(windows[i][1]), i))
 
         def run(chunk):
-            ids, mask = self._pad([windows[i][1][:-1] or windows[i][1] for i in chunk])
+            ids, mask = self._pad([windows[i][1][:-1] for i in chunk])
             logits = self._forward(ids, mask)
             results = []
             for row, i in enumerate(chunk):
@@ -326,10 +326,7 @@ class LocalModel:
                 results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
             return results
 
-        scored = self._batched(order, run, batch_size)
-        per_window: list = [None] * len(windows)
-        for i, values in zip(order, scored):
-            per_window[i] = values
+        per_window = _unsort(order, self._batched(order, run, batch_size))
         out: list[list[float]] = [[] for _ in texts]
         for (t, *_), values in zip(windows, per_window):
             out[t].extend(values)
@@ -367,11 +364,7 @@ class LocalModel:
             output = self.model.generate(input_ids=ids, attention_mask=mask, **options)
             return [self.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True) for row in output]
 
-        answers = self._batched(order, run, batch_size)
-        out: list = [None] * len(encoded)
-        for i, text in zip(order, answers):
-            out[i] = text
-        return out
+        return _unsort(order, self._batched(order, run, batch_size))
 
 
 class EndpointModel:
@@ -396,6 +389,3 @@ class EndpointModel:
         self.errors = [r.error for r in results if r.error]
         return [None if r.error else r.text for r in results]
 
-
-def load_model(path, **options) -> LocalModel:
-    return LocalModel(path, **options)
