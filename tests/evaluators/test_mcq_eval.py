@@ -32,7 +32,7 @@ def released(data_dir, tmp_path_factory):
 @pytest.mark.parametrize("value,expected", [
     ("関東", "関東"), ("[[不明]]", "不明"), ("[[日本全国]]", "日本全国"), ("[[C, D]]", "複数の地域"),
     ("[[A, E]]", "複数の地域"), ("[[新潟県、京都府、愛媛県]]", "複数の地域"), ("中ぶ", "中部"),
-    ("東京都", "関東"), ("[[B]]", "東北"), ("", "不明"), (None, "不明"), ("火星", "不明"),
+    ("東京都", "関東"), ("京都府", "近畿"), ("大阪", "近畿"), ("[[B]]", "東北"), ("", "不明"), (None, "不明"), ("火星", "不明"),
 ])
 def test_clean_region(value, expected):
     assert mcq.clean_region(value) == expected

@@ -122,8 +122,8 @@ def clean_region(value) -> str:
             found.append(part)
         elif len(part) == 1 and "A" <= part.upper() <= chr(ord("A") + len(MCQ_REGIONS) - 1):
             found.append(MCQ_REGIONS[ord(part.upper()) - ord("A")])
-        elif part.rstrip("都道府県") in _REGION_OF or part in _REGION_OF:
-            found.append(_REGION_OF.get(part) or _REGION_OF[part.rstrip("都道府県")])
+        elif part in _REGION_OF or (part[-1:] in "都道府県" and part[:-1] in _REGION_OF):
+            found.append(_REGION_OF.get(part) or _REGION_OF[part[:-1]])
         elif len(part) >= 2:
             close = [r for r in MCQ_REGIONS if levenshtein(part, r) == 1 and len(r) == len(part)]
             found += close[:1] if len(close) == 1 else []
