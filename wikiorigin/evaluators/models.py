@@ -81,7 +81,10 @@ class LocalModel:
         self.batch_size = max_batch_size
         self.chat = chat and self.tokenizer.chat_template is not None
         self.share_context = share_context
-        self._keeps_logits = "logits_to_keep" in inspect.signature(self.model.forward).parameters
+        accepted = inspect.signature(self.model.forward).parameters
+        self._keeps_logits = "logits_to_keep" in accepted
+        self._takes_positions = "position_ids" in accepted or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
         self._head = None  # see _output_layer
         self._torch = torch
 
@@ -121,6 +124,8 @@ class LocalModel:
         return out
 
     def _call(self, **inputs):
+        if not self._takes_positions:  # a model without positions (recurrent) works them out itself
+            inputs.pop("position_ids", None)
         return self.model(**inputs)
 
     def _forward(self, ids, mask):
