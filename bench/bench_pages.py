@@ -28,8 +28,8 @@ def main() -> None:
     started = time.perf_counter()
     ms = Multistream(dump, index, threads=2)
     opened = time.perf_counter() - started
-    titles = random.Random(0).sample(list(ms.by_title), 1000)
-    streams = len({ms.by_title[t].offset for t in titles})
+    titles = random.Random(0).sample(ms.titles(), 1000)
+    streams = len({ms.entry(t).offset for t in titles})
     started = time.perf_counter()
     pages = ms.get(titles, follow_redirects=False)
     random_s = time.perf_counter() - started

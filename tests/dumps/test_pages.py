@@ -14,10 +14,10 @@ JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 
 def test_real_multistream_sample(data_dir):
     ms = Multistream(data_dir / EL, data_dir / EL_INDEX)
-    assert ms.site.dbname == "elwikivoyage" and len(ms.by_id) == 17
+    assert ms.site.dbname == "elwikivoyage" and len(ms) == 17
     sequential = {p.page_id: p for p in iter_pages(data_dir / EL)}
-    assert set(sequential) == set(ms.by_id)
-    fetched = ms.get(list(ms.by_title))
+    assert set(sequential) == set(ms.page_ids())
+    fetched = ms.get(ms.titles())
     assert {p.page_id: p for p in fetched.values()} == sequential
     page = ms.get([2583])[2583]
     assert page.title == "Τύνιδα" and page.revision_id > 0 and "Τύνιδα" in page.text
@@ -98,4 +98,29 @@ def test_not_an_index(tmp_path, data_dir):
     bad = tmp_path / "index.txt.bz2"
     bad.write_bytes(bz2.compress(b"this is not an index\n"))
     with pytest.raises(DumpError, match="not a multistream index line"):
+        Multistream(data_dir / EL, bad)
+
+
+def test_index_parsed_in_blocks_with_colons_in_titles(tmp_path, monkeypatch):
+    from wikiorigin.dumps import pages
+
+    titles = ["Help:Contents: a guide", "河童", "Z", "A:B:C", "Ämter", "a lower case"] + [f"Page {i}" for i in range(40)]
+    dump, index = _dump(tmp_path, [_page(i + 1, t, body=f"body {i}") for i, t in enumerate(titles)], per_stream=3)
+    monkeypatch.setattr(pages, "_INDEX_BLOCK", 37)  # lines straddle the blocks
+    ms = Multistream(dump, index)
+    assert len(ms) == len(titles) and ms.titles() == titles
+    got = ms.get(["Help:Contents: a guide", "A:B:C", "河童", "Page 39", "Ämter", "a lower case", 3, 999])
+    assert got["A:B:C"].text == "body 3" and got["河童"].page_id == 2 and got[3].title == "Z"
+    assert got["a lower case"].title == "a lower case" and 999 not in got
+    assert ms.missing(["Nothing", 999, "Page 39"]) == ["Nothing", 999]
+
+
+def test_a_bad_line_among_good_ones_and_an_empty_index(tmp_path, data_dir):
+    lines = bz2.decompress((data_dir / EL_INDEX).read_bytes()).splitlines()
+    bad = tmp_path / "index.txt.bz2"
+    bad.write_bytes(bz2.compress(b"\n".join(lines[:5] + [b"600:twelve:Title"] + lines[5:]) + b"\n"))
+    with pytest.raises(DumpError, match=r"index.txt.bz2: not a multistream index line: b'600:twelve:Title'"):
+        Multistream(data_dir / EL, bad)
+    bad.write_bytes(bz2.compress(b"\n\n"))
+    with pytest.raises(DumpError, match="an empty multistream index"):
         Multistream(data_dir / EL, bad)

@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..errors import DumpError
 from .compression import open_dump
 from .xmlhead import SiteInfo, read_header
@@ -160,6 +164,53 @@ class _Entry:
     page_id: int
 
 
+_INDEX_LINE = re.compile(rb"^\d+:\d+:")
+_INDEX_BLOCK = 1 << 24  # bytes of index text parsed at a time
+
+
+def _read_index(path: Path):
+    """``(titles, stream offsets, page ids)`` of a multistream index (``offset:page_id:title``
+    lines), parsed with Arrow kernels a few MB at a time; a malformed line is a DumpError."""
+    titles, offsets, ids = [], [], []
+    with open_dump(path) as stream:
+        rest = b""
+        while True:
+            chunk = stream.read(_INDEX_BLOCK)
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)
+            block, rest = data[:cut], data[cut:]
+            if block.strip():
+                t, o, i = _parse_index_block(block, path)
+                titles.append(t)
+                offsets.append(o)
+                ids.append(i)
+            if not chunk:
+                break
+    if not ids:
+        return pa.array([], pa.large_string()), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (pa.chunked_array(titles, pa.large_string()).combine_chunks(),
+            np.concatenate(offsets), np.concatenate(ids))
+
+
+def _parse_index_block(block: bytes, path: Path):
+    try:
+        text = pa.array([block.decode("utf-8")], pa.large_string())
+    except UnicodeDecodeError as exc:
+        raise DumpError(f"{path}: not UTF-8 near byte {exc.start} of a block") from None
+    lines = pc.split_pattern(text, "\n").flatten()
+    lines = lines.filter(pc.not_equal(lines, ""))
+    parts = pc.split_pattern(lines, ":", max_splits=2)
+    try:
+        if not pc.all(pc.equal(pc.list_value_length(parts), 3)).as_py():
+            raise pa.ArrowInvalid("a line without two colons")
+        offsets = pc.list_element(parts, 0).cast(pa.int64())
+        ids = pc.list_element(parts, 1).cast(pa.int64())
+    except pa.ArrowInvalid:
+        bad = next(line for line in lines.to_pylist() if not _INDEX_LINE.match(line.encode()))
+        raise DumpError(f"{path}: not a multistream index line: {bad.encode()[:60]!r}") from None
+    return pc.list_element(parts, 2), offsets.to_numpy(), ids.to_numpy()
+
+
 class Multistream:
     """Random access to a pages-articles-multistream dump through its index.
 
@@ -171,33 +222,51 @@ class Multistream:
 
     def __init__(self, dump, index, threads: int = 2):
         self.dump, self.index, self.threads = Path(dump), Path(index), threads
-        self.by_title: dict[str, _Entry] = {}
-        self.by_id: dict[int, _Entry] = {}
-        offsets = set()
-        with open_dump(self.index) as stream:
-            rest = b""
-            while chunk := stream.read(1 << 22):
-                lines = (rest + chunk).split(b"\n")
-                rest = lines.pop()
-                self._add(lines, offsets)
-            self._add([rest] if rest.strip() else [], offsets)
-        if not self.by_id:
+        titles, offsets, ids = _read_index(self.index)
+        if not len(ids):
             raise DumpError(f"{self.index}: an empty multistream index")
+        # Titles sorted (UTF-8 byte order = code point order, so Python's bisect agrees) and
+        # ids sorted, each with the row it came from: a few bytes a page, none of them objects.
+        order = pc.sort_indices(titles)
+        self._titles = titles.take(order)
+        self._title_rows = order.to_numpy()
+        self._id_order = np.argsort(ids, kind="stable")
+        self._ids_sorted = ids[self._id_order]
+        self._offsets, self._ids = offsets, ids
         self.size = self.dump.stat().st_size
-        self.offsets = sorted(offsets) + [self.size]
+        self.offsets = np.unique(offsets).tolist() + [self.size]
         self.site = self._siteinfo()
         self.normalize = TitleNormalizer(self.site)
         self.problems: list[str] = []
 
-    def _add(self, lines: list[bytes], offsets: set) -> None:
-        for line in lines:
-            parts = line.split(b":", 2)
-            if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
-                raise DumpError(f"{self.index}: not a multistream index line: {line[:60]!r}")
-            entry = _Entry(int(parts[0]), int(parts[1]))
-            self.by_title[parts[2].decode("utf-8")] = entry
-            self.by_id[entry.page_id] = entry
-            offsets.add(entry.offset)
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def titles(self) -> list[str]:
+        """Every title in the index, in the index's order."""
+        return self._titles.take(pa.array(np.argsort(self._title_rows))).to_pylist()
+
+    def page_ids(self) -> list[int]:
+        return self._ids.tolist()
+
+    def _row_of_title(self, title: str) -> int | None:
+        titles = self._titles
+        lo, hi = 0, len(titles)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if titles[mid].as_py() < title:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(titles) and titles[lo].as_py() == title:
+            return int(self._title_rows[lo])
+        return None
+
+    def _row_of_id(self, page_id: int) -> int | None:
+        at = int(np.searchsorted(self._ids_sorted, page_id))
+        if at < len(self._ids_sorted) and self._ids_sorted[at] == page_id:
+            return int(self._id_order[at])
+        return None
 
     def _read_stream(self, offset: int) -> bytes:
         at = bisect.bisect_right(self.offsets, offset)
@@ -228,8 +297,12 @@ class Multistream:
 
     def entry(self, key: str | int) -> _Entry | None:
         if isinstance(key, int):
-            return self.by_id.get(key)
-        return self.by_title.get(key) or self.by_title.get(self.normalize(key))
+            row = self._row_of_id(key)
+        else:
+            row = self._row_of_title(key)
+            if row is None:
+                row = self._row_of_title(self.normalize(key))
+        return None if row is None else _Entry(int(self._offsets[row]), int(self._ids[row]))
 
     def get(self, keys: Iterable[str | int], follow_redirects: bool = True, max_hops: int = 5) -> dict:
         """``{key: PageText}`` for the keys found; the others are left out (see ``missing``)."""
