@@ -12,7 +12,7 @@ from .errors import WikioriginError
 __all__ = ["add_eval_commands"]
 
 
-def _model(args, client_for):
+def _model(args):
     """The model under evaluation: a local checkpoint, or an OpenAI-compatible endpoint."""
     if args.endpoint:
         from .evaluators.models import EndpointModel
@@ -44,10 +44,10 @@ def cmd_eval_mcq(args, client_for) -> int:
     if args.mode == "loglikelihood":
         if args.endpoint or not args.model:
             raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
-        model = _model(args, client_for)
+        model = _model(args)
         items = mcq.evaluate_loglikelihood(rows, model, language=args.language)
     else:
-        model = _model(args, client_for) if args.model else None
+        model = _model(args) if args.model else None
         judge = client_for(args, args.judge_model) if args.judge_model else None
         instruction = mcq.INSTRUCTIONS[args.language] if args.instruction is None else args.instruction
         recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else "recorded"
@@ -64,7 +64,7 @@ def cmd_eval_freeform(args, client_for) -> int:
     from .evaluators import freeform
 
     rows = freeform.read_freeform(args.questions)
-    model = _model(args, client_for)
+    model = _model(args)
     items = freeform.evaluate_freeform(rows, model, source_language=args.source_language, **_sampling(args))
     summary = freeform.summarize_freeform(items)
     freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)})
@@ -77,7 +77,7 @@ def cmd_eval_judge(args, client_for) -> int:
 
     rows = judging.read_care(args.questions)
     if args.model:
-        model = _model(args, client_for)
+        model = _model(args)
         responses, name = model.generate([r["question"] for r in rows], **_sampling(args)), model.name
     elif all(r.get("response") for r in rows):
         responses, name = [r["response"] for r in rows], "recorded"
@@ -106,7 +106,7 @@ def cmd_eval_leakage(args, client_for) -> int:
             print(f"paraphrase failed: {title}: {reason}", file=sys.stderr)
     else:
         raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
-    model = _model(args, client_for)
+    model = _model(args)
     items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=args.max_chars)
     leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)})
     return _done("leakage", args.out, f"{summary['n']} articles, mean difference "

@@ -2,6 +2,7 @@
 paraphrases from a file or from an LLM behind a loopback server, and the CLI."""
 
 import json
+import lzma
 import math
 import random
 import zlib
@@ -53,6 +54,35 @@ def test_leakage_check(tiny_model):
     assert -1 <= summary["rank_biserial"] <= 1
     # all originals more likely: the effect is -1
     assert leakage._rank_biserial([-0.3, -0.1, -0.2]) == -1.0
+
+
+def test_real_articles_longer_than_the_context(tiny_model_dir, data_dir):
+    """The yokai articles released with YokaiEval (the text each question was written from),
+    against the same text with its sentences in reverse order, under a 128-token context."""
+    from wikiorigin.evaluators.models import LocalModel
+
+    raw = json.loads(lzma.open(data_dir.parent / "yokaieval" / "responses-calm2-7b-chat.json.xz").read())
+    articles = {}
+    for row in raw:
+        articles.setdefault(row["question"]["yokai"]["name"], row["question"]["yokai"]["detail"])
+    articles = dict(list(articles.items())[:10])
+    shuffled = {t: "。".join(reversed(text[:600].split("。"))) for t, text in articles.items()}
+    model = LocalModel(tiny_model_dir, device="cpu", max_length=128)
+    items, summary = leakage.leakage_check(articles, shuffled, model, max_chars=600)
+    assert summary["n"] == 10 and all(i["original_tokens"] > 128 for i in items)
+    assert all(i["original_chars"] == min(600, len(articles[i["title"]])) for i in items)
+    assert summary["p_value"] == pytest.approx(wilcoxon([i["original_nll_per_char"] for i in items],
+                                                        [i["paraphrase_nll_per_char"] for i in items]).pvalue)
+
+
+def test_paraphrases_that_fail_are_left_out_and_said(tmp_path):
+    from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+
+    passages = {"A": "河童は川に住む。", "B": "天狗は山に住む。", "C": "雪女は冬に現れる。"}
+    with ChatServer(lambda m: "" if "天狗" in m[-1]["content"] else "言い換え") as server:
+        client = LLMClient(OpenAIBackend("p", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        done, failed = leakage.paraphrase(passages, client)
+    assert set(done) == {"A", "C"} and failed == {"B": "empty paraphrase"}
 
 
 def test_cli_with_paraphrases_from_an_llm(tmp_path, tiny_model_dir, capsys):

@@ -183,3 +183,21 @@ def test_cli_local_model_generation(tmp_path, tiny_model_dir, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["model"] == "tiny" and summary["n"] == 6
     assert summary["accuracy"] == sum(i["pred"] == i["answer_index"] for i in items) / 6
+
+
+def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
+    rows = mcq.read_questions(path)
+    with ChatServer(_answering) as server:
+        server.faults = ["500"] * 2  # the first question's request fails twice: given up
+        client = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
+                           backoff=0.01, retries=1, concurrency=1)
+        items = mcq.evaluate_generate(rows, EndpointModel(client))
+    summary = mcq.summarize(items)
+    assert summary["failed"] == 1 and items[0]["response"] is None and items[0]["correct"] is False
+    assert summary["accuracy"] == 3 / 4
+    mcq.write_mcq_results(tmp_path / "run", items, summary)
+    assert "1 requests failed after retries" in (tmp_path / "run" / "report.md").read_text()
+    assert cli.main(["eval", "mcq", "--questions", str(path), "--mode", "loglikelihood", "--model", "m",
+                     "--endpoint", "http://127.0.0.1:9", "--out", str(tmp_path / "x")]) == 2
+    assert "log-likelihood mode needs a local model" in capsys.readouterr().err

@@ -144,13 +144,13 @@ def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False,
     prompts = [template.format(question=r.get(field) or r["question"]) for r in rows]
     responses = model.generate(prompts, **sampling)
     items = []
-    for row, response in zip(rows, responses):
+    for row, prompt, response in zip(rows, prompts, responses):
         answer = answer_text(response)
         scores = score_answer(answer, list(row["answers"]))
         romanized = romanize(answer)
         items.append({"id": row.get("id") or row.get("qid"), "model": model.name, "qid": row.get("qid"),
                       "language": row.get("origin_wiki") or row.get("language") or "",
-                      "has_enwiki": bool(row.get("has_enwiki")), "question": prompts[len(items)],
+                      "has_enwiki": bool(row.get("has_enwiki")), "question": prompt,
                       "response": response, "answer": answer, **scores,
                       "exact_romanized": bool(romanized) and romanized in {romanize(a) for a in row["answers"]},
                       "failed": response is None})

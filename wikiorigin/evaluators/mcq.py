@@ -280,6 +280,7 @@ def summarize(items: list[dict]) -> dict:
     if mode == "generate":
         read = [i for i in items if i["pred"] is not None]
         summary.update(coverage=len(read) / len(items), unread=len(items) - len(read),
+                       failed=sum(i["response"] is None for i in items),
                        accuracy_read=_rate(read, "correct"),
                        judged=sum(i["judge_verdict"] is not None for i in items))
         judged = [i for i in items if i.get("reference_judge") is not None]
@@ -304,7 +305,9 @@ def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None =
              markdown_table(["questions", *metrics], [[summary["n"], *[summary[m] for m in metrics]]])]
     if summary["mode"] == "generate":
         lines += ["", f"The parser read {summary['n'] - summary['unread']} of {summary['n']} responses "
-                      f"(coverage {summary['coverage']:.3f}); unread responses count as wrong"
+                      f"(coverage {summary['coverage']:.3f}"
+                      + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
+                      + "); unread responses count as wrong"
                       + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
                       + f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."]
         if "agreement_with_reference_judge" in summary:

@@ -380,7 +380,6 @@ class EndpointModel:
     def __init__(self, client):
         self.client = client
         self.name = client.backend.model
-        self.errors: list[str] = []
 
     def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
                  top_p: float = 1.0, seed: int = 0, system: str | None = None,
@@ -391,6 +390,5 @@ class EndpointModel:
         results = self.client.run([ChatRequest(
             ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": p}],
             params, "eval") for p in prompts])
-        self.errors = [r.error for r in results if r.error]
         return [None if r.error else r.text for r in results]
 

@@ -13,6 +13,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from ..errors import WikioriginError
@@ -136,7 +137,8 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
         result["not_in_external"] = [m for m in models if m not in theirs]
         if len(pairs) >= 2:
             xs, ys = [p[2] for p in pairs], [p[1] for p in pairs]
-            result["pearson"] = _pearson(xs, ys)
+            result["pearson"] = float(np.corrcoef(xs, ys)[0, 1]) if len(set(xs)) > 1 and len(set(ys)) > 1 \
+                else float("nan")
             plt = _pyplot()
             fig, ax = plt.subplots(figsize=(4.5, 4))
             ax.scatter(xs, ys)
@@ -155,12 +157,3 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
         text += f"\nPearson r = {result['pearson']:.3f} over {len(rows) - len(result['not_in_external'])} models.\n"
     (out / "comparison.md").write_text(text, encoding="utf-8")
     return result
-
-
-def _pearson(xs: list[float], ys: list[float]) -> float:
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sx = math.sqrt(sum((x - mx) ** 2 for x in xs))
-    sy = math.sqrt(sum((y - my) ** 2 for y in ys))
-    return sxy / (sx * sy) if sx and sy else float("nan")
