@@ -37,6 +37,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_reduce.py
 	$(BIN)/python bench/bench_pipeline.py
 	$(BIN)/python bench/bench_pages.py
+	$(BIN)/python bench/bench_index.py
 	$(BIN)/python bench/bench_wikitext.py
 	$(BIN)/python bench/bench_wikidata.py
 	$(BIN)/python bench/bench_llm.py

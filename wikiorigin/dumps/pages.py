@@ -33,7 +33,7 @@ from ..errors import DumpError
 from .compression import open_dump
 from .xmlhead import SiteInfo, read_header
 
-__all__ = ["PageText", "iter_pages", "parse_pages", "Multistream", "TitleNormalizer"]
+__all__ = ["PageText", "iter_pages", "parse_pages", "Multistream", "MultistreamIndex", "TitleNormalizer"]
 
 _TITLE = re.compile(rb"<title>([^<]*)</title>")
 _NS = re.compile(rb"<ns>(-?\d+)</ns>")
@@ -211,6 +211,56 @@ def _parse_index_block(block: bytes, path: Path):
     return pc.list_element(parts, 2), offsets.to_numpy(), ids.to_numpy()
 
 
+class MultistreamIndex:
+    """A multistream index (``offset:page_id:title`` lines) held as Arrow and numpy arrays:
+    titles sorted for a binary search (UTF-8 byte order is code point order, so Python's
+    comparisons agree), page ids sorted, each with the row it came from. A few bytes a page
+    and no Python object per line: English Wikipedia's ~24 M lines fit in a few GB."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        titles, self._offsets, self._ids = _read_index(self.path)
+        if not len(self._ids):
+            raise DumpError(f"{self.path}: an empty multistream index")
+        order = pc.sort_indices(titles)
+        self._titles, self._title_rows = titles.take(order), order.to_numpy()
+        self._id_order = np.argsort(self._ids, kind="stable")
+        self._ids_sorted = self._ids[self._id_order]
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def titles(self) -> list[str]:
+        """Every title, in the index's order."""
+        return self._titles.take(pa.array(np.argsort(self._title_rows))).to_pylist()
+
+    def page_ids(self) -> list[int]:
+        return self._ids.tolist()
+
+    def stream_offsets(self) -> list[int]:
+        return np.unique(self._offsets).tolist()
+
+    def _entry(self, row) -> _Entry | None:
+        return None if row is None else _Entry(int(self._offsets[row]), int(self._ids[row]))
+
+    def by_title(self, title: str) -> _Entry | None:
+        titles = self._titles
+        lo, hi = 0, len(titles)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if titles[mid].as_py() < title:
+                lo = mid + 1
+            else:
+                hi = mid
+        found = lo < len(titles) and titles[lo].as_py() == title
+        return self._entry(int(self._title_rows[lo]) if found else None)
+
+    def by_id(self, page_id: int) -> _Entry | None:
+        at = int(np.searchsorted(self._ids_sorted, page_id))
+        found = at < len(self._ids_sorted) and self._ids_sorted[at] == page_id
+        return self._entry(int(self._id_order[at]) if found else None)
+
+
 class Multistream:
     """Random access to a pages-articles-multistream dump through its index.
 
@@ -222,51 +272,22 @@ class Multistream:
 
     def __init__(self, dump, index, threads: int = 2):
         self.dump, self.index, self.threads = Path(dump), Path(index), threads
-        titles, offsets, ids = _read_index(self.index)
-        if not len(ids):
-            raise DumpError(f"{self.index}: an empty multistream index")
-        # Titles sorted (UTF-8 byte order = code point order, so Python's bisect agrees) and
-        # ids sorted, each with the row it came from: a few bytes a page, none of them objects.
-        order = pc.sort_indices(titles)
-        self._titles = titles.take(order)
-        self._title_rows = order.to_numpy()
-        self._id_order = np.argsort(ids, kind="stable")
-        self._ids_sorted = ids[self._id_order]
-        self._offsets, self._ids = offsets, ids
+        self.entries = MultistreamIndex(self.index)
         self.size = self.dump.stat().st_size
-        self.offsets = np.unique(offsets).tolist() + [self.size]
+        self.offsets = self.entries.stream_offsets() + [self.size]
         self.site = self._siteinfo()
         self.normalize = TitleNormalizer(self.site)
         self.problems: list[str] = []
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self.entries)
 
     def titles(self) -> list[str]:
         """Every title in the index, in the index's order."""
-        return self._titles.take(pa.array(np.argsort(self._title_rows))).to_pylist()
+        return self.entries.titles()
 
     def page_ids(self) -> list[int]:
-        return self._ids.tolist()
-
-    def _row_of_title(self, title: str) -> int | None:
-        titles = self._titles
-        lo, hi = 0, len(titles)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if titles[mid].as_py() < title:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < len(titles) and titles[lo].as_py() == title:
-            return int(self._title_rows[lo])
-        return None
-
-    def _row_of_id(self, page_id: int) -> int | None:
-        at = int(np.searchsorted(self._ids_sorted, page_id))
-        if at < len(self._ids_sorted) and self._ids_sorted[at] == page_id:
-            return int(self._id_order[at])
-        return None
+        return self.entries.page_ids()
 
     def _read_stream(self, offset: int) -> bytes:
         at = bisect.bisect_right(self.offsets, offset)
@@ -297,12 +318,8 @@ class Multistream:
 
     def entry(self, key: str | int) -> _Entry | None:
         if isinstance(key, int):
-            row = self._row_of_id(key)
-        else:
-            row = self._row_of_title(key)
-            if row is None:
-                row = self._row_of_title(self.normalize(key))
-        return None if row is None else _Entry(int(self._offsets[row]), int(self._ids[row]))
+            return self.entries.by_id(key)
+        return self.entries.by_title(key) or self.entries.by_title(self.normalize(key))
 
     def get(self, keys: Iterable[str | int], follow_redirects: bool = True, max_hops: int = 5) -> dict:
         """``{key: PageText}`` for the keys found; the others are left out (see ``missing``)."""
