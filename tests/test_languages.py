@@ -83,3 +83,90 @@ def test_single_country_languages(capsys):
     assert main(["languages", "--single-country"]) == 0
     out = capsys.readouterr().out
     assert f"{len(rows)} languages official in exactly one of the 193 UN member states" in out
+
+
+# WikiOriginQA's eight languages, with the state each belongs to and why it counts there.
+PAPER_LANGUAGES = [
+    ("ja", "JP", "jawiki", "official"), ("ps", "AF", "pswiki", "official"),
+    ("af", "ZA", "afwiki", "national_by_constitution"), ("ca", "AD", "cawiki", "official"),
+    ("sk", "SK", "skwiki", "official"), ("et", "EE", "etwiki", "official"),
+    ("uk", "UA", "ukwiki", "official"), ("ka", "GE", "kawiki", "official"),
+]
+
+
+@pytest.mark.parametrize("language,country,wiki,status", PAPER_LANGUAGES)
+def test_the_papers_languages_are_candidates(language, country, wiki, status):
+    from wikiorigin.languages import single_country_languages
+
+    rows = {r.language: r for r in single_country_languages()}
+    assert (rows[language].country, rows[language].wiki, rows[language].status) == (country, wiki, status)
+
+
+def test_single_country_count_near_the_papers():
+    from wikiorigin.languages import single_country_languages
+
+    rows = single_country_languages()
+    with_edition = [r for r in rows if r.wiki]
+    assert (len(rows), len(with_edition), len({r.wiki for r in with_edition})) == (90, 80, 79)  # paper: 75
+
+
+def test_constitutional_national_status_counts_regional_does_not():
+    from wikiorigin.languages import single_country_languages
+
+    rows = {r.language: r for r in single_country_languages()}
+    # South Africa's other official languages come in with Afrikaans; Kurdish (Iraq), Romansh
+    for language, country in [("zu", "ZA"), ("xh", "ZA"), ("nso", "ZA"), ("ckb", "IQ"), ("rm", "CH")]:
+        assert (rows[language].country, rows[language].status) == (country, "national_by_constitution")
+    # official in their own state and, by its constitution, in South Africa / North Macedonia
+    assert not {"tn", "st", "ss", "sq"} & set(rows)
+    # regional status alone: a candidate stays one (Catalan/Spain, Slovak/Serbia, Uzbek and
+    # Turkmen/Afghanistan, Azerbaijani/Russia and Iraq), a regional-only language is none
+    assert [rows[x].country for x in ("uz", "tk", "az")] == ["UZ", "TM", "AZ"]
+    assert not {"cy", "fy", "se", "gl", "eu", "ta", "te", "iu", "ab", "kl", "tt"} & set(rows)
+    assert not {"ln", "kg", "lua"} & set(rows)  # DR Congo's national, not official, languages
+
+
+def test_official_countries_rule_on_a_small_table():
+    from wikiorigin.languages import official_countries
+
+    territories = {  # CLDR's shape: {country: {language: {"official_status": ...}}}
+        "ZA": {"en": {"official_status": "official"}, "af": {"official_status": "official_regional"},
+               "tn": {"official_status": "official_regional"}},
+        "BW": {"tn": {"official_status": "official"}, "en": {"official_status": "official"}},
+        "ES": {"es": {"official_status": "official"}, "ca": {"official_status": "official_regional"}},
+        "AD": {"ca": {"official_status": "official"}},
+        "RS": {"sr_Latn": {"official_status": "official"}, "sk": {"official_status": "official_regional"}},
+        "UA": {"uk": {"official_status": "official"}, "ru": {"official_status": "de_facto_official"}},
+        "XK": {"sq": {"official_status": "official"}},  # not a member: never counts
+        "AL": {"sq": {"official_status": "official"}, "el": {"population_percent": 1.0}},
+    }
+    members = ["ZA", "BW", "ES", "AD", "RS", "UA", "AL"]
+    found = official_countries(territories, members, {("ZA", "af"), ("ZA", "tn")})
+    assert found["af"] == {"ZA": "national_by_constitution"}
+    assert found["tn"] == {"ZA": "national_by_constitution", "BW": "official"}
+    assert found["ca"] == {"AD": "official"} and found["sr"] == {"RS": "official"}
+    assert found["ru"] == {"UA": "de_facto_official"} and found["sq"] == {"AL": "official"}
+    assert "sk" not in found  # regional only
+    assert "el" not in found  # spoken, no status
+    assert "af" not in official_countries(territories, members)  # without the table: regional only
+
+
+def test_constitutional_table_is_sourced_and_regional_in_cldr():
+    from babel.core import get_global
+
+    from wikiorigin.languages import national_by_constitution, un_members
+
+    table = national_by_constitution()
+    territories = get_global("territory_languages")
+    assert len(table) == 13 and set(un_members()) >= {country for country, _ in table}
+    for (country, language), source in table.items():
+        assert "onstitution" in source, (country, language)
+        status = territories[country][language]["official_status"]
+        assert status == "official_regional", (country, language, status)  # else the entry is void
+
+
+def test_cli_single_country_json(capsys):
+    assert main(["languages", "--single-country", "--json"]) == 0
+    rows = {r["language"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["af"] == {"language": "af", "country": "ZA", "country_name": "South Africa", "wiki": "afwiki",
+                          "status": "national_by_constitution"}
