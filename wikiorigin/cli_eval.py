@@ -35,12 +35,28 @@ def _done(kind: str, out, line: str) -> int:
     return 0
 
 
+def _report_join(path, join: dict) -> None:
+    """Say on stderr how recorded responses joined the questions (what did not is not lost
+    silently: it counts as unanswered or is listed)."""
+    line = f"{path}: {join['matched']} responses joined the questions"
+    if join["missing"]:
+        line += f"; {join['missing']} questions have no response (counted as unanswered)"
+    if join["unmatched"]:
+        line += (f"; {join['unmatched']} responses match no question, e.g. "
+                 f"{join['unmatched_questions'][0][:60]!r}")
+    print(line, file=sys.stderr)
+
+
 def cmd_eval_mcq(args, client_for) -> int:
     from .evaluators import mcq
 
-    rows = mcq.read_questions(args.questions)
-    if args.responses:
-        rows = mcq.attach_responses(rows, mcq.read_questions(args.responses))
+    if not args.questions and not args.responses:
+        raise WikioriginError("give --questions FILE, --responses FILE, or both")
+    rows = mcq.read_questions(args.questions or args.responses)
+    join = None
+    if args.responses and args.questions:
+        rows, join = mcq.attach_responses(rows, mcq.read_questions(args.responses))
+        _report_join(args.responses, join)
     if args.mode == "loglikelihood":
         if args.endpoint or not args.model:
             raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
@@ -54,9 +70,12 @@ def cmd_eval_mcq(args, client_for) -> int:
         items = mcq.evaluate_generate(rows, model, instruction=instruction, judge=judge, recorded=recorded, **(
             _sampling(args) if model else {}))
     summary = mcq.summarize(items)
-    mcq.write_mcq_results(args.out, items, summary, {"questions": str(args.questions), "mode": args.mode})
+    if join is not None:
+        summary["join"] = join
+    mcq.write_mcq_results(args.out, items, summary, {"questions": str(args.questions or args.responses),
+                                                     "responses": str(args.responses), "mode": args.mode})
     extra = (f", parser read {summary['coverage']:.1%}" if "coverage" in summary else
-             f", acc_norm {summary['acc_norm_chars']:.3f} (chars) {summary['acc_norm_bytes']:.3f} (bytes)")
+             f", acc {summary['acc']:.3f}, acc_norm {summary['acc_norm']:.3f}")
     return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}")
 
 
@@ -149,8 +168,13 @@ def add_eval_commands(sub, llm_options, client_for) -> None:
         return e
 
     e = command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq)
-    e.add_argument("--questions", required=True, help="mcq.parquet or released YokaiEval rows (JSON/Parquet)")
-    e.add_argument("--responses", default=None, help="recorded responses to score instead of asking a model")
+    e.add_argument("--questions", default=None,
+                   help="mcq.parquet or released YokaiEval rows (JSON/Parquet); with --responses, the rows "
+                        "the responses are joined to (type, region; questions without a response count "
+                        "as unanswered)")
+    e.add_argument("--responses", default=None,
+                   help="recorded responses to score instead of asking a model: a released responses "
+                        "file, the released human answers, or rows with a `response`")
     e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate")
     e.add_argument("--language", choices=("ja", "en"), default="ja")
     e.add_argument("--instruction", default=None,

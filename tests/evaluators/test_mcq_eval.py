@@ -24,7 +24,8 @@ from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
 def released(data_dir, tmp_path_factory):
     """The released first 40 rows and one model's released responses, as plain JSON files."""
     where = tmp_path_factory.mktemp("yokaieval")
-    for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
+    for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json", "responses-gpt4o-mini.json",
+                 "responses-qwen2.5-7b-instruct.json", "human_eval-first40.json"):
         (where / name).write_bytes(lzma.open(data_dir.parent / "yokaieval" / (name + ".xz")).read())
     return where
 
@@ -32,7 +33,11 @@ def released(data_dir, tmp_path_factory):
 @pytest.mark.parametrize("value,expected", [
     ("関東", "関東"), ("[[不明]]", "不明"), ("[[日本全国]]", "日本全国"), ("[[C, D]]", "複数の地域"),
     ("[[A, E]]", "複数の地域"), ("[[新潟県、京都府、愛媛県]]", "複数の地域"), ("中ぶ", "中部"),
-    ("東京都", "関東"), ("京都府", "近畿"), ("大阪", "近畿"), ("[[B]]", "東北"), ("", "不明"), (None, "不明"), ("火星", "不明"),
+    ("東京都", "関東"), ("京都府", "近畿"), ("大阪", "近畿"), ("", "不明"), (None, "不明"), ("火星", "不明"),
+    # the labellers' letters (A 日本全国, B 北海道, ..., G 中国, H 四国, ..., K 不明)
+    ("[[A]]", "日本全国"), ("[[B]]", "北海道"), ("[[C]]", "東北"), ("[[F]]", "近畿"), ("[[G]]", "中国・四国"),
+    ("[[H]]", "中国・四国"), ("[[G, H]]", "中国・四国"), ("[[I]]", "九州"), ("[[J]]", "沖縄"), ("[[K]]", "不明"),
+    ("[[琉球]]", "沖縄"), ("[[九州地方、秋田県]]", "複数の地域"), ("[[中国地方]]", "中国・四国"), ("関西", "近畿"),
 ])
 def test_clean_region(value, expected):
     assert mcq.clean_region(value) == expected
@@ -53,8 +58,9 @@ def test_released_prompt_layout(released):
 
 
 def test_recorded_responses_scored_by_hand(released):
-    rows = mcq.attach_responses(mcq.read_questions(released / "YokaiEval-first40.json"),
-                                mcq.read_questions(released / "responses-calm2-7b-chat.json"))
+    rows, join = mcq.attach_responses(mcq.read_questions(released / "YokaiEval-first40.json"),
+                                      mcq.read_questions(released / "responses-calm2-7b-chat.json"))
+    assert join["matched"] == 40 and join["missing"] == 0 and join["unmatched"] == 770
     items = mcq.evaluate_generate(rows, recorded="calm2")
     summary = mcq.summarize(items)
     read = [(r, mcq.parse_choice(r["response"], r["choices"])) for r in rows]
@@ -68,6 +74,63 @@ def test_recorded_responses_scored_by_hand(released):
     judged = [i for i in items if i["reference_judge"] is not None]
     assert summary["agreement_with_reference_judge"] == sum(
         i["correct"] == i["reference_judge"] for i in judged) / len(judged)
+
+
+def test_a_file_with_another_instruction_joins(released):
+    """gpt4o-mini's prompts end 回答を1つ選び、回答のみ出力しなさい, the benchmark's 回答を1つ選び出力しなさい."""
+    questions = mcq.read_questions(released / "YokaiEval-first40.json")
+    recorded = mcq.read_questions(released / "responses-gpt4o-mini.json")
+    assert questions[0]["question"] != recorded[0]["question"]
+    rows, join = mcq.attach_responses(questions, recorded)
+    assert join["matched"] == 40 and join["unmatched"] == 770
+    assert [r["id"] for r in rows] == [q["id"] for q in questions]  # the benchmark's rows, types and regions
+    items = mcq.evaluate_generate(rows, recorded="gpt4o-mini")
+    assert mcq.summarize(items)["accuracy"] == sum(r["judge"] is True for r in rows) / 40
+
+
+def test_questions_without_a_response_count_as_unanswered(released, tmp_path, capsys):
+    """qwen2.5-7b-instruct's file has 807 of the 810 rows: given the rows, the others count."""
+    recorded = json.loads((released / "responses-qwen2.5-7b-instruct.json").read_text())
+    questions = [dict(r["question"], region="[[B]]", type=mcq.MCQ_TYPES[0]) for r in recorded[:30]]
+    questions[5]["question"] = "どこにもない問いか、以下の4つから回答を1つ選び出力しなさい。"
+    questions[5]["choices"] = ["甲", "乙", "丙", "丁"]
+    questions[5]["answer"] = "甲"
+    (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False))
+    out = tmp_path / "run"
+    assert cli.main(["eval", "mcq", "--questions", str(tmp_path / "q.json"), "--responses",
+                     str(released / "responses-qwen2.5-7b-instruct.json"), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "29 responses joined" in err and "1 questions have no response" in err and "778 responses match no" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n"] == 30 and summary["missing"] == 1 and summary["join"]["unmatched"] == 778
+    assert summary["by_region"] == {"北海道": summary["by_region"]["北海道"]}
+
+
+def test_the_human_answers_score(released, tmp_path):
+    """The released human answers (user_answer): 19 of the first 40 are right, as their `judge`."""
+    out = tmp_path / "human"
+    assert cli.main(["eval", "mcq", "--responses", str(released / "human_eval-first40.json"), "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n"] == 40 and summary["accuracy"] == 19 / 40 and summary["coverage"] == 1.0
+    assert summary["accuracy_by_reference"] == 19 / 40 and summary["reference_disagreements"] == []
+
+
+def test_the_report_shows_where_we_differ_from_the_reference(data_dir, tmp_path):
+    """llm-jp's released answers: bare `1`s are no answer (as the published verdicts say), and
+    the rows that are the correct option verbatim but judged otherwise are listed as such."""
+    path = tmp_path / "responses-llm-jp.json"
+    path.write_bytes(lzma.open(data_dir.parent / "yokaieval" / "responses-llm-jp-13b-instruct-full-jaster-v1.0.json.xz").read())
+    out = tmp_path / "run"
+    assert cli.main(["eval", "mcq", "--responses", str(path), "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert abs(summary["accuracy_by_reference"] - 0.154) < 0.0006 and summary["read_as"]["none"] > 350
+    kinds = {g["kind"]: g for g in summary["reference_disagreements"]}
+    verbatim = [g for k, g in kinds.items() if k.startswith("the response is the correct option")]
+    assert sum(g["n"] for g in verbatim) == 20
+    assert all(e["pred"] == e["answer_index"] for g in verbatim for e in g["examples"])
+    report = (out / "report.md").read_text()
+    assert "## Where we differ from the reference verdicts" in report and "the response is the correct option" in report
+    assert "NaN" not in (out / "summary.json").read_text()
 
 
 def _mcq_parquet(path, n=12):

@@ -1,51 +1,117 @@
+"""Reading which option an answer names: a table of answer styles (chat markup of many
+templates, prefixes, quotes, numerals, hedges, restated questions, paraphrases, several or no
+options), positions only for numbered prompts, and the six models' released answers re-scored
+against the published accuracies (PUBLISHED.md)."""
+
 import json
 import lzma
+import re
 
 import pytest
 
-from wikiorigin.evaluators.mcq import parse_choice
+from wikiorigin.evaluators.answers import match_key, option_labels, parse_choice, read_choice, strip_markup
 
 CHOICES = ["新しい家", "空家", "公園", "神社"]
 
 
 @pytest.mark.parametrize("response,expected", [
-    ("\nASSISTANT: - 空家<|endoftext|>", 1),
-    ("空家<EOD|LLM-jp>", 1),
+    ("\nASSISTANT: - 空家<|endoftext|>", 1),                      # calm2
+    ("空家<EOD|LLM-jp>", 1),                                      # llm-jp
+    ("<start_of_turn>model\n空家<end_of_turn>", 1),               # gemma
+    ("assistant\n\n空家です。", 1),                                # llama-3 headers stripped
+    ("<|im_start|>assistant\n正解: 空家<|im_end|>", 1),            # qwen, a 正解: prefix
+    ("[/INST] 空家</s>", 1),                                      # mistral / llama-2
+    ("### 応答:\n空家\n### 指示:\n次の質問", 1),                  # instruction-tuned headings
+    ("余計な前置き\nASSISTANT: 神社", 3),                          # prompt text before the turn
     ("回答：「空家」です。", 1),
     ("答え: 空家", 1),
-    ("B", 1), ("(b)", 1), ("2", 1), ("２．空家", 1),  # letters, numbers, full width
     ("『神社』", 3),
-    ("正解は公園だと思いますが、神社かもしれません。", 2),  # hedged, still picks one
+    ("**神社**", 3),
+    ("The answer is 公園.", 2),
+    ("正解は公園だと思いますが、神社かもしれません。", 2),       # hedged, still names one
+    ("自信はありませんが、おそらく神社です。", 3),                # hedged
     ("質問\n- 新しい家\n- 空家\n- 公園\n- 神社\n答え: 神社", 3),  # an echoed option list
-    ("新しい家と空家のどちらかです。", None),  # several
+    ("新しい家と空家のどちらかです。", None),                     # several
+    ("- 空家\n- 公園", None),                                      # two lines, two options
     ("わかりません。", None),
-    ("", None),
+    ("", None), (None, None),
+    ("1", None), ("2<EOD|LLM-jp>", None), ("B", None), ("(b)", None),  # unnumbered prompt: no position
 ])
 def test_parse_choice(response, expected):
     assert parse_choice(response, CHOICES) == expected
 
 
-def test_an_option_inside_a_longer_option():
-    choices = ["百物語の99話目", "百物語の100話目が終わったとき", "最初", "途中"]
-    assert parse_choice("100話目が終わったとき", choices) == 1
-    assert parse_choice("百物語の100話目が終わったとき", ["100話目", "百物語の100話目が終わったとき", "a", "b"]) == 1
-
-
-@pytest.mark.parametrize("name,coverage,agreement", [
-    ("responses-calm2-7b-chat.json.xz", 0.93, 0.97),
-    ("responses-llm-jp-13b-instruct-full-jaster-v1.0.json.xz", 0.98, 0.96),
+@pytest.mark.parametrize("response,labels,expected", [
+    ("2", "1234", 1), ("２．", "1234", 1), ("B", "ABCD", 1), ("(b)", "ABCD", 1), ("答え: C", "ABCD", 2),
+    ("B. 空家", "ABCD", 1), ("5", "1234", None), ("E", "ABCD", None),
 ])
-def test_against_the_papers_gpt4o_verdicts(data_dir, name, coverage, agreement):
-    """The released answers of two models: how many we read, and how often our correct/wrong
-    verdict agrees with GPT-4o's where it gave one."""
-    rows = json.loads(lzma.open(data_dir.parent / "yokaieval" / name).read())
-    read = agree = judged = 0
+def test_positions_only_when_the_prompt_numbered_the_options(response, labels, expected):
+    assert parse_choice(response, CHOICES, labels=labels) == expected
+    bare = "空家" not in response
+    assert parse_choice(response, CHOICES) == (None if bare else expected)
+
+
+def test_labels_are_found_in_the_recorded_prompt():
+    assert option_labels("問\n1. 新しい家\n2. 空家\n3. 公園\n4. 神社", CHOICES) == "1234"
+    assert option_labels("問\n(A) 新しい家\n(B) 空家\n(C) 公園\n(D) 神社", CHOICES) == "ABCD"
+    assert option_labels("問\n- 新しい家\n- 空家\n- 公園\n- 神社", CHOICES) is None
+
+
+def test_the_best_match_wins_and_ties_abstain():
+    numbers = ["三千年ずつ", "五百年ずつ", "千年ずつ", "四百年ずつ"]
+    assert parse_choice("3千年ずつ", numbers) == 0          # not 千年ずつ, which it contains
+    assert parse_choice("千年ずつ", numbers) == 2
+    assert parse_choice("3000年ずつです", numbers) == 0
+    assert match_key("二十一") == match_key("21") and match_key("三千") == match_key("3千") == "3000"
+    longer = ["百物語の99話目が終わったとき", "百物語の100話目が終わったとき", "最初", "途中"]
+    assert parse_choice("100話目が終わったとき", longer) == 1   # a shortened option
+    assert parse_choice("百物語の100話目が終わったとき", ["100話目", "百物語の100話目が終わったとき", "a", "b"]) == 1
+    assert parse_choice("1、2刻", ["数分", "1、2刻", "1時間", "3、4刻"]) == 1
+    assert parse_choice("若侍の方に飛び込んだ", ["若侍の方に飛び込んだ", "侍を助けた", "x", "y"]) == 0
+    assert parse_choice("話", ["昔話", "民話", "x", "y"]) is None  # inside two options equally
+
+
+def test_a_restated_question_and_a_paraphrase():
+    question = "元興寺に現れた妖怪は何を捕まえようとしたか。"
+    assert parse_choice("元興寺に現れた妖怪は、鬼を捕まえようとしたとされています。",
+                        ["雷神", "鬼", "妖怪", "幽霊"], question=question) == 1
+    assert parse_choice("青鷺火は、夜間にサギが青白く光る現象として知られています。",
+                        ["サギが昼間に飛ぶ", "サギが夜間に青白く光る", "サギが地面に埋まる", "サギが水中で泳ぐ"]) == 1
+    # a quoted name that contains an option is not that option
+    assert parse_choice("「琵琶牧々」は、尺八や三味線、笛などの楽器の姿を持つ。", ["尺八", "三味線", "琵琶", "笛"],
+                        question="琵琶牧々はどんな姿か") is None
+
+
+def test_reading_says_how():
+    assert read_choice("- 空家", CHOICES).how == "exact"
+    assert read_choice("1", CHOICES).how == "none"
+    assert read_choice("新しい家か空家", CHOICES).how == "several"
+    assert read_choice("", CHOICES).how == "empty"
+    assert strip_markup("<|start_header_id|>assistant<|end_header_id|>\n\n空家<|eot_id|>") == "空家"
+
+
+def _published(data_dir) -> dict[str, float]:
+    text = (data_dir.parent / "yokaieval" / "PUBLISHED.md").read_text(encoding="utf-8")
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"^\| ([\w.+-]+)(?: \(dev[^)]*\))? \| ([0-9.]+) \|$", text, re.M)}
+
+
+MODELS = ["gpt4o-mini", "llama-3.1-swallow-70b-instruct-v0.1", "qwen2.5-7b-instruct",
+          "mistral-nemo-instruct-2407", "calm2-7b-chat", "llm-jp-13b-instruct-full-jaster-v1.0"]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_released_answers_rescore_to_the_published_accuracy(data_dir, model):
+    """Over the 810 rows of the release (a file with fewer counts the rest as unanswered),
+    within one point of the published accuracy, or of it plus the rows the published verdicts
+    got wrong: responses that are exactly the correct option, judged wrong or no answer."""
+    published = _published(data_dir)[model]
+    rows = json.loads(lzma.open(data_dir.parent / "yokaieval" / f"responses-{model}.json.xz").read())
+    correct = slips = 0
     for row in rows:
         q = row["question"]
-        index = parse_choice(row["response"], q["choices"])
-        read += index is not None
-        if row["judge"] is not None:
-            judged += 1
-            agree += (index is not None and q["choices"][index] == q["answer"]) == row["judge"]
-    assert read / len(rows) >= coverage
-    assert agree / judged >= agreement
+        reading = read_choice(row["response"], q["choices"], question=q["question"])
+        ok = reading.index is not None and q["choices"][reading.index] == q["answer"]
+        correct += ok
+        slips += ok and reading.how == "exact" and row["judge"] is not True
+    assert abs(correct / 810 - published) <= 0.01 or abs((correct - slips) / 810 - published) <= 0.01
+    assert (correct - slips) / 810 - published <= 0.01  # the rest of the gap is not ours

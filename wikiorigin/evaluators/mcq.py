@@ -6,11 +6,10 @@ Questions come from ``mcq.parquet``, the released YokaiEval rows or a released r
 :func:`evaluate_loglikelihood` scores every option as a continuation; :func:`summarize` gives
 accuracy overall, by type and by region; :func:`write_mcq_results` writes the run.
 
-:func:`parse_choice` returns the index of the option a response answers, or ``None`` when it
-answers none or several. It copes with what local models write: chat-role prefixes and end
-tokens, an echoed question and option list, ``回答：``/``答え:``/``Answer:`` prefixes, bullets,
-numbers and letters (``2``, ``B)``, ``(b)``), brackets and quotes (「」『』""), full-width and
-half-width forms (NFKC), and hedged answers that still pick one option.
+:func:`~wikiorigin.evaluators.answers.parse_choice` (re-exported here) reads which option a
+response names, following the judging rules of the YokaiEval paper; a bare number is a position
+only when the prompt numbered the options. :func:`attach_responses` joins a released responses
+file to the benchmark rows by the question's choices and stem (robust to a changed instruction).
 """
 
 from __future__ import annotations
@@ -23,76 +22,14 @@ from urllib.parse import unquote
 from ..errors import WikioriginError
 from ..files import read_rows
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
+from .report import markdown_table
+from .answers import PARSER_VERSION, option_labels, parse_choice, read_choice
 from .freeform import levenshtein
 
-__all__ = ["parse_choice", "normalize", "clean_region", "read_questions", "question_prompt",
+__all__ = ["parse_choice", "read_choice", "PARSER_VERSION", "clean_region", "REGION_LETTERS", "read_questions",
+           "question_prompt",
            "evaluate_generate", "evaluate_loglikelihood", "summarize", "INSTRUCTIONS",
            "attach_responses", "write_mcq_results"]
-
-_SPECIAL = re.compile(r"<\|[^|>]*\|>|<[A-Za-z]+\|[^>]*>|</?s>|\[/?INST\]|<unk>|<pad>")
-_ROLE = re.compile(r"^\s*(?:ASSISTANT|assistant|Assistant|システム|アシスタント|AI|### ?(?:応答|Response|回答))\s*[:：]?\s*", re.M)
-_PREFIX = re.compile(r"^\s*(?:正解|回答|答え|解答|answer|the answer|correct answer|選択肢)\s*(?:は|:|：|is)?\s*[:：]?\s*", re.I)
-_BULLET = re.compile(r"^\s*(?:[-・*•●]|\(?[0-9a-dA-D１-４]\s*[).．:：、]|[0-9１-４]\s*\.)\s*")
-_QUOTES = "「」『』\"'“”‘’【】()（）[]《》〈〉"
-_TRAIL = re.compile(r"[\s。．.、,!！?？]+$")
-_LETTERS = {c: i for i, c in enumerate("abcd")}
-
-
-def normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).strip()
-
-
-def _clean(line: str) -> str:
-    line = _BULLET.sub("", line)
-    line = _PREFIX.sub("", line)
-    line = line.strip().strip(_QUOTES).strip()
-    return _TRAIL.sub("", line).strip(_QUOTES).strip()
-
-
-def _mentioned(text: str, choices: list[str]) -> list[int]:
-    """Options that occur in ``text``, not counting one that only occurs inside a longer one."""
-    found = [i for i, c in enumerate(choices) if c and c in text]
-    return [i for i in found
-            if not any(j != i and choices[i] in choices[j] and choices[j] in text for j in found)]
-
-
-def parse_choice(response: str, choices: list[str]) -> int | None:
-    """The index of the option ``response`` answers; None for no answer or several."""
-    if not response or not choices:
-        return None
-    options = [normalize(c) for c in choices]
-    text = _ROLE.sub("", _SPECIAL.sub("", normalize(response))).strip()
-    lines = [l for l in (x.strip() for x in text.splitlines()) if l]
-    # an echoed option list (bulleted lines that are the options): drop it
-    echo = [l for l in lines if _BULLET.match(l) and _clean(l) in options]
-    if len(echo) >= 3:
-        lines = [l for l in lines if l not in echo] or lines
-    cleaned = [_clean(l) for l in lines]
-    for raw, line in zip(lines, cleaned):  # a line that is an option, or a letter or number
-        if line in options:
-            return options.index(line)
-        key = re.sub(r"[\s()（）.．:：、\[\]]", "", _PREFIX.sub("", raw)).lower()
-        if key in _LETTERS:
-            return _LETTERS[key]
-        if key in ("1", "2", "3", "4"):
-            return int(key) - 1
-    for line in cleaned:  # a shortened option: the line lies inside exactly one option
-        inside = [i for i, o in enumerate(options) if len(line) >= 2 and line in o]
-        if len(inside) == 1:
-            return inside[0]
-    body = "\n".join(lines)
-    for pattern in (r"(?:正解|答え|回答|解答)(?:は|:|：)\s*[「『\"]?(.+?)[」』\"]?(?:です|だ|。|$)",
-                    r"(?:answer is|answer:)\s*\"?(.+?)\"?(?:\.|$)"):
-        for match in re.finditer(pattern, body, re.I | re.M):
-            hit = _mentioned(_clean(match.group(1)), options)
-            if len(hit) == 1:
-                return hit[0]
-    hits = _mentioned(body, options)
-    if len(hits) == 1:
-        return hits[0]
-    first = _mentioned(lines[0], options) if lines else []
-    return first[0] if len(first) == 1 else None
-
 
 # -- questions ---------------------------------------------------------------------------
 
@@ -105,42 +42,61 @@ _PREFECTURES = {
     "九州": "福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島", "沖縄": "沖縄",
 }
 _REGION_OF = {pref: region for region, names in _PREFECTURES.items() for pref in names.split()}
+# Other names of the regions: the 地方 forms, the two halves of 中国・四国, old and sub-regional names.
+_REGION_OF.update({"中国": "中国・四国", "四国": "中国・四国", "山陰": "中国・四国", "山陽": "中国・四国",
+                   "関西": "近畿", "北陸": "中部", "東海": "中部", "甲信越": "中部", "信越": "中部",
+                   "甲信": "中部", "琉球": "沖縄", "奄美": "九州", "蝦夷": "北海道", "全国": "日本全国",
+                   "日本各地": "日本全国", "各地": "日本全国"})
+# The letters the YokaiEval authors labelled regions with (PUBLISHED.md); G and H, 中国 and 四国,
+# are one class here as in the paper's Table 6.
+REGION_LETTERS = dict(zip("ABCDEFGHIJK", ["日本全国", "北海道", "東北", "関東", "中部", "近畿", "中国・四国",
+                                           "中国・四国", "九州", "沖縄", "不明"]))
+
+
+def _region_of(part: str) -> str | None:
+    """The class of one region name, prefecture or letter, or None."""
+    if part in MCQ_REGIONS:
+        return part
+    if len(part) == 1 and part.upper() in REGION_LETTERS:
+        return REGION_LETTERS[part.upper()]
+    for name in (part, part.removesuffix("地方"), part[:-1] if part[-1:] in "都道府県" else part):
+        if name in MCQ_REGIONS:
+            return name
+        if name in _REGION_OF:
+            return _REGION_OF[name]
+    if len(part) >= 2:  # a typo one edit away (中ぶ)
+        close = [r for r in MCQ_REGIONS if levenshtein(part, r) == 1 and len(r) == len(part)]
+        return close[0] if len(close) == 1 else None
+    return None
 
 
 def clean_region(value) -> str:
     """One of :data:`~wikiorigin.schemas.MCQ_REGIONS` for a released row's ``region``, which
-    can be messy: ``[[不明]]``, letters (``[[C, D]]``, A-K in the order of MCQ_REGIONS),
-    prefectures (``[[新潟県、京都府、愛媛県]]``) or a typo one edit away (``中ぶ``). Several
-    regions give 複数の地域; what cannot be read gives 不明."""
+    can be messy: ``[[不明]]``, the labellers' letters (``[[C, D]]``: A 日本全国 … K 不明, see
+    :data:`REGION_LETTERS`), prefectures (``[[新潟県、京都府、愛媛県]]``), old names (``琉球``),
+    ``地方`` forms or a typo one edit away (``中ぶ``). A label naming several regions (or
+    prefectures of several) is 複数の地域; what cannot be read is 不明."""
     text = unicodedata.normalize("NFKC", str(value or "")).strip().strip("[]").strip()
-    if text in MCQ_REGIONS:
-        return text
-    found = []
-    for part in re.split(r"[,、/\s]+", text):
-        part = part.strip("[]「」 ")
-        if part in MCQ_REGIONS:
-            found.append(part)
-        elif len(part) == 1 and "A" <= part.upper() <= chr(ord("A") + len(MCQ_REGIONS) - 1):
-            found.append(MCQ_REGIONS[ord(part.upper()) - ord("A")])
-        elif part in _REGION_OF or (part[-1:] in "都道府県" and part[:-1] in _REGION_OF):
-            found.append(_REGION_OF.get(part) or _REGION_OF[part[:-1]])
-        elif len(part) >= 2:
-            close = [r for r in MCQ_REGIONS if levenshtein(part, r) == 1 and len(r) == len(part)]
-            found += close[:1] if len(close) == 1 else []
-    regions = set(found) - {"不明"}
+    whole = _region_of(text) if text else None
+    if whole is not None:
+        return whole
+    found = {_region_of(part) for part in (p.strip("[]「」()（） ") for p in re.split(r"[,、/・\s]+|と|及び|および", text)) if part}
+    regions = found - {None, "不明"}
     if len(regions) > 1 or "複数の地域" in regions:
         return "複数の地域"
     return regions.pop() if regions else "不明"
 
 
 def _row(raw: dict, where: str) -> dict:
-    response = None
+    response, prompt = None, None
     if isinstance(raw.get("question"), dict):  # a released responses file: the question is nested
-        response = raw.get("response")
+        response, prompt = raw.get("response"), raw.get("question_prompt")
         raw = {**raw["question"], "judge": raw.get("judge")}
+    elif "user_answer" in raw:  # the released human answers: the person's choice
+        response = raw.get("user_answer") or ""
     choices = [str(c) for c in (raw.get("choices") or [])]
     question = raw.get("question")
-    if not question or len(choices) < 2:
+    if not isinstance(question, str) or not question or len(choices) < 2:
         raise WikioriginError(f"{where}: no question or fewer than two choices")
     index = raw.get("answer_index")
     if index is None:
@@ -152,12 +108,14 @@ def _row(raw: dict, where: str) -> dict:
     return {"id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
             "question": question, "choices": choices, "answer_index": int(index),
             "type": raw.get("type") or "", "region": clean_region(raw.get("region")),
-            "title": title, "response": response, "judge": raw.get("judge")}
+            "title": title, "response": response, "judge": raw.get("judge"),
+            "labels": option_labels(prompt, choices) if prompt else None}
 
 
 def read_questions(path) -> list[dict]:
-    """Questions from ``mcq.parquet``, the released YokaiEval rows (JSON or Parquet) or a
-    released responses file (``question`` nested, with ``response`` and ``judge``)."""
+    """Questions from ``mcq.parquet``, the released YokaiEval rows (JSON or Parquet), a
+    released responses file (``question`` nested, with ``response``, ``judge`` and the
+    ``question_prompt`` the model saw) or the released human answers (``user_answer``)."""
     raws = read_rows(path)
     return [_row(r, f"{path}: row {i}") for i, r in enumerate(raws)]
 
@@ -206,25 +164,32 @@ def _judge_unread(rows: list[dict], items: list[dict], judge) -> None:
 
 
 def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRUCTIONS["ja"],
-                      judge=None, recorded: str = "recorded", **sampling) -> list[dict]:
+                      judge=None, recorded: str = "recorded", labels: str | None = None,
+                      **sampling) -> list[dict]:
     """Items of generation mode: each question asked (``model.generate``; the paper's
-    sampling is temperature 0.1 and 128 new tokens), the response read by :func:`parse_choice`,
-    and, with a ``judge`` (an :class:`~wikiorigin.llm.LLMClient`), the responses it could not
-    read given to the judge. Without a model, rows must carry recorded ``response`` s."""
+    sampling is temperature 0.1 and 128 new tokens), the response read by
+    :func:`~wikiorigin.evaluators.answers.read_choice` (``read_as`` says how), and, with a
+    ``judge`` (an :class:`~wikiorigin.llm.LLMClient`), the responses it could not read given
+    to the judge. Without a model, rows carry recorded ``response`` s (None: the recording
+    has no response to that question, counted as unanswered). ``labels`` are the option labels
+    the prompt showed (None: unlabelled bullets, as :func:`question_prompt` writes them; a
+    recorded row's own prompt decides for it)."""
     if model is None:
-        if any(r["response"] is None for r in rows):
+        if all(r.get("response") is None for r in rows):
             raise WikioriginError("no model given and the questions carry no recorded responses")
-        responses, name = [r["response"] for r in rows], recorded
+        responses, name = [r.get("response") for r in rows], recorded
     else:
         sampling = {"temperature": 0.1, "max_new_tokens": 128, **sampling}
         responses = model.generate([question_prompt(r, instruction) for r in rows], **sampling)
         name = model.name
     items = []
     for row, response in zip(rows, responses):
-        pred = parse_choice(response or "", row["choices"])
-        items.append({**_item(row, name, "generate"), "response": response, "pred": pred,
-                      "correct": pred == row["answer_index"], "judge_verdict": None,
-                      "reference_judge": row.get("judge")})
+        reading = read_choice(response, row["choices"], question=row["question"],
+                              labels=row.get("labels") if model is None else labels)
+        how = ("missing" if model is None else "failed") if response is None else reading.how
+        items.append({**_item(row, name, "generate"), "response": response, "pred": reading.index,
+                      "read_as": how, "correct": reading.index == row["answer_index"],
+                      "judge_verdict": None, "reference_judge": row.get("judge")})
     if judge is not None:
         _judge_unread(rows, items, judge)
     return items
@@ -259,34 +224,51 @@ def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja",
     return items
 
 
-def _rate(items: list[dict], key: str) -> float:
-    return sum(bool(i[key]) for i in items) / len(items) if items else float("nan")
+def _rate(items: list[dict], key: str) -> float | None:
+    return sum(bool(i[key]) for i in items) / len(items) if items else None
+
+
+# Summary names of the log-likelihood verdicts: lm-evaluation-harness's acc and acc_norm (log-
+# likelihood per character of the option), and ours per UTF-8 byte.
+_LOGLIKELIHOOD_METRICS = {"correct": "acc", "correct_norm": "acc_norm", "correct_bytes": "acc_norm_bytes"}
 
 
 def summarize(items: list[dict]) -> dict:
-    """Accuracy overall, by ``type`` and by ``region``; for generation mode also how many
-    responses the parser read (``coverage``), the accuracy over those, and, when the rows
-    carried reference verdicts (the paper's GPT-4o judge), the agreement with them."""
+    """Accuracy overall, by ``type`` and by ``region``. Generation mode: ``accuracy`` and how
+    many responses the parser read (``coverage``), the accuracy over those, how they were read,
+    and, when the rows carried reference verdicts (the paper's GPT-4o judge), the accuracy by
+    those verdicts and where ours differ (:func:`reference_disagreements`). Log-likelihood
+    mode: ``acc``, ``acc_norm``, ``acc_norm_bytes`` (and ``accuracy`` = ``acc``)."""
     if not items:
         raise WikioriginError("no items to summarize")
     mode = items[0]["mode"]
-    keys = ["correct"] + (["correct_chars", "correct_bytes"] if mode == "loglikelihood" else [])
-    names = {"correct": "accuracy", "correct_chars": "acc_norm_chars", "correct_bytes": "acc_norm_bytes"}
+    if mode == "loglikelihood":
+        names = {k: v for k, v in _LOGLIKELIHOOD_METRICS.items() if k in items[0]}
+    else:
+        names = {"correct": "accuracy"}
 
     def block(part):
-        return {"n": len(part), **{names[k]: _rate(part, k) for k in keys}}
+        return {"n": len(part), **{name: _rate(part, key) for key, name in names.items()}}
 
     summary = {"model": items[0]["model"], "mode": mode, **block(items)}
-    if mode == "generate":
+    if mode == "loglikelihood":
+        summary["accuracy"] = summary["acc"]
+    else:
         read = [i for i in items if i["pred"] is not None]
+        ways: dict[str, int] = {}
+        for item in items:
+            ways[item["read_as"]] = ways.get(item["read_as"], 0) + 1
         summary.update(coverage=len(read) / len(items), unread=len(items) - len(read),
-                       failed=sum(i["response"] is None for i in items),
-                       accuracy_read=_rate(read, "correct"),
-                       judged=sum(i["judge_verdict"] is not None for i in items))
+                       failed=ways.get("failed", 0), missing=ways.get("missing", 0),
+                       accuracy_read=_rate(read, "correct"), read_as=dict(sorted(ways.items())),
+                       judged=sum(i["judge_verdict"] is not None for i in items),
+                       parser_version=PARSER_VERSION)
         judged = [i for i in items if i.get("reference_judge") is not None]
         if judged:  # where the reference judge (the paper's GPT-4o) gave a verdict
+            summary["accuracy_by_reference"] = sum(i["reference_judge"] is True for i in items) / len(items)
             summary["agreement_with_reference_judge"] = _rate(
                 [{"ok": bool(i["correct"]) == i["reference_judge"]} for i in judged], "ok")
+            summary["reference_disagreements"] = reference_disagreements(items)
     for field, label in (("type", "by_type"), ("region", "by_region")):
         groups: dict[str, list] = {}
         for item in items:
@@ -295,34 +277,95 @@ def summarize(items: list[dict]) -> dict:
     return summary
 
 
-def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None = None):
-    """The run's directory: items, summary, ``report.md`` with the tables by type and region,
-    and bar plots of accuracy by type and by region."""
-    from .report import bar_plot, markdown_table, write_results
+def _disagreement_kind(item: dict) -> str | None:
+    """Why our verdict and the reference verdict differ on an item (None if they agree on
+    correct / not correct)."""
+    ours, theirs = bool(item["correct"]), item["reference_judge"]
+    if ours == (theirs is True):
+        return None
+    verdict = {True: "correct", False: "wrong", None: "no answer"}[theirs]
+    if ours and item["read_as"] in ("exact", "line"):
+        return f"the response is the correct option; the reference says {verdict}"
+    if ours:
+        return f"we read the correct option ({item['read_as']}); the reference says {verdict}"
+    if item["read_as"] in ("empty", "missing"):
+        return f"the response is {item['read_as']}; the reference says correct"
+    if item["pred"] is None:
+        return f"we read no answer ({item['read_as']}); the reference says correct"
+    return f"we read a wrong option ({item['read_as']}); the reference says correct"
 
-    metrics = [k for k in ("accuracy", "acc_norm_chars", "acc_norm_bytes") if k in summary]
+
+def reference_disagreements(items: list[dict], examples: int = 3) -> list[dict]:
+    """Items where our correct / not-correct verdict differs from the reference verdict,
+    grouped by kind (most frequent first): ``kind``, ``n``, and a few ``examples``."""
+    groups: dict[str, list] = {}
+    for item in items:
+        kind = _disagreement_kind(item)
+        if kind is not None:
+            groups.setdefault(kind, []).append(item)
+    return [{"kind": kind, "n": len(group),
+             "examples": [{"id": i["id"], "response": (i["response"] or "")[:160], "pred": i["pred"],
+                           "answer_index": i["answer_index"], "reference": i["reference_judge"]}
+                          for i in group[:examples]]}
+            for kind, group in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+
+
+def _generation_lines(summary: dict) -> list[str]:
+    n = summary["n"]
+    lines = ["", f"The parser read {n - summary['unread']} of {n} responses (coverage {summary['coverage']:.3f}"
+                 + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
+                 + (f"; {summary['missing']} questions have no recorded response" if summary["missing"] else "")
+                 + "); unread responses count as wrong"
+                 + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
+                 + (f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."
+                    if summary["accuracy_read"] is not None else "."),
+             "", "How the responses were read: "
+                 + ", ".join(f"{k} {v}" for k, v in summary["read_as"].items()) + "."]
+    if "agreement_with_reference_judge" in summary:
+        lines += ["", f"Accuracy by the file's own verdicts (the reference judge): "
+                      f"{summary['accuracy_by_reference']:.3f}; ours: {summary['accuracy']:.3f}. Agreement "
+                      f"where the reference gave a verdict: {summary['agreement_with_reference_judge']:.3f}."]
+        groups = summary["reference_disagreements"]
+        if groups:
+            lines += ["", "## Where we differ from the reference verdicts", "",
+                      markdown_table(["kind", "rows", "example response"],
+                                     [[g["kind"], g["n"], _one_line(g["examples"][0]["response"])] for g in groups])]
+    return lines
+
+
+def _shown(value):
+    return float("nan") if value is None else value
+
+
+def _one_line(text: str) -> str:
+    return (text.replace("\n", " ⏎ ").replace("|", "\\|"))[:80] or "(empty)"
+
+
+def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None = None,
+                      settings: dict | None = None):
+    """The run's directory: items, summary, ``report.md`` with the tables by type and region
+    (and, for recorded answers with reference verdicts, where ours differ), and bar plots of
+    accuracy by type and by region."""
+    from .report import bar_plot, write_results
+
+    metrics = [k for k in ("accuracy", "acc", "acc_norm", "acc_norm_bytes") if k in summary]
+    if summary["mode"] == "loglikelihood":
+        metrics.remove("accuracy")
     lines = [f"# Multiple choice: {summary['model']} ({summary['mode']})", "",
-             markdown_table(["questions", *metrics], [[summary["n"], *[summary[m] for m in metrics]]])]
+             markdown_table(["questions", *metrics], [[summary["n"], *[_shown(summary[m]) for m in metrics]]])]
     if summary["mode"] == "generate":
-        lines += ["", f"The parser read {summary['n'] - summary['unread']} of {summary['n']} responses "
-                      f"(coverage {summary['coverage']:.3f}"
-                      + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
-                      + "); unread responses count as wrong"
-                      + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
-                      + f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."]
-        if "agreement_with_reference_judge" in summary:
-            lines += ["", "Agreement with the reference verdicts where they gave one: "
-                          f"{summary['agreement_with_reference_judge']:.3f}."]
+        lines += _generation_lines(summary)
     plots = []
     for label, title in (("by_type", "type"), ("by_region", "region")):
         groups = summary[label]
         lines += ["", f"## By {title}", "", markdown_table(
-            [title, "n", *metrics], [[k, v["n"], *[v[m] for m in metrics]] for k, v in groups.items()])]
-        plots.append((f"accuracy_{label}.png", lambda path, g=groups, t=title: bar_plot(
-            path, [PLOT_LABELS.get(k, k) for k in g], [v["accuracy"] for v in g.values()], f"{summary['model']}: accuracy by {t}",
-            counts=[v["n"] for v in g.values()])))
+            [title, "n", *metrics], [[k, v["n"], *[_shown(v[m]) for m in metrics]] for k, v in groups.items()])]
+        plots.append((f"accuracy_{label}.png", lambda path, g=groups, t=title, m=metrics[0]: bar_plot(
+            path, [PLOT_LABELS.get(k, k) for k in g], [_shown(v[m]) for v in g.values()],
+            f"{summary['model']}: {m} by {t}", counts=[v["n"] for v in g.values()])))
     lines += ["", "Plots: `accuracy_by_type.png`, `accuracy_by_region.png`."]
-    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta)
+    extra = {"settings": settings} if settings is not None else {}
+    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, **extra)
 
 
 PLOT_LABELS = dict(zip(MCQ_TYPES, ["actions", "appearance", "region of the lore", "origin and habits",
@@ -331,16 +374,63 @@ PLOT_LABELS.update(zip(MCQ_REGIONS, ["Hokkaido", "Tohoku", "Kanto", "Chubu", "Ki
                                      "Kyushu", "Okinawa", "nationwide", "several regions", "unknown"]))
 
 
-def attach_responses(rows: list[dict], recorded: list[dict]) -> list[dict]:
-    """Recorded responses (a released responses file, read by :func:`read_questions`) joined
-    to the question rows by question and choices, so they carry type and region."""
-    by_key = {(r["question"], tuple(r["choices"])): r for r in recorded}
-    out, missing = [], 0
-    for row in rows:
-        hit = by_key.get((row["question"], tuple(row["choices"])))
-        missing += hit is None
-        if hit is not None:
-            out.append({**row, "response": hit["response"], "judge": hit["judge"]})
-    if not out:
-        raise WikioriginError("none of the recorded responses matches a question")
-    return out
+def _stem(question: str) -> str:
+    """A question without its closing instruction (``以下の4つから回答を1つ選び…``): the text
+    up to the last clause break before the instruction, as a match key."""
+    key = unicodedata.normalize("NFKC", question)
+    for mark in ("以下の", "次の", "Choose", "Select", "Pick"):
+        at = key.rfind(mark)
+        if at > 0:
+            key = key[:at]
+            break
+    return "".join(c for c in key if c.isalnum())
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def attach_responses(rows: list[dict], recorded: list[dict]) -> tuple[list[dict], dict]:
+    """Recorded responses (a released responses file or human answers, read by
+    :func:`read_questions`) joined to the question rows, so they carry type and region.
+
+    A response belongs to the question with the same choices (in any order) and the same stem
+    (the question without its instruction line, which released files word differently);
+    among questions with the same choices, the one whose stem shares the longest start.
+    Questions with no response are kept with ``response`` None (they count as unanswered,
+    as in the paper's scores over all rows). Returns the rows and a record of the join:
+    ``matched``, ``missing`` (questions without a response), ``unmatched`` (responses that
+    match no question, with the first few questions)."""
+    by_choices: dict[tuple, list[int]] = {}
+    for n, row in enumerate(rows):
+        by_choices.setdefault(tuple(sorted(row["choices"])), []).append(n)
+    taken: dict[int, dict] = {}
+    unmatched = []
+    for rec in recorded:
+        candidates = [n for n in by_choices.get(tuple(sorted(rec["choices"])), []) if n not in taken]
+        stem = _stem(rec["question"])
+        shared = {n: _shared_prefix(stem, _stem(rows[n]["question"])) for n in candidates}
+        best = max(shared.values(), default=0)
+        top = [n for n, v in shared.items() if v == best and 2 * v >= min(len(stem), len(_stem(rows[n]["question"])))]
+        if len(top) != 1:
+            unmatched.append(rec["question"])
+            continue
+        taken[top[0]] = rec
+    if not taken:
+        raise WikioriginError("none of the recorded responses matches a question (by choices and question stem)")
+    out = []
+    for n, row in enumerate(rows):
+        rec = taken.get(n)
+        if rec is None:
+            out.append({**row, "response": None, "judge": None})
+            continue
+        answer = row["choices"][row["answer_index"]]
+        out.append({**row, "choices": rec["choices"], "answer_index": rec["choices"].index(answer),
+                    "response": rec["response"], "judge": rec["judge"], "labels": rec.get("labels")})
+    return out, {"matched": len(taken), "missing": len(rows) - len(taken), "unmatched": len(unmatched),
+                 "unmatched_questions": unmatched[:5]}
