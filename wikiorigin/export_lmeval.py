@@ -1,0 +1,224 @@
+"""A dataset as an lm-evaluation-harness task: a YAML file, its JSONL data and a README.
+
+Multiple-choice questions (``mcq.parquet``, the released YokaiEval rows) become a
+``multiple_choice`` task whose numbers are those of ``wikiorigin eval mcq --mode
+loglikelihood``: each document carries the context our evaluator scores the options after
+(:func:`~wikiorigin.evaluators.mcq.question_prompt` plus the answer cue of the language), the
+options, and the answer's index; ``target_delimiter`` is our delimiter between context and
+option (none for Japanese, a space for English; lm-eval's default is a space). lm-eval's
+``acc`` is the option with the highest log-likelihood, ``acc_norm`` the highest per character
+of the option.
+
+Free-form questions (``freeform.parquet``) become a ``generate_until`` task: the prompt of
+``wikiorigin eval freeform``, greedy decoding to the end of the line, and ``exact_match``
+against any of the item's answers (lm-eval scores a list target as "any of them").
+
+:func:`mcq_documents`, :func:`freeform_documents`, :func:`mcq_task` and :func:`freeform_task`
+are pure; :func:`export_lmeval` reads the dataset and writes the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .errors import WikioriginError
+from .evaluators import freeform, mcq
+from .files import read_rows
+
+__all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "freeform_task",
+           "to_yaml", "export_lmeval"]
+
+_TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_MEAN = {"aggregation": "mean", "higher_is_better": True}
+
+
+@dataclass(slots=True)
+class LmEvalExport:
+    """What :func:`export_lmeval` wrote."""
+
+    task: str
+    kind: str  # "mcq" or "freeform"
+    language: str | None  # of a multiple-choice task
+    rows: int
+    yaml: Path
+    data: Path
+    readme: Path
+
+
+def delimiter(language: str) -> str:
+    """What comes between the context and an option in log-likelihood mode."""
+    return " " if language == "en" else ""
+
+
+def mcq_documents(rows: list[dict], language: str, where: str) -> list[dict]:
+    """lm-eval documents of questions read by :func:`~wikiorigin.evaluators.mcq.read_questions`:
+    ``prompt`` (the whole context), ``choices``, ``answer_index``, and id, type, region, title."""
+    docs = []
+    for i, row in enumerate(rows):
+        choices = row["choices"]
+        if not all(c.strip() for c in choices):
+            raise WikioriginError(f"{where}: row {i}: an empty option (lm-eval divides by its length)")
+        if not 0 <= row["answer_index"] < len(choices):
+            raise WikioriginError(f"{where}: row {i}: answer_index {row['answer_index']} is not "
+                                  f"one of the {len(choices)} options")
+        docs.append({"id": str(row["id"]), "prompt": mcq.question_prompt(row) + mcq.ANSWER_CUES[language],
+                     "choices": choices, "answer_index": row["answer_index"], "type": row["type"],
+                     "region": row["region"], "title": row["title"]})
+    return docs
+
+
+def freeform_documents(rows: list[dict], source_language: bool = False) -> list[dict]:
+    """lm-eval documents of free-form questions: ``prompt`` (as ``wikiorigin eval freeform``
+    asks, in English or with ``source_language`` in the item's language) and ``answers``."""
+    field, template = ("question_source", freeform.PROMPTS["source"]) if source_language else (
+        "question", freeform.PROMPTS["en"])
+    return [{"id": str(r.get("id") or r.get("qid") or i),
+             "prompt": template.format(question=r.get(field) or r["question"]),
+             "answers": [str(a) for a in r["answers"]], "qid": r.get("qid"),
+             "origin_wiki": r.get("origin_wiki")} for i, r in enumerate(rows)]
+
+
+def _dataset(name: str, data: Path) -> dict:
+    return {"task": name, "dataset_path": "json",
+            "dataset_kwargs": {"data_files": {"test": str(data)}}, "test_split": "test"}
+
+
+def mcq_task(name: str, data: Path, language: str, meta: dict) -> dict:
+    """The ``multiple_choice`` task config. Column names, not templates: lm-eval then takes
+    each document's field as it is (no Jinja rendering, no parsing of a rendered list)."""
+    return {**_dataset(name, data), "output_type": "multiple_choice", "doc_to_text": "prompt",
+            "doc_to_choice": "choices", "doc_to_target": "answer_index",
+            "target_delimiter": delimiter(language), "num_fewshot": 0,
+            "metric_list": [{"metric": "acc", **_MEAN}, {"metric": "acc_norm", **_MEAN}],
+            "metadata": {"version": 1.0, **meta}}
+
+
+def freeform_task(name: str, data: Path, meta: dict, max_tokens: int = 32) -> dict:
+    """The ``generate_until`` task config: greedy, to the end of the first line, exact match
+    (case and surrounding spaces ignored) against any of the answers."""
+    return {**_dataset(name, data), "output_type": "generate_until", "doc_to_text": "prompt",
+            "doc_to_target": "answers", "num_fewshot": 0,
+            "generation_kwargs": {"until": ["\n"], "do_sample": False, "max_gen_toks": max_tokens},
+            "metric_list": [{"metric": "exact_match", **_MEAN, "ignore_case": True,
+                             "regexes_to_ignore": [r"^\s+", r"\s+$"]}],
+            "metadata": {"version": 1.0, **meta}}
+
+
+def to_yaml(value, indent: str = "") -> str:
+    """Block YAML of dicts, lists and scalars; strings are JSON-quoted (valid YAML), so every
+    character survives as it is. Enough for a task config, without a YAML dependency."""
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            nested = isinstance(item, (dict, list)) and item
+            lines.append(f"{indent}{key}:" + ("\n" + to_yaml(item, indent + "  ") if nested
+                                              else " " + _scalar(item)))
+        return "\n".join(lines)
+    lines = []
+    for item in value:
+        text = to_yaml(item, indent + "  ") if isinstance(item, (dict, list)) and item else indent + "  " + _scalar(item)
+        lines.append(f"{indent}- " + text[len(indent) + 2:])
+    return "\n".join(lines)
+
+
+def _scalar(value) -> str:
+    return json.dumps(value, ensure_ascii=False) if value is not None else "null"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _kind(rows: list[dict], path) -> str:
+    if not rows:
+        raise WikioriginError(f"{path}: no rows")
+    first = rows[0]
+    has_choices = "choices" in first or isinstance(first.get("question"), dict)
+    if has_choices == ("answers" in first):
+        raise WikioriginError(f"{path}: row 0 has " + ("both `choices` and `answers`" if has_choices else
+                              "neither `choices` (multiple choice) nor `answers` (free-form)"))
+    return "mcq" if has_choices else "freeform"
+
+
+def _language(rows: list[dict], path, language: str | None) -> str:
+    """``language`` if given, else the one value of the rows' ``language`` column, else ja."""
+    if language is None:
+        found = sorted({str(r["language"]) for r in rows if r.get("language")})
+        if len(found) > 1:
+            raise WikioriginError(f"{path}: rows in several languages ({', '.join(found)}); "
+                                  "export each apart or give --language")
+        language = found[0] if found else "ja"
+    if language not in mcq.ANSWER_CUES:
+        raise WikioriginError(f"{path}: language {language!r} has no answer cue "
+                              f"(known: {', '.join(mcq.ANSWER_CUES)}); give --language")
+    return language
+
+
+def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
+    run = (f"lm_eval --model hf --model_args pretrained=MODEL --tasks {result.task} "
+           f"--include_path {result.yaml.parent}")
+    if result.kind == "mcq":
+        same = (f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
+                f"--questions {source} --language {result.language} --model MODEL --out RESULTS` "
+                "writes to RESULTS/summary.json (no chat template, zero-shot).")
+    else:
+        same = ("Exact match here is lm-eval's (the first line of a greedy generation, case "
+                "ignored); `wikiorigin eval freeform` reads the answer more leniently and adds chrF, "
+                "so its numbers differ. Add `--apply_chat_template` for a chat model.")
+    return "\n".join([
+        f"# lm-evaluation-harness task `{result.task}`", "",
+        f"Exported by wikiorigin {__version__} from `{source}` "
+        f"(sha256 {meta['source_sha256']}): {result.rows} "
+        + ("multiple-choice questions" if result.kind == "mcq" else "free-form questions") + ".", "",
+        f"- `{result.yaml.name}`: the task config",
+        f"- `{result.data.name}`: one document per line (the path in the config is absolute: "
+        "re-export after moving this directory)", "",
+        "Run:", "", f"    {run}", "", same, "",
+        "Provenance:", "", "```json", json.dumps(meta, ensure_ascii=False, indent=1), "```", ""])
+
+
+def export_lmeval(dataset, out, task: str | None = None, language: str | None = None,
+                  source_language: bool = False) -> LmEvalExport:
+    """Write ``OUT/TASK.yaml``, ``OUT/TASK.jsonl`` and ``OUT/TASK.README.md`` for a
+    multiple-choice or free-form dataset (told apart by its ``choices`` or ``answers``).
+    ``language`` (multiple choice only) picks the answer cue and delimiter: by default the
+    rows' ``language`` column, else ja. ``source_language`` (free-form only) asks in the item's
+    language. The task name defaults to ``wikiorigin_`` + the file's stem."""
+    path, source = Path(dataset), Path(dataset).resolve()
+    raw = read_rows(path)
+    kind = _kind(raw, path)
+    name = task or "wikiorigin_" + re.sub(r"[^a-z0-9_]+", "_", source.stem.split(".")[0].lower()).strip("_")
+    if not _TASK_NAME.fullmatch(name):
+        raise WikioriginError(f"task name {name!r}: use letters, digits, '_', '-' and '.'")
+    if kind == "mcq" and source_language:
+        raise WikioriginError(f"{path}: --source-language is for free-form questions; this is multiple choice")
+    if kind == "freeform" and language is not None:
+        raise WikioriginError(f"{path}: --language is for multiple-choice questions; this is free-form")
+    out = Path(out).resolve()
+    data = out / f"{name}.jsonl"
+    meta = {"wikiorigin": __version__, "source": str(source),
+            "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "kind": kind}
+    if kind == "mcq":
+        language = _language(raw, path, language)
+        docs = mcq_documents(mcq.read_questions(path), language, str(path))
+        meta.update(language=language, rows=len(docs))
+        config = mcq_task(name, data, language, meta)
+    else:
+        docs = freeform_documents(freeform.read_freeform(path), source_language)
+        meta.update(source_language=source_language, rows=len(docs))
+        config = freeform_task(name, data, meta)
+    out.mkdir(parents=True, exist_ok=True)
+    result = LmEvalExport(name, kind, language, len(docs), out / f"{name}.yaml", data,
+                          out / f"{name}.README.md")
+    _write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
+    _write(result.readme, _readme(result, source, meta))
+    _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config) + "\n")
+    return result
