@@ -77,6 +77,11 @@ def test_a_restated_question_and_a_paraphrase():
                         ["雷神", "鬼", "妖怪", "幽霊"], question=question) == 1
     assert parse_choice("青鷺火は、夜間にサギが青白く光る現象として知られています。",
                         ["サギが昼間に飛ぶ", "サギが夜間に青白く光る", "サギが地面に埋まる", "サギが水中で泳ぐ"]) == 1
+    # the question and its options echoed back is no answer, even where the question mentions one
+    asked = "日本の妖怪である小豆婆は、どのような音を立てるとされていることが多いでしょうか？"
+    sounds = ["小豆を洗う音", "風の音", "鐘の音", "水の流れる音"]
+    assert parse_choice(asked + "\n" + "\n".join(f"- {c}" for c in sounds), sounds, question=asked) is None
+    assert parse_choice("河童または天狗", ["天狗", "河童", "鬼", "雪女"], question="河童と天狗のどちらか") is None
     # a quoted name that contains an option is not that option
     assert parse_choice("「琵琶牧々」は、尺八や三味線、笛などの楽器の姿を持つ。", ["尺八", "三味線", "琵琶", "笛"],
                         question="琵琶牧々はどんな姿か") is None

@@ -21,8 +21,9 @@ How an answer is read, strongest evidence first:
    option 1;
 4. a declared answer (``正解は「X」``, ``答えはXです``, ``the answer is X``, ``「X」が正解``)
    that names one option;
-5. the options the answer mentions: one option alone; else the only option quoted; else the
-   first sentence that mentions an option, if it mentions exactly one;
+5. the options the answer mentions, outside what it copies from the question: one option
+   alone; else the only option quoted; else the first sentence that mentions an option, if it
+   mentions exactly one;
 6. a paraphrase: one option whose distinctive characters the first sentence contains almost
    all of, clearly more than any other option's (at least 80%, and 30 points ahead).
 
@@ -201,18 +202,35 @@ def _position(text: str, labels: str | None) -> int | None:
     return None
 
 
-def _occurrences(text: str, keys: list[str]) -> list[int]:
-    """Options whose key occurs in ``text`` (a key), not counting one whose every occurrence
-    lies inside an occurrence of a longer option that occurs too."""
+def _occurrences(text: str, keys: list[str], question: str = "") -> list[int]:
+    """Options whose key occurs in ``text`` (a key), not counting an occurrence inside an
+    occurrence of a longer option, nor one inside a stretch copied from ``question``."""
     spans = {i: [(m.start(), m.start() + len(k)) for m in re.finditer(re.escape(k), text)]
              for i, k in enumerate(keys) if k}
     found = {i: s for i, s in spans.items() if s}
+    copied = _copied(text, question)
     keep = []
     for i, own in found.items():
-        longer = [s for j, other in found.items() if j != i and len(keys[j]) > len(keys[i]) for s in other]
-        if any(not any(a <= x and y <= b for a, b in longer) for x, y in own):
+        covers = copied + [s for j, other in found.items() if j != i and len(keys[j]) > len(keys[i]) for s in other]
+        if any(not any(a <= x and y <= b for a, b in covers) for x, y in own):
             keep.append(i)
     return keep
+
+
+def _copied(text: str, question: str, shortest: int = 5) -> list[tuple[int, int]]:
+    """The stretches of ``text`` (a key) copied from the question, ``shortest`` characters or
+    more: an option that occurs only inside them is the question's, not the answer's."""
+    spans, i = [], 0
+    while question and i + shortest <= len(text):
+        j = i + shortest
+        if text[i:j] in question:
+            while j < len(text) and text[i:j + 1] in question:
+                j += 1
+            spans.append((i, j))
+            i = j
+        else:
+            i += 1
+    return spans
 
 
 def _paraphrase(sentence: str, keys: list[str]) -> int | None:
@@ -232,8 +250,8 @@ def _paraphrase(sentence: str, keys: list[str]) -> int | None:
 def read_choice(response: str | None, choices: list[str], *, labels: str | None = None,
                 question: str = "") -> Reading:
     """Which option ``response`` names (see the module's docstring for the rules). With the
-    ``question``, an option that the question itself contains is not taken as named when the
-    answer restates the question and mentions other options."""
+    ``question``, what the answer copies from it (five characters or more) is not taken as
+    naming an option: ``元興寺に現れた妖怪は、鬼を…`` names 鬼, not 妖怪."""
     keys = [match_key(c) for c in choices]
     text = strip_markup(response or "")
     if not text or not choices:
@@ -274,13 +292,10 @@ def read_choice(response: str | None, choices: list[str], *, labels: str | None 
         named = {i for m in pattern.finditer(body) for i in _occurrences(match_key(m.group(1)), keys)}
         if len(named) == 1:
             return Reading(named.pop(), "declared")
-    mentioned = _occurrences(match_key(body), keys)
+    asked = match_key(question)
+    mentioned = _occurrences(match_key(body), keys, asked)
     if len(mentioned) == 1:
         return Reading(mentioned[0], "mentioned")
-    asked = match_key(question)
-    beyond = [i for i in mentioned if keys[i] not in asked]
-    if len(mentioned) > 1 and len(beyond) == 1:
-        return Reading(beyond[0], "mentioned")
     quoted = {keys.index(k) for k in (match_key(m.group(1)) for m in _QUOTED.finditer(body)) if k in keys}
     if len(quoted) == 1:
         return Reading(quoted.pop(), "quoted")
@@ -288,11 +303,14 @@ def read_choice(response: str | None, choices: list[str], *, labels: str | None 
     sentences = [s for s in sentences if s]
     if mentioned:
         for sentence in sentences:
-            here = _occurrences(sentence, keys)
+            here = _occurrences(sentence, keys, asked)
             if here:
                 return Reading(here[0], "first-sentence") if len(here) == 1 else Reading(None, "several")
     if sentences:
-        guess = _paraphrase(sentences[0], keys)
+        first = sentences[0]
+        for a, b in reversed(_copied(first, asked)):  # what restates the question paraphrases nothing
+            first = first[:a] + "\x00" + first[b:]
+        guess = _paraphrase(first, keys)
         if guess is not None:
             return Reading(guess, "paraphrase")
     return Reading(None, "several" if mentioned else "none")
