@@ -82,13 +82,22 @@ print(con.sql("""
     ORDER BY qid"""))
 PY
 
-echo; echo "== Evaluation: a real model's released YokaiEval answers, read by our parser"
+echo; echo "== Evaluation: the paper's Table 8 from six models' released YokaiEval answers"
 python - <<'PY'
 import lzma
 from pathlib import Path
-for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
-    Path("demo-out", name).write_bytes(lzma.open(Path("tests/data/yokaieval", name + ".xz")).read())
+for path in Path("tests/data/yokaieval").glob("*.json.xz"):
+    Path("demo-out", path.name[:-3]).write_bytes(lzma.open(path).read())
 PY
-wikiorigin eval mcq --questions demo-out/YokaiEval-first40.json \
-    --responses demo-out/responses-calm2-7b-chat.json --out demo-out/eval-calm2
-sed -n '1,12p' demo-out/eval-calm2/report.md
+runs=()
+for file in demo-out/responses-*.json; do
+    name=$(basename "$file" .json); name=${name#responses-}
+    wikiorigin eval mcq --responses "$file" --out "demo-out/eval-$name"
+    runs+=("demo-out/eval-$name")
+done
+wikiorigin eval mcq --responses demo-out/human_eval-first40.json --out demo-out/eval-human
+wikiorigin eval compare "${runs[@]}" --external tests/data/yokaieval/published-accuracy.csv \
+    --external-name published --out demo-out/table8
+cat demo-out/table8/comparison.md
+echo; echo "-- where our reading of llm-jp's answers differs from the published verdicts:"
+sed -n '/## Where we differ/,/## By type/p' demo-out/eval-llm-jp-13b-instruct-full-jaster-v1.0/report.md | head -12
