@@ -16,7 +16,7 @@ from wikiorigin.builders.freeform import FREEFORM
 from wikiorigin.builders.mcq import MCQ
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import mcq
-from wikiorigin.export_lmeval import export_lmeval
+from wikiorigin.export_lmeval import export_lmeval, to_yaml
 
 lm_eval = pytest.importorskip("lm_eval", reason="needs lm-evaluation-harness (pip install 'lm_eval[hf]')")
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with lm-evaluation-harness")
@@ -173,6 +173,13 @@ def test_freeform_in_the_items_language(tmp_path):
                            source_language=True)
     doc = json.loads(export.data.read_text().splitlines()[0])
     assert doc["prompt"].startswith(FREEFORM_ITEMS[0][2])
+
+
+def test_yaml_round_trip():
+    config = {"path": "/データ/タスク \"a\"\\b: #c\u2028\x85\x9f\x7f😀", "delimiter": "", "until": ["\n"],
+              "metric_list": [{"metric": "acc", "higher_is_better": True, "weight": 1.0, "none": None}],
+              "empty": {}, "nested": {"list": [], "regexes": [r"^\s+", r"\s+$"]}}
+    assert yaml.safe_load(to_yaml(config)) == config
 
 
 def _error(argv, capsys) -> str:

@@ -35,6 +35,7 @@ __all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "f
            "to_yaml", "export_lmeval"]
 
 _TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 _MEAN = {"aggregation": "mean", "higher_is_better": True}
 
 
@@ -128,7 +129,10 @@ def to_yaml(value, indent: str = "") -> str:
 
 
 def _scalar(value) -> str:
-    return json.dumps(value, ensure_ascii=False) if value is not None else "null"
+    if value is None:
+        return "null"
+    # JSON leaves these raw; YAML reads them as line breaks or refuses them
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def _write(path: Path, text: str) -> None:
