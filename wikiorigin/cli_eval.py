@@ -49,6 +49,7 @@ def _report_join(path, join: dict) -> None:
 
 def cmd_eval_mcq(args, client_for) -> int:
     from .evaluators import mcq
+    from .evaluators.signature import mcq_settings
 
     if not args.questions and not args.responses:
         raise WikioriginError("give --questions FILE, --responses FILE, or both")
@@ -62,6 +63,7 @@ def cmd_eval_mcq(args, client_for) -> int:
             raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
         model = _model(args)
         items = mcq.evaluate_loglikelihood(rows, model, language=args.language)
+        settings = mcq_settings(model, mode="loglikelihood", language=args.language, rows=rows)
     else:
         model = _model(args) if args.model else None
         judge = client_for(args, args.judge_model) if args.judge_model else None
@@ -69,11 +71,15 @@ def cmd_eval_mcq(args, client_for) -> int:
         recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else "recorded"
         items = mcq.evaluate_generate(rows, model, instruction=instruction, judge=judge, recorded=recorded, **(
             _sampling(args) if model else {}))
+        settings = mcq_settings(model, language=args.language, instruction=instruction, judge=judge,
+                                recorded=recorded, rows=rows,
+                                **(_sampling(args) if model else {}))
     summary = mcq.summarize(items)
     if join is not None:
         summary["join"] = join
     mcq.write_mcq_results(args.out, items, summary, {"questions": str(args.questions or args.responses),
-                                                     "responses": str(args.responses), "mode": args.mode})
+                                                     "responses": str(args.responses), "mode": args.mode},
+                          settings=settings)
     extra = (f", parser read {summary['coverage']:.1%}" if "coverage" in summary else
              f", acc {summary['acc']:.3f}, acc_norm {summary['acc_norm']:.3f}")
     return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}")
@@ -86,7 +92,8 @@ def cmd_eval_freeform(args, client_for) -> int:
     model = _model(args)
     items = freeform.evaluate_freeform(rows, model, source_language=args.source_language, **_sampling(args))
     summary = freeform.summarize_freeform(items)
-    freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)})
+    settings = freeform.freeform_settings(model, source_language=args.source_language, rows=rows, **_sampling(args))
+    freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)}, settings=settings)
     return _done("freeform", args.out, f"{summary['n']} questions, exact {summary['exact']:.3f}, "
                                        f"chrF {summary['chrf']:.1f}, failed {summary['failed']}")
 
@@ -102,10 +109,12 @@ def cmd_eval_judge(args, client_for) -> int:
         responses, name = [r["response"] for r in rows], "recorded"
     else:
         raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response`")
-    items = judging.judge_answers(rows, responses, client_for(args, args.judge_model), model=name)
+    judge = client_for(args, args.judge_model)
+    items = judging.judge_answers(rows, responses, judge, model=name)
     summary = judging.summarize_judged(items)
+    settings = judging.judge_settings(model if args.model else None, judge, rows=rows, **_sampling(args))
     judging.write_judge_results(args.out, items, summary, {"questions": str(args.questions),
-                                                           "judge": args.judge_model})
+                                                           "judge": args.judge_model}, settings=settings)
     return _done("judge", args.out, f"{summary['rated']} of {summary['n']} answers rated, "
                                     f"mean {summary['mean']:.2f}")
 
@@ -120,14 +129,18 @@ def cmd_eval_leakage(args, client_for) -> int:
         paraphrases = leakage.read_texts(args.paraphrases, "paraphrase")
     elif args.paraphrase_model:
         passages = {t: text[:args.max_chars] for t, text in articles.items()}
-        paraphrases, failed = leakage.paraphrase(passages, client_for(args, args.paraphrase_model))
+        source = client_for(args, args.paraphrase_model)
+        paraphrases, failed = leakage.paraphrase(passages, source)
         for title, reason in list(failed.items())[:5]:
             print(f"paraphrase failed: {title}: {reason}", file=sys.stderr)
     else:
         raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
     model = _model(args)
     items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=args.max_chars)
-    leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)})
+    settings = leakage.leakage_settings(model, max_chars=args.max_chars, articles=articles, paraphrases=paraphrases,
+                                        paraphraser=None if args.paraphrases else source,
+                                        windows=getattr(args, "windows", "overlap"))  # an option to come
+    leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
     return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
                                       f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
                                       f"r = {summary['rank_biserial']:.3f}")

@@ -8,11 +8,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.openai_server import ChatServer
-from wikiorigin import cli
+from wikiorigin import __version__, cli
 from wikiorigin.builders.freeform import FREEFORM
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import freeform
 from wikiorigin.evaluators.models import EndpointModel
+from wikiorigin.evaluators.signature import data_hash, text_hash
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 
 ITEMS = [  # qid, language, has an English article, answers, what the model says
@@ -73,7 +74,33 @@ def test_cli(tmp_path, capsys):
     assert code == 0 and "exact 0.400" in capsys.readouterr().out
     report = (tmp_path / "run" / "report.md").read_text()
     assert "| jawiki | 3 |" in report and (tmp_path / "run" / "chrf_by_language.png").exists()
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["n"] == 5
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["n"] == 5
+    settings = summary["settings"]
+    host = server.url.split("//")[1].split("/")[0]
+    assert settings == {"task": "freeform", "model": f"m@{host}", "template": "server", "temperature": 0.0,
+                        "top_p": 1.0, "seed": 0, "max_new_tokens": 32, "language": "en",
+                        "instruction": text_hash(freeform.PROMPTS["en"]), "parser": 1, "chrf": "c6w0b2",
+                        "data": data_hash(freeform.read_freeform(path), ("id", "question", "question_source",
+                                                                         "answers")),
+                        "version": __version__}
+    assert f"Signature: `{summary['signature']}`" in report
+    assert summary["signature"].startswith(f"wikiorigin-eval|task:freeform|model:m@{host}|template:server|")
+
+
+def test_runs_at_other_temperatures_are_flagged(tmp_path, capsys):
+    path = _parquet(tmp_path / "ff.parquet")
+    runs = []
+    with ChatServer(_answer) as server:
+        for name, temperature in (("greedy", "0"), ("sampled", "0.7")):
+            runs.append(tmp_path / name)
+            assert cli.main(["eval", "freeform", "--questions", str(path), "--model", name, "--endpoint", server.url,
+                             "--temperature", temperature, "--cache", str(tmp_path / "c.sqlite"),
+                             "--out", str(runs[-1])]) == 0
+    capsys.readouterr()
+    assert cli.main(["eval", "compare", *map(str, runs), "--metric", "chrf", "--out", str(tmp_path / "cmp")]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {runs[1]} differs from {runs[0]} in temperature (temperature: 0.0 vs 0.7)" in err
 
 
 def test_failed_requests_are_counted_not_dropped(tmp_path):

@@ -9,6 +9,7 @@ from tests.openai_server import ChatServer
 from wikiorigin import cli
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import judge as judging
+from wikiorigin.evaluators.signature import data_hash
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 
 
@@ -64,6 +65,12 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
     assert "Native (Japanese)" in summary["by_culture"]
     assert (tmp_path / "run" / "rating_by_category.png").exists()
     assert "answers rated" in capsys.readouterr().out
+    host = server.url.split("//")[1].split("/")[0]
+    settings = summary["settings"]
+    assert (settings["model"], settings["judge"], settings["temperature"], settings["max_new_tokens"]) == \
+        (f"answerer@{host}", f"judge@{host}", 0.7, 512)
+    assert settings["data"] == data_hash(rows, ("question", "answer", "culture_type", "associated_culture"))
+    assert "|judge:judge@" in summary["signature"] and "|jprompt:" in summary["signature"]
 
 
 def test_recorded_answers_and_judge_failures(tmp_path):

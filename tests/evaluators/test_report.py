@@ -1,6 +1,7 @@
 """Comparing runs: per-model bars, a scatter against an external score table, errors."""
 
 import json
+import math
 
 import pytest
 
@@ -43,3 +44,125 @@ def test_compare_errors(tmp_path):
 def test_markdown_table():
     assert markdown_table(["a", "b"], [["x", 0.5], ["y", float("nan")]]).splitlines() == [
         "| a | b |", "|---|---|", "| x | 0.500 |", "| y | – |"]
+
+
+def _settings_run(tmp_path, name, model, value, **changes):
+    from wikiorigin.evaluators.signature import signature
+
+    settings = {"task": "freeform", "model": f"{model}@1234abcd", "dtype": "bfloat16", "device": "cuda",
+                "template": f"chat@{abs(hash(model)) % 10**8:08d}", "temperature": 0.0, "max_new_tokens": 32,
+                "chrf": "c6w0b2", "version": "0.1.0", **changes}
+    run = tmp_path / name
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({"model": model, "chrf": value, "settings": settings,
+                                                  "signature": signature(settings)}))
+    return run
+
+
+def test_compare_warns_when_settings_differ_in_more_than_the_model(tmp_path, capsys):
+    same = [_settings_run(tmp_path, "a", "llama", 41.0), _settings_run(tmp_path, "b", "qwen", 45.5)]
+    result = compare_runs(same, tmp_path / "same", metric="chrf")
+    assert result["warnings"] == [] and "Not comparable" not in (tmp_path / "same" / "comparison.md").read_text()
+    assert "warning" not in capsys.readouterr().err
+    other = _settings_run(tmp_path, "c", "gemma", 39.0, temperature=0.7, chrf="c6w2b2")
+    result = compare_runs([*same, other], tmp_path / "cmp", metric="chrf")
+    err = capsys.readouterr().err
+    assert len(result["warnings"]) == 1 and f"{other} differs from {same[0]} in temperature, chrf" in err
+    assert "temperature: 0.0 vs 0.7; chrf: 'c6w0b2' vs 'c6w2b2'" in err
+    text = (tmp_path / "cmp" / "comparison.md").read_text()
+    assert "**Not comparable as they stand:**" in text and "in temperature, chrf" in text
+    assert "- gemma: `wikiorigin-eval|task:freeform|model:gemma@1234abcd|" in text  # the signatures
+
+
+def test_compare_says_when_runs_record_no_settings(tmp_path, capsys):
+    runs = [_run(tmp_path, "old", 0.5), _settings_run(tmp_path, "new", "qwen", 0.6)]
+    (runs[1] / "summary.json").write_text(json.dumps({**json.loads((runs[1] / "summary.json").read_text()),
+                                                      "accuracy": 0.6}))
+    result = compare_runs(runs, tmp_path / "cmp")
+    assert result["warnings"] == [f"{runs[0]}: no settings recorded (older runs?), so comparability is unknown"]
+    assert "comparability is unknown" in capsys.readouterr().err
+
+
+MODELS = ("calm2-7b-chat", "llama-3.1-swallow-70b-instruct-v0.1", "mistral-nemo-instruct-2407",
+          "gpt4o-mini", "qwen2.5-7b-instruct")
+
+
+@pytest.fixture(scope="module")
+def released_runs(data_dir, tmp_path_factory):
+    """Runs of `eval mcq` on five models' released YokaiEval responses."""
+    import lzma
+
+    where = tmp_path_factory.mktemp("released")
+    for model in MODELS:
+        name = f"responses-{model}.json"
+        (where / name).write_bytes(lzma.open(data_dir.parent / "yokaieval" / (name + ".xz")).read())
+        assert cli.main(["eval", "mcq", "--responses", str(where / name), "--out", str(where / model)]) == 0
+    return {model: where / model for model in MODELS}
+
+
+def test_ranking_against_the_published_table(released_runs, data_dir, tmp_path, capsys):
+    """Table 8 of YokaiEval from released responses asked alike: ours beside the published
+    accuracy, no warning."""
+    runs = [released_runs[m] for m in MODELS[:3]]
+    summaries = [json.loads((r / "summary.json").read_text()) for r in runs]
+    assert [s["settings"]["model"] for s in summaries] == [f"recorded:{m}" for m in MODELS[:3]]
+    assert all(s["signature"].startswith("wikiorigin-eval|task:mcq|mode:generate|model:recorded:") for s in summaries)
+    assert summaries[0]["signature"] in (runs[0] / "report.md").read_text()
+    capsys.readouterr()
+    published = data_dir.parent / "yokaieval" / "published-accuracy.csv"
+    assert cli.main(["eval", "compare", *map(str, runs), "--out", str(tmp_path / "cmp"), "--external",
+                     str(published), "--external-name", "published"]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err  # the same questions, the same parser: only the model differs
+    lines = [line for line in out.splitlines() if line.startswith("| ") and "rank" not in line]
+    assert [line.split(" | ")[1] for line in lines] == [  # the paper's order: 0.615, 0.474, 0.242
+        "llama-3.1-swallow-70b-instruct-v0.1", "mistral-nemo-instruct-2407", "calm2-7b-chat"]
+    ours = summaries[0]["accuracy"]
+    assert lines[2] == f"| 3 | calm2-7b-chat | {ours:.3f} | 0.242 | {ours - 0.242:.3f} |"
+    assert "| rank | model | accuracy | published | difference |" in (tmp_path / "cmp" / "comparison.md").read_text()
+
+
+def test_released_runs_asked_otherwise_are_flagged(released_runs, tmp_path, capsys):
+    """gpt4o-mini's released responses answer questions worded otherwise (「…回答のみ出力しなさい」)
+    and qwen2.5's cover 807 rows: both differ from calm2's in the questions (``data``)."""
+    runs = [released_runs[m] for m in ("calm2-7b-chat", "gpt4o-mini", "qwen2.5-7b-instruct")]
+    result = compare_runs(runs, tmp_path / "cmp", quiet=True)
+    err = capsys.readouterr().err
+    assert [w.split(" differs from ")[0] for w in result["warnings"]] == [str(runs[1]), str(runs[2])]
+    assert all(" in data (data: " in w for w in result["warnings"]) and err.count("warning: ") == 2
+    assert "**Not comparable as they stand:**" in (tmp_path / "cmp" / "comparison.md").read_text()
+
+
+def test_ranking_table_order_and_missing_figures():
+    from wikiorigin.evaluators.report import ranking_table
+
+    header, rows = ranking_table(["a", "b", "c", "d"], [0.5, float("nan"), 0.7, 0.5], "accuracy",
+                                 {"a": 0.4, "c": 0.75}, "published")
+    assert header == ["rank", "model", "accuracy", "published", "difference"]
+    assert [r[1] for r in rows] == ["c", "a", "d", "b"]  # best first, ties by name, NaN last
+    assert rows[0][4] == pytest.approx(-0.05) and math.isnan(rows[2][3]) and math.isnan(rows[2][4])
+    assert ranking_table(["a"], [1.0], "chrf") == (["rank", "model", "chrf"], [[1, "a", 1.0]])
+
+
+def test_summary_with_nan_is_written_as_null(tmp_path):
+    import numpy as np
+
+    from wikiorigin.evaluators.report import write_results
+
+    summary = {"model": "m", "mean": float("nan"), "by_category": {"Opinion": {"n": 0, "mean": float("nan")}},
+               "inf": float("inf"), "values": [1.0, float("nan")], "np": np.float32("nan"), "arr": np.array([0.5, np.nan])}
+    settings = {"task": "judge", "model": "m@x", "version": "0.1.0"}
+    write_results(tmp_path / "run", [{"x": 1}], summary, "# Report", settings=settings)
+    text = (tmp_path / "run" / "summary.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text
+
+    def refuse(name):
+        raise AssertionError(f"not strict JSON: {name}")
+
+    written = json.loads(text, parse_constant=refuse)
+    assert written["mean"] is None and written["by_category"]["Opinion"]["mean"] is None
+    assert written["inf"] is None and written["values"] == [1.0, None] and written["np"] is None
+    assert written["arr"] == [0.5, None] and written["settings"] == settings
+    assert written["signature"] == "wikiorigin-eval|task:judge|model:m@x|version:0.1.0"
+    assert (tmp_path / "run" / "report.md").read_text() == (
+        "# Report\n\nSignature: `wikiorigin-eval|task:judge|model:m@x|version:0.1.0`\n")

@@ -24,9 +24,10 @@ from ..files import read_rows
 
 __all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein",
            "answer_text", "romanize", "read_freeform", "evaluate_freeform", "summarize_freeform",
-           "write_freeform_results"]
+           "write_freeform_results", "freeform_settings", "SAMPLING", "ANSWER_READER_VERSION"]
 
 CHAR_ORDER = 6
+WORD_ORDER = 0  # chrF, not chrF++
 BETA = 2.0
 
 
@@ -106,6 +107,8 @@ PROMPTS = {
     "en": "Answer the question with the name only, without explanation.\n\nQuestion: {question}",
     "source": "{question}\n\n名前だけを答えてください。Answer with the name only.",
 }
+SAMPLING = {"temperature": 0.0, "max_new_tokens": 32}  # greedy: the answer is a name
+ANSWER_READER_VERSION = 1  # of answer_text's rules: raise it when they change what they read
 _ANSWER_PREFIX = re.compile(r"^\s*(?:answer|a|final answer|回答|答え)\s*[:：]\s*", re.I)
 
 
@@ -139,7 +142,7 @@ def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False,
     """Ask each question (in English, or with ``source_language`` in the item's language) and
     score the answer: exact match, chrF (nearest answer), best chrF, and an exact match after
     romanization (unidecode), kept apart."""
-    sampling = {"temperature": 0.0, "max_new_tokens": 32, **sampling}
+    sampling = {**SAMPLING, **sampling}
     field, template = ("question_source", PROMPTS["source"]) if source_language else ("question", PROMPTS["en"])
     prompts = [template.format(question=r.get(field) or r["question"]) for r in rows]
     responses = model.generate(prompts, **sampling)
@@ -155,6 +158,19 @@ def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False,
                       "exact_romanized": bool(romanized) and romanized in {romanize(a) for a in row["answers"]},
                       "failed": response is None})
     return items
+
+
+def freeform_settings(model, *, source_language: bool = False, rows: list[dict] | None = None,
+                      **sampling) -> dict:
+    """The settings of :func:`evaluate_freeform` with these arguments (see
+    :mod:`~wikiorigin.evaluators.signature`); ``rows``: the questions (hashed)."""
+    from .signature import data_hash, generation_bos, run_settings, text_hash
+
+    return run_settings(
+        "freeform", model, sampling={**SAMPLING, **sampling}, language="source" if source_language else "en",
+        instruction=text_hash(PROMPTS["source" if source_language else "en"]), bos=generation_bos(model),
+        parser=ANSWER_READER_VERSION, chrf=f"c{CHAR_ORDER}w{WORD_ORDER}b{BETA:g}",
+        data=data_hash(rows, ("id", "question", "question_source", "answers")) if rows is not None else None)
 
 
 def summarize_freeform(items: list[dict]) -> dict:
@@ -180,7 +196,8 @@ def summarize_freeform(items: list[dict]) -> dict:
             "by_language_enwiki": groups(lambda i: f"{i['language']} / {'en' if i['has_enwiki'] else 'no en'}")}
 
 
-def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None):
+def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None,
+                           settings: dict | None = None):
     from .report import bar_plot, markdown_table, write_results
 
     by_lang = summary["by_language"]
@@ -205,4 +222,4 @@ def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | N
     plots = [("chrf_by_language.png", lambda path: bar_plot(
         path, list(by_lang), [v["chrf"] for v in by_lang.values()], f"{summary['model']}: chrF by language",
         "chrF", counts=[v["n"] for v in by_lang.values()]))]
-    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta)
+    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings)

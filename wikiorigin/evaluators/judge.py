@@ -16,7 +16,7 @@ from ..errors import WikioriginError
 from ..files import read_rows
 
 __all__ = ["RUBRICS", "JUDGE_PROMPT", "parse_rating", "read_care", "judge_answers", "summarize_judged",
-           "write_judge_results"]
+           "write_judge_results", "judge_settings"]
 
 RUBRICS = {
     "Cultural entities": "Is the named person, place, work or thing the right one, with correct facts about it?",
@@ -106,6 +106,25 @@ def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model
     return items
 
 
+def judge_settings(model, judge, *, rows: list[dict] | None = None, **sampling) -> dict:
+    """The settings of a judged run (see :mod:`~wikiorigin.evaluators.signature`): the
+    answering ``model`` and its sampling (``None``: recorded answers), the ``judge`` client,
+    the hash of the judge's instructions and rubrics; ``rows``: the questions and reference
+    answers (hashed)."""
+    import json
+
+    from .signature import client_name, data_hash, generation_bos, run_settings, text_hash
+
+    rules = JUDGE_PROMPT + json.dumps([RUBRICS, DEFAULT_RUBRIC], sort_keys=True, ensure_ascii=False)
+    settings = run_settings("judge", model, sampling=sampling if model is not None else None,
+                            bos=generation_bos(model), judge=client_name(judge), judge_prompt=text_hash(rules),
+                            data=None if rows is None else data_hash(
+                                rows, ("question", "answer", "culture_type", "associated_culture")))
+    if model is None:
+        settings["model"] = "recorded"
+    return settings
+
+
 def summarize_judged(items: list[dict]) -> dict:
     """Mean rating over the rated answers: overall, by category and by culture, with the
     counts of answers left unrated and why."""
@@ -131,7 +150,8 @@ def summarize_judged(items: list[dict]) -> dict:
             "by_category": groups("category"), "by_culture": groups("culture")}
 
 
-def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None):
+def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None,
+                        settings: dict | None = None):
     from .report import bar_plot, markdown_table, write_results
 
     unrated = ", ".join(f"{k} {v}" for k, v in summary["unrated"].items()) or "none"
@@ -146,4 +166,4 @@ def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None
     plots = [("rating_by_category.png", lambda path: bar_plot(
         path, list(groups), [v["mean"] for v in groups.values()], f"{summary['model']}: rating by category",
         "mean rating", counts=[v["rated"] for v in groups.values()]))]
-    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta)
+    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings)

@@ -23,7 +23,7 @@ from ..errors import WikioriginError
 from ..files import read_rows
 
 __all__ = ["text_scores", "read_texts", "paraphrase", "leakage_check", "write_leakage_results",
-           "PARAPHRASE_PROMPT"]
+           "PARAPHRASE_PROMPT", "leakage_settings"]
 
 PARAPHRASE_PROMPT = (
     "task: paraphrase\n"
@@ -114,6 +114,27 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     return items, summary
 
 
+def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: str = "overlap",
+                     stride: int | None = None, articles: dict[str, str] | None = None,
+                     paraphrases: dict[str, str] | None = None, paraphraser=None, **more) -> dict:
+    """The settings of :func:`leakage_check` with these arguments (see
+    :mod:`~wikiorigin.evaluators.signature`): ``articles`` and ``paraphrases`` as given to
+    it (hashed), the ``paraphraser`` LLM client if one wrote them; ``more``: further options
+    of the check, recorded as given."""
+    from .signature import client_name, data_hash, run_settings, text_hash
+
+    def hashed(texts):
+        return None if texts is None else data_hash([{"t": t, "x": x} for t, x in texts.items()], ("t", "x"))
+
+    length = getattr(model, "max_length", None)
+    if windows == "overlap" and length:  # what token_logprobs uses
+        stride = min(stride or length // 2, length - 1)
+    return run_settings("leakage", model, uses_template=False, bos="always", windows=windows, stride=stride,
+                        max_chars=max_chars, min_k=k, data=hashed(articles), paraphrases=hashed(paraphrases),
+                        paraphraser=None if paraphraser is None else
+                        f"{client_name(paraphraser)}#{text_hash(PARAPHRASE_PROMPT)}", **more)
+
+
 def _plot(path, items: list[dict], model: str) -> None:
     from .report import _pyplot
 
@@ -136,7 +157,8 @@ def _plot(path, items: list[dict], model: str) -> None:
     plt.close(fig)
 
 
-def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | None = None):
+def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | None = None,
+                          settings: dict | None = None):
     from .report import markdown_table, write_results
 
     s = summary
@@ -153,4 +175,5 @@ def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | No
              f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
              "", "Plot: `leakage.png` (both distributions and the paired differences)."]
     return write_results(out, items, summary, "\n".join(lines),
-                         plots=[("leakage.png", lambda path: _plot(path, items, s["model"]))], meta=meta)
+                         plots=[("leakage.png", lambda path: _plot(path, items, s["model"]))], meta=meta,
+                         settings=settings)

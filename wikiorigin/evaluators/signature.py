@@ -1,0 +1,281 @@
+"""Runs that describe themselves: the settings of an evaluation and its one-line signature.
+
+As sacrebleu stamps a score with ``nrefs:1|case:mixed|tok:13a|...|version:2.0.0``, every
+evaluation writes the settings that change its numbers: a ``settings`` record in
+``summary.json`` and a signature line in ``report.md``, e.g.::
+
+    wikiorigin-eval|task:mcq|mode:generate|model:Qwen2.5-7B@3fa1c2d9|dtype:bfloat16|device:cuda|
+    template:chat@5b3e0f1a|instruction:9c1d2e3f|lang:ja|temp:0.1|top_p:1.0|seed:0|max_new:128|
+    bos:template|parser:2|data:0a1b2c3d|version:0.1.0
+
+(on one line). Fields come in the order of :data:`FIELDS`, under their abbreviations; a
+setting that is absent or ``None`` is left out; settings the table does not know follow in
+alphabetical order under their own names, before ``version``. Two numbers are comparable
+only when their signatures agree on every field but the model's own (:data:`MODEL_FIELDS`,
+and the hash of the chat template, which belongs to the model): :func:`differences` lists
+the others.
+
+The model is ``NAME@REVISION``. For a local directory the revision is, first found: the git
+commit of a checkout (``git-`` + 8 hex digits), the hub commit transformers read
+(``config._commit_hash``, ``hf-`` + 8), else a SHA-1 (8 hex digits) of ``config.json`` and
+the names and sizes of the weight files (not their bytes: hashing gigabytes would take
+minutes). For an endpoint it is the host (and port) of its base URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from urllib.parse import urlparse
+
+from .. import __version__
+
+__all__ = ["FIELDS", "MODEL_FIELDS", "signature", "run_settings", "model_settings", "model_revision",
+           "client_name", "generation_bos", "mcq_settings", "text_hash", "data_hash", "differences", "SAMPLING_DEFAULTS"]
+
+PREFIX = "wikiorigin-eval"
+
+FIELDS = (  # (settings key, abbreviation), in the signature's order
+    ("task", "task"),  # mcq, freeform, judge, leakage
+    ("mode", "mode"),  # mcq: generate or loglikelihood
+    ("model", "model"),  # NAME@REVISION (see the module docstring)
+    ("dtype", "dtype"),
+    ("device", "device"),
+    ("template", "template"),  # chat@<sha1-8 of the chat template>, raw, or server (an endpoint's)
+    ("instruction", "instruction"),  # sha1-8 of the prompt template or instruction line
+    ("language", "lang"),
+    ("temperature", "temp"),
+    ("top_p", "top_p"),
+    ("seed", "seed"),
+    ("max_new_tokens", "max_new"),
+    ("bos", "bos"),  # how the first token is conditioned (see run_settings)
+    ("split", "split"),  # how context and continuation are cut into tokens
+    ("max_length", "ctx"),  # the model's context in tokens (a property of the model)
+    ("windows", "windows"),  # layout of the windows over texts longer than the context
+    ("stride", "stride"),  # tokens predicted per overlapping window
+    ("max_chars", "chars"),
+    ("min_k", "mink"),
+    ("parser", "parser"),  # version of the rules that read an answer from a response
+    ("judge", "judge"),  # NAME@HOST of the judging LLM
+    ("judge_prompt", "jprompt"),  # sha1-8 of the judge's instructions
+    ("paraphrases", "para"),  # data_hash of the paraphrases
+    ("paraphraser", "paraphraser"),  # NAME@HOST#<sha1-8 of its prompt> of the paraphrasing LLM
+    ("chrf", "chrf"),  # c<char order>w<word order>b<beta>
+    ("data", "data"),  # data_hash of the questions (or articles) evaluated
+    ("version", "version"),
+)
+_ABBREVIATION = dict(FIELDS)
+_ORDER = {key: i for i, (key, _) in enumerate(FIELDS)}
+
+# Fields that describe the model under evaluation, not the way it was evaluated: runs of
+# different models differ there by design.
+MODEL_FIELDS = frozenset({"model", "max_length"})
+
+# What LocalModel.generate and EndpointModel.generate use when not told otherwise.
+SAMPLING_DEFAULTS = {"temperature": 0.1, "top_p": 1.0, "seed": 0, "max_new_tokens": 128}
+
+_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".h5", ".msgpack", ".ckpt")
+
+
+def text_hash(text: str) -> str:
+    """The first 8 hex digits of the SHA-1 of ``text`` (UTF-8)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+
+
+def data_hash(rows, keys: tuple[str, ...]) -> str:
+    """The first 8 hex digits of the SHA-1 of the ``keys`` of each row (dicts), in order: the
+    same questions give the same hash whatever file (Parquet, JSON) or extra columns
+    (recorded responses) they came in."""
+    values = [[row.get(key) for key in keys] for row in rows]
+    return text_hash(json.dumps(values, ensure_ascii=False, sort_keys=True, default=_plain))
+
+
+def _plain(value):
+    return value.tolist() if hasattr(value, "tolist") else str(value)
+
+
+def _value(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value).replace("|", "/")  # the separator never occurs inside a value
+
+
+def signature(settings: dict) -> str:
+    """The one-line signature of a ``settings`` record (see the module docstring)."""
+    if not isinstance(settings, dict):
+        raise TypeError(f"signature: expected a settings dict, got {type(settings).__name__}")
+    present = {k: v for k, v in settings.items() if v is not None}
+    known = [(key, short) for key, short in FIELDS if key in present and key != "version"]
+    unknown = sorted(k for k in present if k not in _ABBREVIATION)
+    parts = [f"{short}:{_value(present[key])}" for key, short in known]
+    parts += [f"{key}:{_value(present[key])}" for key in unknown]
+    if "version" in present:
+        parts.append(f"version:{_value(present['version'])}")
+    return "|".join([PREFIX, *parts])
+
+
+def _git_revision(path: Path) -> str | None:
+    """The commit checked out in ``path`` (read from ``.git``, without running git)."""
+    git = path / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head[:8]
+        ref = head[5:]
+        if (git / ref).is_file():
+            return (git / ref).read_text().strip()[:8]
+        for line in (git / "packed-refs").read_text().splitlines():
+            if line.endswith(f" {ref}"):
+                return line.split()[0][:8]
+    except OSError:
+        return None
+    return None
+
+
+def model_revision(path, commit_hash: str | None = None) -> str:
+    """The revision of a local model directory: ``git-XXXXXXXX`` (a git checkout),
+    ``hf-XXXXXXXX`` (``commit_hash``, the hub commit transformers read), or the SHA-1 (8 hex
+    digits) of ``config.json`` and the weight files' names and sizes."""
+    path = Path(path)
+    found = _git_revision(path) if path.is_dir() else None
+    if found:
+        return f"git-{found}"
+    if commit_hash:
+        return f"hf-{commit_hash[:8]}"
+    digest = hashlib.sha1()
+    config = path / "config.json"
+    if config.is_file():
+        digest.update(config.read_bytes())
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(_WEIGHTS)) if path.is_dir() else []
+    for weights in files:
+        digest.update(f"\n{weights.name} {weights.stat().st_size}".encode())
+    return digest.hexdigest()[:8]
+
+
+def _host(url: str | None) -> str:
+    return (urlparse(url).netloc or url) if url else "api.openai.com"
+
+
+def model_settings(model) -> dict:
+    """What identifies the model under evaluation and how it runs: ``model``, and for a
+    local model ``dtype``, ``device``, ``template`` and ``max_length``; for an endpoint the
+    server applies its own template. Reads attributes with defaults, so any object with a
+    ``name`` works; ``None`` (recorded responses) gives ``{}``."""
+    if model is None:
+        return {}
+    name = getattr(model, "name", None) or type(model).__name__
+    client = getattr(model, "client", None)
+    if getattr(client, "backend", None) is not None:  # EndpointModel
+        return {"model": client_name(client), "template": "server"}
+    path = getattr(model, "path", None)
+    inner = getattr(model, "model", None)
+    config = getattr(inner, "config", None)
+    settings = {"model": f"{name}@{model_revision(path, getattr(config, '_commit_hash', None))}" if path else name}
+    dtype = getattr(inner, "dtype", None)
+    if dtype is not None:
+        settings["dtype"] = str(dtype).removeprefix("torch.")
+    if getattr(model, "device", None) is not None:
+        settings["device"] = str(model.device)
+    template = getattr(getattr(model, "tokenizer", None), "chat_template", None)
+    if getattr(model, "chat", False) and template:
+        settings["template"] = f"chat@{text_hash(template if isinstance(template, str) else json.dumps(template))}"
+    elif hasattr(model, "chat"):
+        settings["template"] = "raw"
+    if getattr(model, "max_length", None):
+        settings["max_length"] = model.max_length
+    return settings
+
+
+def client_name(client) -> str | None:
+    """``NAME@HOST`` of an :class:`~wikiorigin.llm.LLMClient` (a judge, a paraphraser, an
+    endpoint under evaluation): the host of an OpenAI-compatible backend's URL, or the
+    backend's kind (``transformers``) for a local one."""
+    if client is None:
+        return None
+    backend = getattr(client, "backend", client)
+    model = str(getattr(backend, "model", type(backend).__name__))
+    if hasattr(backend, "base_url") or hasattr(backend, "azure_endpoint"):
+        url = getattr(backend, "azure_endpoint", None) or getattr(backend, "base_url", None)
+        return f"{model}@{_host(url)}"
+    return f"{Path(model).name}@{getattr(backend, 'name', 'local')}"
+
+
+def generation_bos(model) -> str | None:
+    """``bos`` of generation: ``template`` (a chat template writes the special tokens),
+    ``tokenizer`` (a raw prompt: the tokenizer adds its own), None for an endpoint."""
+    if model is None or getattr(model, "client", None) is not None:
+        return None
+    return "template" if getattr(model, "chat", False) else "tokenizer"
+
+
+def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_template: bool = True,
+                 **fields) -> dict:
+    """The settings record of one run: ``task``, the model's settings
+    (:func:`model_settings`; without ``uses_template`` the chat template is left out, as
+    when texts are scored), the sampling actually used (``sampling`` over
+    :data:`SAMPLING_DEFAULTS`; leave it ``None`` when nothing is generated), the evaluator's
+    own ``fields`` (``None`` values dropped) and the wikiorigin version.
+
+    ``bos`` names how the first token is conditioned: ``template`` or ``tokenizer``
+    (:func:`generation_bos`), ``none`` (contexts scored without a BOS token, as
+    lm-evaluation-harness does), ``always`` (the BOS token, or EOS where there is none,
+    before every scored text)."""
+    settings = {"task": task, **model_settings(model)}
+    if not uses_template:
+        settings.pop("template", None)
+    if sampling is not None:
+        settings.update({**SAMPLING_DEFAULTS, **{k: v for k, v in sampling.items() if v is not None}})
+    settings.update({k: v for k, v in fields.items() if v is not None})
+    settings["version"] = __version__
+    for key, value in settings.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"run_settings: {key} is {value}, not a finite number")
+    return settings
+
+
+def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", instruction: str | None = None,
+                 judge=None, recorded: str = "recorded", rows: list[dict] | None = None, **sampling) -> dict:
+    """Settings of a multiple-choice run (:mod:`~wikiorigin.evaluators.mcq`): generation
+    (``instruction``, sampling, the answer parser's version, the judge of unread answers)
+    or log-likelihood (the answer cue of ``language``, contexts split as
+    lm-evaluation-harness splits them, no BOS). ``model=None``: recorded responses;
+    ``rows``: the questions (hashed)."""
+    from . import mcq
+
+    data = data_hash(rows, ("id", "question", "choices", "answer_index")) if rows is not None else None
+    if mode == "loglikelihood":
+        return run_settings("mcq", model, uses_template=False, mode=mode, language=language,
+                            instruction=text_hash(mcq.ANSWER_CUES[language]), bos="none", split="whole", data=data)
+    if mode != "generate":
+        raise ValueError(f"mcq_settings: mode is 'generate' or 'loglikelihood', not {mode!r}")
+    settings = run_settings(
+        "mcq", model, sampling=sampling if model is not None else None, mode=mode,
+        language=language if model is not None else None,  # recorded prompts had their own
+        instruction=None if instruction is None or model is None else text_hash(instruction),
+        bos=generation_bos(model),
+        parser=getattr(mcq, "PARSER_VERSION", None), judge=client_name(judge),
+        judge_prompt=text_hash(mcq.JUDGE_PROMPT) if judge is not None else None, data=data)
+    if model is None:
+        settings["model"] = f"recorded:{recorded}"
+    return settings
+
+
+def _comparable(key: str, value):
+    if key == "template" and isinstance(value, str):
+        return value.split("@", 1)[0]  # the template's own hash belongs to the model
+    return value
+
+
+def differences(a: dict | None, b: dict | None) -> dict[str, tuple]:
+    """``{field: (value in a, value in b)}`` for the settings two runs differ in, the model's
+    own fields left out. A field one run lacks counts as a difference (``None`` there)."""
+    a, b = a or {}, b or {}
+    out = {}
+    for key in sorted(set(a) | set(b), key=lambda k: (_ORDER.get(k, len(FIELDS)), k)):
+        if key in MODEL_FIELDS:
+            continue
+        if _comparable(key, a.get(key)) != _comparable(key, b.get(key)):
+            out[key] = (a.get(key), b.get(key))
+    return out
