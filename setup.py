@@ -44,8 +44,10 @@ setup(
         # the torch build that fits it before this extra.
         "eval": ["torch>=2.1", "transformers>=4.40", "scipy>=1.10"],
         "dask": ["dask[distributed]>=2024.1"],
+        # lm-evaluation-harness: the parity tests run its hf model (tests/evaluators/test_lmeval_parity.py);
+        # they pin down 0.4's behaviour, so a new minor version is checked before it is allowed
         "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6",
-                 "datasets>=2.19", "sacrebleu>=2.3"],
+                 "datasets>=2.19", "sacrebleu>=2.3", "lm_eval[hf]>=0.4.13,<0.5"],
         "bench": ["pandas>=2", "dask[distributed]>=2024.1"],
     },
     # The compiled core of the page-creation scan. Optional: without a C compiler the build

@@ -35,3 +35,33 @@ def make_tiny_model(directory, positions: int = 8192, sentences: list[str] | Non
                         bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
     GPT2LMHeadModel(config).save_pretrained(directory)
     return directory
+
+
+def make_tiny_llama(directory, texts: list[str], vocab_size: int = 1500, positions: int = 2048,
+                    hidden: int = 64, layers: int = 2, seed: int = 0) -> Path:
+    """A random Llama whose tokenizer adds ``<s>`` (a Llama-style ``LlamaTokenizerFast``:
+    SentencePiece-like BPE with ``▁`` for spaces, a ``▁`` before the text, byte fallback),
+    its merges trained on ``texts`` word by word."""
+    import json
+
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, LlamaTokenizerFast
+
+    directory = Path(directory)
+    bpe = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
+    bpe.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first", split=True)
+    special = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special,
+                                                       max_token_length=6))
+    trained = json.loads(bpe.to_str())["model"]
+    tokenizer = LlamaTokenizerFast(vocab=trained["vocab"], merges=[tuple(m) for m in trained["merges"]],
+                                   add_bos_token=True)
+    tokenizer.save_pretrained(directory)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
+                         num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=positions, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(seed)
+    LlamaForCausalLM(config).save_pretrained(directory)
+    return directory

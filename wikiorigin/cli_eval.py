@@ -136,10 +136,11 @@ def cmd_eval_leakage(args, client_for) -> int:
     else:
         raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
     model = _model(args)
-    items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=args.max_chars)
+    items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=args.max_chars,
+                                           windows=args.windows, stride=args.stride)
     settings = leakage.leakage_settings(model, max_chars=args.max_chars, articles=articles, paraphrases=paraphrases,
                                         paraphraser=None if args.paraphrases else source,
-                                        windows=getattr(args, "windows", "overlap"))  # an option to come
+                                        windows=args.windows, stride=args.stride)
     leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
     return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
                                       f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
@@ -213,6 +214,11 @@ def add_eval_commands(sub, llm_options, client_for) -> None:
     e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
     e.add_argument("--max-chars", type=int, default=1500, help="the passage of each article compared")
     e.add_argument("--limit", type=int, default=None, help="the first N articles only")
+    e.add_argument("--windows", choices=("overlap", "disjoint"), default="overlap",
+                   help="texts longer than the model's context: overlapping windows (default; every token "
+                        "after at least half a context) or lm-evaluation-harness's disjoint ones")
+    e.add_argument("--stride", type=int, default=None,
+                   help="tokens each overlapping window predicts (default half the model's context)")
     _model_options(e)
     llm_options(e)
     e = command("compare", "per-model bars, and a scatter against external scores", cmd_eval_compare)

@@ -118,3 +118,26 @@ def test_paraphrases_from_a_file_and_missing_ones(tmp_path, tiny_model):
     path.write_text(json.dumps([{"title": "x"}]))
     with pytest.raises(WikioriginError, match="p.json: expected rows with `title` and `paraphrase`"):
         leakage.read_texts(path, "paraphrase")
+
+
+def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_path):
+    """Overlapping windows (the default) and lm-eval's disjoint ones score the same tokens,
+    with other numbers once a text is longer than the context; the CLI takes --windows."""
+    from wikiorigin.evaluators.models import LocalModel
+
+    articles, paraphrases = _articles(4)
+    model = LocalModel(tiny_model_dir, device="cpu", max_length=32)
+    items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=200)
+    other, other_summary = leakage.leakage_check(articles, paraphrases, model, max_chars=200, windows="disjoint")
+    assert summary["windows"] == "overlap" and other_summary["windows"] == "disjoint"
+    assert all(a["original_tokens"] == b["original_tokens"] > 64 for a, b in zip(items, other))
+    assert all(abs(a["original_nll_per_char"] - b["original_nll_per_char"]) > 1e-6 for a, b in zip(items, other))
+    with pytest.raises(WikioriginError, match="--stride is for overlapping windows"):
+        leakage.leakage_check(articles, paraphrases, model, windows="disjoint", stride=8)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False))
+    pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
+    assert cli.main(["eval", "leakage", "--articles", str(tmp_path / "a.parquet"), "--paraphrases", str(path),
+                     "--model", str(tiny_model_dir), "--device", "cpu", "--windows", "disjoint",
+                     "--out", str(tmp_path / "run")]) == 0
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["windows"] == "disjoint"

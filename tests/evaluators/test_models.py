@@ -11,6 +11,9 @@ import torch
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators.models import LocalModel
 
+# REQUESTS has contexts that end inside a token; test_the_whole_text_is_cut_at_the_context checks the warning
+pytestmark = pytest.mark.filterwarnings("ignore:LocalModel.*end inside a token:UserWarning")
+
 REQUESTS = [("河童は川に", "住む"), ("天狗は", "山に住むと伝えられる。"), ("", "The kappa"),
             ("Question: which season? Answer:", " winter."), ("問題：雪女の季節は？ 回答：", "冬"),
             ("A long context " * 20, " end")]
@@ -52,6 +55,27 @@ def test_loglikelihood_equals_a_hand_computation(tiny_model):
     assert tiny_model._split("", "x")[0] == [tiny_model.tokenizer.eos_token_id]
 
 
+def test_the_whole_text_is_cut_at_the_context(tiny_model):
+    """A GPT-2-style tokenizer adds no BOS: the context is its own tokens (the default, as
+    lm-eval's), with ``add_bos=True`` the EOS token before them; trailing spaces go with the
+    continuation; a token spanning the cut goes with the continuation."""
+    eos = tiny_model.tokenizer.eos_token_id
+    head, tail = tiny_model._split("Question: which season? Answer: ", "winter.")
+    assert head == tiny_model.encode("Question: which season? Answer:")
+    assert head + tail == tiny_model.encode("Question: which season? Answer: winter.")
+    assert tiny_model.encode_contexts(["Answer:"]) == [tiny_model.encode("Answer:")]
+    always = LocalModel(tiny_model.path, device="cpu", add_bos=True)
+    head, tail = tiny_model._split("Answer:", " winter.")
+    assert always._split("Answer:", " winter.") == ([eos] + head, tail)
+    assert always.encode_contexts(["<|end|>Answer:"]) == [tiny_model.encode("<|end|>Answer:")]  # no second one
+    whole = tiny_model.encode("河童は川に住む")
+    with pytest.warns(UserWarning, match="1 of 1 contexts end inside a token"):
+        head, tail = tiny_model._split("河童は川に", "住む")
+    assert head + tail == whole and len(head) < len(tiny_model.encode("河童は川に"))
+    with pytest.raises(ValueError, match=r"request 0: the continuation '' has no tokens after the context ending '河童'"):
+        tiny_model.loglikelihood([("河童", "")])
+
+
 def test_greedy_flag(tiny_model):
     ids = tiny_model.encode("天狗は山に")
     with torch.no_grad():
@@ -62,27 +86,64 @@ def test_greedy_flag(tiny_model):
     assert [g for _, g in tiny_model.loglikelihood_tokens([(ids, greedy), (ids, other)])] == [True, False]
 
 
-def test_token_logprobs_with_a_sliding_window(tiny_model_dir):
-    model = LocalModel(tiny_model_dir, device="cpu", max_length=24, max_batch_size=4)
+def _window_text(model):
     rng = random.Random(1)
     text = "".join(rng.choice("河童天狗は山に住むと伝えられる。 kappa river") for _ in range(120))
     seq = [model._prefix()] + model.encode(text)
     assert len(seq) > 3 * 24
-    logprobs = model.token_logprobs([text, "short"], stride=8)[0]
+    return text, seq
+
+
+def _given(model, seq, target, start):
+    """log P(seq[target] | seq[start:target]) by one plain forward pass."""
+    with torch.no_grad():
+        logp = model.model(torch.tensor([seq[start:target]])).logits[0, -1].log_softmax(-1)
+    return float(logp[seq[target]])
+
+
+def test_token_logprobs_in_overlapping_windows(tiny_model_dir):
+    model = LocalModel(tiny_model_dir, device="cpu", max_length=24, max_batch_size=4)
+    text, seq = _window_text(model)
+    logprobs = model.token_logprobs([text, "short"], windows="overlap", stride=8)[0]
     assert len(logprobs) == len(seq) - 1
-    with torch.no_grad():  # each token given at most the 23 tokens before it, as the windows do
-        for target in (1, 5, 23, 24, 40, len(seq) - 1):
-            window_end = ((target - 1) // 8) * 8 + 1 + 8
-            window_end = min(window_end, len(seq))
-            start = max(0, window_end - 24)
-            logp = model.model(torch.tensor([seq[start:target]])).logits[0, -1].log_softmax(-1)
-            assert logprobs[target - 1] == pytest.approx(float(logp[seq[target]]), abs=1e-4)
+    for target in (1, 5, 8, 9, 24, 25, 40, len(seq) - 1):
+        # windows predict seq[1:9], seq[9:17], ...: each sees the 24 tokens before its end
+        end = min(((target - 1) // 8) * 8 + 9, len(seq))
+        assert logprobs[target - 1] == pytest.approx(_given(model, seq, target, max(0, end - 1 - 24)), abs=1e-4)
+
+
+def test_token_logprobs_in_disjoint_windows_as_lmeval_lays_them_out(tiny_model_dir):
+    """The windows of lm-eval's ``loglikelihood_rolling`` (its own functions, the prefix
+    token first): each token given what its window holds before it."""
+    utils = pytest.importorskip("lm_eval.utils", reason="needs lm-evaluation-harness (the test extra)")
+    model = LocalModel(tiny_model_dir, device="cpu", max_length=24, max_batch_size=4)
+    text, seq = _window_text(model)
+    logprobs = model.token_logprobs([text])[0]
+    expected = []
+    for context, predicted in map(utils.make_disjoint_window, utils.get_rolling_token_windows(
+            seq[1:], prefix_token=seq[0], max_seq_len=24, context_len=1)):
+        inputs = (context + predicted)[-25:][:-1]  # as HFLM._loglikelihood_tokens cuts them
+        with torch.no_grad():
+            logp = model.model(torch.tensor([inputs])).logits[0].log_softmax(-1)
+        expected += [float(logp[len(inputs) - len(predicted) + j, t]) for j, t in enumerate(predicted)]
+    assert logprobs == pytest.approx(expected, abs=1e-4)
+    assert logprobs[24] == pytest.approx(_given(model, seq, 25, 24), abs=1e-4)  # a window's first: one token before
+
+
+def test_window_options(tiny_model):
+    with pytest.raises(ValueError, match="windows must be one of"):
+        tiny_model.token_logprobs(["河童"], windows="sliding")
+    with pytest.raises(ValueError, match="stride is for windows='overlap' only"):
+        tiny_model.token_logprobs(["河童"], stride=8)
+    with pytest.raises(ValueError, match="stride must be 1 to 1024, got 2000"):
+        tiny_model.token_logprobs(["河童"], windows="overlap", stride=2000)
 
 
 def test_short_texts_need_no_window(tiny_model):
     text = "河童は川に住むと言われることが多い。" * 3
-    assert tiny_model.token_logprobs([text], stride=4)[0] == pytest.approx(
-        tiny_model.token_logprobs([text])[0], abs=1e-4)
+    one = tiny_model.token_logprobs([text])[0]
+    assert tiny_model.token_logprobs([text], windows="overlap", stride=4)[0] == pytest.approx(one, abs=1e-4)
+    assert tiny_model.token_logprobs([text], windows="overlap")[0] == pytest.approx(one, abs=1e-4)
 
 
 class _SmallMemory(LocalModel):
@@ -96,13 +157,13 @@ class _SmallMemory(LocalModel):
 
 def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
     model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)
-    assert [round(x, 4) for x, _ in model.loglikelihood(REQUESTS)] == \
-        [round(x, 4) for x, _ in tiny_model.loglikelihood(REQUESTS)]
+    assert [x for x, _ in model.loglikelihood(REQUESTS)] == \
+        pytest.approx([x for x, _ in tiny_model.loglikelihood(REQUESTS)], abs=1e-4)
     assert model.batch_size == 2
     model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)  # options sharing a context
     shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")] * 2
-    assert [round(x, 4) for x, _ in model.loglikelihood(shared)] == \
-        [round(x, 4) for x, _ in tiny_model.loglikelihood(shared, batch_size=1)]
+    assert [x for x, _ in model.loglikelihood(shared)] == \
+        pytest.approx([x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4)
     assert model.share_context and model.batch_size <= 2
 
 

@@ -79,14 +79,27 @@ def _rank_biserial(diffs: list[float]) -> float:
 
 
 def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, *, max_chars: int = 1500,
-                  k: float = 0.2, stride: int | None = None) -> tuple[list[dict], dict]:
-    """Items (one per article with both texts) and the summary with the paired test."""
+                  k: float = 0.2, windows: str = "overlap", stride: int | None = None) -> tuple[list[dict], dict]:
+    """Items (one per article with both texts) and the summary with the paired test.
+
+    Texts longer than the model's context are scored in ``windows`` (see
+    :meth:`~wikiorigin.evaluators.models.LocalModel.token_logprobs`): ``"overlap"`` by
+    default, each window predicting ``stride`` tokens (default half the context) after the
+    ones before them, so that every token is predicted with at least half a context before it
+    wherever the windows of the original and of its paraphrase happen to start;
+    ``"disjoint"`` is lm-evaluation-harness's ``loglikelihood_rolling`` layout (a token just
+    after a window's start is predicted from little more than itself). A text that fits in the
+    context is one window either way, so both give the same numbers there."""
+    if windows not in ("overlap", "disjoint"):
+        raise WikioriginError(f"leakage check: windows must be 'overlap' or 'disjoint', got {windows!r}")
+    if stride is not None and windows == "disjoint":
+        raise WikioriginError("leakage check: --stride is for overlapping windows (disjoint ones predict a whole context)")
     titles = [t for t in articles if t in paraphrases and articles[t].strip() and paraphrases[t].strip()]
     if len(titles) < 2:
         raise WikioriginError(f"only {len(titles)} articles have a paraphrase: at least 2 are needed")
     originals = [articles[t][:max_chars] for t in titles]
     others = [paraphrases[t] for t in titles]
-    logprobs = model.token_logprobs(originals + others, stride=stride)
+    logprobs = model.token_logprobs(originals + others, windows=windows, stride=stride)
     items = []
     for i, title in enumerate(titles):
         a = text_scores(logprobs[i], originals[i], k)
@@ -100,7 +113,7 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     test = wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items])
     mean = lambda key: sum(i[key] for i in items) / len(items)  # noqa: E731
     summary = {"model": model.name, "mode": "leakage", "n": len(items), "max_chars": max_chars,
-               "without_paraphrase": len(articles) - len(titles), "k": k,
+               "without_paraphrase": len(articles) - len(titles), "k": k, "windows": windows,
                "original_nll_per_char": mean("original_nll_per_char"),
                "paraphrase_nll_per_char": mean("paraphrase_nll_per_char"),
                "original_perplexity": mean("original_perplexity"),
@@ -127,8 +140,8 @@ def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: s
         return None if texts is None else data_hash([{"t": t, "x": x} for t, x in texts.items()], ("t", "x"))
 
     length = getattr(model, "max_length", None)
-    if windows == "overlap" and length:  # what token_logprobs uses
-        stride = min(stride or length // 2, length - 1)
+    if windows == "overlap" and length:  # what token_logprobs uses; disjoint windows predict max_length each
+        stride = stride or length // 2
     return run_settings("leakage", model, uses_template=False, bos="always", windows=windows, stride=stride,
                         max_chars=max_chars, min_k=k, data=hashed(articles), paraphrases=hashed(paraphrases),
                         paraphraser=None if paraphraser is None else

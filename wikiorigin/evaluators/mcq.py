@@ -202,10 +202,15 @@ def _item(row: dict, model: str, mode: str) -> dict:
 
 def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja",
                            batch_size: int | None = None) -> list[dict]:
-    """Items of log-likelihood mode: every option scored as the continuation of the question
-    (with its options and an answer cue); ``pred`` is the most likely option, ``pred_chars``
-    and ``pred_bytes`` the most likely per character and per UTF-8 byte (lm-evaluation-harness's
-    ``acc`` and ``acc_norm``)."""
+    """Items of log-likelihood mode, as lm-evaluation-harness scores a ``multiple_choice``
+    task: every option is scored as the continuation of the question (with its options and
+    the answer cue of ``language``) after a delimiter (a space in English, none in Japanese,
+    lm-eval's ``target_delimiter``). ``pred`` is the option with the highest log-likelihood
+    (lm-eval's ``acc``), ``pred_norm`` the highest per character of the option without the
+    delimiter (lm-eval's ``acc_norm``: ``len(choice)``), ``pred_bytes`` the highest per UTF-8
+    byte of the option (lm-eval's ``acc_bytes``); ties go to the first option, as
+    ``numpy.argmax``. Each item has ``loglikelihoods``, the three predictions and
+    ``correct``, ``correct_norm``, ``correct_bytes``."""
     sep = " " if language == "en" else ""
     requests = [(question_prompt(r) + ANSWER_CUES[language], sep + c) for r in rows for c in r["choices"]]
     scores = model.loglikelihood(requests, batch_size=batch_size)
@@ -214,12 +219,12 @@ def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja",
         n = len(row["choices"])
         ll = [s for s, _ in scores[k:k + n]]
         k += n
-        chars = [x / max(1, len(sep + c)) for x, c in zip(ll, row["choices"])]
-        octets = [x / max(1, len((sep + c).encode())) for x, c in zip(ll, row["choices"])]
+        chars = [x / max(1, len(c)) for x, c in zip(ll, row["choices"])]
+        octets = [x / max(1, len(c.encode("utf-8"))) for x, c in zip(ll, row["choices"])]
         pick = [max(range(n), key=v.__getitem__) for v in (ll, chars, octets)]
         items.append({**_item(row, model.name, "loglikelihood"), "loglikelihoods": ll, "pred": pick[0],
-                      "pred_chars": pick[1], "pred_bytes": pick[2], "correct": pick[0] == row["answer_index"],
-                      "correct_chars": pick[1] == row["answer_index"],
+                      "pred_norm": pick[1], "pred_bytes": pick[2], "correct": pick[0] == row["answer_index"],
+                      "correct_norm": pick[1] == row["answer_index"],
                       "correct_bytes": pick[2] == row["answer_index"]})
     return items
 

@@ -7,11 +7,17 @@ endpoint, behind the same ``generate`` call.
 - ``generate(prompts)``: left-padded batched generation, the prompt wrapped in the model's chat
   template when it has one (``chat=False`` sends the raw prompt);
 - ``loglikelihood([(context, continuation), ...])``: the summed log-probability of each
-  continuation and whether greedy decoding would produce it, as lm-evaluation-harness computes
-  it (requests sorted by length, one forward pass per batch); continuations that share a
-  context (a question's options) share one pass over it, its key/value cache reused;
-- ``token_logprobs(texts)``: every token's log-probability under a sliding window, for texts
-  longer than the model's context (perplexity, Min-K%).
+  continuation and whether greedy decoding would produce it, with the numbers of
+  lm-evaluation-harness's ``hf`` model (``HFLM.loglikelihood``, lm-eval 0.4) at its defaults:
+  the same special tokens (the tokenizer's own, so a Llama-style tokenizer's ``<s>``; see
+  ``add_bos``), the same cut between context and continuation, the same truncation (see
+  :meth:`LocalModel._split_many` for the one case where we differ: a token spanning the cut).
+  Requests are sorted by length, one forward pass per batch; continuations that share a
+  context (a question's options) share one pass over it, its key/value cache reused, and the
+  output layer runs at the continuations' real steps only;
+- ``token_logprobs(texts)``: every token's log-probability, texts longer than the model's
+  context in windows: lm-eval's disjoint windows (``loglikelihood_rolling``) or overlapping
+  ones (perplexity, Min-K%).
 
 The batch size starts at ``max_batch_size`` and halves on out-of-memory until a batch fits.
 torch and transformers are imported when a model is loaded, never on import of this module.
@@ -20,11 +26,14 @@ torch and transformers are imported when a model is loaded, never on import of t
 from __future__ import annotations
 
 import inspect
+import warnings
 from pathlib import Path
 
 from ..errors import WikioriginError
 
-__all__ = ["LocalModel", "EndpointModel", "pick_device"]
+__all__ = ["LocalModel", "EndpointModel", "pick_device", "WINDOWS"]
+
+WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
 
 
 def pick_device(device: str | None = None) -> str:
@@ -43,6 +52,16 @@ def _is_oom(exc: BaseException) -> bool:
     return "out of memory" in str(exc).lower()
 
 
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """How many tokens ``a`` and ``b`` share at their start."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _unsort(order: list[int], results: list) -> list:
     """Results computed in ``order`` put back in the requests' order."""
     out: list = [None] * len(order)
@@ -52,11 +71,23 @@ def _unsort(order: list[int], results: list) -> list:
 
 
 class LocalModel:
-    """A causal LM from a local directory (a transformers checkpoint)."""
+    """A causal LM from a local directory (a transformers checkpoint).
+
+    ``add_bos`` says which special tokens begin a scored context (log-likelihood mode):
+    ``None`` (default) the tokenizer's own, as lm-evaluation-harness's ``hf`` model does by
+    default (``add_special_tokens`` left to the tokenizer: ``<s>`` for Llama-style tokenizers,
+    nothing for GPT-2-style ones); ``False`` none (lm-eval's ``add_bos_token=False``);
+    ``True`` the tokenizer's, and the BOS token (EOS where there is none) in front if they do
+    not begin with it. lm-eval's ``add_bos_token=True`` only asks the tokenizer for its special
+    tokens, which is ``None`` here for every tokenizer that adds ``<s>`` by itself and adds
+    nothing for a GPT-2-style one. A context that already starts with the BOS token's text
+    gets no second one (as in lm-eval)."""
 
     def __init__(self, path, *, device: str | None = "auto", dtype: str = "auto",
                  max_batch_size: int = 32, max_length: int | None = None, chat: bool = True,
-                 share_context: bool = True):
+                 share_context: bool = True, add_bos: bool | None = None):
+        if add_bos not in (None, True, False):
+            raise ValueError(f"LocalModel: add_bos must be None, True or False, got {add_bos!r}")
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -81,6 +112,8 @@ class LocalModel:
         self.batch_size = max_batch_size
         self.chat = chat and self.tokenizer.chat_template is not None
         self.share_context = share_context
+        self.add_bos = add_bos
+        self.cut_inside_token = 0  # requests whose context ended inside a token (see _split_many)
         accepted = inspect.signature(self.model.forward).parameters
         self._keeps_logits = "logits_to_keep" in accepted
         self._takes_positions = "position_ids" in accepted or any(
@@ -100,8 +133,26 @@ class LocalModel:
         return self.encode_many([text])[0]
 
     def encode_many(self, texts: list[str]) -> list[list[int]]:
-        """Token ids of many texts in one tokenizer call (a fast tokenizer works on the batch)."""
+        """Token ids of many texts in one tokenizer call (a fast tokenizer works on the batch),
+        without special tokens."""
         return self.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+
+    def encode_contexts(self, texts: list[str]) -> list[list[int]]:
+        """Token ids of texts that begin a scored sequence, with the special tokens ``add_bos``
+        gives them (lm-eval's ``HFLM.tok_encode``: the tokenizer's own unless the text already
+        starts with the BOS token's text)."""
+        if self.add_bos is False or not texts:
+            return self.encode_many(texts)
+        start = self.tokenizer.decode([self._prefix()])
+        marked = [bool(start) and t.startswith(start) for t in texts]
+        plain = iter(self.encode_many([t for t, m in zip(texts, marked) if m]))
+        special = [t for t, m in zip(texts, marked) if not m]
+        full = iter(self.tokenizer(special)["input_ids"] if special else [])
+        out = [next(plain) if m else next(full) for m in marked]
+        if self.add_bos:
+            prefix = self._prefix()
+            out = [ids if ids[:1] == [prefix] else [prefix] + ids for ids in out]
+        return out
 
     def _batched(self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1) -> list:
         """``run`` over ``items`` in batches; a batch that runs out of memory is split in half
@@ -147,30 +198,52 @@ class LocalModel:
 
     # -- log-likelihood -------------------------------------------------------------------
     def _split_many(self, requests: list[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
-        """Context and continuation ids as lm-evaluation-harness splits them: the whole text is
-        encoded and the context's tokens cut off; trailing spaces of the context go with the
-        continuation; a token that would span the boundary makes the two be encoded apart."""
-        parts = []
-        for context, continuation in requests:
+        """Context and continuation ids as lm-evaluation-harness cuts them
+        (``TemplateLM.loglikelihood`` and ``_encode_pair``, lm-eval 0.4):
+
+        - an empty context: the continuation encoded without special tokens, given the BOS
+          token (EOS where there is none); when it starts with that token, that token is the
+          context;
+        - else the context's trailing spaces go with the continuation, the context and the
+          whole text (context + continuation) are encoded with the special tokens of
+          :meth:`encode_contexts`, and the continuation is the whole's tokens after the
+          context's.
+
+        Where a token of the whole text spans the cut (the whole does not start with the
+        context's tokens, e.g. ``：空`` one token in ``回答：空家``), lm-eval still cuts the whole
+        at the context's length: its continuation then lacks the characters of the spanning
+        token (or is empty, and lm-eval stops on an assertion). We cut before the spanning
+        token instead: the context is the whole's tokens before it, the continuation the rest
+        (the whole's own tokens, every character scored; the context characters inside the
+        spanning token are scored with it). Such requests are counted in
+        ``cut_inside_token`` and a warning says how many there were."""
+        parts, empty = [], []
+        for n, (context, continuation) in enumerate(requests):
+            if not context:
+                empty.append(n)
             stripped = context.rstrip()
             parts.append((stripped, context[len(stripped):] + continuation))
-        distinct = list(dict.fromkeys(h for h, _ in parts if h))
-        heads = dict(zip(distinct, self.encode_many(distinct)))
-        wholes = iter(self.encode_many([h + c for h, c in parts if h]))
-        pairs, apart = [], []
-        for n, (head_text, tail_text) in enumerate(parts):
-            if not head_text:
-                pairs.append(([self._prefix()], None))
-                apart.append(n)
-                continue
-            head, whole = heads[head_text], next(wholes)
-            if whole[:len(head)] == head and len(whole) > len(head):
-                pairs.append((head, whole[len(head):]))
-            else:  # a token spans the boundary: encode the continuation apart
-                pairs.append((head, None))
-                apart.append(n)
-        for n, tail in zip(apart, self.encode_many([parts[n][1] for n in apart])):
-            pairs[n] = (pairs[n][0], tail)
+        full = [n for n in range(len(requests)) if requests[n][0]]
+        distinct = list(dict.fromkeys(parts[n][0] for n in full))
+        heads = dict(zip(distinct, self.encode_contexts(distinct)))
+        wholes = dict(zip(full, self.encode_contexts([parts[n][0] + parts[n][1] for n in full])))
+        pairs: list = [None] * len(requests)
+        for n, tail in zip(empty, self.encode_many([requests[n][1] for n in empty])):
+            pairs[n] = ([self._prefix()], tail) if tail[:1] != [self._prefix()] else (tail[:1], tail[1:])
+        spanning = 0
+        for n in full:
+            head, whole = heads[parts[n][0]], wholes[n]
+            cut = _common_prefix(head, whole)
+            spanning += cut < len(head)
+            if cut == 0:  # nothing before the cut (an all-space context): the BOS token is the context
+                pairs[n] = ([self._prefix()], whole)
+            else:
+                pairs[n] = (whole[:cut], whole[cut:])
+        if spanning:
+            self.cut_inside_token += spanning
+            warnings.warn(f"LocalModel: {spanning} of {len(requests)} contexts end inside a token of context + "
+                          "continuation: those continuations are scored from the token boundary before it "
+                          "(lm-evaluation-harness would drop the token's characters or stop)", stacklevel=3)
         return pairs
 
     def _split(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
@@ -180,9 +253,10 @@ class LocalModel:
                       ) -> list[tuple[float, bool]]:
         """``(sum of log-probabilities, greedy)`` of each continuation given its context."""
         pairs = self._split_many(requests)
-        for (context, _), (_, tail) in zip(requests, pairs):
+        for i, ((context, continuation), (_, tail)) in enumerate(zip(requests, pairs)):
             if not tail:
-                raise ValueError(f"empty continuation for context {context[-40:]!r}")
+                raise ValueError(f"LocalModel.loglikelihood: request {i}: the continuation {continuation!r} "
+                                 f"has no tokens after the context ending {context[-40:]!r}")
         return self.loglikelihood_tokens(pairs, batch_size=batch_size)
 
     def loglikelihood_tokens(self, pairs: list[tuple[list[int], list[int]]], *,
@@ -303,37 +377,61 @@ class LocalModel:
             out[i] = result
 
     # -- per-token log-probabilities ------------------------------------------------------
-    def token_logprobs(self, texts: list[str], *, stride: int | None = None,
+    def _windows(self, windows: str, stride: int | None) -> int:
+        """How many tokens each window predicts."""
+        if windows not in WINDOWS:
+            raise ValueError(f"LocalModel.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")
+        if windows == "disjoint":
+            if stride is not None:
+                raise ValueError("LocalModel.token_logprobs: stride is for windows='overlap' only")
+            return self.max_length
+        step = self.max_length // 2 if stride is None else stride
+        if not 1 <= step <= self.max_length:
+            raise ValueError(f"LocalModel.token_logprobs: stride must be 1 to {self.max_length}, got {stride}")
+        return step
+
+    def token_logprobs(self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None,
                        batch_size: int | None = None) -> list[list[float]]:
-        """Each text's tokens' log-probabilities (the first token given the BOS/EOS token).
-        Texts longer than the context are scored in windows: each window predicts at most
-        ``stride`` new tokens (default half the context) and sees the tokens before them."""
-        length = self.max_length
-        stride = min(stride or length // 2, length - 1)
-        windows = []  # (text index, input ids, number of predicted tokens at its end)
+        """Each text's tokens' log-probabilities: the text encoded without special tokens, its
+        first token given the BOS token (EOS where there is none). A text longer than the
+        model's context is scored in windows of at most ``max_length`` input tokens:
+
+        - ``"disjoint"`` (default): lm-evaluation-harness's ``loglikelihood_rolling`` layout
+          (``get_rolling_token_windows`` with ``context_len=1``, made disjoint): each window
+          predicts the next ``max_length`` tokens, so a token right after a window's start sees
+          only the tokens since then; the last window sees the ``max_length`` tokens before its end;
+        - ``"overlap"``: each window predicts ``stride`` new tokens (default half the context)
+          after up to ``max_length - stride`` tokens it has already scored, so every token but
+          the first ones sees at least that many before it (twice the work at the default).
+
+        The sums equal lm-eval's ``loglikelihood_rolling`` with ``add_bos_token=False``, and at
+        its defaults for a tokenizer that adds no BOS (GPT-2-style). For a tokenizer that adds
+        ``<s>`` (Llama-style), lm-eval 0.4 encodes the text with it and also gives the first
+        window the BOS prefix, so it scores ``<s>`` itself given ``<s>`` and every token after
+        two BOS tokens; we score the text's own tokens after one."""
+        step, length = self._windows(windows, stride), self.max_length
+        jobs = []  # (text index, input ids, predicted ids)
         for t, ids in enumerate(self.encode_many(texts)):
             seq = [self._prefix()] + ids
-            for a in range(1, len(seq), stride):
-                b = min(a + stride, len(seq))
-                start = max(0, b - length)
-                windows.append((t, seq[start:b], b - a, seq[a:b]))
-        order = sorted(range(len(windows)), key=lambda i: (-len(windows[i][1]), i))
+            for a in range(1, len(seq), step):
+                b = min(a + step, len(seq))
+                jobs.append((t, seq[max(0, b - 1 - length):b - 1], seq[a:b]))
+        order = sorted(range(len(jobs)), key=lambda i: (-len(jobs[i][1]), i))
 
         def run(chunk):
-            ids, mask = self._pad([windows[i][1][:-1] for i in chunk])
+            ids, mask = self._pad([jobs[i][1] for i in chunk])
             logits = self._forward(ids, mask)
             results = []
             for row, i in enumerate(chunk):
-                _, inputs, n, targets = windows[i]
-                end = len(inputs) - 1
-                logp = logits[row, end - n:end].float().log_softmax(-1)
+                _, inputs, targets = jobs[i]
+                logp = logits[row, len(inputs) - len(targets):len(inputs)].float().log_softmax(-1)
                 target = self._torch.tensor(targets, device=logp.device)
                 results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
             return results
 
         per_window = _unsort(order, self._batched(order, run, batch_size))
         out: list[list[float]] = [[] for _ in texts]
-        for (t, *_), values in zip(windows, per_window):
+        for (t, *_), values in zip(jobs, per_window):
             out[t].extend(values)
         return out
 
