@@ -19,7 +19,14 @@ The model is ``NAME@REVISION``. For a local directory the revision is, first fou
 commit of a checkout (``git-`` + 8 hex digits), the hub commit transformers read
 (``config._commit_hash``, ``hf-`` + 8), else a SHA-1 (8 hex digits) of ``config.json`` and
 the names and sizes of the weight files (not their bytes: hashing gigabytes would take
-minutes). For an endpoint it is the host (and port) of its base URL.
+minutes). For an endpoint it is the host (and port) of its base URL. ``data`` is a hash of
+the questions themselves (:func:`data_hash`), so the same questions agree whatever file they
+came in, and questions worded otherwise do not.
+
+Each evaluator builds its record: :func:`~wikiorigin.evaluators.freeform.freeform_settings`,
+:func:`~wikiorigin.evaluators.judge.judge_settings`,
+:func:`~wikiorigin.evaluators.leakage.leakage_settings`, :func:`mcq_settings`; their
+``write_*_results`` take it as ``settings=``.
 """
 
 from __future__ import annotations
@@ -32,8 +39,9 @@ from urllib.parse import urlparse
 
 from .. import __version__
 
-__all__ = ["FIELDS", "MODEL_FIELDS", "signature", "run_settings", "model_settings", "model_revision",
-           "client_name", "generation_bos", "mcq_settings", "text_hash", "data_hash", "differences", "SAMPLING_DEFAULTS"]
+__all__ = ["FIELDS", "MODEL_FIELDS", "SAMPLING_DEFAULTS", "signature", "run_settings", "model_settings",
+           "model_revision", "client_name", "generation_bos", "mcq_settings", "text_hash", "data_hash",
+           "differences"]
 
 PREFIX = "wikiorigin-eval"
 
