@@ -136,7 +136,8 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
 
     questions = [{"id": "y1", "question": "q", "choices": ["a", "b", "c", "d"], "answer_index": 2}]
     ll = mcq_settings(model, mode="loglikelihood", language="en", rows=questions)
-    assert (ll["split"], ll["bos"], ll["instruction"]) == ("whole", "none", text_hash("\nAnswer:"))
+    assert (ll["split"], ll["bos"], ll["instruction"]) == ("whole", "tokenizer", text_hash("\nAnswer:"))
+    assert mcq_settings(SimpleNamespace(**vars(model), add_bos=False), mode="loglikelihood")["bos"] == "none"
     assert ll["data"] == data_hash(questions, ("id", "question", "choices", "answer_index"))
     assert "template" not in ll and "temperature" not in ll
     gen = mcq_settings(None, recorded="calm2-7b-chat", instruction="ignored")

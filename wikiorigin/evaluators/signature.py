@@ -40,7 +40,7 @@ from urllib.parse import urlparse
 from .. import __version__
 
 __all__ = ["FIELDS", "MODEL_FIELDS", "SAMPLING_DEFAULTS", "signature", "run_settings", "model_settings",
-           "model_revision", "client_name", "generation_bos", "mcq_settings", "text_hash", "data_hash",
+           "model_revision", "client_name", "generation_bos", "context_bos", "mcq_settings", "text_hash", "data_hash",
            "differences"]
 
 PREFIX = "wikiorigin-eval"
@@ -218,6 +218,13 @@ def generation_bos(model) -> str | None:
     return "template" if getattr(model, "chat", False) else "tokenizer"
 
 
+def context_bos(model) -> str:
+    """``bos`` of log-likelihood scoring, from ``LocalModel.add_bos``: ``tokenizer`` (None:
+    the tokenizer's own special tokens, lm-evaluation-harness's default), ``none`` (False),
+    ``forced`` (True: the BOS token in front when the tokenizer does not put it there)."""
+    return {None: "tokenizer", False: "none", True: "forced"}[getattr(model, "add_bos", None)]
+
+
 def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_template: bool = True,
                  **fields) -> dict:
     """The settings record of one run: ``task``, the model's settings
@@ -227,9 +234,9 @@ def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_te
     own ``fields`` (``None`` values dropped) and the wikiorigin version.
 
     ``bos`` names how the first token is conditioned: ``template`` or ``tokenizer``
-    (:func:`generation_bos`), ``none`` (contexts scored without a BOS token, as
-    lm-evaluation-harness does), ``always`` (the BOS token, or EOS where there is none,
-    before every scored text)."""
+    (:func:`generation_bos`; for scored contexts, :func:`context_bos`: ``tokenizer``, ``none``
+    or ``forced``), ``always`` (the BOS token, or EOS where there is none, before every
+    scored text, as ``token_logprobs`` does)."""
     settings = {"task": task, **model_settings(model)}
     if not uses_template:
         settings.pop("template", None)
@@ -248,14 +255,15 @@ def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", in
     """Settings of a multiple-choice run (:mod:`~wikiorigin.evaluators.mcq`): generation
     (``instruction``, sampling, the answer parser's version, the judge of unread answers)
     or log-likelihood (the answer cue of ``language``, contexts split as
-    lm-evaluation-harness splits them, no BOS). ``model=None``: recorded responses;
+    lm-evaluation-harness splits them, the model's ``add_bos``). ``model=None``: recorded responses;
     ``rows``: the questions (hashed)."""
     from . import mcq
 
     data = data_hash(rows, ("id", "question", "choices", "answer_index")) if rows is not None else None
     if mode == "loglikelihood":
         return run_settings("mcq", model, uses_template=False, mode=mode, language=language,
-                            instruction=text_hash(mcq.ANSWER_CUES[language]), bos="none", split="whole", data=data)
+                            instruction=text_hash(mcq.ANSWER_CUES[language]), bos=context_bos(model), split="whole",
+                            data=data)
     if mode != "generate":
         raise ValueError(f"mcq_settings: mode is 'generate' or 'loglikelihood', not {mode!r}")
     settings = run_settings(
