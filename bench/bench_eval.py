@@ -1,8 +1,16 @@
 """Evaluator throughput.
 
-CPU (always): log-likelihood MCQ scoring of 200 questions (800 options; the released
-YokaiEval rows' prompts) with a tiny random GPT-2 (2 layers, 64 wide), batched against one
-question at a time (its 4 options in one call), same run. Anchor: >= 8x.
+CPU (always):
+
+- lm-evaluation-harness against us: the log-likelihoods of the options of 100 released
+  YokaiEval questions (400 requests, each question's context as ``wikiorigin eval mcq --mode
+  loglikelihood`` builds it) under a random Llama whose tokenizer adds ``<s>`` (default 4
+  layers, 256 wide, 8k vocabulary, float32), scored by lm-eval's ``HFLM.loglikelihood`` (its
+  defaults, same batch size) and by ``LocalModel.loglikelihood`` in the same run, best of 3.
+  The numbers must agree (1e-4) or the bench fails; it prints the ratio.
+- batching: log-likelihood MCQ scoring of 200 questions (800 options) with a tiny random GPT-2
+  (2 layers, 32 wide), batched against one question at a time (its 4 options in one call),
+  same run. Anchor: >= 8x.
 
 GPU (``--gpu``, when CUDA is there): a ~1.1B-parameter random Llama in bf16; tokens/s of
 batched log-likelihood against a plain transformers loop (one request per forward pass), and of
@@ -22,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.tiny_model import make_tiny_model  # noqa: E402
+from tests.tiny_model import make_tiny_llama, make_tiny_model  # noqa: E402
 from wikiorigin.evaluators import mcq  # noqa: E402
 from wikiorigin.evaluators.models import LocalModel  # noqa: E402
 
@@ -76,6 +84,40 @@ def cpu(work: Path) -> None:
     for name, _ in runs[:2]:
         print(f"  batched {batch_s:.2f} s vs {name} {best[name][0]:.2f} s: ratio {best[name][0] / batch_s:.1f}x"
               + (" (anchor >= 8x)" if name.startswith("a plain") else ""))
+
+
+def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int = 256, layers: int = 4) -> None:
+    """lm-eval's HFLM.loglikelihood and ours on the same requests, same run, best of 3."""
+    import torch
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    torch.set_num_threads(2)
+    directory = make_tiny_llama(work / "llama", tokenizer_texts(), vocab_size=8000, hidden=hidden, layers=layers)
+    rows = questions(n)
+    requests = [(mcq.question_prompt(r) + mcq.ANSWER_CUES["ja"], c) for r in rows for c in r["choices"]]
+    theirs = HFLM(pretrained=str(directory), device="cpu", batch_size=batch_size)
+    ours = LocalModel(directory, device="cpu", max_batch_size=batch_size)
+    params = sum(p.numel() for p in ours.model.parameters()) / 1e6
+    tokens = sum(len(ours.tokenizer(a + b)["input_ids"]) for a, b in requests) / len(requests)
+    instances = [Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)]
+    runs = {"lm-eval HFLM.loglikelihood": lambda: theirs.loglikelihood(instances, disable_tqdm=True),
+            "LocalModel.loglikelihood": lambda: ours.loglikelihood(requests, batch_size=batch_size)}
+    for run in runs.values():  # warm up
+        run()
+    best = {}
+    for _ in range(3):
+        for name, run in runs.items():
+            seconds, result = timed(run)
+            best[name] = min(best.get(name, (1e9,))[0], seconds), result
+    (lm_s, lm_out), (our_s, our_out) = best.values()
+    worst = max(abs(a - b) for (a, _), (b, _) in zip(lm_out, our_out))
+    if worst > 1e-4 or [g for _, g in lm_out] != [g for _, g in our_out]:
+        raise SystemExit(f"bench_eval: lm-eval and we disagree: largest difference {worst:.2e}")
+    print(f"bench_eval (cpu, 2 threads): {n} questions x 4 options (~{tokens:.0f} tokens each, <s> included), "
+          f"random Llama {params:.1f}M parameters ({layers} layers, {hidden} wide, float32), batch {batch_size}, "
+          f"best of 3; same numbers (largest difference {worst:.1e})")
+    print(f"  lm-eval {lm_s:.2f} s vs ours {our_s:.2f} s: ratio {lm_s / our_s:.1f}x")
 
 
 def plain_loop(model, rows) -> list[dict]:
@@ -152,8 +194,11 @@ def gpu(work: Path, n: int = 256) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gpu", action="store_true", help="also the GPU figures (needs CUDA)")
+    parser.add_argument("--hidden", type=int, default=256, help="width of the Llama scored by lm-eval and us")
+    parser.add_argument("--layers", type=int, default=4, help="layers of that Llama")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as d:
+        against_lmeval(Path(d), hidden=args.hidden, layers=args.layers)
         cpu(Path(d))
         if args.gpu:
             gpu(Path(d))

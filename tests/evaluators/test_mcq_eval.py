@@ -190,7 +190,7 @@ def test_loglikelihood_mode(tiny_model, tmp_path):
         assert item["pred_bytes"] == max(range(4), key=by_bytes.__getitem__)
     summary = mcq.summarize(items)
     assert summary["accuracy"] == sum(i["pred"] == r["answer_index"] for i, r in zip(items, rows)) / 8
-    assert {"acc_norm_chars", "acc_norm_bytes"} <= set(summary)
+    assert {"acc", "acc_norm", "acc_norm_bytes"} <= set(summary)
 
 
 def test_results_directory_and_cli(tmp_path, released, capsys):
