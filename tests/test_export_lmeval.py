@@ -76,19 +76,23 @@ def _freeform_parquet(path):
     return path
 
 
+def _tasks(export):
+    """The harness's task index of the export's directory (its own ~14,000 tasks and groups left out:
+    indexing them takes seconds; `lm_eval --include_path` lets ours take precedence)."""
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(include_path=str(export.yaml.parent), include_defaults=False)
+
+
 def _task(export):
-    from lm_eval.tasks import TaskManager
-
-    return TaskManager(include_path=str(export.yaml.parent)).load([export.task])["tasks"][export.task]
+    return _tasks(export).load([export.task])["tasks"][export.task]
 
 
-def _harness(export, model, **options):
-    from lm_eval.tasks import TaskManager
-
+def _harness(export, model, samples=False, **options):
     result = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model}", tasks=[export.task],
-                                     task_manager=TaskManager(include_path=str(export.yaml.parent)),
-                                     batch_size=8, device="cpu", **options)
-    return result["results"][export.task]
+                                     task_manager=_tasks(export), batch_size=8, device="cpu", **options)
+    metrics = result["results"][export.task]
+    return (metrics, result["samples"][export.task]) if samples else metrics
 
 
 def _ours(questions, model, out, language):
@@ -131,11 +135,17 @@ def test_harness_builds_our_requests(which, released, tmp_path):
 def test_harness_gives_our_acc_and_acc_norm(which, released, tiny_model_dir, tmp_path):
     questions = released if which == "released" else _mcq_parquet(tmp_path / "mcq.parquet")
     export = export_lmeval(questions, tmp_path / "tasks", task=f"yokai_{which}")
-    theirs = _harness(export, tiny_model_dir)
+    theirs, samples = _harness(export, tiny_model_dir, samples=True)
     ours = _ours(questions, tiny_model_dir, tmp_path / "results", export.language)
     assert ours["n"] == theirs["sample_len"] == export.rows
     assert ours["acc"] == pytest.approx(theirs["acc,none"], abs=1e-9)
     assert ours["acc_norm"] == pytest.approx(theirs["acc_norm,none"], abs=1e-9)
+    # and question by question: the same log-likelihoods and verdicts
+    items = {i["id"]: i for i in pq.read_table(tmp_path / "results" / "items.parquet").to_pylist()}
+    for sample in samples:
+        item = items[sample["doc"]["id"]]
+        assert item["loglikelihoods"] == pytest.approx([ll for ll, _ in sample["filtered_resps"]], abs=1e-4)
+        assert (item["correct"], item["correct_norm"]) == (sample["acc"] == 1.0, sample["acc_norm"] == 1.0)
 
 
 def test_files_and_provenance(released, tmp_path, capsys):

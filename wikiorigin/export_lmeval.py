@@ -52,7 +52,7 @@ class LmEvalExport:
     readme: Path
 
 
-def delimiter(language: str) -> str:
+def _delimiter(language: str) -> str:
     """What comes between the context and an option in log-likelihood mode."""
     return " " if language == "en" else ""
 
@@ -95,7 +95,7 @@ def mcq_task(name: str, data: Path, language: str, meta: dict) -> dict:
     each document's field as it is (no Jinja rendering, no parsing of a rendered list)."""
     return {**_dataset(name, data), "output_type": "multiple_choice", "doc_to_text": "prompt",
             "doc_to_choice": "choices", "doc_to_target": "answer_index",
-            "target_delimiter": delimiter(language), "num_fewshot": 0,
+            "target_delimiter": _delimiter(language), "num_fewshot": 0,
             "metric_list": [{"metric": "acc", **_MEAN}, {"metric": "acc_norm", **_MEAN}],
             "metadata": {"version": 1.0, **meta}}
 
@@ -172,7 +172,8 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
     if result.kind == "mcq":
         same = (f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
                 f"--questions {source} --language {result.language} --model MODEL --out RESULTS` "
-                "writes to RESULTS/summary.json (no chat template, zero-shot).")
+                "writes to RESULTS/summary.json: zero-shot, no chat template (leave out lm-eval's "
+                "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`).")
     else:
         same = ("Exact match here is lm-eval's (the first line of a greedy generation, case "
                 "ignored); `wikiorigin eval freeform` reads the answer more leniently and adds chrF, "
