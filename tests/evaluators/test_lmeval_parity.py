@@ -72,7 +72,8 @@ def test_the_tokenizer_adds_bos_and_we_cut_where_lmeval_cuts(ours, hflm, rows):
     assert all(head[0] == bos for head, _ in pairs)
     # a space before the option is the option's: "▁空" after ":", not a lone "▁"
     head, tail = ours._split("回答:", " 空家")
-    assert ours.tokenizer.convert_ids_to_tokens(tail)[0].startswith("▁") and ours._split("回答: ", "空家") == (head, tail)
+    assert ours.tokenizer.convert_ids_to_tokens(tail)[0].startswith("▁")
+    assert ours._split("回答: ", "空家") == (head, tail)
 
 
 def _task(tmp_path, name, rows, language):
@@ -111,6 +112,21 @@ def test_mcq_items_equal_lmeval_simple_evaluate(ours, hflm, rows, tmp_path):
         summary = result["results"][name]
         assert summary["acc,none"] == pytest.approx(sum(i["correct"] for i in items) / 40)
         assert summary["acc_norm,none"] == pytest.approx(sum(i["correct_norm"] for i in items) / 40)
+
+
+def test_contexts_with_bos_still_run_once_for_their_options(llama_dir, rows):
+    """The speed-ups stay on with ``<s>``: each question's context in one pass, its options
+    on its key/value cache, the output layer at their real tokens only."""
+    model = LocalModel(llama_dir, device="cpu", max_batch_size=16)
+    calls = []
+    call = model._call
+    model._call = lambda **inputs: calls.append((tuple(inputs["input_ids"].shape), "past_key_values" in inputs,
+                                                 bool(inputs.get("output_hidden_states")))) or call(**inputs)
+    mcq.evaluate_loglikelihood(rows[:4], model)
+    assert model.share_context and model._output_layer() is not None
+    contexts = [c for c in calls if not c[1] and c[0][0] == 4]
+    options = [c for c in calls if c[1]]
+    assert len(contexts) == 1 and len(options) == 1 and options[0][0][0] == 16 and options[0][2]
 
 
 def test_acc_norm_divides_by_the_option_without_the_delimiter(ours, rows):

@@ -72,7 +72,7 @@ def test_the_whole_text_is_cut_at_the_context(tiny_model):
     with pytest.warns(UserWarning, match="1 of 1 contexts end inside a token"):
         head, tail = tiny_model._split("河童は川に", "住む")
     assert head + tail == whole and len(head) < len(tiny_model.encode("河童は川に"))
-    with pytest.raises(ValueError, match=r"request 0: the continuation '' has no tokens after the context ending '河童'"):
+    with pytest.raises(ValueError, match=r"request 0: the continuation '' has no tokens after the context ending '河"):
         tiny_model.loglikelihood([("河童", "")])
 
 

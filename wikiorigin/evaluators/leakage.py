@@ -93,7 +93,8 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     if windows not in ("overlap", "disjoint"):
         raise WikioriginError(f"leakage check: windows must be 'overlap' or 'disjoint', got {windows!r}")
     if stride is not None and windows == "disjoint":
-        raise WikioriginError("leakage check: --stride is for overlapping windows (disjoint ones predict a whole context)")
+        raise WikioriginError("leakage check: --stride is for overlapping windows "
+                              "(disjoint ones predict a whole context each)")
     titles = [t for t in articles if t in paraphrases and articles[t].strip() and paraphrases[t].strip()]
     if len(titles) < 2:
         raise WikioriginError(f"only {len(titles)} articles have a paraphrase: at least 2 are needed")
