@@ -37,7 +37,7 @@ def same_numbers(work: Path) -> None:
     a, b, c = (m.loglikelihood(requests) for m in (cpu, cuda, bf16))
     worst = max(abs(x[0] - y[0]) for x, y in zip(a, b))
     worst_bf16 = max(abs(x[0] - y[0]) / max(1.0, abs(x[0])) for x, y in zip(a, c))
-    lp_cpu, lp_cuda = cpu.token_logprobs(texts, stride=256), cuda.token_logprobs(texts, stride=256)
+    lp_cpu, lp_cuda = cpu.token_logprobs(texts, windows="overlap", stride=256), cuda.token_logprobs(texts, windows="overlap", stride=256)
     worst_lp = max(abs(x - y) for p, q in zip(lp_cpu, lp_cuda) for x, y in zip(p, q))
     gen_cpu = LocalModel(directory, device="cpu", chat=False).generate([r["question"] for r in rows[:8]],
                                                                         max_new_tokens=8, temperature=0)

@@ -165,25 +165,27 @@ if MODEL is None:
     MODEL = make_tiny_model(work / "tiny-model")
 model = LocalModel(MODEL, max_batch_size=16)
 print(model.name, "on", model.device)"""),
-    ("md", "## Log-likelihood mode: every option scored as the continuation"),
+    ("md", "## Log-likelihood mode: every option scored as the continuation (lm-evaluation-harness's `acc`, `acc_norm`)"),
     ("code", """rows = mcq.read_questions(work / "YokaiEval-first40.json")
 items = mcq.evaluate_loglikelihood(rows, model)
 summary = mcq.summarize(items)
 mcq.write_mcq_results(work / "run-loglikelihood", items, summary)
-print({k: round(summary[k], 3) for k in ("accuracy", "acc_norm_chars", "acc_norm_bytes")})
+print({k: round(summary[k], 3) for k in ("acc", "acc_norm", "acc_norm_bytes")})
 {k: v["n"] for k, v in summary["by_type"].items()}"""),
-    ("md", "## Generation mode: the paper's sampling (temperature 0.1), answers read by `parse_choice`"),
+    ("md", "## Generation mode: the paper's sampling (temperature 0.1), answers read by `read_choice`"),
     ("code", """items = mcq.evaluate_generate(rows[:10], model, max_new_tokens=16)
 summary = mcq.summarize(items)
 print(f"accuracy {summary['accuracy']:.2f}, parser read {summary['coverage']:.0%}")
 [(i["response"][:30], i["pred"]) for i in items[:3]]"""),
     ("md", "## A real model's released answers, re-scored (with the paper's GPT-4o verdicts beside)"),
-    ("code", """recorded = mcq.attach_responses(rows, mcq.read_questions(work / "responses-calm2-7b-chat.json"))
+    ("code", """recorded, join = mcq.attach_responses(rows, mcq.read_questions(work / "responses-calm2-7b-chat.json"))
+print(join["matched"], "responses joined;", join["unmatched"], "belong to questions beyond the first 40")
 items = mcq.evaluate_generate(recorded, recorded="calm2-7b-chat")
 summary = mcq.summarize(items)
 mcq.write_mcq_results(work / "run-calm2", items, summary)
-print(f"accuracy {summary['accuracy']:.3f}, read {summary['coverage']:.0%}, "
-      f"agreement with GPT-4o {summary['agreement_with_reference_judge']:.3f}")
+print(f"accuracy {summary['accuracy']:.3f} (by the file's GPT-4o verdicts {summary['accuracy_by_reference']:.3f}), "
+      f"read {summary['coverage']:.0%}, agreement with GPT-4o {summary['agreement_with_reference_judge']:.3f}")
+print(summary["read_as"])
 print((work / "run-calm2" / "report.md").read_text()[:400])"""),
     ("md", "## Comparing runs"),
     ("code", """compare_runs([work / "run-loglikelihood", work / "run-calm2"], work / "compare")
