@@ -23,7 +23,11 @@ def _model(args):
     from .evaluators.models import LocalModel
 
     return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,
-                      chat=not args.no_chat_template)
+                      chat=not args.no_chat_template, add_bos=_BOS[args.bos])
+
+
+# --bos: how a log-likelihood context begins (LocalModel's add_bos)
+_BOS = {"tokenizer": None, "none": False, "always": True}
 
 
 def _sampling(args) -> dict:
@@ -166,6 +170,9 @@ def _model_options(e, required: bool = True) -> None:
     e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
     e.add_argument("--batch-size", type=int, default=32, help="largest batch; halved on out-of-memory")
     e.add_argument("--no-chat-template", action="store_true", help="send raw prompts")
+    e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
+                   help="log-likelihoods: the tokenizer's own special tokens before the context, as "
+                        "lm-evaluation-harness (default); none; or always BOS (EOS where there is none)")
     e.add_argument("--temperature", type=float, default=0.1)
     e.add_argument("--max-new-tokens", type=int, default=128)
     e.add_argument("--seed", type=int, default=0)

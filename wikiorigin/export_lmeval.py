@@ -52,11 +52,6 @@ class LmEvalExport:
     readme: Path
 
 
-def _delimiter(language: str) -> str:
-    """What comes between the context and an option in log-likelihood mode."""
-    return " " if language == "en" else ""
-
-
 def mcq_documents(rows: list[dict], language: str, where: str) -> list[dict]:
     """lm-eval documents of questions read by :func:`~wikiorigin.evaluators.mcq.read_questions`:
     ``prompt`` (the whole context), ``choices``, ``answer_index``, and id, type, region, title."""
@@ -95,7 +90,7 @@ def mcq_task(name: str, data: Path, language: str, meta: dict) -> dict:
     each document's field as it is (no Jinja rendering, no parsing of a rendered list)."""
     return {**_dataset(name, data), "output_type": "multiple_choice", "doc_to_text": "prompt",
             "doc_to_choice": "choices", "doc_to_target": "answer_index",
-            "target_delimiter": _delimiter(language), "num_fewshot": 0,
+            "target_delimiter": mcq.DELIMITERS[language], "num_fewshot": 0,
             "metric_list": [{"metric": "acc", **_MEAN}, {"metric": "acc_norm", **_MEAN}],
             "metadata": {"version": 1.0, **meta}}
 

@@ -212,7 +212,17 @@ def test_cli_local_model_loglikelihood(tmp_path, tiny_model_dir, capsys):
     code = cli.main(["eval", "mcq", "--questions", str(_mcq_parquet(tmp_path / "mcq.parquet", 4)),
                      "--model", str(tiny_model_dir), "--mode", "loglikelihood", "--device", "cpu", "--out", str(out)])
     assert code == 0 and "acc_norm" in capsys.readouterr().out
-    assert json.loads((out / "summary.json").read_text())["mode"] == "loglikelihood"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["mode"] == "loglikelihood" and summary["settings"]["bos"] == "tokenizer"
+    assert "|split:whole|" in summary["signature"] and summary["signature"] in (out / "report.md").read_text()
+    # --bos always: every context starts with BOS, so the numbers change and the signature says so
+    code = cli.main(["eval", "mcq", "--questions", str(tmp_path / "mcq.parquet"), "--model", str(tiny_model_dir),
+                     "--mode", "loglikelihood", "--bos", "always", "--device", "cpu", "--out", str(tmp_path / "bos")])
+    forced = json.loads((tmp_path / "bos" / "summary.json").read_text())
+    assert code == 0 and forced["settings"]["bos"] == "forced" and "|bos:forced|" in forced["signature"]
+    before = pq.read_table(out / "items.parquet").column("loglikelihoods").to_pylist()
+    after = pq.read_table(tmp_path / "bos" / "items.parquet").column("loglikelihoods").to_pylist()
+    assert before != after
 
 
 def test_bad_question_files(tmp_path, capsys):

@@ -28,7 +28,7 @@ from .freeform import levenshtein
 
 __all__ = ["parse_choice", "read_choice", "PARSER_VERSION", "clean_region", "REGION_LETTERS", "read_questions",
            "question_prompt",
-           "evaluate_generate", "evaluate_loglikelihood", "summarize", "INSTRUCTIONS",
+           "evaluate_generate", "evaluate_loglikelihood", "summarize", "INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS",
            "attach_responses", "write_mcq_results"]
 
 # -- questions ---------------------------------------------------------------------------
@@ -125,6 +125,9 @@ INSTRUCTIONS = {
     "en": "Pick the one correct option above and reply with that option's text only.",
 }
 ANSWER_CUES = {"ja": "\n回答：", "en": "\nAnswer:"}
+# What goes between the answer cue and an option in log-likelihood mode (lm-evaluation-harness's
+# target_delimiter): a space where words are spaced, none in Japanese.
+DELIMITERS = {"ja": "", "en": " "}
 
 
 def question_prompt(row: dict, instruction: str = "") -> str:
@@ -211,7 +214,7 @@ def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja",
     byte of the option (lm-eval's ``acc_bytes``); ties go to the first option, as
     ``numpy.argmax``. Each item has ``loglikelihoods``, the three predictions and
     ``correct``, ``correct_norm``, ``correct_bytes``."""
-    sep = " " if language == "en" else ""
+    sep = DELIMITERS[language]
     requests = [(question_prompt(r) + ANSWER_CUES[language], sep + c) for r in rows for c in r["choices"]]
     scores = model.loglikelihood(requests, batch_size=batch_size)
     items, k = [], 0
