@@ -15,6 +15,7 @@ file to the benchmark rows by the question's choices and stem (robust to a chang
 from __future__ import annotations
 
 import hashlib
+import os.path
 import re
 import unicodedata
 from urllib.parse import unquote
@@ -394,15 +395,6 @@ def _stem(question: str) -> str:
     return "".join(c for c in key if c.isalnum())
 
 
-def _shared_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def attach_responses(rows: list[dict], recorded: list[dict]) -> tuple[list[dict], dict]:
     """Recorded responses (a released responses file or human answers, read by
     :func:`read_questions`) joined to the question rows, so they carry type and region.
@@ -422,7 +414,7 @@ def attach_responses(rows: list[dict], recorded: list[dict]) -> tuple[list[dict]
     for rec in recorded:
         candidates = [n for n in by_choices.get(tuple(sorted(rec["choices"])), []) if n not in taken]
         stem = _stem(rec["question"])
-        shared = {n: _shared_prefix(stem, _stem(rows[n]["question"])) for n in candidates}
+        shared = {n: len(os.path.commonprefix([stem, _stem(rows[n]["question"])])) for n in candidates}
         best = max(shared.values(), default=0)
         top = [n for n, v in shared.items() if v == best and 2 * v >= min(len(stem), len(_stem(rows[n]["question"])))]
         if len(top) != 1:

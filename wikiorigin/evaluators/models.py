@@ -26,6 +26,7 @@ torch and transformers are imported when a model is loaded, never on import of t
 from __future__ import annotations
 
 import inspect
+import os.path
 import warnings
 from pathlib import Path
 
@@ -54,12 +55,7 @@ def _is_oom(exc: BaseException) -> bool:
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
     """How many tokens ``a`` and ``b`` share at their start."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+    return len(os.path.commonprefix([a, b]))
 
 
 def _unsort(order: list[int], results: list) -> list:
