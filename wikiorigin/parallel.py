@@ -3,7 +3,7 @@
 ``run_tasks(fn, args, jobs=N)`` runs ``fn(*a)`` for each ``a`` in ``args`` on ``N`` local
 processes (joblib's loky backend; ``jobs=1`` runs in this process). With ``scheduler`` set to
 a Dask scheduler address (``tcp://host:8786``) the same calls go to that cluster through
-joblib's Dask backend (``pip install wikiorigin[dask]``); the workers must see the same paths
+joblib's Dask backend (``pip install -e '.[dask]'``); the workers must see the same paths
 (a shared file system). Results come back in the order of ``args``.
 """
 
@@ -22,7 +22,7 @@ def connect(scheduler: str, timeout: float = 10.0):
         from dask.distributed import Client
     except ImportError:
         raise WikioriginError(
-            "--scheduler needs Dask: pip install 'wikiorigin[dask]' (dask[distributed])"
+            "--scheduler needs Dask: pip install -e '.[dask]' in the wikiorigin checkout (dask[distributed])"
         ) from None
     try:
         return Client(scheduler, timeout=timeout)

@@ -88,7 +88,7 @@ class LocalModel:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:
-            raise ImportError("running a local model needs: pip install 'wikiorigin[eval]'") from exc
+            raise ImportError("running a local model needs: pip install -e '.[eval]' in the wikiorigin checkout") from exc
         path = Path(path)
         if not path.exists():
             raise WikioriginError(f"{path}: no such model directory (models are loaded from local paths)")

@@ -40,7 +40,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError as exc:
-        raise ImportError("plots need matplotlib: pip install 'wikiorigin[eval]'") from exc
+        raise ImportError("plots need matplotlib: pip install -e '.[eval]' in the wikiorigin checkout") from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib import font_manager
