@@ -2,7 +2,13 @@
 
 ``answer(messages) -> str`` scripts the replies. ``faults`` is a list consumed one per call:
 ``"429"`` (with ``Retry-After``), ``"500"``, ``"slow"`` (waits ``slow_seconds``), ``"truncated"``
-(a body cut short), ``"nonjson"`` (a 200 that is not JSON). ``delay`` is added to every call.
+(a body cut short), ``"nonjson"`` (a 200 that is not JSON), ``"401"``, ``"404"``. ``delay`` is
+added to every call.
+
+The endpoint check's requests (``GET /v1/models``, ``GET /v1/models/MODEL``) go to ``probes``,
+not ``calls``. ``models`` (None: any model) lists the models served: another model is a 404.
+``list_models=False`` answers 404 to both GETs, as servers that list no models.
+``api_key`` (None: any) is the only key accepted: another gets 401 on every request.
 """
 
 from __future__ import annotations
@@ -19,14 +25,48 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def _refused(self) -> bool:
+        key = self.server.owner.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return False
+        self._send(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                   "code": "invalid_api_key"}})
+        return True
+
+    def _unknown(self, model) -> None:
+        self._send(404, {"error": {"message": f"The model `{model}` does not exist.", "type": "NotFoundError",
+                                   "code": 404}})
+
+    def do_GET(self):
+        server = self.server.owner
+        with server.lock:
+            server.probes.append(self.path)
+        if self._refused():
+            return
+        if not server.list_models or not self.path.startswith("/v1/models"):
+            return self._send(404, {"error": {"message": "Not Found"}})
+        model = self.path.removeprefix("/v1/models").strip("/")
+        if not model:
+            return self._send(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models or ["any"]]})
+        if server.models is not None and model not in server.models:
+            return self._unknown(model)
+        self._send(200, {"id": model, "object": "model", "created": 0, "owned_by": "test"})
+
     def do_POST(self):
         server = self.server.owner
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         with server.lock:
             server.calls.append(body)
             fault = server.faults.pop(0) if server.faults else None
+        if self._refused():
+            return
+        if server.models is not None and body["model"] not in server.models or fault == "404":
+            return self._unknown(body["model"])
         if server.delay:
             time.sleep(server.delay)
+        if fault == "401":
+            return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if fault == "429":
             return self._send(429, {"error": {"message": "slow down", "type": "rate_limit"}},
                               {"Retry-After": str(server.retry_after)})
@@ -73,9 +113,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class ChatServer:
-    def __init__(self, answer=None, delay: float = 0.0):
+    def __init__(self, answer=None, delay: float = 0.0, *, models=None, list_models: bool = True,
+                 api_key: str | None = None):
         self.answer = answer or (lambda messages: json.dumps({"echo": messages[-1]["content"]}))
-        self.delay, self.faults, self.calls = delay, [], []
+        self.delay, self.faults, self.calls, self.probes = delay, [], [], []
+        self.models, self.list_models, self.api_key = models, list_models, api_key
         self.retry_after, self.slow_seconds = 0.05, 2.0
         self.lock = threading.Lock()
 

@@ -37,7 +37,7 @@ def test_retries_on_429_500_timeouts_and_bad_bodies(tmp_path):
     with ChatServer() as server:
         server.faults = ["429", "500", "truncated", "nonjson", "slow"]
         server.slow_seconds = 1.5
-        llm = client(server, tmp_path, concurrency=1, timeout=0.5)
+        llm = client(server, tmp_path, concurrency=1, timeout=0.5, retries=5)
         [result] = llm.run(requests(1))
         assert result.error is None and result.data == {"echo": "question 0"}
         assert llm.usage.retries == 5 and llm.usage.calls == 1

@@ -2,9 +2,10 @@
 usage accounting. See :class:`~wikiorigin.llm.client.LLMClient`."""
 
 from .cache import RequestCache
-from .client import ChatRequest, ChatResult, LLMClient, Usage
-from .openai_backend import OpenAIBackend
+from .client import ChatRequest, ChatResult, LLMClient, Usage, worst_case_seconds
+from .lock import RunLock
+from .openai_backend import EndpointError, OpenAIBackend
 from .transformers_backend import TransformersBackend
 
 __all__ = ["ChatRequest", "ChatResult", "LLMClient", "Usage", "RequestCache", "OpenAIBackend",
-           "TransformersBackend"]
+           "TransformersBackend", "EndpointError", "RunLock", "worst_case_seconds"]

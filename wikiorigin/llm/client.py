@@ -4,7 +4,12 @@
 order. Each answer comes from the cache when the same backend, model, messages, parameters and
 prompt version were asked before; otherwise from the backend, at most ``concurrency`` at a
 time, within optional requests- and tokens-per-minute limits, retried with exponential backoff
-and jitter on 429, 5xx and timeouts (a server's ``Retry-After`` wins). A request with a JSON
+and jitter on 429, 5xx and timeouts (a server's ``Retry-After`` wins, up to ``max_wait``: a server
+that asks for a longer pause ends that request at once, recorded as failed). Before its first
+call the client checks the endpoint once (``backend.check()``: unreachable, key refused, model
+unknown raise :class:`EndpointError`); a run answered wholly from the cache makes no request at
+all, so a re-run works offline. Every wait is bounded: one request takes at most
+``worst_case_seconds(timeout, retries, max_wait)``. A request with a JSON
 schema gets its answer parsed and validated, with one repair round (the model is shown the
 error) before the row is given up. Nothing raises for one bad row: a failed request comes back
 as a :class:`ChatResult` with ``error`` set, for the caller's ``failed`` file.
@@ -24,7 +29,7 @@ from dataclasses import dataclass, field
 from .cache import RequestCache, request_key
 from .openai_backend import RequestError, TransientError
 
-__all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json"]
+__all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json", "worst_case_seconds"]
 
 
 @dataclass(slots=True)
@@ -47,8 +52,11 @@ class ChatResult:
 
 @dataclass(slots=True)
 class Usage:
-    """Counters of one run; they add with ``+``."""
+    """Counters of one run; they add with ``+``. ``requests`` counts what the caller asked
+    (cached or not), ``failures`` those that got no usable answer, ``waited`` the seconds spent
+    sleeping between tries and for the rate limits."""
 
+    requests: int = 0
     calls: int = 0
     cache_hits: int = 0
     retries: int = 0
@@ -56,6 +64,10 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     repairs: int = 0
+    waited: float = 0.0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in self.__slots__})
 
     def cost(self, prices: dict | None) -> float | None:
         """USD, from ``{"input": per 1M tokens, "output": per 1M tokens}``."""
@@ -70,7 +82,8 @@ class Usage:
         cost = self.cost(prices)
         return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
                 f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
-                f"output tokens" + (f", ${cost:,.4f}" if cost is not None else ""))
+                f"output tokens" + (f", ${cost:,.4f}" if cost is not None else "")
+                + f", {self.waited:,.1f} s waiting")
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.S)
@@ -96,9 +109,11 @@ class _RateLimit:
         self.events: deque = deque()
         self.lock = asyncio.Lock()
 
-    async def wait(self, tokens: int) -> None:
+    async def wait(self, tokens: int) -> float:
+        """Seconds waited."""
         if not self.rpm and not self.tpm:
-            return
+            return 0.0
+        started = time.monotonic()
         async with self.lock:
             while True:
                 now = time.monotonic()
@@ -107,8 +122,13 @@ class _RateLimit:
                 used = sum(t for _, t in self.events)
                 if (not self.rpm or len(self.events) < self.rpm) and (not self.tpm or used + tokens <= self.tpm or not self.events):
                     self.events.append((now, tokens))
-                    return
+                    return now - started
                 await asyncio.sleep(max(0.01, 60 - (now - self.events[0][0])))
+
+
+def worst_case_seconds(timeout: float, retries: int, max_wait: float) -> float:
+    """The longest one request can take: every try times out and every pause is the longest."""
+    return (retries + 1) * timeout + retries * max_wait
 
 
 def estimate_tokens(messages: list[dict]) -> int:
@@ -120,15 +140,20 @@ def estimate_tokens(messages: list[dict]) -> int:
 
 class LLMClient:
     def __init__(self, backend, cache: RequestCache | None = None, *, concurrency: int = 8,
-                 retries: int = 6, backoff: float = 1.0, max_backoff: float = 60.0,
-                 rpm: int | None = None, tpm: int | None = None, prices: dict | None = None):
+                 retries: int = 3, backoff: float = 1.0, max_wait: float = 120.0,
+                 rpm: int | None = None, tpm: int | None = None, prices: dict | None = None,
+                 check: bool = True):
         if concurrency < 1:
             raise ValueError(f"LLMClient: concurrency must be >= 1, not {concurrency}")
+        if retries < 0 or not max_wait >= 0:
+            raise ValueError(f"LLMClient: retries and max_wait must be >= 0, not {retries} and {max_wait}")
         self.backend, self.cache = backend, cache
         self.concurrency, self.retries = concurrency, retries
-        self.backoff, self.max_backoff = backoff, max_backoff
+        self.backoff, self.max_wait = backoff, max_wait
         self.rpm, self.tpm, self.prices = rpm, tpm, prices
         self.usage = Usage()
+        self.first_error: str | None = None  # of the first request that failed, for the summary
+        self._checked = not check or not hasattr(backend, "check")
 
     def key(self, request: ChatRequest) -> str:
         return request_key(self.backend.key, self.backend.model, request.messages,
@@ -153,9 +178,26 @@ class LLMClient:
     async def _run(self, requests):
         gate = asyncio.Semaphore(self.concurrency)
         limit = _RateLimit(self.rpm, self.tpm)
+        self._check_lock = asyncio.Lock()
         return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
 
+    async def _ensure_checked(self) -> None:
+        """The endpoint check, once, before the first call that is not in the cache; every
+        request waiting on it raises the same :class:`EndpointError` when it fails."""
+        async with self._check_lock:
+            if not self._checked:
+                await self.backend.check()
+                self._checked = True
+
     async def _one(self, request: ChatRequest, gate, limit) -> ChatResult:
+        self.usage.requests += 1
+        result = await self._answer(request, gate, limit)
+        if result.error:
+            self.usage.failures += 1
+            self.first_error = self.first_error or result.error
+        return result
+
+    async def _answer(self, request: ChatRequest, gate, limit) -> ChatResult:
         result = await self._ask(request.messages, request, gate, limit)
         if request.schema is None or result.error:
             return result
@@ -173,7 +215,6 @@ class LLMClient:
             problem = _check(fixed, request.schema)
             if problem is None:
                 return fixed
-        self.usage.failures += 1
         return ChatResult(result.text, error=fixed.error or f"invalid JSON after one repair: {problem}")
 
     async def _ask(self, messages, request: ChatRequest, gate, limit) -> ChatResult:
@@ -182,22 +223,27 @@ class LLMClient:
             self.usage.cache_hits += 1
             return ChatResult(hit["text"], cached=True, input_tokens=hit["input_tokens"],
                               output_tokens=hit["output_tokens"])
+        if not self._checked:
+            await self._ensure_checked()
         async with gate:
             for attempt in range(self.retries + 1):
-                await limit.wait(estimate_tokens(messages))
+                self.usage.waited += await limit.wait(estimate_tokens(messages))
                 try:
                     answer = await self.backend.chat(messages, request.params)
                     break
                 except RequestError as exc:
-                    self.usage.failures += 1
                     return ChatResult(None, error=f"refused: {exc}")
                 except TransientError as exc:
                     if attempt == self.retries:
-                        self.usage.failures += 1
                         return ChatResult(None, error=f"gave up after {attempt + 1} tries: {exc}")
+                    if exc.retry_after is not None and exc.retry_after > self.max_wait:
+                        return ChatResult(None, error=f"the server asked to wait {exc.retry_after:,.0f} s, "
+                                                      f"longer than max_wait {self.max_wait:g} s: {exc}")
                     self.usage.retries += 1
-                    delay = min(self.max_backoff, self.backoff * 2 ** attempt) * (0.5 + random.random())
-                    await asyncio.sleep(exc.retry_after if exc.retry_after is not None else delay)
+                    delay = self.backoff * 2 ** attempt * (0.5 + random.random())
+                    delay = min(self.max_wait, exc.retry_after if exc.retry_after is not None else delay)
+                    self.usage.waited += delay
+                    await asyncio.sleep(delay)
         self.usage.calls += 1
         self.usage.input_tokens += answer["input_tokens"]
         self.usage.output_tokens += answer["output_tokens"]

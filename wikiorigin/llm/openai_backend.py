@@ -1,13 +1,26 @@
 """The ``openai`` SDK backend: OpenAI, Azure OpenAI, or any OpenAI-compatible server (vLLM,
-llama.cpp, ...) through ``base_url``. Keys come from the environment only."""
+llama.cpp, ...) through ``base_url``. Keys come from the environment only.
+
+:meth:`OpenAIBackend.check` asks the endpoint once, cheaply, before the first paid call: an
+unreachable server, a refused key or an unknown model is an :class:`EndpointError` (one line,
+naming the variable that holds the key) instead of a run in which every request fails.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import os
+import time
 
-__all__ = ["OpenAIBackend", "TransientError", "RequestError"]
+from ..errors import WikioriginError
+
+__all__ = ["OpenAIBackend", "TransientError", "RequestError", "EndpointError"]
+
+# The probe's timeout: an endpoint that does not answer a model listing within this is
+# taken for unreachable (a run's own requests get --timeout).
+CHECK_TIMEOUT = 15.0
 
 
 class TransientError(Exception):
@@ -22,6 +35,10 @@ class RequestError(Exception):
     """A request the backend refuses (too long, malformed): not worth retrying."""
 
 
+class EndpointError(WikioriginError):
+    """The endpoint cannot serve the run at all: unreachable, the key refused, the model unknown."""
+
+
 class OpenAIBackend:
     name = "openai"
 
@@ -29,6 +46,8 @@ class OpenAIBackend:
                  api_version: str | None = None, timeout: float = 60.0):
         import openai
 
+        if not timeout > 0:
+            raise ValueError(f"OpenAIBackend: timeout must be > 0 seconds, not {timeout}")
         self._openai = openai
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self.azure_endpoint, self.api_version = azure_endpoint, api_version
@@ -37,6 +56,11 @@ class OpenAIBackend:
     @property
     def key(self) -> str:
         return f"{self.name}:{self.azure_endpoint or self.base_url or 'https://api.openai.com/v1'}"
+
+    @property
+    def key_variable(self) -> str:
+        """The environment variable the API key is read from."""
+        return "AZURE_OPENAI_API_KEY" if self.azure_endpoint else "OPENAI_API_KEY"
 
     def _client_for_this_loop(self):
         """An async client bound to the running event loop (each ``LLMClient.run`` has its
@@ -62,15 +86,17 @@ class OpenAIBackend:
             client = self._client_for_this_loop()
             response = await client.chat.completions.create(model=self.model, messages=messages, **params)
         except openai.RateLimitError as exc:
-            raise TransientError(f"429: {exc}", _retry_after(exc.response)) from None
+            raise TransientError(f"429: {_reason(exc)}", _retry_after(exc.response)) from None
         except openai.InternalServerError as exc:
-            raise TransientError(f"{exc.status_code}: {exc}", _retry_after(exc.response)) from None
+            raise TransientError(f"{exc.status_code}: {_reason(exc)}", _retry_after(exc.response)) from None
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            raise TransientError(f"{type(exc).__name__}: {exc}") from None
+            raise TransientError(_connection_problem(exc, self.timeout)) from None
         except openai.APIResponseValidationError as exc:
             raise TransientError(f"a malformed response body: {exc}") from None
-        except openai.BadRequestError as exc:  # e.g. longer than the model's context
-            raise RequestError(f"{exc.status_code}: {exc}") from None
+        except openai.APIStatusError as exc:  # 400 (e.g. longer than the context), 401, 404, ...
+            if exc.status_code in (408, 409):
+                raise TransientError(f"{exc.status_code}: {_reason(exc)}", _retry_after(exc.response)) from None
+            raise RequestError(f"{exc.status_code}: {_reason(exc)}") from None
         except json.JSONDecodeError as exc:  # the SDK lets a body that is not JSON through
             raise TransientError(f"a response body that is not JSON: {exc}") from None
         choice = response.choices[0] if response.choices else None
@@ -81,10 +107,107 @@ class OpenAIBackend:
                 "input_tokens": usage.prompt_tokens if usage else 0,
                 "output_tokens": usage.completion_tokens if usage else 0}
 
+    async def check(self) -> None:
+        """One cheap request before the first paid one; raises :class:`EndpointError`.
+
+        The model's entry (``GET /models/MODEL``), else the model list; a server that lists
+        neither the model nor any models (Azure deployments, llama.cpp, some proxies) is asked
+        for a 1-token completion instead, which also tells an unknown model (404)."""
+        openai = self._openai
+        client = self._client_for_this_loop().with_options(timeout=min(self.timeout, CHECK_TIMEOUT))
+        listed = None
+        if not self.azure_endpoint:
+            try:
+                await client.models.retrieve(self.model)
+                return
+            except openai.APIStatusError as exc:  # 404: no such entry, or no such route
+                self._refused(exc)
+            except openai.APIConnectionError as exc:
+                raise self._unreachable(exc) from None
+            except (openai.APIResponseValidationError, json.JSONDecodeError):
+                pass
+            try:
+                listed = [m.id for m in (await client.models.list()).data]
+            except openai.APIStatusError as exc:
+                self._refused(exc)
+            except (openai.APIResponseValidationError, json.JSONDecodeError, AttributeError):
+                pass
+            if listed and self.model in listed:
+                return
+        try:
+            await client.chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1)
+        except openai.NotFoundError as exc:
+            served = f"; it lists {', '.join(listed[:10])}" if listed else ""
+            raise EndpointError(f"{self.url} does not serve the model {self.model!r} "
+                                f"(404: {_reason(exc)}){served}") from None
+        except openai.APIStatusError as exc:  # 400, 429, 5xx: it is there and took the key
+            self._refused(exc)
+        except openai.APIConnectionError as exc:
+            raise self._unreachable(exc) from None
+        except (openai.APIResponseValidationError, json.JSONDecodeError):
+            pass  # it answered: a bad body is the run's problem, retried and recorded there
+
+    @property
+    def url(self) -> str:
+        client = self._client
+        return str(client.base_url).rstrip("/") if client is not None else (
+            self.azure_endpoint or self.base_url or "https://api.openai.com/v1")
+
+    def _refused(self, exc) -> None:
+        if exc.status_code in (401, 403):
+            variable = self.key_variable
+            unset = "" if os.environ.get(variable) else f" ({variable} is not set)"
+            raise EndpointError(f"{self.url} refused the API key ({exc.status_code}: {_reason(exc)}): "
+                                f"set {variable} to a key it accepts{unset}") from None
+
+    def _unreachable(self, exc) -> EndpointError:
+        return EndpointError(f"cannot reach {self.url}: {_connection_problem(exc, min(self.timeout, CHECK_TIMEOUT))}"
+                             f" (is the server running? check --base-url / --azure-endpoint)")
+
+
+def _connection_problem(exc, timeout: float) -> str:
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return f"no answer within {timeout:g} s (timeout)"
+    cause = exc.__cause__ or exc.__context__
+    return f"{type(exc).__name__}: {cause or exc}"
+
+
+def _reason(exc) -> str:
+    """The server's own message (not the SDK's repr of the whole body), cut to one short line."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        body = body.get("error", body)
+    if isinstance(body, dict):
+        body = body.get("message", body)
+    text = str(body if isinstance(body, str) and body else getattr(exc, "message", exc))
+    text = " ".join(text.split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
 
 def _retry_after(response) -> float | None:
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+    """The server's wait in seconds: ``retry-after-ms``, ``Retry-After`` in seconds or as an
+    HTTP date; None when it sent none (or nothing readable)."""
+    if response is None:
         return None
+    ms, value = response.headers.get("retry-after-ms"), response.headers.get("retry-after")
+    for text, scale in ((ms, 1000), (value, 1)):
+        if text is not None and _is_number(text):
+            return max(0.0, float(text) / scale)
+    if value is None:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

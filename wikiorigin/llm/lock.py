@@ -1,0 +1,77 @@
+"""One run per output: two builds writing the same file would pay twice for every call.
+
+``with RunLock(out): ...`` takes an exclusive lock on ``OUT.lock``, a file next to the output
+that holds the PID and the command line of the run writing it; a second run is refused with a
+:class:`~wikiorigin.errors.WikioriginError` naming that process. The lock is the kernel's
+(``flock``): it goes when its process does, even on ``kill -9``, so a file left by a dead run
+is taken over. The file is removed when the run ends.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+
+from ..errors import WikioriginError
+
+__all__ = ["RunLock"]
+
+
+class RunLock:
+    def __init__(self, out):
+        self.out = Path(out)
+        self.path = self.out.with_name(self.out.name + ".lock")
+        self._fd: int | None = None
+
+    def __enter__(self) -> "RunLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 4096).decode(errors="replace").strip()
+                os.close(fd)
+                raise WikioriginError(f"{self.out} is being written by another run ({_describe(holder)}); "
+                                      f"wait for it to end, or give another --out") from None
+            if _same_file(fd, self.path):  # not a file the run before us removed meanwhile
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n{' '.join(sys.argv)}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _describe(holder: str) -> str:
+    pid, _, command = holder.partition("\n")
+    if not pid:
+        return "its process id not yet written"
+    command = command.strip()
+    command = command if len(command) <= 160 else command[:157] + "..."
+    return f"process {pid}" + (f": {command}" if command else "")
