@@ -43,7 +43,8 @@ def test_parse_choice(response, expected):
 
 @pytest.mark.parametrize("response,labels,expected", [
     ("2", "1234", 1), ("２．", "1234", 1), ("B", "ABCD", 1), ("(b)", "ABCD", 1), ("答え: C", "ABCD", 2),
-    ("B. 空家", "ABCD", 1), ("5", "1234", None), ("E", "ABCD", None),
+    ("B. 空家", "ABCD", 1), ("5", "1234", None), ("E", "ABCD", None), ("**B**", "ABCD", 1), ("2番", "1234", 1),
+    ("2番目です。", "1234", 1),
 ])
 def test_positions_only_when_the_prompt_numbered_the_options(response, labels, expected):
     assert parse_choice(response, CHOICES, labels=labels) == expected
@@ -52,9 +53,14 @@ def test_positions_only_when_the_prompt_numbered_the_options(response, labels, e
 
 
 def test_labels_are_found_in_the_recorded_prompt():
-    assert option_labels("問\n1. 新しい家\n2. 空家\n3. 公園\n4. 神社", CHOICES) == "1234"
-    assert option_labels("問\n(A) 新しい家\n(B) 空家\n(C) 公園\n(D) 神社", CHOICES) == "ABCD"
+    assert option_labels("問\n1. 新しい家\n2. 空家\n3. 公園\n4. 神社", CHOICES) == list("1234")
+    assert option_labels("問\n(A) 新しい家\n(B) 空家\n(C) 公園\n(D) 神社", CHOICES) == list("ABCD")
+    assert option_labels("問\n① 新しい家\n② 空家\n③ 公園\n④ 神社", CHOICES) == list("1234")
+    assert option_labels("問\nア. 新しい家\nイ. 空家\nウ. 公園\nエ. 神社", CHOICES) == list("アイウエ")
+    assert option_labels("問\n1 新しい家\n2 空家\n3 公園\n4 神社", CHOICES) == list("1234")
     assert option_labels("問\n- 新しい家\n- 空家\n- 公園\n- 神社", CHOICES) is None
+    assert parse_choice("イ", CHOICES, labels=list("アイウエ")) == 1
+    assert parse_choice("②", CHOICES, labels=list("1234")) == 1
 
 
 def test_the_best_match_wins_and_ties_abstain():
@@ -85,6 +91,39 @@ def test_a_restated_question_and_a_paraphrase():
     # a quoted name that contains an option is not that option
     assert parse_choice("「琵琶牧々」は、尺八や三味線、笛などの楽器の姿を持つ。", ["尺八", "三味線", "琵琶", "笛"],
                         question="琵琶牧々はどんな姿か") is None
+
+
+@pytest.mark.parametrize("response,choices,expected", [
+    # an answer given, then the model runs on into another turn: the answer is the first
+    ("神社<|im_end|>\n<|im_start|>user\n次は？<|im_end|>\n<|im_start|>assistant\n空家", CHOICES, 3),
+    ("神社</s>\nASSISTANT: 空家", CHOICES, 3),
+    ("神社\n\n### 指示:\n次の質問\n### 応答:\n空家", CHOICES, 3),
+    ("の使い\nASSISTANT: - 空家<|endoftext|>", CHOICES, 1),    # the prompt's end repeated first
+    # numbers inside longer numbers are not the shorter option
+    ("23人です", ["3人", "5人", "7人", "9人"], None), ("答えは15人", ["3人", "5人", "7人", "9人"], None),
+    ("西暦1800年頃", ["800年", "1000年", "500年", "600年"], None), ("およそ二十三人", ["三人", "五人", "七人", "九人"], None),
+    ("7人です", ["3人", "5人", "7人", "9人"], 2), ("約3,000年", ["三千年", "五百年", "千年", "四百年"], 0),
+    # denied options are not named
+    ("答えは神社ではない。", CHOICES, None),
+    ("神社ではないと思います。おそらく空家でしょう。", CHOICES, 1),
+    ("新しい家ではなく、空家です。", CHOICES, 1),
+    ("It is not a dog; it is a fox.", ["dog", "fox", "cat", "bird"], 1),
+    # Latin words are whole words
+    ("The category is bird.", ["dog", "fox", "cat", "bird"], 3),
+    ("It was described by dogma as a fox", ["dog", "fox", "cat", "bird"], 1),
+    # empty or symbol-only text names no option
+    ("。", CHOICES, None), ("!!!", CHOICES, None),
+])
+def test_cases_from_review(response, choices, expected):
+    assert parse_choice(response, choices) == expected
+
+
+def test_long_responses_stay_fast():
+    import time
+    started = time.perf_counter()
+    for filler in (" " * 20000, "。" * 20000, "あ" * 20000):
+        parse_choice("空家" + filler + "x", CHOICES)
+    assert time.perf_counter() - started < 2.0
 
 
 def test_reading_says_how():

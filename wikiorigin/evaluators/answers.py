@@ -63,10 +63,13 @@ _ROLE = re.compile(rf"^[ \t]*(?:#{{2,4}}[ \t]*)?({_ROLE_WORDS})[ \t]*(?:[:：][ 
 _HEADING = re.compile(r"^[ \t]*#{2,4}[ \t]*(?:(" + _ROLE_WORDS + r")[ \t]*[:：]?)?[ \t]*$", re.I | re.M)
 
 
-def strip_markup(response: str) -> str:
-    """The answer without chat-template tokens and role markers: the first assistant turn when
-    the response has role markers, else the text before another role's turn."""
-    text = _SPECIAL.sub("\n", unicodedata.normalize("NFKC", response or ""))
+_EOT = "\ue000"  # where an end-of-turn token stood (a private-use character, not white space)
+# Tokens that end a turn (not those that end a header or an instruction: <|end_header_id|>, [/INST])
+_ENDS_TURN = re.compile(r"end_?of_?(?:turn|text|sentence)|endoftext|eot_id|im_end|^<\|end\|>$|^</?eos>$|^<eod|^</s>$", re.I)
+
+
+def _turns(text: str) -> list[tuple[str | None, str]]:
+    """``text`` cut at its role markers: (role, text) pairs, role None before the first."""
     turns, role, start = [], None, 0
     for match in _ROLE.finditer(text):
         word = match.group(1).lower()
@@ -77,11 +80,24 @@ def strip_markup(response: str) -> str:
         turns.append((role, text[start:match.start()]))
         role, start = ("assistant" if word in _ASSISTANT else "other"), match.end()
     turns.append((role, text[start:]))
-    spoken = [t for r, t in turns if r == "assistant" and t.strip()]
-    if spoken:
-        return _HEADING.sub("", spoken[0]).strip()
-    before = turns[0][1] if turns[0][0] is None else ""
-    return _HEADING.sub("", before).strip()
+    return turns
+
+
+def strip_markup(response: str) -> str:
+    """The answer without chat-template tokens and role markers. Text before the first role
+    marker is the answer when the model ended its turn after it (an end-of-turn token, or
+    another role's turn next); otherwise, as when a response repeats the end of the prompt
+    before ``ASSISTANT:``, the first assistant turn is. The answer ends at an end-of-turn token."""
+    text = _SPECIAL.sub(lambda m: "\n" + (_EOT if _ENDS_TURN.search(m.group()) else "") + "\n",
+                        unicodedata.normalize("NFKC", response or ""))
+    turns = _turns(text)
+    before = turns[0][1]
+    said = before.replace(_EOT, "").strip()
+    ended = before.rstrip().endswith(_EOT) or (len(turns) > 1 and turns[1][0] == "other")
+    spoken = [t for r, t in turns if r == "assistant" and t.replace(_EOT, "").strip()]
+    answer = before if said and (ended or not spoken) else (spoken[0] if spoken else "")
+    answer = answer.lstrip().split(_EOT, 1)[0] if answer.strip().strip(_EOT) else ""
+    return _HEADING.sub("", answer).strip()
 
 
 def _alone(text: str, match) -> bool:
@@ -118,26 +134,36 @@ def _numeral_value(run: str) -> str:
                 return run
             total += (section + (int(digits) if digits else 0)) * _BIG_UNITS[c]
             section, digits = 0, ""
-    if len(digits) > 1 and not run.isdigit() and all(c in _KANJI_DIGITS for c in digits) and not (section or total):
-        return digits  # 一九九九 read digit by digit
     return str(total + section + (int(digits) if digits else 0))
 
 
 def match_key(text: str) -> str:
-    """``text`` as compared: NFKC, case-folded, numerals as digits, no spaces or punctuation."""
+    """``text`` as compared: NFKC, case-folded, numerals as digits (``3,000`` and ``三千`` are
+    ``3000``), without punctuation; spaces are kept only between two Latin letters or digits,
+    so that words stay apart (``cat`` is not in ``category``)."""
     text = unicodedata.normalize("NFKC", text).casefold()
+    text = _THOUSANDS.sub("", text)
     text = _NUMERAL.sub(lambda m: _numeral_value(m.group()), text)
-    return "".join(c for c in text if unicodedata.category(c)[0] in "LNM")
+    kept = "".join(c if unicodedata.category(c)[0] in "LNM" else " " for c in text)
+    return _LONE_SPACE.sub("", " ".join(kept.split()))
+
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_LONE_SPACE = re.compile(r"(?<![a-z0-9]) | (?![a-z0-9])")
+_WORD = re.compile(r"[a-z0-9]")
 
 
 # -- the answer's parts --------------------------------------------------------------------
 
 _BULLET = re.compile(r"^\s*(?:[-・*•●▪◦]+|\(?[0-9]{1,2}[).．:：、]|[0-9]{1,2}\.(?!\d))\s*")
-_LABEL = re.compile(r"^\s*[(（\[]?([0-9]{1,2}|[A-Za-z])[)）\]．.:：、]?\s*$")
-_LABELLED = re.compile(r"^\s*[(（\[]?([0-9]{1,2}|[A-Za-z])(?:[)）\]．.:：、]\s*|\s+)(.+)$")
+# Option labels: digits (① is 1 after NFKC), Latin letters, the katakana of Japanese lists.
+_LABEL_TOKEN = r"[0-9]{1,2}|[A-Za-z]|[アイウエオカキクケコ]"
+_LABEL = re.compile(rf"^[(（\[]?({_LABEL_TOKEN})[)）\]．.:：、]?\s*(?:番目?)?\s*(?:です|だ)?[。.]?$")
+_LABELLED = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)(.+)$")
 _PREFIX = re.compile(r"^\s*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
                      r"\s*(?:は|:|：|is)?\s*[:：]?\s*", re.I)
-_CLOSING = re.compile(r"(?:です|だ|である|でしょう|と思います|が正解|が答え|だと思う)?[\s。．.、,!！?？]*$")
+_CLOSING = re.compile(r"(?:です|だ|である|でしょう|と思います|が正解|が答え|だと思う)$")
+_STOPS = " \t\n。．.、,!！?？"
 _QUOTES = "「」『』\"'“”‘’【】《》〈〉*`"
 _DECLARED = [
     re.compile(r"(?:正解|答え|回答|解答|正しい(?:答え|回答|選択肢|もの)?)\s*(?:は|:|：|=)\s*(.+?)(?:です|だ|である|でしょう|。|\n|$)"),
@@ -151,8 +177,8 @@ _SENTENCE = re.compile(r"[^。．!！?？\n]+")
 def _clean(line: str) -> str:
     """A line without its bullet, answer prefix, quotes and closing words."""
     line = _BULLET.sub("", line)
-    line = _PREFIX.sub("", line).strip().strip(_QUOTES).strip()
-    return _CLOSING.sub("", line).strip().strip(_QUOTES).strip()
+    line = _PREFIX.sub("", line).strip().strip(_QUOTES).strip().rstrip(_STOPS)
+    return _CLOSING.sub("", line).rstrip(_STOPS).strip().strip(_QUOTES).strip()
 
 
 def _as_option(line: str, keys: list[str]) -> int | None:
@@ -161,7 +187,7 @@ def _as_option(line: str, keys: list[str]) -> int | None:
     bare = _PREFIX.sub("", _BULLET.sub("", line)).strip().strip(_QUOTES).strip()
     for form in (line, _BULLET.sub("", line), bare, _clean(line)):
         key = match_key(form)
-        if key in keys:
+        if key and key in keys:
             return keys.index(key) if keys.count(key) == 1 else None
     return None
 
@@ -176,38 +202,57 @@ class Reading:
     how: str
 
 
-def option_labels(prompt: str, choices: list[str]) -> str | None:
-    """The labels a prompt showed before its options (``"1234"``, ``"ABCD"``, ``"abcd"``), or
-    None when they were unlabelled (``- `` bullets) or cannot be told."""
+def option_labels(prompt: str, choices: list[str]) -> list[str] | None:
+    """The labels a prompt showed before its options (``["1", "2", "3", "4"]``, ``A``-``D``,
+    ``①``-``④``, ``ア``-``エ``), or None when they were unlabelled (``- `` bullets) or cannot
+    be told."""
     labels = []
+    text = unicodedata.normalize("NFKC", prompt or "")
     for choice in choices:
-        match = re.search(r"(?m)^\s*[(（\[]?([0-9]{1,2}|[A-Za-z])[)）\]．.:：、]\s*" + re.escape(choice.strip()) + r"\s*$",
-                          unicodedata.normalize("NFKC", prompt or ""))
+        option = re.escape(unicodedata.normalize("NFKC", choice).strip())
+        match = re.search(rf"(?m)^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+){option}\s*$", text)
         if not match:
             return None
         labels.append(match.group(1))
-    return "".join(labels) if len(set(labels)) == len(labels) else None
+    return labels if len(set(labels)) == len(labels) else None
 
 
-def _position(text: str, labels: str | None) -> int | None:
+def _position(text: str, labels) -> int | None:
+    """The option a bare label names (``B``, ``(2)``, ``2番``), when the prompt had labels."""
     if not labels:
         return None
-    match = _LABEL.match(_PREFIX.sub("", text.strip()))
-    key = match.group(1) if match else None
-    if key is None:
+    match = _LABEL.match(_PREFIX.sub("", text.strip().strip(_QUOTES)).strip().strip(_QUOTES))
+    if match is None:
         return None
-    for candidate in (key, key.upper(), key.lower()):
-        if candidate in labels:
-            return labels.index(candidate)
-    return None
+    wanted = match.group(1).casefold()
+    hits = [i for i, label in enumerate(labels) if label.casefold() == wanted]
+    return hits[0] if len(hits) == 1 else None
+
+
+# An option followed by these is denied, not named (Xではない, Xでなく, X以外).
+_DENIED_AFTER = ("ではな", "じゃな", "でな", "ではあり", "ではござ", "以外", "とは限らな")
+_DENIED_BEFORE = ("not ", "not a ", "not an ", "not the ", "nor ", "neither ", "no ")
+
+
+def _spans(text: str, key: str) -> list[tuple[int, int]]:
+    """Where ``key`` occurs in ``text`` (both keys) as a whole: not inside a longer number or
+    Latin word, and not denied."""
+    out = []
+    for m in re.finditer(re.escape(key), text):
+        x, y = m.span()
+        if (_WORD.match(key[0]) and x and _WORD.match(text[x - 1])) or \
+                (_WORD.match(key[-1]) and y < len(text) and _WORD.match(text[y])):
+            continue
+        if text.startswith(_DENIED_AFTER, y) or text[:x].endswith(_DENIED_BEFORE):
+            continue
+        out.append((x, y))
+    return out
 
 
 def _occurrences(text: str, keys: list[str], question: str = "") -> list[int]:
-    """Options whose key occurs in ``text`` (a key), not counting an occurrence inside an
-    occurrence of a longer option, nor one inside a stretch copied from ``question``."""
-    spans = {i: [(m.start(), m.start() + len(k)) for m in re.finditer(re.escape(k), text)]
-             for i, k in enumerate(keys) if k}
-    found = {i: s for i, s in spans.items() if s}
+    """Options that occur in ``text`` (a key), not counting an occurrence inside an occurrence
+    of a longer option, nor one inside a stretch copied from ``question``."""
+    found = {i: s for i, s in ((i, _spans(text, k)) for i, k in enumerate(keys) if k) if s}
     copied = _copied(text, question)
     keep = []
     for i, own in found.items():
@@ -247,60 +292,51 @@ def _paraphrase(sentence: str, keys: list[str]) -> int | None:
     return best if scores[best] >= 0.8 and rest <= scores[best] - 0.3 else None
 
 
-def read_choice(response: str | None, choices: list[str], *, labels: str | None = None,
-                question: str = "") -> Reading:
-    """Which option ``response`` names (see the module's docstring for the rules). With the
-    ``question``, what the answer copies from it (five characters or more) is not taken as
-    naming an option: ``元興寺に現れた妖怪は、鬼を…`` names 鬼, not 妖怪."""
-    keys = [match_key(c) for c in choices]
-    text = strip_markup(response or "")
-    if not text or not choices:
-        return Reading(None, "empty")
-    lines = [l for l in (x.strip() for x in text.splitlines()) if l]
+def _read_lines(lines: list[str], keys: list[str], labels) -> tuple[Reading | None, list[str]]:
+    """Stages 2 and 3: an answer that is an option, a shortened option or a label, whole or
+    line by line. Returns the reading (None: read on) and the lines left to read."""
     if len(lines) == 1:
         index = _as_option(lines[0], keys)
         if index is not None:
-            return Reading(index, "exact")
+            return Reading(index, "exact"), lines
         position = _position(lines[0], labels)
         if position is not None:
-            return Reading(position, "position")
+            return Reading(position, "position"), lines
         whole = match_key(_clean(lines[0]))
         inside = [i for i, k in enumerate(keys) if len(whole) >= 2 and whole in k and 5 * len(whole) >= 2 * len(k)]
         if len(inside) == 1:  # a shortened option
-            return Reading(inside[0], "shortened")
+            return Reading(inside[0], "shortened"), lines
     # an echoed option list (bulleted lines that begin with three or more of the options)
     as_key = [match_key(_clean(l)) for l in lines]
-    listed = {i for l, k in zip(lines, as_key) if _BULLET.match(l) for i, o in enumerate(keys) if o and k.startswith(o)}
+    listing = [bool(_BULLET.match(l)) and any(o and k.startswith(o) for o in keys) for l, k in zip(lines, as_key)]
+    listed = {i for l, k, on in zip(lines, as_key, listing) if on for i, o in enumerate(keys) if o and k.startswith(o)}
     if len(listed) >= min(3, len(keys)):
-        lines = [l for l, k in zip(lines, as_key) if not (_BULLET.match(l) and any(o and k.startswith(o) for o in keys))]
-    else:
-        named = {i for i in (_as_option(l, keys) for l in lines) if i is not None}
-        if len(named) == 1:
-            return Reading(named.pop(), "line")
-        if len(named) > 1:
-            return Reading(None, "several")
-        for line in lines:
-            labelled = _LABELLED.match(line)
-            index = _as_option(labelled.group(2), keys) if labels and labelled else None
-            if index is not None:
-                return Reading(index, "line")
-            position = _position(line, labels)
-            if position is not None:
-                return Reading(position, "position")
-    body = "\n".join(lines)
+        return None, [l for l, on in zip(lines, listing) if not on]
+    named = {i for i in (_as_option(l, keys) for l in lines) if i is not None}
+    if named:
+        return (Reading(named.pop(), "line") if len(named) == 1 else Reading(None, "several")), lines
+    for line in lines:
+        labelled = _LABELLED.match(line)
+        index = _as_option(labelled.group(2), keys) if labels and labelled else None
+        position = index if index is not None else _position(line, labels)
+        if position is not None:
+            return Reading(position, "line" if index is not None else "position"), lines
+    return None, lines
+
+
+def _read_text(body: str, keys: list[str], asked: str) -> Reading:
+    """Stages 4 to 6: a declared answer, the options mentioned, a paraphrase."""
     for pattern in _DECLARED:
         named = {i for m in pattern.finditer(body) for i in _occurrences(match_key(m.group(1)), keys)}
         if len(named) == 1:
             return Reading(named.pop(), "declared")
-    asked = match_key(question)
     mentioned = _occurrences(match_key(body), keys, asked)
     if len(mentioned) == 1:
         return Reading(mentioned[0], "mentioned")
-    quoted = {keys.index(k) for k in (match_key(m.group(1)) for m in _QUOTED.finditer(body)) if k in keys}
+    quoted = {keys.index(k) for k in (match_key(m.group(1)) for m in _QUOTED.finditer(body)) if k and k in keys}
     if len(quoted) == 1:
         return Reading(quoted.pop(), "quoted")
-    sentences = [match_key(s) for s in _SENTENCE.findall(body)]
-    sentences = [s for s in sentences if s]
+    sentences = [k for k in (match_key(s) for s in _SENTENCE.findall(body)) if k]
     if mentioned:
         for sentence in sentences:
             here = _occurrences(sentence, keys, asked)
@@ -316,7 +352,20 @@ def read_choice(response: str | None, choices: list[str], *, labels: str | None 
     return Reading(None, "several" if mentioned else "none")
 
 
-def parse_choice(response: str | None, choices: list[str], *, labels: str | None = None,
-                 question: str = "") -> int | None:
+def read_choice(response: str | None, choices: list[str], *, labels=None, question: str = "") -> Reading:
+    """Which option ``response`` names (see the module's docstring for the rules). ``labels``:
+    the labels the prompt put before the options (a string of one-character labels such as
+    ``"ABCD"``, or a list; None for unlabelled options). With the ``question``, what the
+    answer copies from it (five characters or more) is not taken as naming an option:
+    ``元興寺に現れた妖怪は、鬼を…`` names 鬼, not 妖怪."""
+    keys = [match_key(c) for c in choices]
+    text = strip_markup(response or "")
+    if not text or not choices:
+        return Reading(None, "empty")
+    reading, lines = _read_lines([l for l in (x.strip() for x in text.splitlines()) if l], keys, labels)
+    return reading or _read_text("\n".join(lines), keys, match_key(question))
+
+
+def parse_choice(response: str | None, choices: list[str], *, labels=None, question: str = "") -> int | None:
     """The index of the option ``response`` names; None for no answer or several."""
     return read_choice(response, choices, labels=labels, question=question).index
