@@ -68,7 +68,7 @@ def test_compare_warns_when_settings_differ_in_more_than_the_model(tmp_path, cap
     result = compare_runs([*same, other], tmp_path / "cmp", metric="chrf")
     err = capsys.readouterr().err
     assert len(result["warnings"]) == 1 and f"{other} differs from {same[0]} in temperature, chrf" in err
-    assert "temperature: 0.0 vs 0.7; chrf: 'c6w0b2' vs 'c6w2b2'" in err
+    assert "temperature: 0.7 vs 0.0; chrf: 'c6w2b2' vs 'c6w0b2'" in err  # this run's value first
     text = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "**Not comparable as they stand:**" in text and "in temperature, chrf" in text
     assert "- gemma: `wikiorigin-eval|task:freeform|model:gemma@1234abcd|" in text  # the signatures
@@ -166,3 +166,10 @@ def test_summary_with_nan_is_written_as_null(tmp_path):
     assert written["signature"] == "wikiorigin-eval|task:judge|model:m@x|version:0.1.0"
     assert (tmp_path / "run" / "report.md").read_text() == (
         "# Report\n\nSignature: `wikiorigin-eval|task:judge|model:m@x|version:0.1.0`\n")
+
+
+def test_compare_tells_two_runs_of_one_model_apart(tmp_path, capsys):
+    runs = [_settings_run(tmp_path, "a", "llama", 41.0), _settings_run(tmp_path, "b", "llama", 45.5)]
+    result = compare_runs(runs, tmp_path / "cmp", metric="chrf")
+    assert set(result["models"]) == {"llama (a)", "llama (b)"}
+    assert "| 1 | llama (b) |" in (tmp_path / "cmp" / "comparison.md").read_text()

@@ -154,7 +154,7 @@ def _settings_warnings(runs: list[str], summaries: list[dict]) -> list[str]:
     for run, settings in dressed[1:]:
         diff = differences(dressed[0][1], settings)
         if diff:
-            said = "; ".join(f"{k}: {a!r} vs {b!r}" for k, (a, b) in diff.items())
+            said = "; ".join(f"{k}: {b!r} vs {a!r}" for k, (a, b) in diff.items())
             lines.append(f"{run} differs from {dressed[0][0]} in {', '.join(diff)} ({said})")
     return lines
 
@@ -208,12 +208,15 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     missing = [str(r) for r, s in zip(runs, summaries) if metric not in s]
     if missing:
         raise WikioriginError(f"{', '.join(missing)}: no {metric!r} in the summary")
-    models = [s["model"] for s in summaries]
+    names = [s["model"] for s in summaries]
+    # a model run twice (another setting, another data file) is told apart by its directory
+    models = [n if names.count(n) == 1 else f"{n} ({Path(r).name})" for n, r in zip(names, runs)]
     values = [float("nan") if s[metric] is None else float(s[metric]) for s in summaries]
     bar_plot(out / "models.png", models, values, f"{metric} by model", metric)
     warnings = _settings_warnings([str(r) for r in runs], summaries)
     result = {"models": dict(zip(models, values)), "warnings": warnings}
-    theirs = _read_external(external) if external else None
+    published = _read_external(external) if external else None
+    theirs = None if published is None else {m: published[n] for m, n in zip(models, names) if n in published}
     if theirs is not None:
         pairs = [(m, v, theirs[m]) for m, v in zip(models, values) if m in theirs]
         result["not_in_external"] = [m for m in models if m not in theirs]
