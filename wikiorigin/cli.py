@@ -103,10 +103,14 @@ def cmd_qids(args) -> int:
     write_table(table, args.out, QIDS, meta)
     for note in stats.notes[:20]:
         print(f"wikiorigin: warning: {note}", file=sys.stderr)
+    left_out = stats.bad_values + stats.unreadable
+    if left_out > 20:
+        print(f"wikiorigin: warning: {left_out - 20:,} more left out", file=sys.stderr)
     seconds = time.perf_counter() - started
     print(
         f"{wiki}: {table.num_rows:,} pages with a Wikidata item from {stats.statements:,} "
-        f"INSERT statements ({len(stats.notes)} bad values) in {seconds:.2f} s -> {args.out}"
+        f"INSERT statements; left out: {stats.bad_values:,} values not a QID, "
+        f"{stats.unreadable:,} unreadable rows; in {seconds:.2f} s -> {args.out}"
     )
     return 0
 
