@@ -45,6 +45,8 @@ def _report_join(path, join: dict) -> None:
     line = f"{path}: {join['matched']} responses joined the questions"
     if join["missing"]:
         line += f"; {join['missing']} questions have no response (counted as unanswered)"
+    if join["duplicates"]:
+        line += f"; {join['duplicates']} responses repeat a question already answered (not used)"
     if join["unmatched"]:
         line += (f"; {join['unmatched']} responses match no question, e.g. "
                  f"{join['unmatched_questions'][0][:60]!r}")
@@ -57,10 +59,14 @@ def cmd_eval_mcq(args, client_for) -> int:
 
     if not args.questions and not args.responses:
         raise WikioriginError("give --questions FILE, --responses FILE, or both")
+    if args.responses and (args.model or args.endpoint):
+        raise WikioriginError("--responses scores recorded answers instead of asking a model: "
+                              "give --responses or --model, not both")
     rows = mcq.read_questions(args.questions or args.responses)
     join = None
     if args.responses and args.questions:
-        rows, join = mcq.attach_responses(rows, mcq.read_questions(args.responses))
+        rows, join = mcq.attach_responses(rows, mcq.read_questions(args.responses), source=str(args.responses),
+                                          target=str(args.questions))
         _report_join(args.responses, join)
     if args.mode == "loglikelihood":
         if args.endpoint or not args.model:
@@ -72,12 +78,14 @@ def cmd_eval_mcq(args, client_for) -> int:
         model = _model(args) if args.model else None
         judge = client_for(args, args.judge_model) if args.judge_model else None
         instruction = mcq.INSTRUCTIONS[args.language] if args.instruction is None else args.instruction
-        recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else "recorded"
+        recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else str(args.questions)
         items = mcq.evaluate_generate(rows, model, instruction=instruction, judge=judge, recorded=recorded, **(
             _sampling(args) if model else {}))
         settings = mcq_settings(model, language=args.language, instruction=instruction, judge=judge,
                                 recorded=recorded, rows=rows,
                                 **(_sampling(args) if model else {}))
+        if join is not None:  # runs with fewer answered questions are not comparable
+            settings["responses"] = f"{join['matched']}/{len(rows)}"
     summary = mcq.summarize(items)
     if join is not None:
         summary["join"] = join

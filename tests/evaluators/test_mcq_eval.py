@@ -5,6 +5,7 @@ results directory and the CLI."""
 import json
 import lzma
 import math
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -235,7 +236,7 @@ def test_bad_question_files(tmp_path, capsys):
         mcq.read_questions(bad)
     assert cli.main(["eval", "mcq", "--questions", str(tmp_path / "none.json"), "--out", str(tmp_path / "o")]) == 2
     assert "none.json: no such file" in capsys.readouterr().err
-    with pytest.raises(WikioriginError, match="no recorded responses"):
+    with pytest.raises(WikioriginError, match="none of the 2 questions carries a recorded response"):
         mcq.evaluate_generate(mcq.read_questions(_mcq_parquet(tmp_path / "m.parquet", 2)))
 
 
@@ -274,3 +275,46 @@ def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
     assert cli.main(["eval", "mcq", "--questions", str(path), "--mode", "loglikelihood", "--model", "m",
                      "--endpoint", "http://127.0.0.1:9", "--out", str(tmp_path / "x")]) == 2
     assert "log-likelihood mode needs a local model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"response": 2}, r"row 1: the response is int 2, expected str"),
+    ({"question_prompt": 5}, r"row 1: question_prompt is int 5, expected str"),
+    ({"judge": "true"}, r"row 1: the verdict \(judge\) is str 'true', expected bool"),
+    ({"question": {"question": "問", "choices": ["a", "b"], "answer_index": "x"}}, r"row 1: answer_index 'x' is not one"),
+    ({"question": {"question": "問", "choices": ["a", "b"], "answer_index": 9}}, r"row 1: answer_index 9 is not one of the 2"),
+    ({"question": {"question": "問", "choices": ["空家", "。"], "answer": "空家"}}, r"row 1: option 2 '。' is empty"),
+    ({"question": {"question": "問", "choices": ["三千年", "3千年"], "answer": "三千年"}}, r"row 1: options 1 and 2"),
+])
+def test_released_rows_that_cannot_be_scored(released, tmp_path, capsys, change, message):
+    rows = json.loads((released / "responses-calm2-7b-chat.json").read_text())[:3]
+    rows[1] = {**rows[1], **change}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rows, ensure_ascii=False))
+    assert cli.main(["eval", "mcq", "--responses", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"bad.json: " + message, err) and len(err.strip().splitlines()) == 1
+
+
+def test_what_cannot_join_is_said_and_signed(released, tmp_path, capsys):
+    (tmp_path / "empty.json").write_text("[]")
+    assert cli.main(["eval", "mcq", "--responses", str(tmp_path / "empty.json"), "--out", str(tmp_path / "o")]) == 2
+    assert "empty.json: no rows" in capsys.readouterr().err
+    first40 = released / "YokaiEval-first40.json"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"question": {"question": "無関係な問い", "choices": ["甲", "乙"], "answer": "甲"},
+                                  "response": "甲", "judge": True}], ensure_ascii=False))
+    assert cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(other), "--out", str(tmp_path / "o")]) == 2
+    assert "other.json: none of its 1 responses matches one of the 40 questions of" in capsys.readouterr().err
+    assert cli.main(["eval", "mcq", "--responses", str(other), "--model", "m", "--endpoint", "http://127.0.0.1:9",
+                     "--out", str(tmp_path / "o")]) == 2
+    assert "give --responses or --model, not both" in capsys.readouterr().err
+    # a response given twice is used once and said; the share answered is in the signature
+    recorded = json.loads((released / "responses-calm2-7b-chat.json").read_text())[:10]
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps(recorded + recorded[:2], ensure_ascii=False))
+    assert cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(twice), "--out", str(tmp_path / "t")]) == 0
+    assert "2 responses repeat a question already answered" in capsys.readouterr().err
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["join"]["duplicates"] == 2 and summary["settings"]["responses"] == "10/40"
+    assert "|responses:10/40|" in summary["signature"]

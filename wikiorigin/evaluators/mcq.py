@@ -24,7 +24,7 @@ from ..errors import WikioriginError
 from ..files import read_rows
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
 from .report import markdown_table
-from .answers import PARSER_VERSION, option_labels, parse_choice, read_choice
+from .answers import PARSER_VERSION, match_key, option_labels, parse_choice, read_choice
 from .freeform import levenshtein
 
 __all__ = ["parse_choice", "read_choice", "PARSER_VERSION", "clean_region", "REGION_LETTERS", "read_questions",
@@ -88,26 +88,62 @@ def clean_region(value) -> str:
     return regions.pop() if regions else "不明"
 
 
+def _check(value, kinds, what: str, where: str):
+    if value is not None and not isinstance(value, kinds):
+        raise WikioriginError(f"{where}: {what} is {type(value).__name__} {value!r}, expected "
+                              + " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,))))
+    return value
+
+
+def _choices(raw: dict, where: str) -> list[str]:
+    """The options of a row: two or more strings that stay apart once normalized."""
+    choices = raw.get("choices")
+    if not isinstance(choices, list) or len(choices) < 2:
+        raise WikioriginError(f"{where}: no question or fewer than two choices")
+    choices = [str(c) for c in choices]
+    keys = [match_key(c) for c in choices]
+    for i, key in enumerate(keys):
+        if not key:
+            raise WikioriginError(f"{where}: option {i + 1} {choices[i]!r} is empty once spaces and punctuation go")
+        if keys.index(key) != i:
+            raise WikioriginError(f"{where}: options {keys.index(key) + 1} and {i + 1} ({choices[i]!r}) "
+                                  "are the same once normalized")
+    return choices
+
+
+def _answer_index(raw: dict, choices: list[str], where: str) -> int:
+    index = raw.get("answer_index")
+    if index is None:
+        if raw.get("answer") not in choices:
+            raise WikioriginError(f"{where}: the answer {raw.get('answer')!r} is not one of the choices")
+        return choices.index(raw["answer"])
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(choices):
+        raise WikioriginError(f"{where}: answer_index {index!r} is not one of the {len(choices)} options")
+    return index
+
+
 def _row(raw: dict, where: str) -> dict:
+    if not isinstance(raw, dict):
+        raise WikioriginError(f"{where}: expected an object with question and choices, got {type(raw).__name__}")
     response, prompt = None, None
     if isinstance(raw.get("question"), dict):  # a released responses file: the question is nested
         response, prompt = raw.get("response"), raw.get("question_prompt")
         raw = {**raw["question"], "judge": raw.get("judge")}
     elif "user_answer" in raw:  # the released human answers: the person's choice
         response = raw.get("user_answer") or ""
-    choices = [str(c) for c in (raw.get("choices") or [])]
+    else:
+        response = raw.get("response")  # rows with a recorded response of any model
     question = raw.get("question")
-    if not isinstance(question, str) or not question or len(choices) < 2:
+    if not isinstance(question, str) or not question:
         raise WikioriginError(f"{where}: no question or fewer than two choices")
-    index = raw.get("answer_index")
-    if index is None:
-        if raw.get("answer") not in choices:
-            raise WikioriginError(f"{where}: the answer {raw.get('answer')!r} is not one of the choices")
-        index = choices.index(raw["answer"])
+    choices = _choices(raw, where)
+    _check(response, str, "the response", where)
+    _check(prompt, str, "question_prompt", where)
+    _check(raw.get("judge"), bool, "the verdict (judge)", where)
     url = raw.get("url") or ""
     title = raw.get("title") or (unquote(url.rsplit("/", 1)[-1]) if url else None)
     return {"id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
-            "question": question, "choices": choices, "answer_index": int(index),
+            "question": question, "choices": choices, "answer_index": _answer_index(raw, choices, where),
             "type": raw.get("type") or "", "region": clean_region(raw.get("region")),
             "title": title, "response": response, "judge": raw.get("judge"),
             "labels": option_labels(prompt, choices) if prompt else None}
@@ -116,8 +152,12 @@ def _row(raw: dict, where: str) -> dict:
 def read_questions(path) -> list[dict]:
     """Questions from ``mcq.parquet``, the released YokaiEval rows (JSON or Parquet), a
     released responses file (``question`` nested, with ``response``, ``judge`` and the
-    ``question_prompt`` the model saw) or the released human answers (``user_answer``)."""
+    ``question_prompt`` the model saw), the released human answers (``user_answer``), or rows
+    with a ``response``. A row that cannot be scored is a one-line error naming the file and
+    row."""
     raws = read_rows(path)
+    if not raws:
+        raise WikioriginError(f"{path}: no rows")
     return [_row(r, f"{path}: row {i}") for i, r in enumerate(raws)]
 
 
@@ -180,7 +220,8 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRU
     recorded row's own prompt decides for it)."""
     if model is None:
         if all(r.get("response") is None for r in rows):
-            raise WikioriginError("no model given and the questions carry no recorded responses")
+            raise WikioriginError(f"{recorded}: no model given and none of the {len(rows)} questions carries a "
+                                  "recorded response (give --model, or --responses FILE)")
         responses, name = [r.get("response") for r in rows], recorded
     else:
         sampling = {"temperature": 0.1, "max_new_tokens": 128, **sampling}
@@ -395,7 +436,8 @@ def _stem(question: str) -> str:
     return "".join(c for c in key if c.isalnum())
 
 
-def attach_responses(rows: list[dict], recorded: list[dict]) -> tuple[list[dict], dict]:
+def attach_responses(rows: list[dict], recorded: list[dict], *, source: str = "the recorded responses",
+                     target: str = "the questions") -> tuple[list[dict], dict]:
     """Recorded responses (a released responses file or human answers, read by
     :func:`read_questions`) joined to the question rows, so they carry type and region.
 
@@ -405,24 +447,29 @@ def attach_responses(rows: list[dict], recorded: list[dict]) -> tuple[list[dict]
     Questions with no response are kept with ``response`` None (they count as unanswered,
     as in the paper's scores over all rows). Returns the rows and a record of the join:
     ``matched``, ``missing`` (questions without a response), ``unmatched`` (responses that
-    match no question, with the first few questions)."""
+    match no question, with the first few questions; ``duplicates``, responses to a question
+    already answered, which are not used). ``source`` and ``target`` name the two files in
+    errors."""
     by_choices: dict[tuple, list[int]] = {}
     for n, row in enumerate(rows):
         by_choices.setdefault(tuple(sorted(row["choices"])), []).append(n)
     taken: dict[int, dict] = {}
-    unmatched = []
+    unmatched, duplicates = [], 0
     for rec in recorded:
-        candidates = [n for n in by_choices.get(tuple(sorted(rec["choices"])), []) if n not in taken]
+        candidates = by_choices.get(tuple(sorted(rec["choices"])), [])
         stem = _stem(rec["question"])
         shared = {n: len(os.path.commonprefix([stem, _stem(rows[n]["question"])])) for n in candidates}
         best = max(shared.values(), default=0)
         top = [n for n, v in shared.items() if v == best and 2 * v >= min(len(stem), len(_stem(rows[n]["question"])))]
         if len(top) != 1:
             unmatched.append(rec["question"])
-            continue
-        taken[top[0]] = rec
+        elif top[0] in taken:
+            duplicates += 1
+        else:
+            taken[top[0]] = rec
     if not taken:
-        raise WikioriginError("none of the recorded responses matches a question (by choices and question stem)")
+        raise WikioriginError(f"{source}: none of its {len(recorded)} responses matches one of the {len(rows)} "
+                              f"questions of {target} (by choices and question stem)")
     out = []
     for n, row in enumerate(rows):
         rec = taken.get(n)
@@ -433,4 +480,4 @@ def attach_responses(rows: list[dict], recorded: list[dict]) -> tuple[list[dict]
         out.append({**row, "choices": rec["choices"], "answer_index": rec["choices"].index(answer),
                     "response": rec["response"], "judge": rec["judge"], "labels": rec.get("labels")})
     return out, {"matched": len(taken), "missing": len(rows) - len(taken), "unmatched": len(unmatched),
-                 "unmatched_questions": unmatched[:5]}
+                 "unmatched_questions": unmatched[:5], "duplicates": duplicates}
