@@ -271,7 +271,7 @@ def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", in
         language=language if model is not None else None,  # recorded prompts had their own
         instruction=None if instruction is None or model is None else text_hash(instruction),
         bos=generation_bos(model),
-        parser=getattr(mcq, "PARSER_VERSION", None), judge=client_name(judge),
+        parser=mcq.PARSER_VERSION, judge=client_name(judge),
         judge_prompt=text_hash(mcq.JUDGE_PROMPT) if judge is not None else None, data=data)
     if model is None:
         settings["model"] = f"recorded:{recorded}"
