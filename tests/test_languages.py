@@ -170,3 +170,10 @@ def test_cli_single_country_json(capsys):
     rows = {r["language"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["af"] == {"language": "af", "country": "ZA", "country_name": "South Africa", "wiki": "afwiki",
                           "status": "national_by_constitution"}
+
+
+@pytest.mark.parametrize("name,suggested", [("jp", "jawiki"), ("gr", "elwiki"), ("cz", "cswiki"), ("dk", "dawiki")])
+def test_a_country_code_suggests_its_language(name, suggested):
+    """`--wiki jp` (Japan) suggests ja: the official languages of the country named."""
+    with pytest.raises(UnknownWikiError, match=rf"not a Wikipedia edition: '{name}'; did you mean {suggested}"):
+        lookup(name)

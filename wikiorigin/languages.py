@@ -150,10 +150,20 @@ class Registry:
         found = self._names.get(key)
         if found is None:
             close = difflib.get_close_matches(key, list(self._names), n=6, cutoff=0.6)
-            names = list(dict.fromkeys(self._names[k].dbname for k in close))[:4]
+            names = list(dict.fromkeys([*self._of_country(key), *(self._names[k].dbname for k in close)]))[:4]
             hint = f"; did you mean {', '.join(names)}?" if names else ""
             raise UnknownWikiError(f"not a Wikipedia edition: {name!r}{hint}")
         return found
+
+    def _of_country(self, key: str) -> list[str]:
+        """The editions of the official languages of a country whose code ``key`` is (``jp``
+        is Japan: ``jawiki``), for a country code given where a language code belongs."""
+        if not re.fullmatch(r"[a-z]{2}", key):
+            return []
+        from babel.languages import get_official_languages
+
+        codes = [c.split("_")[0] for c in get_official_languages(key.upper(), de_facto=True)]
+        return [self._names[c].dbname for c in dict.fromkeys(codes) if c in self._names]
 
 
 @lru_cache(maxsize=1)
