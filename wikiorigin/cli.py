@@ -84,7 +84,8 @@ def cmd_scan(args) -> int:
     rate = mb / stats.seconds if stats.seconds else 0.0
     print(
         f"{wiki}: {stats.pages:,} pages, {stats.revisions:,} revisions "
-        f"({stats.imported_revisions:,} imported), {stats.torn_pages} torn; "
+        f"({stats.imported_revisions:,} imported), {stats.torn_pages} torn, "
+        f"{stats.broken_pages:,} broken; "
         f"{mb:,.1f} MB of XML in {stats.seconds:.2f} s ({rate:,.0f} MB/s) -> {args.out}"
     )
     return 0

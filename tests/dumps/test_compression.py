@@ -85,3 +85,24 @@ def test_detect_format():
     assert detect_format(b"\x1f\x8b\x08") == "gzip"
     assert detect_format(b"BZh91AY") == "bzip2"
     assert detect_format(b"<mediawiki") == "plain"
+
+
+def test_only_a_failed_closing_check_is_a_checksum_error(tmp_path):
+    """A gzip member that decodes but fails its CRC-32: the data read is unverified
+    (ChecksumError); a member cut short is plain damage, everything before it checked by
+    the decoder as far as it went."""
+    from wikiorigin.dumps.compression import ChecksumError
+
+    packed = bytearray(gzip.compress(PAYLOAD, compresslevel=0))  # stored blocks
+    packed[packed.index(b"xxxx") + 2] = ord("y")  # decodes: only the CRC sees it
+    changed = tmp_path / "changed.gz"
+    changed.write_bytes(bytes(packed))
+    with open_dump(changed) as stream:
+        with pytest.raises(ChecksumError, match=r"changed\.gz: gzip data decodes but fails its CRC-32"):
+            read_all(stream)
+    torn = tmp_path / "torn.gz"
+    torn.write_bytes(bytes(packed[: len(packed) // 2]))
+    with open_dump(torn) as stream:
+        with pytest.raises(DumpError, match=r"torn\.gz: gzip data is corrupt or truncated") as caught:
+            read_all(stream)
+    assert not isinstance(caught.value, ChecksumError)

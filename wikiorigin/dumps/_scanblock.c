@@ -6,8 +6,15 @@
  * (UTF-8 data with entities decoded, int32 offsets), namespaces (int32), page ids (int64),
  * redirect flags (bitmap), revisions and imported revisions (int32), the earliest time of
  * all revisions (int64 ms since the epoch, UTC) with its revision id and validity bitmap,
- * the same for local (not imported) revisions; error is None or (offset, page id, message).
- * The pages before an error are in the buffers.
+ * the same for local (not imported) revisions; broken, a list of (offset, page id, message)
+ * of the pages with a structural break (left out of the buffers, the scan goes on after them);
+ * error is None or (offset, page id, message). The pages before an error are in the buffers.
+ *
+ * A structural break is an element not closed where the next one starts: a <page> opening
+ * inside a page (its </page> lost), a <revision> inside a revision, a </revision> or </page>
+ * without its opening tag, a <title>, <ns>, <id>, <timestamp> or <username> whose text runs
+ * into the next tag. Reading on would give the page the revisions of the next one, or keep
+ * markup in a title, so such a page is reported and skipped; the next one is read as usual.
  *
  * A revision is imported when its contributor's <username> holds '>' (written "&gt;" by
  * MediaWiki). Ties on the timestamp go to the first revision in the file. Revision text is
@@ -33,6 +40,27 @@ static const char *find(const char *p, const char *end, const char *needle, size
         p++;
     }
     return NULL;
+}
+
+/* The first of two tags (both start with '<') from p; *which: 0 for a, 1 for b. One memchr
+ * pass, so looking for a tag that must not be there costs one more compare per '<'. */
+static const char *find2(const char *p, const char *end, const char *a, size_t na,
+                         const char *b, size_t nb, int *which) {
+    while (p < end) {
+        p = memchr(p, '<', (size_t)(end - p));
+        if (p == NULL) return NULL;
+        size_t left = (size_t)(end - p);
+        /* the second byte first: most tags differ there, without a call */
+        if (left >= na && p[1] == a[1] && memcmp(p + 2, a + 2, na - 2) == 0) { *which = 0; return p; }
+        if (left >= nb && p[1] == b[1] && memcmp(p + 2, b + 2, nb - 2) == 0) { *which = 1; return p; }
+        p++;
+    }
+    return NULL;
+}
+
+/* whether the closing tag stands at p */
+static int closed_at(const char *p, const char *end, const char *close, size_t n) {
+    return (size_t)(end - p) >= n && memcmp(p, close, n) == 0;
 }
 
 static int parse_int(const char *p, const char *end, long long *out) {
@@ -187,9 +215,32 @@ typedef struct {
     const char *ts, *ts_end;  /* a malformed timestamp, for the message */
 } ScanError;
 
+/* A page left out for a structural break: "<what> not closed where <seen> starts", or
+ * <what> alone when seen is empty. */
+typedef struct {
+    Py_ssize_t offset;      /* of the break in the buffer */
+    long long page_id;      /* -1 when unknown */
+    const char *what;
+    char seen[32];          /* the tag found instead, NUL-terminated */
+} Broken;
+
+static void set_broken(Broken *b, const char *base, const char *at, const char *end,
+                       const char *what) {
+    b->offset = at - base;
+    b->what = what;
+    size_t n = 0;
+    if (what[0] == '<' && at < end && *at == '<') {  /* the tag standing there, to its '>' */
+        while (n < sizeof(b->seen) - 1 && at + n < end && at[n] != '>' && at[n] != '\n') n++;
+        if (at + n < end && at[n] == '>' && n < sizeof(b->seen) - 1) n++;
+        memcpy(b->seen, at, n);
+    }
+    b->seen[n] = 0;
+}
+
 /* Whether the <contributor> right after a revision's timestamp names an imported user
- * (its <username> holds '>', which MediaWiki writes as "&gt;"). Moves *cursor past what
- * was read. */
+ * (its <username> holds '>', which MediaWiki writes as "&gt;"): 1 or 0, -1 when the
+ * <username> is not closed (*cursor then points where its text stops). Moves *cursor past
+ * what was read. */
 static int contributor_is_imported(const char *ts_e, const char *page_end, const char **cursor) {
     const char *c = find(ts_e, page_end, LIT("<contributor"));
     if (c == NULL || c - ts_e > 64) return 0;  /* not this revision's: look no further */
@@ -211,19 +262,22 @@ static int contributor_is_imported(const char *ts_e, const char *page_end, const
         if (!element(c_close, c_end, LIT("<username>"), &u, &ue)) return 0;
     }
     *cursor = ue;
+    if (!closed_at(ue, page_end, LIT("</username>"))) return -1;
     /* '>' may also stand unescaped in element text */
     return memchr(u, '>', (size_t)(ue - u)) != NULL || find(u, ue, LIT("&gt;")) != NULL;
 }
 
-/* Walk the revisions of one page from its first <revision>. */
-static void scan_revisions(const char *r, const char *page_end, int32_t *revisions,
-                           int32_t *imported, Earliest *all, Earliest *local, ScanError *err) {
+/* Walk the revisions of one page from its first <revision>. A structural break goes to
+ * *brk (and ends the walk), other damage to *err. */
+static void scan_revisions(const char *base, const char *r, const char *page_end,
+                           int32_t *revisions, int32_t *imported, Earliest *all,
+                           Earliest *local, ScanError *err, Broken *brk) {
     while (r) {
         /* One forward pass: <id>, <timestamp>, <contributor>, then </revision> from there. */
         const char *rid_s, *rid_e, *ts, *ts_e;
         long long rid, ms;
+        int which;
         if (!element(r + 10, page_end, LIT("<id>"), &rid_s, &rid_e) ||
-            !parse_int(rid_s, page_end, &rid) ||
             !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e) ||
             /* they stand at the head of a revision (after <parentid> at most); found
              * further on, they belong to a later revision */
@@ -231,10 +285,30 @@ static void scan_revisions(const char *r, const char *page_end, int32_t *revisio
             err->message = "a <revision> without <id> or <timestamp>";
             return;
         }
+        if (!closed_at(rid_e, page_end, LIT("</id>"))) {
+            set_broken(brk, base, rid_e, page_end, "<id>");
+            return;
+        }
+        if (!closed_at(ts_e, page_end, LIT("</timestamp>"))) {
+            set_broken(brk, base, ts_e, page_end, "<timestamp>");
+            return;
+        }
+        if (!parse_int(rid_s, page_end, &rid)) {
+            err->message = "a <revision> without <id> or <timestamp>";
+            return;
+        }
         const char *cursor = ts_e;
         int is_imported = contributor_is_imported(ts_e, page_end, &cursor);
-        const char *r_end = find(cursor, page_end, LIT("</revision>"));
-        if (!r_end) { err->message = "a <revision> without </revision>"; return; }
+        if (is_imported < 0) {
+            set_broken(brk, base, cursor, page_end, "<username>");
+            return;
+        }
+        /* </revision>, unless a <revision> starts first (this one's end was lost) */
+        const char *r_end = find2(cursor, page_end, LIT("</revision>"), LIT("<revision>"), &which);
+        if (r_end == NULL || which == 1) {
+            set_broken(brk, base, r_end ? r_end : page_end, page_end + 7, "<revision>");
+            return;
+        }
         if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) {
             err->message = "malformed <timestamp>";
             err->ts = ts;
@@ -245,29 +319,69 @@ static void scan_revisions(const char *r, const char *page_end, int32_t *revisio
         consider(all, ms, rid);
         if (is_imported) (*imported)++;
         else consider(local, ms, rid);
-        r = find(r_end + 11, page_end, LIT("<revision>"));
+        /* the next <revision>; a </revision> first is one whose <revision> was lost */
+        r = find2(r_end + 11, page_end, LIT("<revision>"), LIT("</revision>"), &which);
+        if (r != NULL && which == 1) {
+            set_broken(brk, base, r, page_end, "a </revision> without its <revision>");
+            return;
+        }
     }
 }
 
-/* Walk the pages in [p, block_end); no Python calls, so it runs without the GIL. */
+/* The text of <tag> (after p, before end) and whether it is closed: 1 read, 0 absent,
+ * -1 not closed (*text_end is where the next tag starts). */
+static int head_field(const char *p, const char *end, const char *open, size_t n_open,
+                      const char *close, size_t n_close, const char **text, const char **text_end) {
+    if (!element(p, end, open, n_open, text, text_end)) return 0;
+    return closed_at(*text_end, end, close, n_close) ? 1 : -1;
+}
+
+/* Walk the pages in [p, block_end); no Python calls, so it runs without the GIL. Pages
+ * with a structural break go to *broken and are left out. */
 static size_t scan(const char *base, const char *p, const char *block_end, Buf *col,
-                   ScanError *err) {
+                   Buf *broken, ScanError *err) {
     size_t pages = 0;
     int32_t offset = 0;
     if (!put(&col[OFFSETS], &offset, 4)) { err->message = "out of memory"; return 0; }
     while (p < block_end) {
-        const char *page = find(p, block_end, LIT("<page>"));
+        Broken brk = {0, -1, NULL, {0}};
+        int which;
+        /* the next <page>; a </page> first closes a page whose <page> was lost */
+        const char *page = find2(p, block_end, LIT("<page>"), LIT("</page>"), &which);
         if (!page) break;
+        if (which == 1) {
+            const char *id_s, *id_e;
+            long long lost_id;
+            set_broken(&brk, base, page, block_end, "a </page> without its <page>");
+            if (element(p, page, LIT("<id>"), &id_s, &id_e) && parse_int(id_s, page, &lost_id))
+                brk.page_id = lost_id;
+            if (!put(broken, &brk, sizeof brk)) { err->message = "out of memory"; break; }
+            p = page + 7;
+            continue;
+        }
         err->offset = page - base;
         err->page_id = -1;
-        const char *page_end = find(page, block_end, LIT("</page>"));
+        /* </page>, unless a <page> starts first (this one's end was lost) */
+        const char *page_end = find2(page + 6, block_end, LIT("</page>"), LIT("<page>"), &which);
         if (!page_end) { err->message = "a <page> without </page> in the block"; break; }
-        const char *t, *te, *ns_s, *ns_e, *id_s, *id_e;
-        long long ns, page_id;
-        if (!element(page, page_end, LIT("<title>"), &t, &te) ||
-            !element(te, page_end, LIT("<ns>"), &ns_s, &ns_e) ||
-            !element(ns_e, page_end, LIT("<id>"), &id_s, &id_e) ||
-            !parse_int(ns_s, page_end, &ns) || !parse_int(id_s, page_end, &page_id)) {
+        const char *t = NULL, *te = NULL, *ns_s = NULL, *ns_e = NULL, *id_s = NULL, *id_e = NULL;
+        long long ns = 0, page_id = -1;
+        int got_t = head_field(page, page_end, LIT("<title>"), LIT("</title>"), &t, &te);
+        /* read on after a break in the head: the report names the page id */
+        int got_ns = got_t ? head_field(te, page_end, LIT("<ns>"), LIT("</ns>"), &ns_s, &ns_e) : 0;
+        int got_id = got_ns ? head_field(ns_e, page_end, LIT("<id>"), LIT("</id>"), &id_s, &id_e) : 0;
+        if (got_id > 0 && parse_int(id_s, page_end, &page_id)) brk.page_id = page_id;
+        else page_id = -1;
+        if (which == 1) set_broken(&brk, base, page_end, block_end, "<page>");
+        else if (got_t < 0) set_broken(&brk, base, te, page_end, "<title>");
+        else if (got_ns < 0) set_broken(&brk, base, ns_e, page_end, "<ns>");
+        else if (got_id < 0) set_broken(&brk, base, id_e, page_end, "<id>");
+        if (brk.what) {
+            if (!put(broken, &brk, sizeof brk)) { err->message = "out of memory"; break; }
+            p = which == 1 ? page_end : page_end + 7;
+            continue;
+        }
+        if (!got_id || !parse_int(ns_s, page_end, &ns) || page_id < 0) {
             err->message = "expected <page> with <title>, <ns>, <id>";
             break;
         }
@@ -278,8 +392,13 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
 
         int32_t revisions = 0, imported = 0;
         Earliest all = {0, 0, 0}, local = {0, 0, 0};
-        scan_revisions(first_rev, page_end, &revisions, &imported, &all, &local, err);
+        scan_revisions(base, first_rev, page_end, &revisions, &imported, &all, &local, err, &brk);
         if (err->message) break;
+        if (brk.what) {
+            if (!put(broken, &brk, sizeof brk)) { err->message = "out of memory"; break; }
+            p = page_end + 7;
+            continue;
+        }
         /* the title, its entities decoded (UTF-8 is checked by the caller) */
         if (!grow(&col[TITLES], (size_t)(te - t))) { err->message = "out of memory"; break; }
         col[TITLES].len += (size_t)unescape(t, te, col[TITLES].data + col[TITLES].len);
@@ -301,6 +420,22 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
         p = page_end + 7;
     }
     return pages;
+}
+
+static PyObject *broken_list(const Buf *broken) {
+    size_t n = broken->len / sizeof(Broken);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (list == NULL) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const Broken *b = (const Broken *)broken->data + i;
+        PyObject *msg = b->seen[0]
+            ? PyUnicode_FromFormat("%s not closed where %s starts", b->what, b->seen)
+            : PyUnicode_FromString(b->what);
+        PyObject *item = msg ? Py_BuildValue("(nLN)", b->offset, b->page_id, msg) : NULL;
+        if (item == NULL) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    return list;
 }
 
 static PyObject *error_object(const ScanError *err) {
@@ -325,33 +460,35 @@ static PyObject *scan_block(PyObject *self, PyObject *args) {
         return NULL;
     }
     const char *base = (const char *)view.buf;
-    Buf col[N_COLUMNS];
+    Buf col[N_COLUMNS], broken = {NULL, 0, 0};
     memset(col, 0, sizeof(col));
     ScanError err = {0, -1, NULL, NULL, NULL};
     size_t pages;
     Py_BEGIN_ALLOW_THREADS  /* the decompressor's thread goes on meanwhile */
-    pages = scan(base, base + start, base + stop, col, &err);
+    pages = scan(base, base + start, base + stop, col, &broken, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
 
-    PyObject *result = PyTuple_New(N_COLUMNS + 2);
+    PyObject *result = PyTuple_New(N_COLUMNS + 3);
     if (result != NULL) {
         PyTuple_SET_ITEM(result, 0, PyLong_FromSize_t(pages));
         for (int i = 0; i < N_COLUMNS; i++)
             PyTuple_SET_ITEM(result, i + 1,
                              PyBytes_FromStringAndSize(col[i].data ? col[i].data : "", (Py_ssize_t)col[i].len));
-        PyTuple_SET_ITEM(result, N_COLUMNS + 1, error_object(&err));
-        for (int i = 0; i < N_COLUMNS + 2; i++) {
+        PyTuple_SET_ITEM(result, N_COLUMNS + 1, broken_list(&broken));
+        PyTuple_SET_ITEM(result, N_COLUMNS + 2, error_object(&err));
+        for (int i = 0; i < N_COLUMNS + 3; i++) {
             if (PyTuple_GET_ITEM(result, i) == NULL) { Py_CLEAR(result); break; }
         }
     }
     for (int i = 0; i < N_COLUMNS; i++) free(col[i].data);
+    free(broken.data);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
-     "scan_block(buf, start, stop) -> columns of the pages in buf[start:stop], and an error"},
+     "scan_block(buf, start, stop) -> columns of the pages in buf[start:stop], the broken pages, an error"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,7 +11,10 @@ also reports how many compressed bytes it has consumed (for progress bars). Form
 
 A truncated or corrupt file raises :class:`~wikiorigin.errors.DumpError` naming the file, the
 compressed byte offset reached and the decompressed byte offset delivered so far. Everything
-read before the damage has already been delivered to the caller.
+read before the damage has already been delivered to the caller. When the damage shows only in
+a gzip member's closing CRC-32 or length check, the data decoded cleanly but some of it is
+wrong (a stored block carries its bytes as they are, so a changed byte decodes): the error is
+then :class:`ChecksumError`, and everything delivered from that member is unverified.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 
 from ..errors import DumpError
 
-__all__ = ["DumpStream", "open_dump", "detect_format", "FORMATS"]
+__all__ = ["ChecksumError", "DumpStream", "open_dump", "detect_format", "FORMATS"]
 
 FORMATS = ("gzip", "bzip2", "xz", "zstd", "plain")
 
@@ -53,6 +56,15 @@ try:  # pragma: no cover - depends on the install
     _DECODE_ERRORS += (_igzip_lib.IsalError,)
 except ImportError:  # pragma: no cover
     pass
+
+
+class ChecksumError(DumpError):
+    """The data decoded, but the check at the end of a gzip member (CRC-32, length) failed:
+    the bytes delivered before it are unverified, not merely cut short."""
+
+
+# zlib's messages for a member whose trailer does not match the data it decoded
+_TRAILER_FAILURES = ("incorrect data check", "incorrect length check")
 
 
 def detect_format(head: bytes) -> str:
@@ -110,6 +122,7 @@ class DumpStream:
         self.compressed_size = os.path.getsize(path)
         self._salvaged: bytes | None = None
         self._error: tuple[str, str] | None = None
+        self._unverified = False  # the damage showed only in a closing check
 
     @property
     def compressed_pos(self) -> int:
@@ -126,7 +139,7 @@ class DumpStream:
                 f"{self.compressed_pos} (after ",
                 f" decompressed bytes): {type(exc).__name__}: {exc}",
             )
-            self._salvaged = _salvage(self.path, self.format, self.pos)
+            self._salvaged, self._unverified = _salvage(self.path, self.format, self.pos)
             return self._read_salvaged(n)
         self.pos += len(data)
         return data
@@ -136,6 +149,14 @@ class DumpStream:
         data = self._salvaged[:n]
         self._salvaged = self._salvaged[n:]
         if not data:
+            if self._unverified:
+                raise ChecksumError(
+                    f"{self.path}: {self.format} data decodes but fails its CRC-32/length "
+                    f"check at the end of a member, near compressed byte {self.compressed_pos} "
+                    f"(after {self.pos} decompressed bytes): the damage lies somewhere in that "
+                    f"member, so what was read from it is unverified (a stored block passes a "
+                    f"changed byte through)"
+                )
             raise DumpError(f"{self._error[0]}{self.pos}{self._error[1]}")
         self.pos += len(data)
         return data
@@ -161,8 +182,9 @@ class DumpStream:
         self.close()
 
 
-def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> bytes:
-    """Decode ``path`` again, incrementally, and return the clean bytes after ``skip``.
+def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> tuple[bytes, bool]:
+    """Decode ``path`` again, incrementally, and return the clean bytes after ``skip``, and
+    whether the damage showed only in a gzip member's closing CRC-32/length check.
 
     Fast readers lose what they had decoded in the call that failed (a threaded gzip reader
     even its queue). So that nothing before the damage is lost, the file is decoded once more
@@ -174,8 +196,8 @@ def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> bytes:
         "xz": lzma.LZMADecompressor,
     }
     if fmt not in makers:
-        return b""
-    out, produced = [], 0
+        return b"", False
+    out, produced, trailer = [], 0, False
     dec = makers[fmt]()
     with open(path, "rb") as f:
         try:
@@ -188,9 +210,11 @@ def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> bytes:
                     if produced + len(data) > skip:
                         out.append(data[max(0, skip - produced):])
                     produced += len(data)
+        except zlib.error as exc:
+            trailer = any(failure in str(exc) for failure in _TRAILER_FAILURES)
         except _DECODE_ERRORS:
             pass
-    return b"".join(out)
+    return b"".join(out), trailer
 
 
 def _open_gzip(raw: _CountingFile, threads: int):

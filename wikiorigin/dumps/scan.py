@@ -4,7 +4,9 @@ The input kind is told by content: XML exports (stub, full history, File Export,
 go to the page-creation scan (``engine="fast"`` or ``"mwxml"``); MediaWiki history TSV files to
 :mod:`~wikiorigin.dumps.history`. The output follows the ``pages`` schema; it is written
 atomically, and if a part turns out damaged, the pages scanned before the damage are kept in
-``<out>.partial.parquet`` and the error names the file and the place.
+``<out>.partial.parquet`` and the error names the file and the place. When the damage shows
+only in a gzip member's closing CRC check, those pages may hold a wrong byte: they are kept in
+``<out>.unverified.partial.parquet`` instead, and the error says so.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pyarrow as pa
 from ..errors import DumpError
 from ..files import ParquetSink, provenance
 from ..schemas import PAGE_COLUMNS, PAGES
-from .compression import open_dump
+from .compression import ChecksumError, open_dump
 from .history import history_batches
 from .stubs import PageCreation, ScanStats, StubScanner, scan_pages_mwxml
 
@@ -43,21 +45,30 @@ def input_kind(path) -> str:
     )
 
 
-def partial_path(out) -> Path:
+def partial_path(out, unverified: bool = False) -> Path:
+    """Where the pages scanned before damage are kept: ``OUT.partial.parquet``, or
+    ``OUT.unverified.partial.parquet`` when the damage showed only in a closing checksum."""
     out = Path(out)
-    return out.with_name(out.name.removesuffix(".parquet") + ".partial.parquet")
+    kind = ".unverified.partial.parquet" if unverified else ".partial.parquet"
+    return out.with_name(out.name.removesuffix(".parquet") + kind)
 
 
 def _records_batches(records: Iterable[PageCreation], stats: ScanStats, size: int = 20_000):
+    """Record batches of ``size`` rows; on damage, the rows read before it still come out."""
     rows = []
-    for r in records:
-        stats.pages += 1
-        stats.revisions += r.revisions
-        stats.imported_revisions += r.imported_revisions
-        rows.append({f: getattr(r, f) for f in PAGE_COLUMNS.names})
-        if len(rows) == size:
+    try:
+        for r in records:
+            stats.pages += 1
+            stats.revisions += r.revisions
+            stats.imported_revisions += r.imported_revisions
+            rows.append({f: getattr(r, f) for f in PAGE_COLUMNS.names})
+            if len(rows) == size:
+                yield pa.RecordBatch.from_pylist(rows, schema=PAGE_COLUMNS)
+                rows = []
+    except DumpError:
+        if rows:
             yield pa.RecordBatch.from_pylist(rows, schema=PAGE_COLUMNS)
-            rows = []
+        raise
     if rows:
         yield pa.RecordBatch.from_pylist(rows, schema=PAGE_COLUMNS)
 
@@ -139,14 +150,26 @@ def scan_to_parquet(
     sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out))
     try:
         with sink:
-            for batch in scan_batches(
-                paths, engine=engine, namespaces=namespaces, threads=threads, stats=stats,
-                dbname=wiki, scan_threads=scan_threads,
-            ):
-                wikis = pa.array([wiki] * batch.num_rows, pa.string())
-                sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
-                if bar is not None:
-                    bar.update(batch.num_rows)
+            try:
+                for batch in scan_batches(
+                    paths, engine=engine, namespaces=namespaces, threads=threads, stats=stats,
+                    dbname=wiki, scan_threads=scan_threads,
+                ):
+                    wikis = pa.array([wiki] * batch.num_rows, pa.string())
+                    sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
+                    if bar is not None:
+                        bar.update(batch.num_rows)
+            except ChecksumError:
+                sink.keep_partial = partial_path(out, unverified=True)
+                raise
+    except ChecksumError as exc:
+        if not sink.rows:
+            raise
+        raise ChecksumError(
+            f"{exc}; the {sink.rows:,} pages scanned before it are kept in "
+            f"{sink.keep_partial}, unverified: any of them may hold a wrong value; scan "
+            f"another copy of the dump (or download it again) to trust them"
+        ) from exc
     except DumpError as exc:
         if not sink.rows:
             raise

@@ -17,8 +17,19 @@ timestamps, and a per-revision path only for pages holding ``&gt;``. Revision te
 match there. A page larger than a block (a long full history) is summarized piece by piece;
 summaries of consecutive pieces combine with :func:`merge`, so memory stays flat.
 
+Splitting at ``</page>`` trusts the markup, so the scan checks it on the way: a **structural
+break** (an element not closed where the next one starts: a ``<page>`` inside a page, a
+``<revision>`` inside a revision, a ``</page>`` or ``</revision>`` without its opening tag, a
+``<title>``, ``<ns>``, ``<id>``, ``<timestamp>`` or ``<username>`` running into the next tag)
+would otherwise give a page the revisions of the next one, or keep markup in a title. Such a
+page is left out, like a torn one: warned with its id and byte offset, counted in
+``stats.broken_pages``, and the next page is read as usual. In the compiled core this costs
+one more compare at each ``<`` it already stops at.
+
 :func:`scan_pages` is the fast engine; :func:`scan_pages_mwxml` computes the same records with
-mwxml, as an oracle for tests and a fallback (``--engine mwxml``).
+mwxml, as an oracle for tests and a fallback (``--engine mwxml``). It stops at malformed XML
+with an error naming the line, page and byte offset; only a file ending inside a page is a
+torn end.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from xml.etree import ElementTree
+from xml.parsers.expat import errors as expat_errors
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -50,6 +62,7 @@ except ImportError:  # pragma: no cover - depends on the build
 
 BLOCK = 1 << 22  # bytes read per call
 MAX_PENDING = 1 << 25  # a page piece larger than this is summarized before its end arrives
+NOTE_LIMIT = 20  # broken pages reported one by one; the others are counted
 
 _HEAD = re.compile(
     rb"<page>\s*<title>([^<]*)</title>\s*<ns>(-?\d+)</ns>\s*<id>(\d+)</id>\s*(<redirect\b)?"
@@ -91,18 +104,20 @@ class ScanStats:
     imported_revisions: int = 0
     bytes: int = 0
     torn_pages: int = 0
+    broken_pages: int = 0  # left out for a structural break (see StubScanner)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def __add__(self, other: "ScanStats") -> "ScanStats":
         return ScanStats(
-            self.pages + other.pages,
-            self.revisions + other.revisions,
-            self.imported_revisions + other.imported_revisions,
-            self.bytes + other.bytes,
-            self.torn_pages + other.torn_pages,
-            self.notes + other.notes,
-            self.seconds + other.seconds,
+            pages=self.pages + other.pages,
+            revisions=self.revisions + other.revisions,
+            imported_revisions=self.imported_revisions + other.imported_revisions,
+            bytes=self.bytes + other.bytes,
+            torn_pages=self.torn_pages + other.torn_pages,
+            broken_pages=self.broken_pages + other.broken_pages,
+            notes=self.notes + other.notes,
+            seconds=self.seconds + other.seconds,
         )
 
 
@@ -186,6 +201,122 @@ def summarize(buf: bytes, start: int = 0, end: int | None = None) -> Summary:
     return (len(stamps), 0, pair, pair)
 
 
+# Structural breaks: an element not closed where the next one starts. The compiled core finds
+# them in its one pass; the Python path looks for cheap signs (a second <page>, unpaired
+# <revision> tags, a head or a timestamp the strict patterns do not match) and then walks the
+# page as the core does, so both report the same break.
+_SEEN = re.compile(rb"<[^>\n]{0,30}>?")
+_WS = b" \t\r\n"
+
+
+def _not_closed(buf: bytes, at: int, end: int, what: str) -> str:
+    """The message of a break at ``at``: "<what> not closed where <seen> starts"."""
+    seen = _SEEN.match(buf, at, end)
+    if seen is None:
+        return what
+    return f"{what} not closed where {seen.group().decode('utf-8', 'replace')} starts"
+
+
+def _text(buf: bytes, tag: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The span of ``<tag>``'s text (up to the next ``<``) after ``start``, as the core reads it."""
+    at = buf.find(b"<" + tag + b">", start, end)
+    if at < 0:
+        return None
+    text = at + len(tag) + 2
+    stop = buf.find(b"<", text, end)
+    return None if stop < 0 else (text, stop)
+
+
+def _closed(buf: bytes, at: int, end: int, tag: bytes) -> bool:
+    close = b"</" + tag + b">"
+    return buf.startswith(close, at) and at + len(close) <= end
+
+
+def _head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[int, str] | None]:
+    """The page id and the first break in the head (title, ns, id) of the page at ``page``;
+    the fields after a break are still read, so that the report names the page."""
+    at, page_id, brk = page, None, None
+    for tag in (b"title", b"ns", b"id"):
+        span = _text(buf, tag, at, bound)
+        if span is None:
+            break
+        closed = _closed(buf, span[1], bound, tag)
+        if not closed and brk is None:
+            brk = (span[1], _not_closed(buf, span[1], bound, f"<{tag.decode()}>"))
+        at = span[1]
+        if tag == b"id" and closed and buf[span[0]:span[1]].isdigit():
+            page_id = int(buf[span[0]:span[1]])
+    return page_id, brk
+
+
+def _username_break(buf: bytes, ts_end: int, end: int) -> tuple[int, int]:
+    """(cursor, where an unclosed <username> stops or -1), as the core reads a contributor."""
+    c = buf.find(b"<contributor", ts_end, end)
+    if c < 0 or c - ts_end > 64:
+        return ts_end, -1
+    close = buf.find(b">", c, end)
+    if close < 0 or buf[close - 1] == 0x2F:  # "/>"
+        return max(close, ts_end), -1
+    u = close + 1
+    while u < end and buf[u] in _WS:
+        u += 1
+    if buf.startswith(b"<username>", u) and end - u > 10:
+        span = (u + 10, buf.find(b"<", u + 10, end))
+        if span[1] < 0:
+            return close, -1
+    else:
+        c_end = buf.find(b"</contributor>", close, end)
+        span = _text(buf, b"username", close, c_end) if c_end >= 0 else None
+        if span is None:
+            return max(c_end, close), -1
+    return span[1], -1 if _closed(buf, span[1], end, b"username") else span[1]
+
+
+def _first_of(buf: bytes, a: bytes, b: bytes, start: int, end: int) -> tuple[int, int]:
+    """The first of two tags after ``start``: (position or -1, 0 for ``a`` or 1 for ``b``)."""
+    i, j = buf.find(a, start, end), buf.find(b, start, end)
+    if j >= 0 and (i < 0 or j < i):
+        return j, 1
+    return i, 0
+
+
+def _revisions_break(buf: bytes, r: int, end: int) -> tuple[int, str] | None:
+    """The first break among the revisions from ``r`` (a ``<revision>`` or -1) to ``end`` (the
+    page's ``</page>``); a revision without its id or timestamp raises :class:`_Malformed`."""
+    while r >= 0:
+        rid = _text(buf, b"id", r + 10, end)
+        ts = _text(buf, b"timestamp", rid[1], end) if rid else None
+        if rid is None or ts is None or rid[0] - r > 64 or ts[0] - rid[1] > 256:
+            raise _Malformed("a <revision> without <id> or <timestamp>")
+        for (_, stop), tag in ((rid, b"id"), (ts, b"timestamp")):
+            if not _closed(buf, stop, end, tag):
+                return stop, _not_closed(buf, stop, end, f"<{tag.decode()}>")
+        cursor, unclosed = _username_break(buf, ts[1], end)
+        if unclosed >= 0:
+            return unclosed, _not_closed(buf, unclosed, end, "<username>")
+        r_end, which = _first_of(buf, b"</revision>", b"<revision>", cursor, end)
+        if r_end < 0 or which:
+            at = end if r_end < 0 else r_end
+            return at, _not_closed(buf, at, end + 7, "<revision>")
+        r, which = _first_of(buf, b"<revision>", b"</revision>", r_end + 11, end)
+        if which:
+            return r, "a </revision> without its <revision>"
+    return None
+
+
+def _page_break(buf: bytes, page: int, end: int, nested: int):
+    """``(page id, (offset, message) or None)`` for the page at ``page``: its first structural
+    break, as the compiled core finds it. ``end``: its ``</page>``; ``nested``: the position
+    of a ``<page>`` before it, or -1."""
+    bound = nested if nested >= 0 else end
+    page_id, brk = _head_break(buf, page, bound)
+    if nested >= 0:
+        return page_id, (nested, _not_closed(buf, nested, end, "<page>"))
+    if brk is None and page_id is not None:
+        brk = _revisions_break(buf, buf.find(b"<revision>", page, end), end)
+    return page_id, brk
+
+
 _ENTITY = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#[xX][0-9a-fA-F]+);")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
@@ -244,6 +375,16 @@ def _add_row(cols: list[list], head: tuple, s: Summary) -> None:
         column.append(value)
 
 
+@dataclass(slots=True)
+class _BigPage:
+    """A page larger than a block, summarized piece by piece: its head ``(title, ns, id,
+    redirect)``, the summary so far and its first structural break ``(offset, message)``."""
+
+    head: tuple
+    summary: Summary = EMPTY
+    broken: tuple[int, str] | None = None
+
+
 class StubScanner:
     """A single-pass reader of page creations from one XML dump file.
 
@@ -251,7 +392,9 @@ class StubScanner:
     (the fast way); iterating the scanner yields :class:`PageCreation` records. Both share one
     pass over the file. ``namespaces`` limits the pages (``None``: all). Afterwards ``stats``
     holds the counters and ``torn`` describes a torn last page if there was one: it is reported
-    with a warning and not counted, and every page before it is. ``scan_threads`` threads
+    with a warning and not counted, and every page before it is. A page with a structural
+    break is left out the same way, and the scan goes on (``stats.broken_pages``; the first
+    :data:`NOTE_LIMIT` are warned about one by one). ``scan_threads`` threads
     run the compiled core on parts of each block (it releases the GIL).
     """
 
@@ -291,25 +434,68 @@ class StubScanner:
         only the page that straddles two chunks is joined from its two halves."""
         self.siteinfo, leftover = read_header(self.stream.read, self.stream.path)
         rest, base = b"", self.stream.pos - len(leftover)  # base: decompressed offset of rest[0]
-        open_head, open_sum = None, EMPTY  # a page larger than a block, in progress
+        big = None  # a page larger than a block, in progress
         for chunk in self._chunks(leftover):
             first = chunk.find(b"</page>")
             if first < 0:
                 rest += chunk
                 if len(rest) > MAX_PENDING and (cut := rest.rfind(b"</revision>")) > 0:
-                    if open_head is None:
-                        open_head = self._head(rest, 0, cut, base).groups(b"")
-                    open_sum = merge(open_sum, self._summarize(rest, 0, cut, base, open_head[2]))
-                    rest, base = rest[cut:], base + cut
+                    big, rest, base = self._big_piece(big, rest, cut + 11, base)
                 continue
             joined = rest + chunk[: first + 7]
             chunk_base = base + len(rest)
             last = chunk.rfind(b"</page>") + 7
             segments = [(joined, 0, len(joined), base), (chunk, first + 7, last, chunk_base)]
-            yield from self._block(segments, open_head, open_sum)
-            open_head, open_sum = None, EMPTY
+            yield from self._block(segments, big)
+            big = None
             rest, base = chunk[last:], chunk_base + last
-        self._finish(rest, base, open_head)
+        self._finish(rest, base, big and big.head)
+
+    def _big_piece(self, big, rest: bytes, cut: int, base: int):
+        """Summarize ``rest[:cut]``, whole revisions of a page larger than a block, into
+        ``big`` (a :class:`_BigPage`, made at its first piece). Returns the page in progress
+        (None when a ``<page>`` starts inside it: its end was lost), the rest and its base."""
+        start = 0
+        if big is None:
+            head = self._head(rest, 0, cut, base)
+            big, start = _BigPage(head.groups(b"")), head.start() + 6
+        nested = rest.find(b"<page>", start, cut)
+        if nested >= 0:
+            self._broken(base + nested, big.head[2], _not_closed(rest, nested, len(rest), "<page>"))
+            return None, rest[nested:], base + nested
+        self._add_piece(big, rest, start, cut, base)
+        return big, rest[cut:], base + cut
+
+    def _add_piece(self, big, buf: bytes, start: int, end: int, base: int) -> None:
+        """Add the revisions in ``buf[start:end]`` to ``big``, or note its first break."""
+        if big.broken is not None:
+            return
+        if buf.count(b"<revision>", start, end) != buf.count(b"</revision>", start, end):
+            try:
+                brk = _revisions_break(buf, buf.find(b"<revision>", start, end), end)
+            except _Malformed as exc:
+                raise DumpError(f"{self._where(base + start, big.head[2])}: {exc}") from None
+            at, message = brk or (start, "<revision> and </revision> do not pair up")
+            big.broken = (base + at, message)
+            return
+        big.summary = merge(big.summary, self._summarize(buf, start, end, base, big.head[2]))
+
+    def _close_big(self, big, buf: bytes, start: int, stop: int, base: int, batches: list) -> int:
+        """Finish the page larger than a block at the first ``</page>`` of ``buf[start:stop]``:
+        its row, or its report when it is broken. Returns where the next page starts."""
+        end = buf.find(b"</page>", start, stop)
+        nested = buf.find(b"<page>", start, end)
+        if nested >= 0 and big.broken is None:
+            big.broken = (base + nested, _not_closed(buf, nested, stop, "<page>"))
+        if big.broken is None:
+            self._add_piece(big, buf, start, end, base)
+        if big.broken is not None:
+            self._broken(big.broken[0], big.head[2], big.broken[1])
+            return nested if nested >= 0 else end + 7
+        cols: list[list] = [[] for _ in range(10)]
+        self._add_row(cols, big.head, big.summary, base + start)
+        batches.append(self._lists_batch(cols))
+        return end + 7
 
     def _chunks(self, leftover: bytes) -> Iterator[bytes]:
         if leftover:
@@ -329,20 +515,15 @@ class StubScanner:
         except _Malformed as exc:
             raise DumpError(f"{self._where(base + start, page_id)}: {exc}") from None
 
-    def _block(self, segments, open_head, open_sum) -> Iterator[pa.RecordBatch]:
+    def _block(self, segments, big) -> Iterator[pa.RecordBatch]:
         """One record batch for the pages in ``segments``: ``(buf, start, stop, base)`` with
         ``buf[start:stop]`` ending with ``</page>`` and ``base`` the offset of ``buf[0]``.
         The first segment may begin with the end of a page larger than a block."""
         batches = []
         try:
             for buf, start, stop, base in segments:
-                if open_head is not None:
-                    end = buf.find(b"</page>", start, stop)
-                    s = merge(open_sum, self._summarize(buf, start, end, base, open_head[2]))
-                    cols: list[list] = [[] for _ in range(10)]
-                    self._add_row(cols, open_head, s, base + start)
-                    batches.append(self._lists_batch(cols))
-                    open_head, start = None, end + 7
+                if big is not None:
+                    start, big = self._close_big(big, buf, start, stop, base, batches), None
                 if start < stop:
                     if CORE is not None:
                         for (a, b), result in self._core_scan(buf, start, stop):
@@ -371,7 +552,9 @@ class StubScanner:
 
     def _core_batch(self, result, start: int, base: int, out: list) -> None:
         """Arrow arrays over the C core's buffers: no Python object per page."""
-        n, *cols, error = result
+        n, *cols, broken, error = result
+        for offset, page_id, message in broken:
+            self._broken(base + offset, page_id if page_id >= 0 else None, message)
         titles, offsets, ns, ids, redirect, revs, imported = map(pa.py_buffer, cols[:7])
         all_ms, all_rid, all_valid, local_ms, local_rid, local_valid = map(pa.py_buffer, cols[7:])
         title_array = pa.Array.from_buffers(pa.string(), n, [None, offsets, titles])
@@ -399,40 +582,74 @@ class StubScanner:
             raise DumpError(f"{where}: {message}")
 
     def _python_columns(self, buf: bytes, start: int, stop: int, base: int) -> list[list]:
-        """The pure-Python path, the same columns as the C core: page heads from one
-        ``findall``; per page one ``find`` of ``</page>``, one C-level ``findall`` of the
-        timestamps and one ``find`` of ``&gt;`` (the cheap sign of a possible import); no
-        copies, nothing per revision. Files made with ``--uploads`` (``<upload>`` elements
-        carry timestamps) are not Wikimedia's public dumps; use ``--engine mwxml`` for them.
+        """The pure-Python path, the same columns as the C core: per page one ``find`` of
+        ``</page>`` and of a second ``<page>``, an anchored match of the head, one C-level
+        ``findall`` of the timestamps, two ``count``s of the revision tags and one ``find`` of
+        ``&gt;`` (the cheap sign of a possible import); no copies, nothing per revision. A page
+        whose signs disagree is walked as the core walks it (:func:`_page_break`). Files made
+        with ``--uploads`` (``<upload>`` elements carry timestamps) are not Wikimedia's public
+        dumps; use ``--engine mwxml`` for them.
         """
-        find, stamps_of = buf.find, _TS_ONLY.findall
-        heads = _HEAD.findall(buf, start, stop)
+        find, count, stamps_of = buf.find, buf.count, _REV_TS.findall
         cols: list[list] = [[] for _ in range(10)]
-        first, i = start, 0
-        while start < stop:
-            end = find(b"</page>", start, stop)
-            if i >= len(heads) or not heads[i][2]:
+        pos = start
+        while pos < stop:
+            page, end = find(b"<page>", pos, stop), find(b"</page>", pos, stop)
+            if end >= 0 and (page < 0 or end < page):  # a page whose <page> was lost
+                rid = _text(buf, b"id", pos, end)
+                page_id = buf[rid[0]:rid[1]] if rid and buf[rid[0]:rid[1]].isdigit() else None
+                self._broken(base + end, page_id, "a </page> without its <page>")
+                pos = end + 7
+                continue
+            if page < 0:
                 break
-            stamps = stamps_of(buf, start, end)
-            if not stamps or find(b"&gt;", start, end) >= 0:
-                s = self._summarize(buf, start, end, base, heads[i][2])
+            nested = find(b"<page>", page + 6, end)
+            head = _HEAD.match(buf, page)
+            stamps = stamps_of(buf, page, end)
+            n_open = count(b"<revision>", page, end)
+            if (nested >= 0 or head is None or n_open != len(stamps)
+                    or n_open != count(b"</revision>", page, end)):
+                if self._walk(buf, page, end, nested, base):
+                    pos = nested if nested >= 0 else end + 7
+                    continue
+                head = head or self._head(buf, page, end, base)
+            if not stamps or find(b"&gt;", page, end) >= 0:
+                s = self._summarize(buf, page, end, base, head[3])
             else:
                 earliest = min(stamps)
-                at = find(b"<timestamp>" + earliest, start, end)
-                rid = _REV_ID.search(buf, buf.rfind(b"<revision>", start, at), at)
+                at = find(b"<timestamp>" + earliest, page, end)
+                rid = _REV_ID.search(buf, buf.rfind(b"<revision>", page, at), at)
                 if rid is None:
-                    self._summarize(buf, start, end, base, heads[i][2])  # raises with the place
+                    if self._walk(buf, page, end, -1, base):  # its <id> not closed
+                        pos = end + 7
+                        continue
+                    self._summarize(buf, page, end, base, head[3])  # raises with the place
                 pair = (rid.group(1), earliest)
                 s = (len(stamps), 0, pair, pair)
-            self._add_row(cols, heads[i], s, base + start)
-            start, i = end + 7, i + 1
-        if i != len(heads) or start < stop:  # a page without a well-formed head: find it
-            start = first
-            while start < stop:
-                end = find(b"</page>", start, stop)
-                self._head(buf, start, end, base)
-                start = end + 7
+            self._add_row(cols, head.groups(), s, base + page)
+            pos = end + 7
         return cols
+
+    def _walk(self, buf: bytes, page: int, end: int, nested: int, base: int) -> bool:
+        """Walk a page as the core does: report a structural break (True) or raise."""
+        try:
+            page_id, brk = _page_break(buf, page, end, nested)
+        except _Malformed as exc:
+            raise DumpError(f"{self._where(base + page)}: {exc}") from None
+        if brk is not None:
+            self._broken(base + brk[0], page_id, brk[1])
+        return brk is not None
+
+    def _broken(self, offset: int, page_id, message: str) -> None:
+        """Report a page left out for a structural break: count it, warn about the first ones."""
+        self.stats.broken_pages += 1
+        if self.stats.broken_pages > NOTE_LIMIT:
+            return
+        note = f"{self._where(offset, page_id)}: {message}: broken page, not counted"
+        if self.stats.broken_pages == NOTE_LIMIT:
+            note += " (further broken pages are counted, not shown)"
+        self.stats.notes.append(note)
+        warnings.warn(note, stacklevel=4)
 
     def _add_row(self, cols, head, s: Summary, offset: int) -> None:
         try:
@@ -500,32 +717,120 @@ def scan_pages_mwxml(
     stats: ScanStats | None = None,
 ) -> Iterator[PageCreation]:
     """The same records as :func:`scan_pages`, computed with mwxml (slow; the oracle).
-    ``stats.bytes`` gets the decompressed bytes read, when ``stats`` is given."""
+    ``stats.bytes`` gets the decompressed bytes read, when ``stats`` is given.
+
+    Only a file that ends inside a page is a torn end (warned, the pages before it kept);
+    malformed XML anywhere else raises :class:`DumpError` naming the line, the page and its
+    byte offset."""
     with open_dump(path) as head:
         read_header(head.read, path)  # the same refusals as the fast engine
+    stats = stats if stats is not None else ScanStats()
     with open_dump(path, threads=threads) as stream:
-        yield from _mwxml_records(stream, path, namespaces)
-        if stats is not None:
-            stats.bytes += stream.pos
+        yield from _mwxml_records(stream, path, namespaces, stats)
+        stats.bytes += stream.pos
 
 
-def _mwxml_records(stream, path, namespaces) -> Iterator[PageCreation]:
+# What expat says when the input ends inside the document: a file cut short, not damage
+# inside it. Any other error (a mismatched tag, an invalid token) lies in the middle.
+_TORN_CODES = frozenset(
+    expat_errors.codes[m] for m in (
+        expat_errors.XML_ERROR_NO_ELEMENTS, expat_errors.XML_ERROR_UNCLOSED_TOKEN,
+        expat_errors.XML_ERROR_PARTIAL_CHAR,
+    )
+)
+
+
+def _mwxml_records(stream, path, namespaces, stats: ScanStats) -> Iterator[PageCreation]:
     import mwxml
+    from mwxml.errors import MalformedXML
 
     wanted = None if namespaces is None else frozenset(namespaces)
     pages = iter(mwxml.Dump.from_file(stream))
+    last = None  # the id of the last page read whole
     while True:
+        page = None
         try:
             page = next(pages, None)
             if page is None:
                 return
             record = _mwxml_record(page, wanted)
         except ElementTree.ParseError as exc:
-            note = f"{path}: XML ends early ({exc}): torn last page, not counted"
+            if exc.code not in _TORN_CODES:
+                where = _mwxml_place(path, page, last, exc.position)
+                message = str(exc).rsplit(": line ", 1)[0]  # the place comes first
+                raise DumpError(f"{where}: malformed XML: {message}") from None
+            what = f"page id {page.id} ({page.title!r})" if page is not None else "the end"
+            note = f"{path}: XML ends early in {what} ({exc}): torn last page, not counted"
+            stats.torn_pages += page is not None
+            stats.notes.append(note)
             warnings.warn(note, stacklevel=2)
             return
+        except (MalformedXML, ValueError) as exc:
+            raise DumpError(f"{_mwxml_place(path, page, last)}: malformed page: {exc}") from None
+        last = page.id
         if record is not None:
             yield record
+
+
+def _mwxml_place(path, page, last: int | None, position: tuple[int, int] | None = None) -> str:
+    """Where mwxml met an error: the line (when expat gave one), the page being read, else the
+    page holding that line, else the gap after the last page read whole; with the
+    decompressed byte offset where that page (or the next one) starts."""
+    where = f"{path}: line {position[0]}, column {position[1]}" if position else str(path)
+    if page is not None:
+        found = _find_page(path, page_id=page.id)
+    elif position:
+        found = _find_page(path, line=position[0])
+    else:
+        found = _find_page(path, after=last)
+        before = f"before decompressed byte {found[0]} (page id {found[1]})" if found else "at the end"
+        after = f"after page id {last}" if last is not None else "before the first page"
+        return f"{where}, {after}, {before}"
+    return f"{where}, page id {found[1]} (at decompressed byte {found[0]})" if found else where
+
+
+def _find_page(path, page_id=None, after=None, line=None) -> tuple[int, int] | None:
+    """``(decompressed offset, page id)`` of the page with id ``page_id``, else of the last
+    page starting on or before line ``line``, else of the page after the page ``after`` (the
+    first page when None). Reads the file once more (only on an error), in blocks."""
+    found, previous = None, None
+    for offset, head_line, head_id in _page_heads(path):
+        if page_id is not None:
+            if head_id == page_id:
+                return offset, head_id
+        elif line is not None:
+            if head_line > line:
+                break
+            found = offset, head_id
+        elif previous == after:
+            return offset, head_id
+        previous = head_id
+    return found
+
+
+_PAGE_OPEN = re.compile(rb"<page>")
+_FIRST_ID = re.compile(rb"<id>(\d+)</id>")
+
+
+def _page_heads(path, keep: int = 1 << 12) -> Iterator[tuple[int, int, int | None]]:
+    """``(decompressed offset, line, page id)`` of each ``<page>``; the id is the first
+    ``<id>`` after it (a damaged title does not hide it), None when there is none."""
+    with open_dump(path) as stream:
+        buf, base, line = b"", 0, 1  # buf[0] lies at decompressed offset base, on line `line`
+        while True:
+            chunk = stream.read(BLOCK)
+            buf += chunk
+            cut = max(len(buf) - keep, 0) if chunk else len(buf)  # heads before cut are whole
+            counted = 0
+            for m in _PAGE_OPEN.finditer(buf, 0, cut):
+                line += buf.count(b"\n", counted, m.start())
+                counted = m.start()
+                page_id = _FIRST_ID.search(buf, m.end(), m.end() + keep)
+                yield base + m.start(), line, int(page_id.group(1)) if page_id else None
+            if not chunk:
+                return
+            line += buf.count(b"\n", counted, cut)
+            buf, base = buf[cut:], base + cut
 
 
 def _datetime(iso: str) -> datetime:
