@@ -202,3 +202,23 @@ def test_importing_the_evaluators_does_not_import_torch():
             "print('torch' in sys.modules, 'transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_device_that_is_not_there(tiny_model_dir, tmp_path, capsys):
+    """--device cuda on a machine without CUDA is one line and exit 2, before any work."""
+    import torch
+
+    from wikiorigin import cli
+    from wikiorigin.errors import WikioriginError
+    from wikiorigin.evaluators.models import LocalModel
+
+    with pytest.raises(WikioriginError, match="--device tpu: not a device"):
+        LocalModel(tiny_model_dir, device="tpu")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    questions = tmp_path / "q.json"
+    questions.write_text('[{"question": "問", "choices": ["甲", "乙"], "answer": "甲"}]')
+    code = cli.main(["eval", "mcq", "--questions", str(questions), "--model", str(tiny_model_dir), "--mode",
+                     "loglikelihood", "--device", "cuda", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--device cuda: CUDA is not available here" in err and len(err.strip().splitlines()) == 1

@@ -41,6 +41,14 @@ def pick_device(device: str | None = None) -> str:
     import torch
 
     if device and device != "auto":
+        kind = device.split(":", 1)[0]
+        if kind == "cuda" and not torch.cuda.is_available():
+            raise WikioriginError(f"--device {device}: CUDA is not available here (torch {torch.__version__}"
+                                  + (" is a CPU build" if torch.version.cuda is None else ", no GPU visible") + ")")
+        if kind == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+            raise WikioriginError(f"--device {device}: MPS (Apple GPU) is not available here")
+        if kind not in ("cpu", "cuda", "mps"):
+            raise WikioriginError(f"--device {device}: not a device (cpu, cuda, cuda:N, mps or auto)")
         return device
     if torch.cuda.is_available():
         return "cuda"
