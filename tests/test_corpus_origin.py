@@ -1,14 +1,17 @@
 import json
+import urllib.parse
 from datetime import datetime, timezone
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from tests.sparql_server import SparqlEndpoint
 from wikiorigin.cli import main
 from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.dumps.pages import Multistream
 from wikiorigin.dumps.wikidata import EntityStats, read_entities
+from wikiorigin.errors import WikioriginError
 from wikiorigin.schemas import ORIGIN_ARTICLES, ORIGINS
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
@@ -75,3 +78,124 @@ def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, ca
         for key in ("label_en", "enwiki_title", "text"):
             assert online_rows[qid][key] == rows[qid][key]
         assert sorted(online_rows[qid]["aliases"]) == sorted(rows[qid]["aliases"])
+
+
+# --- the dump is checked against the items (issue 11) --------------------------------------
+# Page 10 of the real jawiki sample is 言語: the issue's Q170002 河童 got that article from
+# another jawiki dump. Page 129 is ネマティック液晶, and ネマティック相 (page 127) redirects to it:
+# a real page move. Page 113 ワールド・ミュージック is itself a redirect.
+
+KAPPA = ("Q170002", "jawiki", 10, "河童")
+
+
+def _run(capsys, items, dump, out, *source):
+    code = main(["corpus", "origin", "--items", str(items), "--dump", str(dump[0]),
+                 "--index", str(dump[1]), "--out", str(out), *source])
+    return (code, *capsys.readouterr())
+
+
+def test_items_of_another_wiki_stop_before_any_work(ja_multistream, tmp_path, capsys):
+    items, out = tmp_path / "kowiki-items.parquet", tmp_path / "articles.parquet"
+    _items(items, [(q, "kowiki" if w == "jawiki" else w, p, t) for q, w, p, t in ROWS])
+    with SparqlEndpoint({}) as endpoint:
+        code, stdout, err = _run(capsys, items, ja_multistream, out, "--sparql", endpoint.url)
+        assert endpoint.log == []
+    assert code == 2 and stdout == "" and err.count("\n") == 1
+    assert err == (f"wikiorigin: error: {items}: none of its 4 items originates in jawiki, the wiki of "
+                   f"{ja_multistream[0]}; they originate in kowiki (3), dewiki (1): give the multistream "
+                   "dump of their wiki\n")
+    assert not out.exists()
+
+
+def test_another_dump_of_the_same_wiki_is_refused(ja_multistream, data_dir, tmp_path, capsys):
+    items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
+    _items(items, [KAPPA, ("Q1", "jawiki", 56, "地理"), ("Q4", "jawiki", 141, "天狗"),
+                   ("Q5", "jawiki", 272, "鬼")])
+    with SparqlEndpoint({}) as endpoint:
+        code, stdout, err = _run(capsys, items, ja_multistream, out, "--sparql", endpoint.url)
+        assert endpoint.log == []
+    assert code == 2 and err.count("\n") == 1 and not out.exists()
+    assert err.startswith(
+        f"wikiorigin: error: {ja_multistream[0]}: 3 of the 4 pages of {items} found in it have another "
+        "title (first: Q170002: page 10 is '言語' in the dump, the items say '河童'): the dump is not "
+        "the one the items were made from (another jawiki dump?)")
+    with pytest.raises(WikioriginError, match=r"3 of the 4 pages .* have another title"):
+        build_origin_corpus(items, Multistream(*ja_multistream[:2]), out, wikidata=data_dir / WD)
+
+
+def test_a_page_with_another_title_is_left_out_never_replaced(ja_multistream, data_dir, tmp_path, capsys):
+    items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
+    _items(items, ROWS + [KAPPA])
+    report = build_origin_corpus(items, Multistream(*ja_multistream[:2]), out, wikidata=data_dir / WD)
+    assert report.mismatched == ["Q170002: page 10 is '言語' in the dump, the items say '河童'"]
+    assert (report.articles, report.renamed) == (3, [])
+    titles = {r["qid"]: r["title"] for r in pq.read_table(out).to_pylist()}
+    assert titles == {"Q1": "地理", "Q8": "個人", "Q123456": "音楽家"}
+    code, stdout, err = _run(capsys, items, ja_multistream, out, "--wikidata", str(data_dir / WD))
+    assert code == 0 and "0 renamed (kept), 1 with another title or now a redirect (left out)" in stdout
+    assert "3 articles" in stdout
+    assert "wikiorigin: warning: left out: Q170002: page 10 is '言語' in the dump, the items say '河童'" in err
+
+
+def test_a_moved_page_is_kept_under_its_new_title(ja_multistream, data_dir, tmp_path, capsys):
+    items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
+    _items(items, [("Q1", "jawiki", 56, "地理"), ("Q5", "jawiki", 129, "ネマティック相"),
+                   ("Q6", "jawiki", 113, "ワールド・ミュージック"), ("Q7", "jawiki", 12, "地理学 (学問)")])
+    report = build_origin_corpus(items, Multistream(*ja_multistream[:2]), out, wikidata=data_dir / WD)
+    assert report.renamed == [
+        "Q5: page 129: 'ネマティック相' is now 'ネマティック液晶' (the old title redirects to it)"]
+    assert report.mismatched == [
+        "Q6: page 113 'ワールド・ミュージック' is a redirect to 'ワールドミュージック' in the dump",
+        "Q7: page 12 is '地理学' in the dump, the items say '地理学 (学問)'",
+    ]
+    rows = {r["qid"]: r for r in pq.read_table(out).to_pylist()}
+    assert sorted(rows) == ["Q1", "Q5"] and rows["Q5"]["page_id"] == 129
+    assert rows["Q5"]["title"] == "ネマティック液晶"
+    assert urllib.parse.unquote(rows["Q5"]["url"]) == "https://ja.wikipedia.org/wiki/ネマティック液晶"
+    code, stdout, err = _run(capsys, items, ja_multistream, out, "--wikidata", str(data_dir / WD))
+    assert code == 0 and "1 renamed (kept), 2 with another title or now a redirect (left out)" in stdout
+    assert "wikiorigin: warning: renamed: Q5: page 129: 'ネマティック相' is now 'ネマティック液晶'" in err
+
+
+@pytest.fixture(scope="module")
+def ja_without_dbname(data_dir, tmp_path_factory):
+    """The jawiki sample with no <dbname> in its <siteinfo>, as multistream dumps named as
+    Wikimedia names them and named otherwise."""
+    import lzma
+    import warnings
+
+    from wikiorigin.dumps.synthetic import write_multistream
+
+    d = tmp_path_factory.mktemp("no-dbname")
+    xml = lzma.decompress((data_dir / JA).read_bytes())
+    assert b"    <dbname>jawiki</dbname>\n" in xml
+    (d / "ja.xml").write_bytes(xml.replace(b"    <dbname>jawiki</dbname>\n", b""))
+    made = {}
+    for name in ("jawiki-20230501-pages-articles-multistream.xml.bz2", "pages.xml.bz2"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            write_multistream(d / "ja.xml", d / name, d / (name + ".index.bz2"))
+        made[name] = (d / name, d / (name + ".index.bz2"))
+    return made
+
+
+def test_the_wiki_from_the_file_name_when_siteinfo_has_none(ja_without_dbname, data_dir, tmp_path):
+    items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
+    _items(items, ROWS)
+    named = Multistream(*ja_without_dbname["jawiki-20230501-pages-articles-multistream.xml.bz2"])
+    assert named.site.dbname == ""
+    report = build_origin_corpus(items, named, out, wikidata=data_dir / WD)
+    assert (report.wiki, report.articles) == ("jawiki", 3)
+    unnamed = Multistream(*ja_without_dbname["pages.xml.bz2"])
+    with pytest.raises(WikioriginError, match=r"pages\.xml\.bz2: no <dbname> in its <siteinfo> and no "
+                                              r"wiki in its file name"):
+        build_origin_corpus(items, unnamed, tmp_path / "x.parquet", wikidata=data_dir / WD)
+
+
+def test_a_file_that_is_not_an_items_file(ja_multistream, data_dir, tmp_path, capsys):
+    pages = tmp_path / "pages.parquet"
+    pq.write_table(pa.table({"wiki": ["jawiki"], "page_id": [56]}), pages)
+    code, _, err = _run(capsys, pages, ja_multistream, tmp_path / "a.parquet",
+                        "--wikidata", str(data_dir / WD))
+    assert code == 2 and err == (f"wikiorigin: error: {pages}: not an items file: no column qid, "
+                                 "origin_wiki, n_wikis, editions (make one with `wikiorigin subset`)\n")

@@ -210,12 +210,15 @@ def cmd_corpus_origin(args) -> int:
 
     dump = Multistream(args.dump, args.index, threads=args.threads)
     r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql)
-    for note in r.notes + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]:
+    for note in ([f"renamed: {x}" for x in r.renamed[:20]]
+                 + [f"left out: {x}" for x in r.mismatched[:20]]
+                 + r.notes + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]):
         print(f"wikiorigin: warning: {note}", file=sys.stderr)
-    print(f"{dump.site.dbname}: {r.items} items ({r.other_wiki} of other editions), "
-          f"{len(r.missing_pages)} pages not in the dump, {len(r.missing_entities)} without "
-          f"Wikidata data, {r.bad_wikidata_lines} bad Wikidata lines; {r.articles} articles in "
-          f"{r.seconds:.1f} s -> {args.out}")
+    print(f"{r.wiki}: {r.items} items ({r.other_wiki} of other editions), "
+          f"{len(r.missing_pages)} pages not in the dump, {len(r.renamed)} renamed (kept), "
+          f"{len(r.mismatched)} with another title or now a redirect (left out), "
+          f"{len(r.missing_entities)} without Wikidata data, {r.bad_wikidata_lines} bad Wikidata "
+          f"lines; {r.articles} articles in {r.seconds:.1f} s -> {args.out}")
     return 0
 
 

@@ -5,17 +5,34 @@ in English and in the edition's language (the answers of the free-form questions
 Items come from ``wikiorigin subset`` (the ``origins`` schema); their pages are fetched by id
 from the edition's multistream dump; Wikidata comes offline from the JSON dump or online from a
 SPARQL endpoint.
+
+A page id means something only in the dump it came from, so the dump is checked against the
+items before it is trusted:
+
+- **the wiki**: the dump's dbname (its ``<siteinfo>``, else its file name) must be the wiki of
+  some of the items; otherwise nothing is done (:class:`~wikiorigin.errors.WikioriginError`).
+- **each title**: the page the dump has under the item's page id must carry the title the
+  items record (their edition of the dump's wiki), as MediaWiki normalizes titles. A page whose
+  title differs is kept only as an evident **rename**: same page id, not a redirect, and the
+  dump's page under the recorded title is a redirect to the page's new title (what a page
+  move leaves behind). Any other difference (a move without a redirect left, or a page that is
+  now itself a redirect) is left out and listed; no other page is ever put in its place.
+- **the whole**: if more than half of the items' pages found in the dump carry another title
+  (renames not counted), the dump is not the one the items were made from, and the run stops
+  with an error before Wikidata is read or anything is written.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..dumps.pages import Multistream
+from ..dumps.pages import Multistream, PageText
 from ..dumps.wikidata import Entity, EntityStats, query_entities, read_entities
 from ..errors import WikioriginError
 from ..files import ParquetSink, provenance
@@ -23,15 +40,25 @@ from ..languages import lookup
 from ..schemas import ORIGIN_ARTICLES
 from .articles import article_row
 
-__all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of"]
+__all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
+
+_COLUMNS = ["qid", "origin_wiki", "n_wikis", "editions"]
+_FILE_WIKI = re.compile(r"([a-z0-9_]+?)-(?:\d{8}|latest)-")
 
 
 @dataclass(slots=True)
 class OriginCorpusReport:
+    """What :func:`build_origin_corpus` did. ``renamed``: pages kept under their new title;
+    ``mismatched``: pages left out because the dump has them under another title or as a
+    redirect (one line each, with the item, the page id and both titles)."""
+
+    wiki: str = ""
     items: int = 0
     other_wiki: int = 0
     missing_pages: list[str] = field(default_factory=list)
     missing_entities: list[str] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)
+    mismatched: list[str] = field(default_factory=list)
     articles: int = 0
     bad_wikidata_lines: int = 0
     notes: list[str] = field(default_factory=list)
@@ -46,33 +73,114 @@ def names_of(entity: Entity, languages: list[str]) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
-def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, sparql: str | None = None) -> OriginCorpusReport:
-    """Write the articles of ``items`` that originate in the dump's wiki to ``out``."""
+def dump_wiki(dump: Multistream) -> str:
+    """The dump's wiki: the dbname of its ``<siteinfo>``, else the one its file name starts
+    with (``jawiki-20250601-pages-articles-multistream.xml.bz2``)."""
+    if dump.site.dbname:
+        return dump.site.dbname
+    m = _FILE_WIKI.match(dump.dump.name)
+    if m is None:
+        raise WikioriginError(f"{dump.dump}: no <dbname> in its <siteinfo> and no wiki in its file name "
+                              "(WIKI-YYYYMMDD-...): cannot tell which wiki's dump it is")
+    return m.group(1)
+
+
+def _read_items(items, wiki: str, dump: Multistream) -> tuple[pa.Table, list[dict]]:
+    """All items and those of ``wiki``; items of none of them is an error naming their wikis."""
+    path = Path(items)
+    if not path.is_file():
+        raise WikioriginError(f"{items}: no such items file (make one with `wikiorigin subset`)")
+    missing = [c for c in _COLUMNS if c not in pq.read_schema(path).names]
+    if missing:
+        raise WikioriginError(f"{items}: not an items file: no column {', '.join(missing)} "
+                              "(make one with `wikiorigin subset`)")
+    table = pq.read_table(path, columns=_COLUMNS)
+    rows = [r for r in table.to_pylist() if r["origin_wiki"] == wiki]
+    if table.num_rows and not rows:
+        counts = table.group_by("origin_wiki").aggregate([("qid", "count")]).sort_by(
+            [("qid_count", "descending")]).to_pylist()
+        theirs = ", ".join(f"{c['origin_wiki']} ({c['qid_count']})" for c in counts[:5])
+        raise WikioriginError(
+            f"{items}: none of its {table.num_rows} items originates in {wiki}, the wiki of "
+            f"{dump.dump}; they originate in {theirs}: give the multistream dump of their wiki"
+        )
+    return table, rows
+
+
+def _edition(item: dict, wiki: str) -> dict:
+    for edition in item["editions"] or []:
+        if edition["wiki"] == wiki:
+            return edition
+    raise WikioriginError(f"item {item['qid']}: originates in {wiki} but has no {wiki} edition "
+                          "(is the items file from `wikiorigin subset`?)")
+
+
+def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
+                report: OriginCorpusReport) -> list[tuple[dict, PageText]]:
+    """``(item, page)`` for the items whose page the dump has under the recorded title, or
+    under a new title it was evidently moved to (see the module's rules); the others go to
+    ``report.missing_pages`` / ``report.mismatched``. Raises if most titles differ."""
+    ids = [_edition(r, wiki)["page_id"] for r in rows]
+    pages = dump.get(ids, follow_redirects=False)
+    same = dump.normalize
+    moved = [_edition(r, wiki)["title"] for r, i in zip(rows, ids)
+             if i in pages and same(pages[i].title) != same(_edition(r, wiki)["title"])]
+    old_titles = dump.get(moved, follow_redirects=False) if moved else {}
+    kept, found = [], 0
+    for item, page_id in zip(rows, ids):
+        page, title = pages.get(page_id), _edition(item, wiki)["title"]
+        where = f"{item['qid']}: page {page_id}"
+        if page is None:
+            report.missing_pages.append(f"{item['qid']} (page {page_id})")
+            continue
+        found += 1
+        old = old_titles.get(title)
+        if page.redirect is not None:
+            said = "" if same(page.title) == same(title) else f" (the items say {title!r})"
+            report.mismatched.append(f"{where} {page.title!r} is a redirect to {page.redirect!r} "
+                                     f"in the dump{said}")
+        elif same(page.title) == same(title):
+            kept.append((item, page))
+        elif old is not None and old.redirect is not None and same(old.redirect) == same(page.title):
+            report.renamed.append(f"{where}: {title!r} is now {page.title!r} "
+                                  "(the old title redirects to it)")
+            kept.append((item, page))
+        else:
+            report.mismatched.append(f"{where} is {page.title!r} in the dump, the items say {title!r}")
+    if report.mismatched and 2 * len(report.mismatched) > found:
+        raise WikioriginError(
+            f"{dump.dump}: {len(report.mismatched)} of the {found} pages of {items} found in it have "
+            f"another title (first: {report.mismatched[0]}): the dump is not the one the items were "
+            f"made from (another {wiki} dump?); give the {wiki} multistream dump of the items' date"
+        )
+    return kept
+
+
+def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
+                        sparql: str | None = None) -> OriginCorpusReport:
+    """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
+
+    The dump's wiki and each page's title are checked against the items first (see the
+    module's docstring): a dump of another wiki, or a dump in which most pages carry other
+    titles, is an error before anything is read from Wikidata or written."""
     if (wikidata is None) == (sparql is None):
         raise WikioriginError("give the Wikidata JSON dump (--wikidata) or a SPARQL endpoint (--sparql)")
     started = time.perf_counter()
-    wiki = dump.site.dbname
-    table = pq.read_table(items, columns=["qid", "origin_wiki", "n_wikis", "editions"])
-    report = OriginCorpusReport(items=table.num_rows)
-    rows = [r for r in table.to_pylist() if r["origin_wiki"] == wiki]
-    report.other_wiki = table.num_rows - len(rows)
+    wiki = dump_wiki(dump)
+    table, rows = _read_items(items, wiki, dump)
+    report = OriginCorpusReport(wiki=wiki, items=table.num_rows, other_wiki=table.num_rows - len(rows))
+    kept = check_pages(rows, wiki, dump, items, report)
     languages = list(dict.fromkeys(["en", lookup(wiki).language]))
-    qids = [r["qid"] for r in rows]
+    qids = [item["qid"] for item, _ in kept]
     if wikidata is not None:
         stats = EntityStats()
         entities = {e.qid: e for e in read_entities(wikidata, qids, stats)}
         report.bad_wikidata_lines, report.notes = stats.bad_lines, stats.notes
     else:
         entities = query_entities(sparql, qids, languages)
-    pages = dump.get([r["editions"][0]["page_id"] for r in rows])
     domain = lookup(wiki).domain
     out_rows = []
-    for item in rows:
-        page_id = item["editions"][0]["page_id"]
-        page = pages.get(page_id)
-        if page is None:
-            report.missing_pages.append(f"{item['qid']} (page {page_id})")
-            continue
+    for item, page in kept:
         entity = entities.get(item["qid"])
         if entity is None or not (entity.labels or entity.sitelinks):
             report.missing_entities.append(item["qid"])
@@ -87,7 +195,8 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, sparql:
         )
         out_rows.append(row)
     meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
-                      wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name)
+                      wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name,
+                      renamed=len(report.renamed), mismatched=len(report.mismatched))
     with ParquetSink(out, ORIGIN_ARTICLES, meta) as sink:
         sink.write(pa.Table.from_pylist(out_rows, schema=ORIGIN_ARTICLES))
     report.articles = len(out_rows)
