@@ -31,6 +31,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import WikioriginError
+from ..progress import Progress
 
 __all__ = ["LocalModel", "EndpointModel", "pick_device", "WINDOWS"]
 
@@ -158,24 +159,27 @@ class LocalModel:
             out = [ids if ids[:1] == [prefix] else [prefix] + ids for ids in out]
         return out
 
-    def _batched(self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1) -> list:
+    def _batched(self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1,
+                 desc: str = "batches") -> list:
         """``run`` over ``items`` in batches; a batch that runs out of memory is split in half
-        (and the model's batch size, counted in rows, remembered)."""
+        (and the model's batch size, counted in rows, remembered). Progress goes to stderr."""
         size, out, start = batch_size or max(1, self.batch_size // rows_per_item), [], 0
-        while start < len(items):
-            chunk = items[start:start + size]
-            try:
-                with self._torch.inference_mode():
-                    out.extend(run(chunk))
-            except RuntimeError as exc:
-                if not _is_oom(exc) or size == 1:
-                    raise
-                if self.device == "cuda":
-                    self._torch.cuda.empty_cache()
-                size = max(1, size // 2)
-                self.batch_size = min(self.batch_size, size * rows_per_item)
-                continue
-            start += len(chunk)
+        with Progress(f"{self.name}: {desc}", total=len(items), unit="item") as bar:
+            while start < len(items):
+                chunk = items[start:start + size]
+                try:
+                    with self._torch.inference_mode():
+                        out.extend(run(chunk))
+                except RuntimeError as exc:
+                    if not _is_oom(exc) or size == 1:
+                        raise
+                    if self.device == "cuda":
+                        self._torch.cuda.empty_cache()
+                    size = max(1, size // 2)
+                    self.batch_size = min(self.batch_size, size * rows_per_item)
+                    continue
+                start += len(chunk)
+                bar.update(len(chunk))
         return out
 
     def _call(self, **inputs):
@@ -336,7 +340,7 @@ class LocalModel:
                                 use_cache=False, **({"logits_to_keep": keep} if self._keeps_logits else {})).logits
             return self._pick_rows(logits[:, -keep:], tails, tail_mask)
 
-        return _unsort(order, self._batched(order, run, batch_size))
+        return _unsort(order, self._batched(order, run, batch_size, desc="log-likelihoods"))
 
     def _score_shared(self, pairs, groups: list[list[int]], out: list, batch_size) -> None:
         """Contexts left-padded in one pass with the cache kept; then every continuation of
@@ -377,7 +381,7 @@ class LocalModel:
             return [(i, (total, miss == 0)) for (_, i), total, miss in zip(rows, sums, misses)]
 
         size = max(1, batch_size // per_group) if batch_size else None
-        for i, result in self._batched(order, run, size, rows_per_item=per_group):
+        for i, result in self._batched(order, run, size, rows_per_item=per_group, desc="questions' options"):
             out[i] = result
 
     # -- per-token log-probabilities ------------------------------------------------------
@@ -433,7 +437,7 @@ class LocalModel:
                 results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
             return results
 
-        per_window = _unsort(order, self._batched(order, run, batch_size))
+        per_window = _unsort(order, self._batched(order, run, batch_size, desc="text windows"))
         out: list[list[float]] = [[] for _ in texts]
         for (t, *_), values in zip(jobs, per_window):
             out[t].extend(values)
@@ -471,7 +475,7 @@ class LocalModel:
             output = self.model.generate(input_ids=ids, attention_mask=mask, **options)
             return [self.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True) for row in output]
 
-        return _unsort(order, self._batched(order, run, batch_size))
+        return _unsort(order, self._batched(order, run, batch_size, desc="generation"))
 
 
 class EndpointModel:

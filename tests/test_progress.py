@@ -1,0 +1,27 @@
+"""Progress of long work: a line every N seconds when stderr is not a terminal."""
+
+import io
+
+from wikiorigin.progress import Progress
+
+
+def test_lines_when_not_a_terminal():
+    stream = io.StringIO()
+    with Progress("eval", total=3, unit="question", every=0, stream=stream) as bar:
+        for _ in range(3):
+            bar.update()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and lines[-1].startswith("eval: 3/3 questions (")
+
+
+def test_quiet_between_intervals():
+    stream = io.StringIO()
+    with Progress("scan", unit="page", every=3600, stream=stream) as bar:
+        bar.update(10)
+    assert stream.getvalue() == ""
+
+
+def test_a_local_model_reports_its_progress(tiny_model, capsys, monkeypatch):
+    monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
+    tiny_model.loglikelihood([("a b", " c"), ("d", " e")])
+    assert "tiny: log-likelihoods: 2/2 items" in capsys.readouterr().err
