@@ -96,3 +96,26 @@ def test_freeform_dry_run(origin_articles, tmp_path, capsys):
                  "--rounds", "2", "--dry-run"]) == 0
     assert "4 calls to make first (0 cached)" in capsys.readouterr().out
 
+
+
+def test_the_wrong_stage_s_file_fails_before_any_call(origin_articles, tmp_path, capsys):
+    """A yokai corpus (no origin columns) given to build freeform, a pages file to build mcq, a
+    directory as --out: one line each, exit 2, and the server never asked."""
+    from wikiorigin.cli import main
+
+    yokai = tmp_path / "yokai.parquet"
+    pq.write_table(pq.read_table(origin_articles).drop_columns(["origin_wiki", "n_wikis"]), yokai)
+    pages = tmp_path / "pages.parquet"
+    pq.write_table(pa.table({"wiki": ["jawiki"], "page_id": [1], "title": ["x"]}), pages)
+    with ChatServer(answer=scripted) as server:
+        common = ["--model", "gen", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]
+        assert main(["build", "freeform", "--articles", str(yokai), "--out", str(tmp_path / "f.parquet"), *common]) == 2
+        err = capsys.readouterr().err
+        assert "yokai.parquet: not the output of `wikiorigin corpus origin`: no column origin_wiki, n_wikis" in err
+        assert main(["build", "mcq", "--articles", str(pages), "--out", str(tmp_path / "m.parquet"), *common]) == 2
+        assert "pages.parquet: not the output of `wikiorigin corpus yokai (or corpus origin)`: no column " \
+               "revision_id, url, text, references" in capsys.readouterr().err
+        assert main(["build", "freeform", "--articles", str(origin_articles), "--out", str(tmp_path), *common]) == 2
+        assert "a directory; give a file name" in capsys.readouterr().err
+        asked = [c for c in server.calls if "messages" in c]
+    assert asked == []

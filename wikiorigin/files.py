@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 
-__all__ = ["ParquetSink", "write_table", "read_provenance", "provenance"]
+__all__ = ["ParquetSink", "write_table", "read_provenance", "provenance", "read_input", "check_output"]
 
 _KEY = b"wikiorigin"
 
@@ -129,3 +129,43 @@ def read_rows(path, columns: list[str] | None = None) -> list[dict]:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise WikioriginError(f"{path}: expected a list of objects")
     return rows
+
+
+def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | None = None) -> pa.Table:
+    """A stage's input Parquet file, checked before any work: it exists, is Parquet, and has
+    the columns the stage ``needs``; else a one-line error naming the file, what is missing and
+    the command that makes such a file (``made_by``)."""
+    from .errors import WikioriginError
+
+    path = Path(path)
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such file (make one with `{made_by}`)")
+    if path.is_dir():
+        raise WikioriginError(f"{path}: a directory, not a Parquet file made by `{made_by}`")
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise WikioriginError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]}); "
+                              f"expected the output of `{made_by}`") from None
+    missing = [c for c in needs if c not in schema.names]
+    if missing:
+        raise WikioriginError(f"{path}: not the output of `{made_by}`: no column {', '.join(missing)}")
+    return pq.read_table(path, columns=columns)
+
+
+def check_output(path) -> Path:
+    """An output file's path, checked before any work: not a directory; its directory made if
+    missing, and writable."""
+    from .errors import WikioriginError
+
+    path = Path(path)
+    if path.is_dir():
+        raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / 'out.parquet'})")
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WikioriginError(f"{parent}: cannot make the directory for {path.name} ({exc.strerror})") from None
+    if not os.access(parent, os.W_OK):
+        raise WikioriginError(f"{parent}: not writable, so {path.name} cannot be written there")
+    return path

@@ -14,9 +14,8 @@ import hashlib
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from ..files import ParquetSink, provenance
+from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
 from ..llm import ChatRequest, LLMClient
 from .prompts import CRITERIA, FREEFORM_PROMPTS, freeform_sha1
@@ -145,11 +144,21 @@ class _Run:
         }
 
 
+# What the builder reads of an origin corpus (``wikiorigin corpus origin``'s articles).
+ORIGIN_ARTICLE_COLUMNS = ("wiki", "page_id", "title", "qid", "revision_id", "text", "origin_wiki", "n_wikis")
+
+
+def read_origin_articles(path) -> list[dict]:
+    """The rows of an origin corpus, checked before any call is paid for."""
+    return read_input(path, ORIGIN_ARTICLE_COLUMNS, "wikiorigin corpus origin").to_pylist()
+
+
 def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig | None = None) -> dict:
     """Questions for the origin corpus ``articles`` into ``out`` (the ``freeform`` schema);
     dropped ones with their reason into ``<out>.failed.parquet``. Returns counts per step."""
     config = config or FreeformConfig()
-    rows = pq.read_table(articles).to_pylist()
+    rows = read_origin_articles(articles)
+    check_output(out)
     run = _Run(generator, config)
     live = run.generate(rows)
     for _ in range(config.rounds):
@@ -170,7 +179,7 @@ def plan_freeform(articles, generator: LLMClient, config: FreeformConfig | None 
     """A dry run: the generation calls not in the cache and their input tokens; each question
     then costs ``rounds`` + 2 more calls (refine, translate, score)."""
     config = config or FreeformConfig()
-    rows = pq.read_table(articles).to_pylist()
+    rows = read_origin_articles(articles)
     version = freeform_sha1()
     plan = generator.dry_run([
         _request(FREEFORM_PROMPTS["generate"].format(language=_language_name(r["wiki"]), title=r["title"]),

@@ -24,9 +24,8 @@ import re
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from ..files import ParquetSink, provenance
+from ..files import ParquetSink, check_output, provenance, read_input
 from ..llm import ChatRequest, LLMClient
 from .prompts import MCQ_PROMPTS, REGIONS, TYPES, prompt_sha1
 
@@ -252,13 +251,23 @@ class _Run:
         }
 
 
+# What the builder reads of an article corpus (``wikiorigin corpus yokai`` or ``corpus origin``).
+ARTICLE_COLUMNS = ("wiki", "page_id", "title", "revision_id", "url", "text", "references")
+
+
+def read_articles(path) -> list[dict]:
+    """The rows of an article corpus, checked before any call is paid for."""
+    return read_input(path, ARTICLE_COLUMNS, "wikiorigin corpus yokai (or corpus origin)").to_pylist()
+
+
 def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = None,
               config: MCQConfig | None = None, failed=None) -> MCQReport:
     """Questions for the articles in ``articles.parquet`` into ``out`` (the ``mcq`` schema);
     dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``)."""
     config = config or MCQConfig()
     checker = checker or generator
-    rows = pq.read_table(articles).to_pylist()
+    rows = read_articles(articles)
+    check_output(out)
     report = MCQReport(articles=len(rows))
     run = _Run(generator, checker, config, report)
     out_rows = run.label(run.attribute(run.check(run.generate(rows))))
@@ -280,7 +289,7 @@ def plan_mcq(articles, generator: LLMClient, config: MCQConfig | None = None) ->
     """A dry run: the generation calls not in the cache and their input tokens; each kept
     question then costs up to three more calls (check, attribute, label)."""
     config = config or MCQConfig()
-    rows = pq.read_table(articles).to_pylist()
+    rows = read_articles(articles)
     run = _Run(generator, generator, config, MCQReport())
     requests = [ChatRequest(_messages(run.prompts["generate"].format(n=config.per_article),
                                       _article_text(a, config.max_article_chars)),
