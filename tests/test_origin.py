@@ -239,3 +239,21 @@ def test_other_sources(tmp_path, source):
     for qid, per_wiki in expected.items():
         order = sorted((created, wiki) for wiki, (created, _) in per_wiki.items())
         assert [e["wiki"] for e in rows[qid]["editions"]] == [w for _, w in order]
+
+
+def test_subset_of_a_file_that_is_not_origins(tmp_path, capsys):
+    """A missing file, a pages file or a text file given to subset: one line, exit 2."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from wikiorigin.cli import main
+
+    pages = tmp_path / "pages.parquet"
+    pq.write_table(pa.table({"wiki": ["jawiki"], "page_id": [1]}), pages)
+    (tmp_path / "notes.txt").write_text("not parquet")
+    for given, said in ((tmp_path / "none.parquet", "none.parquet: no such file (make one with `wikiorigin origins`)"),
+                        (pages, "pages.parquet: not the output of `wikiorigin origins`: no column qid, origin_wiki"),
+                        (tmp_path / "notes.txt", "notes.txt: not a Parquet file")):
+        assert main(["subset", str(given), "--wiki", "jawiki", "--out", str(tmp_path / "s.parquet")]) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1

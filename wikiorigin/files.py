@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 
-__all__ = ["ParquetSink", "write_table", "read_provenance", "provenance", "read_input", "check_output"]
+__all__ = ["ParquetSink", "write_table", "read_provenance", "provenance", "input_schema", "read_input", "check_output"]
 
 _KEY = b"wikiorigin"
 
@@ -131,10 +131,10 @@ def read_rows(path, columns: list[str] | None = None) -> list[dict]:
     return rows
 
 
-def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | None = None) -> pa.Table:
-    """A stage's input Parquet file, checked before any work: it exists, is Parquet, and has
-    the columns the stage ``needs``; else a one-line error naming the file, what is missing and
-    the command that makes such a file (``made_by``)."""
+def input_schema(path, needs: Iterable[str], made_by: str) -> pa.Schema:
+    """The schema of a stage's input Parquet file, checked before any work: it exists, is
+    Parquet, and has the columns the stage ``needs``; else a one-line error naming the file,
+    what is missing and the command that makes such a file (``made_by``)."""
     from .errors import WikioriginError
 
     path = Path(path)
@@ -150,6 +150,12 @@ def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | No
     missing = [c for c in needs if c not in schema.names]
     if missing:
         raise WikioriginError(f"{path}: not the output of `{made_by}`: no column {', '.join(missing)}")
+    return schema
+
+
+def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | None = None) -> pa.Table:
+    """A stage's input Parquet file, checked by :func:`input_schema`, read."""
+    input_schema(path, needs, made_by)
     return pq.read_table(path, columns=columns)
 
 

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import WikioriginError
-from .files import ParquetSink, provenance, read_provenance, write_table
+from .files import ParquetSink, check_output, input_schema, provenance, read_provenance, write_table
 from .schemas import EDITION, EDITIONS, ORIGINS, QIDS, TIMESTAMP
 
 __all__ = ["reduce_origins", "join_editions", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
@@ -178,6 +178,8 @@ def subset(
     seed: int = 0,
 ) -> int:
     """The items that originate in ``wiki`` (optionally filtered and sampled) into ``out``."""
+    input_schema(origins, ("qid", "origin_wiki", "n_wikis", "lead_days"), "wikiorigin origins")
+    check_output(out)
     where = ["origin_wiki = $wiki", "n_wikis >= $min_editions"]
     params: dict = {"wiki": wiki, "min_editions": min_editions}
     if max_editions is not None:
