@@ -124,3 +124,22 @@ def test_a_bad_line_among_good_ones_and_an_empty_index(tmp_path, data_dir):
     bad.write_bytes(bz2.compress(b"\n\n"))
     with pytest.raises(DumpError, match="an empty multistream index"):
         Multistream(data_dir / EL, bad)
+
+
+def test_a_dump_that_is_not_bzip2_and_a_stream_damaged_inside(tmp_path, data_dir):
+    """Not a multistream dump at all: said so, naming the file. A real stream damaged inside
+    (its start where the index says, bytes flipped in the middle): damage, not a wrong index."""
+    text = tmp_path / "dump.xml"
+    text.write_text("<mediawiki>not compressed</mediawiki>\n" * 50)
+    with pytest.raises(DumpError, match=r"dump.xml: not a bzip2 multistream dump: its first \d+ bytes are no bzip2"):
+        Multistream(text, data_dir / EL_INDEX)
+    ms = Multistream(data_dir / EL, data_dir / EL_INDEX)
+    offset = ms.entry("Τύνιδα").offset
+    end = min(o for o in ms.offsets if o > offset)
+    raw = bytearray((data_dir / EL).read_bytes())
+    for at in range(offset + (end - offset) // 2, offset + (end - offset) // 2 + 64):
+        raw[at] ^= 0xFF
+    damaged = tmp_path / EL
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(DumpError, match=rf"{EL}: the bzip2 stream at byte {offset} \(\d+ bytes\) is damaged"):
+        Multistream(damaged, data_dir / EL_INDEX).get(["Τύνιδα"])

@@ -303,6 +303,9 @@ class Multistream:
         try:
             return bz2.BZ2Decompressor().decompress(raw)
         except (OSError, EOFError, ValueError) as exc:
+            if raw.startswith(b"BZh"):  # a stream starts there, as the index says: it is damaged
+                raise DumpError(f"{self.dump}: the bzip2 stream at byte {offset} ({end - offset} bytes) "
+                                f"is damaged ({exc})") from None
             raise DumpError(
                 f"{self.dump}: no bzip2 stream at byte {offset} as {self.index} says ({exc}): "
                 "does the index belong to this dump?"
@@ -312,7 +315,11 @@ class Multistream:
         first = self.offsets[0]
         with open(self.dump, "rb") as f:
             head = f.read(first) if first else b""
-        data = bz2.BZ2Decompressor().decompress(head) if head else self._read_stream(first)
+        try:
+            data = bz2.BZ2Decompressor().decompress(head) if head else self._read_stream(first)
+        except (OSError, EOFError, ValueError) as exc:
+            raise DumpError(f"{self.dump}: not a bzip2 multistream dump: its first {first} bytes "
+                            f"are no bzip2 stream ({exc})") from None
         info, _ = read_header(_Reader(data).read, self.dump)
         return info
 
