@@ -333,6 +333,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Culture-specific QA datasets from Wikipedia and Wikidata dumps.",
     )
     p.add_argument("--version", action="version", version=f"wikiorigin {__version__}")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("languages", help="list the Wikipedia editions")
@@ -463,6 +464,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: exit 0 done, 2 bad input or environment (one line), 1 an unexpected
+    error (one line; ``--debug`` shows the traceback), 130 interrupted."""
     args = _parser().parse_args(argv)
     try:
         return args.func(args)
@@ -472,8 +475,22 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `wikiorigin languages | head`
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:  # pragma: no cover
+    except KeyboardInterrupt:
+        print("wikiorigin: interrupted; finished work is kept (completed files, shards, the request cache): "
+              "run the same command again to resume", file=sys.stderr)
         return 130
+    except OSError as exc:  # the environment: a full disk, a permission, a file gone
+        if args.debug:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"wikiorigin: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the last boundary: one line, not a traceback, for the user
+        if args.debug:
+            raise
+        print(f"wikiorigin: error: unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+              "(run with --debug for the traceback, and please report it)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
