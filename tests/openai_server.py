@@ -14,6 +14,7 @@ not ``calls``. ``models`` (None: any model) lists the models served: another mod
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -112,6 +113,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that hangs up (a timeout, a run that stopped) is no error of the server."""
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
 class ChatServer:
     def __init__(self, answer=None, delay: float = 0.0, *, models=None, list_models: bool = True,
                  api_key: str | None = None):
@@ -122,8 +132,7 @@ class ChatServer:
         self.lock = threading.Lock()
 
     def __enter__(self):
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.owner = self
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

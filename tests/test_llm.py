@@ -149,8 +149,10 @@ def test_cli_with_a_local_model(tmp_path, capsys, data_dir):
         "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}], "revision_id": 5,
         "url": "https://ja.wikipedia.org/wiki/%E6%B2%B3%E7%AB%A5"}], schema=ARTICLES), articles)
     assert main(["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "m.parquet"),
-                 "--model", str(model), "--backend", "transformers", "--cache", str(tmp_path / "c.sqlite")]) == 0
-    assert "0 questions from 1 articles" in capsys.readouterr().out  # a random model writes no JSON
+                 "--model", str(model), "--backend", "transformers", "--cache", str(tmp_path / "c.sqlite")]) == 1
+    captured = capsys.readouterr()  # a random model writes no JSON: every request failed, exit 1
+    assert "0 questions from 1 articles" in captured.out
+    assert "wikiorigin: error: the only request failed: invalid JSON after one repair" in captured.err
     failed = pq.read_table(tmp_path / "m.failed.parquet").to_pylist()
     assert failed[0]["step"] == "generate" and failed[0]["reason"].startswith("invalid JSON")
 

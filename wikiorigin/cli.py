@@ -12,6 +12,7 @@ from pathlib import Path
 from . import __version__
 from .cli_eval import add_eval_commands
 from .errors import WikioriginError
+from .llm.lock import RunLock
 
 __all__ = ["main"]
 
@@ -228,10 +229,29 @@ def _llm_client(args, model):
     if args.backend == "transformers":
         backend = TransformersBackend(model)
     else:
-        backend = OpenAIBackend(model, base_url=args.base_url, azure_endpoint=args.azure_endpoint)
+        backend = OpenAIBackend(model, base_url=args.base_url, azure_endpoint=args.azure_endpoint,
+                                timeout=args.timeout)
     prices = json.loads(args.prices) if args.prices else None
-    return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
-                     rpm=args.rpm, tpm=args.tpm, prices=prices)
+    return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency, retries=args.retries,
+                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=prices)
+
+
+def _requests_outcome(clients, out) -> int:
+    """A build's exit status: 1 when every request failed (the first error says why), else 0
+    after a line that counts the failures and says where their rows are."""
+    clients = [c for c in clients if c is not None]
+    asked = sum(c.usage.requests for c in clients)
+    failed = sum(c.usage.failures for c in clients)
+    first = next((c.first_error for c in clients if c.first_error), None)
+    where = str(out).removesuffix(".parquet") + ".failed.parquet"
+    if asked and failed == asked:
+        what = "the only request failed:" if asked == 1 else f"all {asked} requests failed; the first:"
+        print(f"wikiorigin: error: {what} {first} (rows and reasons -> {where})", file=sys.stderr)
+        return 1
+    if failed:
+        print(f"wikiorigin: warning: {failed} of {asked} requests failed; the first: {first} "
+              f"(rows and reasons -> {where})", file=sys.stderr)
+    return 0
 
 
 def _print_plan(plan: dict, later: str) -> int:
@@ -249,7 +269,8 @@ def cmd_build_mcq(args) -> int:
     if args.dry_run:
         return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")
     checker = _llm_client(args, args.checker_model) if args.checker_model else None
-    report = build_mcq(args.articles, args.out, generator, checker, config)
+    with RunLock(args.out):
+        report = build_mcq(args.articles, args.out, generator, checker, config)
     prices = json.loads(args.prices) if args.prices else None
     print(f"generator: {generator.usage.summary(prices)}", file=sys.stderr)
     if checker is not None:
@@ -257,7 +278,7 @@ def cmd_build_mcq(args) -> int:
     dropped = ", ".join(f"{k} {v}" for k, v in report.dropped.items()) or "none"
     print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
           f"dropped: {dropped}) -> {args.out}")
-    return 0
+    return _requests_outcome([generator, checker], args.out)
 
 
 def cmd_build_freeform(args) -> int:
@@ -267,12 +288,13 @@ def cmd_build_freeform(args) -> int:
     config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff)
     if args.dry_run:
         return _print_plan(plan_freeform(args.articles, generator, config), "refine, translate and score")
-    counts = build_freeform(args.articles, args.out, generator, config)
+    with RunLock(args.out):
+        counts = build_freeform(args.articles, args.out, generator, config)
     prices = json.loads(args.prices) if args.prices else None
     print(f"generator: {generator.usage.summary(prices)}", file=sys.stderr)
     dropped = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("articles", "kept")) or "none"
     print(f"{counts['kept']} questions from {counts['articles']} articles (dropped: {dropped}) -> {args.out}")
-    return 0
+    return _requests_outcome([generator], args.out)
 
 
 def _dump_options(c) -> None:
@@ -280,6 +302,18 @@ def _dump_options(c) -> None:
     c.add_argument("--index", required=True, help="its pages-articles-multistream-index.txt.bz2")
     c.add_argument("--out", required=True, help="articles Parquet file to write")
     c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
+
+
+def _positive(kind, zero: bool = False):
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"expected a number {'>=' if zero else '>'} 0, got {text!r}")
+        return value
+    return convert
 
 
 def _llm_options(b) -> None:
@@ -292,6 +326,18 @@ def _llm_options(b) -> None:
     b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
     b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
     b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
+    w = b.add_argument_group("timeouts, retries and waits", (
+        "Every wait is bounded: one request takes at most (RETRIES + 1) x TIMEOUT + RETRIES x MAX_WAIT "
+        "(10 min with the defaults), a run at most that x requests / CONCURRENCY; the usage line says how "
+        "long it waited. The endpoint is checked once (seconds) before the first call that is not in the "
+        "cache: a dead server, a refused key or an unknown model is an error before anything is paid."))
+    w.add_argument("--timeout", type=_positive(float), default=60, metavar="SECONDS",
+                   help="seconds one try may take (default: %(default)s)")
+    w.add_argument("--retries", type=_positive(int, zero=True), default=3, metavar="N",
+                   help="tries after the first on a timeout, 429 or 5xx (default: %(default)s)")
+    w.add_argument("--max-wait", type=_positive(float, zero=True), default=120, metavar="SECONDS",
+                   help="longest pause before a retry, in seconds; a server that asks (Retry-After) for "
+                        "more ends that request at once, recorded as failed (default: %(default)s)")
 
 
 def cmd_build_preference(args) -> int:
@@ -301,11 +347,16 @@ def cmd_build_preference(args) -> int:
     if args.dry_run:
         return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
     judge = _llm_client(args, args.judge_model) if args.judge_model else None
-    counts = build_preferences(args.questions, args.out, responders, judge,
-                               min_gap=args.min_gap, language=args.language)
+    with RunLock(args.out):
+        counts = build_preferences(args.questions, args.out, responders, judge,
+                                   min_gap=args.min_gap, language=args.language)
+    prices = json.loads(args.prices) if args.prices else None
+    for name, client in [*responders.items(), ("judge", judge)]:
+        if client is not None:
+            print(f"{name}: {client.usage.summary(prices)}", file=sys.stderr)
     print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
           f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
-    return 0
+    return _requests_outcome([*responders.values(), judge], args.out)
 
 
 def cmd_build_card(args) -> int:
@@ -392,7 +443,7 @@ def _parser() -> argparse.ArgumentParser:
     build = s.add_subparsers(dest="builder", required=True)
     b = build.add_parser("mcq", help="YokaiEval-style 4-option questions from articles")
     b.add_argument("--articles", required=True, help="articles.parquet")
-    b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet)")
+    b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--model", required=True, help="the generator model")
     b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
     _llm_options(b)
@@ -403,7 +454,7 @@ def _parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_build_mcq)
     b = build.add_parser("freeform", help="WikiOriginQA-style questions from an origin corpus")
     b.add_argument("--articles", required=True, help="articles.parquet of `corpus origin`")
-    b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet)")
+    b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--model", required=True)
     _llm_options(b)
     b.add_argument("--rounds", type=int, default=1, help="refinement passes")
@@ -412,7 +463,8 @@ def _parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_build_freeform)
     b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)")
     b.add_argument("--questions", required=True, help="CARE JSON, or Parquet/JSON with question, answer")
-    b.add_argument("--out", required=True, help="preferences.parquet")
+    b.add_argument("--out", required=True,
+                   help="preferences.parquet (failed answers and ratings: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--models", required=True, help="comma-separated models that answer")
     b.add_argument("--judge-model", required=True, help="the model that rates 1-10")
     b.add_argument("--min-gap", type=float, default=2.0, help="least score difference of a pair")

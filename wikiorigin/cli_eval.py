@@ -18,8 +18,9 @@ def _model(args):
         from .evaluators.models import EndpointModel
         from .llm import LLMClient, OpenAIBackend, RequestCache
 
-        backend = OpenAIBackend(args.model, base_url=args.endpoint)
-        return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency))
+        backend = OpenAIBackend(args.model, base_url=args.endpoint, timeout=args.timeout)
+        return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
+                                       retries=args.retries, max_wait=args.max_wait))
     from .evaluators.models import LocalModel
 
     return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,

@@ -179,7 +179,11 @@ class LLMClient:
         gate = asyncio.Semaphore(self.concurrency)
         limit = _RateLimit(self.rpm, self.tpm)
         self._check_lock = asyncio.Lock()
-        return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
+        try:
+            return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
+        finally:  # the HTTP client goes with this loop, not after it (no "Event loop is closed")
+            if hasattr(self.backend, "aclose"):
+                await self.backend.aclose()
 
     async def _ensure_checked(self) -> None:
         """The endpoint check, once, before the first call that is not in the cache; every

@@ -107,6 +107,12 @@ class OpenAIBackend:
                 "input_tokens": usage.prompt_tokens if usage else 0,
                 "output_tokens": usage.completion_tokens if usage else 0}
 
+    async def aclose(self) -> None:
+        """Close the HTTP client of this loop (before the loop itself closes)."""
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client, self._loop = None, None
+
     async def check(self) -> None:
         """One cheap request before the first paid one; raises :class:`EndpointError`.
 
@@ -167,12 +173,22 @@ class OpenAIBackend:
 
 
 def _connection_problem(exc, timeout: float) -> str:
+    """What the socket said, from the bottom of the chain the SDK and httpx wrap it in
+    (``Connection refused``, ``Name or service not known``), or the timeout."""
     import openai
 
     if isinstance(exc, openai.APITimeoutError):
         return f"no answer within {timeout:g} s (timeout)"
-    cause = exc.__cause__ or exc.__context__
-    return f"{type(exc).__name__}: {cause or exc}"
+    chain, link = [], exc
+    while link is not None and link not in chain and len(chain) < 20:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    for link in reversed(chain):
+        if isinstance(link, OSError) and link.errno and link.errno > 0:
+            return os.strerror(link.errno)
+        if isinstance(link, OSError) and link.strerror:
+            return link.strerror
+    return str(exc.__cause__ or exc)
 
 
 def _reason(exc) -> str:
