@@ -123,6 +123,16 @@ def test_another_dump_of_the_same_wiki_is_refused(ja_multistream, data_dir, tmp_
         build_origin_corpus(items, Multistream(*ja_multistream[:2]), out, wikidata=data_dir / WD)
 
 
+def test_items_none_of_whose_pages_is_in_the_dump(ja_multistream, data_dir, tmp_path, capsys):
+    items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
+    _items(items, [("Q1", "jawiki", 4000001, "地理"), ("Q8", "jawiki", 4000002, "個人")])
+    code, stdout, err = _run(capsys, items, ja_multistream, out, "--wikidata", str(data_dir / WD))
+    assert code == 2 and not out.exists()
+    assert err == (f"wikiorigin: error: {ja_multistream[0]}: none of the 2 pages of {items} is in it: "
+                   "the dump is not the one the items were made from (another jawiki dump, or one part "
+                   "of a split dump?)\n")
+
+
 def test_a_page_with_another_title_is_left_out_never_replaced(ja_multistream, data_dir, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
     _items(items, ROWS + [KAPPA])

@@ -17,9 +17,9 @@ items before it is trusted:
   dump's page under the recorded title is a redirect to the page's new title (what a page
   move leaves behind). Any other difference (a move without a redirect left, or a page that is
   now itself a redirect) is left out and listed; no other page is ever put in its place.
-- **the whole**: if more than half of the items' pages found in the dump carry another title
-  (renames not counted), the dump is not the one the items were made from, and the run stops
-  with an error before Wikidata is read or anything is written.
+- **the whole**: if none of the items' pages is in the dump, or more than half of those found
+  carry another title (renames not counted), the dump is not the one the items were made
+  from, and the run stops with an error before Wikidata is read or anything is written.
 """
 
 from __future__ import annotations
@@ -147,6 +147,11 @@ def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
             kept.append((item, page))
         else:
             report.mismatched.append(f"{where} is {page.title!r} in the dump, the items say {title!r}")
+    if rows and not found:
+        raise WikioriginError(
+            f"{dump.dump}: none of the {len(rows)} pages of {items} is in it: the dump is not the "
+            f"one the items were made from (another {wiki} dump, or one part of a split dump?)"
+        )
     if report.mismatched and 2 * len(report.mismatched) > found:
         raise WikioriginError(
             f"{dump.dump}: {len(report.mismatched)} of the {found} pages of {items} found in it have "
