@@ -14,7 +14,7 @@ __all__ = ["add_eval_commands"]
 
 def _model(args):
     """The model under evaluation: a local checkpoint, or an OpenAI-compatible endpoint."""
-    if args.endpoint:
+    if getattr(args, "endpoint", None):
         from .evaluators.models import EndpointModel
         from .llm import LLMClient, OpenAIBackend, RequestCache
 
@@ -171,10 +171,14 @@ def cmd_eval_compare(args, client_for) -> int:
     return 0
 
 
-def _model_options(e, required: bool = True) -> None:
+def _model_options(e, required: bool = True, endpoint: bool = True) -> None:
+    """The options of the model under evaluation; ``endpoint=False`` where only a local model
+    can do the job (the leakage check needs every token's log-probability)."""
     e.add_argument("--model", required=required,
-                   help="the model under evaluation: a local checkpoint directory, or a name with --endpoint")
-    e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
+                   help="the model under evaluation: a local checkpoint directory"
+                        + (", or a name with --endpoint" if endpoint else ""))
+    if endpoint:
+        e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
     e.add_argument("--device", default="auto", help="cuda, mps or cpu (default: the first there)")
     e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
     e.add_argument("--batch-size", type=int, default=32, help="largest batch; halved on out-of-memory")
@@ -235,7 +239,7 @@ def add_eval_commands(sub, llm_options, client_for) -> None:
                         "after at least half a context) or lm-evaluation-harness's disjoint ones")
     e.add_argument("--stride", type=int, default=None,
                    help="tokens each overlapping window predicts (default half the model's context)")
-    _model_options(e)
+    _model_options(e, endpoint=False)
     llm_options(e)
     e = command("compare", "per-model bars, and a scatter against external scores", cmd_eval_compare)
     e.add_argument("runs", nargs="+", help="results directories of `wikiorigin eval ...`")

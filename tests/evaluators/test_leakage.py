@@ -141,3 +141,15 @@ def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_
                      "--model", str(tiny_model_dir), "--device", "cpu", "--windows", "disjoint",
                      "--out", str(tmp_path / "run")]) == 0
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["windows"] == "disjoint"
+
+
+def test_leakage_offers_no_endpoint(capsys):
+    """The check needs every token's log-probability of the article: a local model only, so
+    the command does not offer --endpoint (it did, and ignored it)."""
+    import pytest as _pytest
+
+    from wikiorigin import cli
+
+    with _pytest.raises(SystemExit):
+        cli.main(["eval", "leakage", "--help"])
+    assert "--endpoint" not in capsys.readouterr().out
