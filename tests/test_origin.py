@@ -257,3 +257,13 @@ def test_subset_of_a_file_that_is_not_origins(tmp_path, capsys):
         assert main(["subset", str(given), "--wiki", "jawiki", "--out", str(tmp_path / "s.parquet")]) == 2
         err = capsys.readouterr().err
         assert said in err and len(err.strip().splitlines()) == 1
+
+
+def test_memory_limit_is_checked_at_the_command_line(tmp_path, capsys):
+    import pytest as _pytest
+
+    from wikiorigin.cli import main
+
+    with _pytest.raises(SystemExit) as stop:
+        main(["origins", str(tmp_path), "--out", str(tmp_path / "o.parquet"), "--memory-limit", "lots"])
+    assert stop.value.code == 2 and "'lots' is not a memory size such as 4GB" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import json
 import sys
 import time
@@ -304,6 +305,13 @@ def _dump_options(c) -> None:
     c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
 
 
+def _memory_size(text: str) -> str:
+    """A memory size as DuckDB takes it (``4GB``, ``512MB``, ``1.5GiB``), checked at the command line."""
+    if not re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", text, re.I):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a memory size such as 4GB or 512MB")
+    return text.strip()
+
+
 def _positive(kind, zero: bool = False):
     def convert(text: str):
         try:
@@ -499,7 +507,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs")
     s.add_argument("--jobs", type=int, default=1, help="local worker processes")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...)")
-    s.add_argument("--memory-limit", default="4GB", help="DuckDB's memory limit")
+    s.add_argument("--memory-limit", default="4GB", type=_memory_size,
+                   help="DuckDB's memory limit for the reduction, e.g. 4GB, 512MB (default 4GB)")
     s.set_defaults(func=cmd_origins)
 
     s = sub.add_parser("subset", help="the items that originate in one edition")
