@@ -217,9 +217,11 @@ def qids_table(path, wiki: str, stats: SqlStats | None = None) -> pa.Table:
 
 def _qid_rows(values: bytes, at: int, dump: SqlDump) -> list[tuple[bytes, bytes]]:
     """``(page id, value)`` of the ``wikibase_item`` rows of one statement (values as written,
-    hex decoded). Plain statements take one ``findall``; a statement in another form, or one in
-    which the word ``wikibase_item`` occurs more often than rows were found, is read with the
-    general pattern and each occurrence outside a row read is checked (:func:`_note_unreadable`)."""
+    hex decoded). A statement's form is told by its first bytes (mysqldump writes every row of
+    a dump in one form). Plain statements take one ``findall``; a statement in another form, or
+    one in which the word ``wikibase_item`` occurs more often than rows were found, is read with
+    the general pattern and each occurrence outside a row read is checked
+    (:func:`_note_unreadable`)."""
     head = values[:256]
     if b"_binary" not in head and b"0x" not in head and b"0X" not in head:
         found = _QID_ROW.findall(values)
