@@ -271,8 +271,9 @@ def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
             sql_stats = SqlStats()
             table = qids_table(inputs.page_props, wiki, sql_stats)
             result.notes += sql_stats.notes[:20]
-            if len(sql_stats.notes) > 20:
-                result.notes.append(f"{inputs.page_props}: {len(sql_stats.notes) - 20} more bad values")
+            left_out = sql_stats.bad_values + sql_stats.unreadable
+            if left_out > 20:
+                result.notes.append(f"{inputs.page_props}: {left_out - 20} more values left out")
             write_table(table, qids_out, QIDS, provenance(stage="qids", wiki=wiki, **meta))
             join_editions(pages_out, qids_out, editions_out, provenance(stage="editions", wiki=wiki, **meta))
         result.pages, result.qids, result.editions = str(pages_out), str(qids_out), str(editions_out)
