@@ -239,9 +239,10 @@ static void set_broken(Broken *b, const char *base, const char *at, const char *
 
 /* Whether the <contributor> right after a revision's timestamp names an imported user
  * (its <username> holds '>', which MediaWiki writes as "&gt;"): 1 or 0, -1 when the
- * <username> is not closed (*cursor then points where its text stops). Moves *cursor past
- * what was read. */
-static int contributor_is_imported(const char *ts_e, const char *page_end, const char **cursor) {
+ * <username> or the <contributor> is not closed (*unclosed names it, *cursor points where
+ * the next tag starts). Moves *cursor past what was read. */
+static int contributor_is_imported(const char *ts_e, const char *page_end, const char **cursor,
+                                   const char **unclosed) {
     const char *c = find(ts_e, page_end, LIT("<contributor"));
     if (c == NULL || c - ts_e > 64) return 0;  /* not this revision's: look no further */
     const char *c_close = memchr(c, '>', (size_t)(page_end - c));
@@ -256,13 +257,16 @@ static int contributor_is_imported(const char *ts_e, const char *page_end, const
         ue = memchr(u, '<', (size_t)(page_end - u));
         if (ue == NULL) return 0;
     } else {
-        const char *c_end = find(c_close, page_end, LIT("</contributor>"));
+        /* </contributor>, unless this revision ends first (then it was lost) */
+        int which;
+        const char *c_end = find2(c_close, page_end, LIT("</contributor>"), LIT("</revision>"), &which);
         if (c_end == NULL) return 0;
         *cursor = c_end;
+        if (which == 1) { *unclosed = "<contributor>"; return -1; }
         if (!element(c_close, c_end, LIT("<username>"), &u, &ue)) return 0;
     }
     *cursor = ue;
-    if (!closed_at(ue, page_end, LIT("</username>"))) return -1;
+    if (!closed_at(ue, page_end, LIT("</username>"))) { *unclosed = "<username>"; return -1; }
     /* '>' may also stand unescaped in element text */
     return memchr(u, '>', (size_t)(ue - u)) != NULL || find(u, ue, LIT("&gt;")) != NULL;
 }
@@ -297,10 +301,10 @@ static void scan_revisions(const char *base, const char *r, const char *page_end
             err->message = "a <revision> without <id> or <timestamp>";
             return;
         }
-        const char *cursor = ts_e;
-        int is_imported = contributor_is_imported(ts_e, page_end, &cursor);
+        const char *cursor = ts_e, *unclosed = NULL;
+        int is_imported = contributor_is_imported(ts_e, page_end, &cursor, &unclosed);
         if (is_imported < 0) {
-            set_broken(brk, base, cursor, page_end, "<username>");
+            set_broken(brk, base, cursor, page_end, unclosed);
             return;
         }
         /* </revision>, unless a <revision> starts first (this one's end was lost) */
@@ -319,10 +323,20 @@ static void scan_revisions(const char *base, const char *r, const char *page_end
         consider(all, ms, rid);
         if (is_imported) (*imported)++;
         else consider(local, ms, rid);
-        /* the next <revision>; a </revision> first is one whose <revision> was lost */
-        r = find2(r_end + 11, page_end, LIT("<revision>"), LIT("</revision>"), &which);
+        /* the next <revision>: as a rule right after this one, across whitespace */
+        const char *q = r_end + 11;
+        while (q < page_end && (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r')) q++;
+        if (closed_at(q, page_end, LIT("<revision>"))) { r = q; continue; }
+        /* else: a </revision> first is one whose <revision> was lost; a <title> between
+         * revisions is the head of the next page, whose </page> and <page> were lost */
+        r = find2(q, page_end, LIT("<revision>"), LIT("</revision>"), &which);
         if (r != NULL && which == 1) {
             set_broken(brk, base, r, page_end, "a </revision> without its <revision>");
+            return;
+        }
+        const char *title = find(q, r ? r : page_end, LIT("<title>"));
+        if (title != NULL) {
+            set_broken(brk, base, title, page_end, "<page>");
             return;
         }
     }
@@ -366,7 +380,11 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
         if (!page_end) { err->message = "a <page> without </page> in the block"; break; }
         const char *t = NULL, *te = NULL, *ns_s = NULL, *ns_e = NULL, *id_s = NULL, *id_e = NULL;
         long long ns = 0, page_id = -1;
-        int got_t = head_field(page, page_end, LIT("<title>"), LIT("</title>"), &t, &te);
+        /* <title> comes first in a page */
+        const char *h = page + 6;
+        while (h < page_end && (*h == ' ' || *h == '\n' || *h == '\t' || *h == '\r')) h++;
+        int got_t = closed_at(h, page_end, LIT("<title>"))
+            ? head_field(h, page_end, LIT("<title>"), LIT("</title>"), &t, &te) : 0;
         /* read on after a break in the head: the report names the page id */
         int got_ns = got_t ? head_field(te, page_end, LIT("<ns>"), LIT("</ns>"), &ns_s, &ns_e) : 0;
         int got_id = got_ns ? head_field(ns_e, page_end, LIT("<id>"), LIT("</id>"), &id_s, &id_e) : 0;
@@ -386,7 +404,14 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
             break;
         }
         err->page_id = page_id;
-        const char *first_rev = find(id_e, page_end, LIT("<revision>"));
+        /* the first <revision>; a </revision> first is one whose <revision> was lost */
+        const char *first_rev = find2(id_e, page_end, LIT("<revision>"), LIT("</revision>"), &which);
+        if (first_rev != NULL && which == 1) {
+            set_broken(&brk, base, first_rev, page_end, "a </revision> without its <revision>");
+            if (!put(broken, &brk, sizeof brk)) { err->message = "out of memory"; break; }
+            p = page_end + 7;
+            continue;
+        }
         const char *head_end = first_rev ? first_rev : page_end;
         int redirect = find(id_e, head_end, LIT("<redirect")) != NULL;
 

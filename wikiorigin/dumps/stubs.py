@@ -235,7 +235,11 @@ def _closed(buf: bytes, at: int, end: int, tag: bytes) -> bool:
 def _head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[int, str] | None]:
     """The page id and the first break in the head (title, ns, id) of the page at ``page``;
     the fields after a break are still read, so that the report names the page."""
-    at, page_id, brk = page, None, None
+    at, page_id, brk = page + 6, None, None
+    while at < bound and buf[at] in _WS:
+        at += 1
+    if not buf.startswith(b"<title>", at):  # <title> comes first in a page
+        return None, None
     for tag in (b"title", b"ns", b"id"):
         span = _text(buf, tag, at, bound)
         if span is None:
@@ -249,27 +253,33 @@ def _head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[in
     return page_id, brk
 
 
-def _username_break(buf: bytes, ts_end: int, end: int) -> tuple[int, int]:
-    """(cursor, where an unclosed <username> stops or -1), as the core reads a contributor."""
+def _contributor_break(buf: bytes, ts_end: int, end: int) -> tuple[int, str | None]:
+    """``(cursor, None)``, or ``(where, what)`` for a ``<username>`` or ``<contributor>`` not
+    closed, as the core reads the contributor after a revision's timestamp."""
     c = buf.find(b"<contributor", ts_end, end)
     if c < 0 or c - ts_end > 64:
-        return ts_end, -1
+        return ts_end, None
     close = buf.find(b">", c, end)
     if close < 0 or buf[close - 1] == 0x2F:  # "/>"
-        return max(close, ts_end), -1
+        return max(close, ts_end), None
     u = close + 1
     while u < end and buf[u] in _WS:
         u += 1
     if buf.startswith(b"<username>", u) and end - u > 10:
-        span = (u + 10, buf.find(b"<", u + 10, end))
-        if span[1] < 0:
-            return close, -1
+        stop = buf.find(b"<", u + 10, end)
+        if stop < 0:
+            return close, None
     else:
-        c_end = buf.find(b"</contributor>", close, end)
-        span = _text(buf, b"username", close, c_end) if c_end >= 0 else None
+        c_end, which = _first_of(buf, b"</contributor>", b"</revision>", close, end)
+        if c_end < 0:
+            return close, None
+        if which:
+            return c_end, "<contributor>"
+        span = _text(buf, b"username", close, c_end)
         if span is None:
-            return max(c_end, close), -1
-    return span[1], -1 if _closed(buf, span[1], end, b"username") else span[1]
+            return c_end, None
+        stop = span[1]
+    return (stop, None) if _closed(buf, stop, end, b"username") else (stop, "<username>")
 
 
 def _first_of(buf: bytes, a: bytes, b: bytes, start: int, end: int) -> tuple[int, int]:
@@ -291,16 +301,25 @@ def _revisions_break(buf: bytes, r: int, end: int) -> tuple[int, str] | None:
         for (_, stop), tag in ((rid, b"id"), (ts, b"timestamp")):
             if not _closed(buf, stop, end, tag):
                 return stop, _not_closed(buf, stop, end, f"<{tag.decode()}>")
-        cursor, unclosed = _username_break(buf, ts[1], end)
-        if unclosed >= 0:
-            return unclosed, _not_closed(buf, unclosed, end, "<username>")
+        cursor, unclosed = _contributor_break(buf, ts[1], end)
+        if unclosed is not None:
+            return cursor, _not_closed(buf, cursor, end, unclosed)
         r_end, which = _first_of(buf, b"</revision>", b"<revision>", cursor, end)
         if r_end < 0 or which:
             at = end if r_end < 0 else r_end
             return at, _not_closed(buf, at, end + 7, "<revision>")
-        r, which = _first_of(buf, b"<revision>", b"</revision>", r_end + 11, end)
+        q = r_end + 11
+        while q < end and buf[q] in _WS:
+            q += 1
+        if buf.startswith(b"<revision>", q) and q + 10 <= end:
+            r = q
+            continue
+        r, which = _first_of(buf, b"<revision>", b"</revision>", q, end)
         if which:
             return r, "a </revision> without its <revision>"
+        title = buf.find(b"<title>", q, r if r >= 0 else end)
+        if title >= 0:  # the head of the next page, whose </page> and <page> were lost
+            return title, _not_closed(buf, title, end, "<page>")
     return None
 
 
@@ -313,7 +332,10 @@ def _page_break(buf: bytes, page: int, end: int, nested: int):
     if nested >= 0:
         return page_id, (nested, _not_closed(buf, nested, end, "<page>"))
     if brk is None and page_id is not None:
-        brk = _revisions_break(buf, buf.find(b"<revision>", page, end), end)
+        first, which = _first_of(buf, b"<revision>", b"</revision>", page, end)
+        if which:
+            return page_id, (first, "a </revision> without its <revision>")
+        brk = _revisions_break(buf, first, end)
     return page_id, brk
 
 
@@ -504,7 +526,8 @@ class StubScanner:
             yield chunk
 
     def _head(self, buf: bytes, start: int, end: int, base: int) -> re.Match:
-        head = _HEAD.search(buf, start, end)
+        at = buf.find(b"<page>", start, end)
+        head = _HEAD.match(buf, at, end) if at >= 0 else None
         if head is None:
             raise DumpError(f"{self._where(base + start)}: expected <page> with <title>, <ns>, <id>")
         return head
@@ -583,18 +606,20 @@ class StubScanner:
 
     def _python_columns(self, buf: bytes, start: int, stop: int, base: int) -> list[list]:
         """The pure-Python path, the same columns as the C core: per page one ``find`` of
-        ``</page>`` and of a second ``<page>``, an anchored match of the head, one C-level
-        ``findall`` of the timestamps, two ``count``s of the revision tags and one ``find`` of
-        ``&gt;`` (the cheap sign of a possible import); no copies, nothing per revision. A page
-        whose signs disagree is walked as the core walks it (:func:`_page_break`). Files made
+        ``</page>`` and of the next ``<page>``, an anchored match of the head, one C-level
+        ``findall`` of the timestamps, ``count``s of ``<``, ``</``, ``/>`` (every tag opened is
+        closed) and of ``<revision>`` and ``</revision>`` (one timestamp each), one ``find`` of
+        a second ``<title>`` (the head of a page whose bounds were lost) and one ``find`` of ``&gt;`` (the
+        cheap sign of a possible import); no copies, nothing per revision. A page whose signs
+        disagree is walked as the core walks it (:func:`_page_break`). Files made
         with ``--uploads`` (``<upload>`` elements carry timestamps) are not Wikimedia's public
         dumps; use ``--engine mwxml`` for them.
         """
         find, count, stamps_of = buf.find, buf.count, _REV_TS.findall
         cols: list[list] = [[] for _ in range(10)]
-        pos = start
+        pos, page = start, find(b"<page>", start, stop)
         while pos < stop:
-            page, end = find(b"<page>", pos, stop), find(b"</page>", pos, stop)
+            end = find(b"</page>", pos, stop)
             if end >= 0 and (page < 0 or end < page):  # a page whose <page> was lost
                 rid = _text(buf, b"id", pos, end)
                 page_id = buf[rid[0]:rid[1]] if rid and buf[rid[0]:rid[1]].isdigit() else None
@@ -603,14 +628,18 @@ class StubScanner:
                 continue
             if page < 0:
                 break
-            nested = find(b"<page>", page + 6, end)
+            following = find(b"<page>", page + 6, stop)  # the next page, or one inside this
+            nested = following if 0 <= following < end else -1
             head = _HEAD.match(buf, page)
             stamps = stamps_of(buf, page, end)
-            n_open = count(b"<revision>", page, end)
-            if (nested >= 0 or head is None or n_open != len(stamps)
-                    or n_open != count(b"</revision>", page, end)):
+            # every tag opened is closed: as many "<" as twice the "</" plus the "/>"
+            unbalanced = count(b"<", page, end) != 2 * count(b"</", page, end) + count(b"/>", page, end)
+            if (nested >= 0 or head is None or unbalanced
+                    or find(b"<title>", head.end(), end) >= 0  # a second page head
+                    or count(b"<revision>", page, end) != len(stamps)
+                    or count(b"</revision>", page, end) != len(stamps)):
                 if self._walk(buf, page, end, nested, base):
-                    pos = nested if nested >= 0 else end + 7
+                    pos, page = (nested if nested >= 0 else end + 7), following
                     continue
                 head = head or self._head(buf, page, end, base)
             if not stamps or find(b"&gt;", page, end) >= 0:
@@ -621,13 +650,13 @@ class StubScanner:
                 rid = _REV_ID.search(buf, buf.rfind(b"<revision>", page, at), at)
                 if rid is None:
                     if self._walk(buf, page, end, -1, base):  # its <id> not closed
-                        pos = end + 7
+                        pos, page = end + 7, following
                         continue
                     self._summarize(buf, page, end, base, head[3])  # raises with the place
                 pair = (rid.group(1), earliest)
                 s = (len(stamps), 0, pair, pair)
             self._add_row(cols, head.groups(), s, base + page)
-            pos = end + 7
+            pos, page = end + 7, following
         return cols
 
     def _walk(self, buf: bytes, page: int, end: int, nested: int, base: int) -> bool:
