@@ -11,10 +11,13 @@
  * error is None or (offset, page id, message). The pages before an error are in the buffers.
  *
  * A structural break is an element not closed where the next one starts: a <page> opening
- * inside a page (its </page> lost), a <revision> inside a revision, a </revision> or </page>
- * without its opening tag, a <title>, <ns>, <id>, <timestamp> or <username> whose text runs
- * into the next tag. Reading on would give the page the revisions of the next one, or keep
- * markup in a title, so such a page is reported and skipped; the next one is read as usual.
+ * inside a page (its </page> lost), a <title> between revisions (the </page> and the <page>
+ * of two pages lost), a <revision> inside a revision, a </revision> or </page> without its
+ * opening tag, a <contributor> not closed in its revision, a <title>, <ns>, <id>,
+ * <timestamp> or <username> whose text runs into the next tag. Reading on would give a page
+ * the revisions of the next one, or keep markup in a title, so such a page is reported and
+ * skipped; the next one is read as usual. The checks ride on the searches the walk makes
+ * anyway (one more compare at a '<'), so they cost next to nothing.
  *
  * A revision is imported when its contributor's <username> holds '>' (written "&gt;" by
  * MediaWiki). Ties on the timestamp go to the first revision in the file. Revision text is

@@ -19,7 +19,8 @@ summaries of consecutive pieces combine with :func:`merge`, so memory stays flat
 
 Splitting at ``</page>`` trusts the markup, so the scan checks it on the way: a **structural
 break** (an element not closed where the next one starts: a ``<page>`` inside a page, a
-``<revision>`` inside a revision, a ``</page>`` or ``</revision>`` without its opening tag, a
+``<title>`` between revisions, a ``<revision>`` inside a revision, a ``</page>`` or
+``</revision>`` without its opening tag, a ``<contributor>`` not closed in its revision, a
 ``<title>``, ``<ns>``, ``<id>``, ``<timestamp>`` or ``<username>`` running into the next tag)
 would otherwise give a page the revisions of the next one, or keep markup in a title. Such a
 page is left out, like a torn one: warned with its id and byte offset, counted in
