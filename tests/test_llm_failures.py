@@ -205,6 +205,25 @@ def test_a_hanging_server_costs_at_most_the_worst_case(articles, tmp_path, capsy
     assert 0 < waited <= 3 * 0.2
 
 
+def test_a_server_that_stops_answering_mid_run_is_given_up_on(tmp_path):
+    """After stop_after requests in a row gave up, the rest of the run is not sent: a server
+    that died mid-run costs a few requests' worst case, not every request's."""
+    with ChatServer() as server:
+        server.faults = [None] * 2 + ["500"] * 100
+        llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
+                        concurrency=1, retries=1, backoff=0.01, stop_after=3)
+        asked = [ChatRequest([{"role": "user", "content": f"q{i}"}]) for i in range(30)]
+        results = llm.run(asked)
+        assert len(server.calls) == 2 + 3 * 2
+        assert [r.error for r in results[:2]] == [None, None]
+        assert [r.error for r in results[2:5]] == ["gave up after 2 tries: 500: internal"] * 3
+        assert all(r.error == "not sent: the endpoint seems down (3 requests in a row gave up; the last: gave "
+                              "up after 2 tries: 500: internal)" for r in results[5:])
+        assert llm.usage.failures == 28 and llm.usage.requests == 30
+        server.faults = []  # back: the next run asks again, and the cache keeps the 2 answers
+        assert all(r.error is None for r in llm.run(asked)) and len(server.calls) == 8 + 28
+
+
 def test_help_says_the_worst_case(capsys):
     assert worst_case_seconds(60, 3, 120) == 600  # the defaults: 10 min
     with pytest.raises(SystemExit):

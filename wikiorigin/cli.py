@@ -337,8 +337,9 @@ def _llm_options(b) -> None:
     w = b.add_argument_group("timeouts, retries and waits", (
         "Every wait is bounded: one request takes at most (RETRIES + 1) x TIMEOUT + RETRIES x MAX_WAIT "
         "(10 min with the defaults), a run at most that x requests / CONCURRENCY; the usage line says how "
-        "long it waited. The endpoint is checked once (seconds) before the first call that is not in the "
-        "cache: a dead server, a refused key or an unknown model is an error before anything is paid."))
+        "long it waited; once 10 requests in a row have given up, the rest is not sent. The endpoint is "
+        "checked once (seconds) before the first call that is not in the cache: a dead server, a refused "
+        "key or an unknown model is an error before anything is paid."))
     w.add_argument("--timeout", type=_positive(float), default=60, metavar="SECONDS",
                    help="seconds one try may take (default: %(default)s)")
     w.add_argument("--retries", type=_positive(int, zero=True), default=3, metavar="N",

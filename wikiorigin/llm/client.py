@@ -9,7 +9,8 @@ that asks for a longer pause ends that request at once, recorded as failed). Bef
 call the client checks the endpoint once (``backend.check()``: unreachable, key refused, model
 unknown raise :class:`EndpointError`); a run answered wholly from the cache makes no request at
 all, so a re-run works offline. Every wait is bounded: one request takes at most
-``worst_case_seconds(timeout, retries, max_wait)``. A request with a JSON
+``worst_case_seconds(timeout, retries, max_wait)``, and once ``stop_after`` requests in a row
+have given up the endpoint is taken for down: the rest of that run is not sent. A request with a JSON
 schema gets its answer parsed and validated, with one repair round (the model is shown the
 error) before the row is given up. Nothing raises for one bad row: a failed request comes back
 as a :class:`ChatResult` with ``error`` set, for the caller's ``failed`` file.
@@ -142,9 +143,11 @@ class LLMClient:
     def __init__(self, backend, cache: RequestCache | None = None, *, concurrency: int = 8,
                  retries: int = 3, backoff: float = 1.0, max_wait: float = 120.0,
                  rpm: int | None = None, tpm: int | None = None, prices: dict | None = None,
-                 check: bool = True):
+                 check: bool = True, stop_after: int = 10):
         if concurrency < 1:
             raise ValueError(f"LLMClient: concurrency must be >= 1, not {concurrency}")
+        if stop_after < 1:
+            raise ValueError(f"LLMClient: stop_after must be >= 1, not {stop_after}")
         if retries < 0 or not max_wait >= 0:
             raise ValueError(f"LLMClient: retries and max_wait must be >= 0, not {retries} and {max_wait}")
         self.backend, self.cache = backend, cache
@@ -154,6 +157,8 @@ class LLMClient:
         self.usage = Usage()
         self.first_error: str | None = None  # of the first request that failed, for the summary
         self._checked = not check or not hasattr(backend, "check")
+        self.stop_after = stop_after
+        self._given_up, self._down = 0, None
 
     def key(self, request: ChatRequest) -> str:
         return request_key(self.backend.key, self.backend.model, request.messages,
@@ -179,6 +184,7 @@ class LLMClient:
         gate = asyncio.Semaphore(self.concurrency)
         limit = _RateLimit(self.rpm, self.tpm)
         self._check_lock = asyncio.Lock()
+        self._given_up, self._down = 0, None
         try:
             return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
         finally:  # the HTTP client goes with this loop, not after it (no "Event loop is closed")
@@ -230,24 +236,11 @@ class LLMClient:
         if not self._checked:
             await self._ensure_checked()
         async with gate:
-            for attempt in range(self.retries + 1):
-                self.usage.waited += await limit.wait(estimate_tokens(messages))
-                try:
-                    answer = await self.backend.chat(messages, request.params)
-                    break
-                except RequestError as exc:
-                    return ChatResult(None, error=f"refused: {exc}")
-                except TransientError as exc:
-                    if attempt == self.retries:
-                        return ChatResult(None, error=f"gave up after {attempt + 1} tries: {exc}")
-                    if exc.retry_after is not None and exc.retry_after > self.max_wait:
-                        return ChatResult(None, error=f"the server asked to wait {exc.retry_after:,.0f} s, "
-                                                      f"longer than max_wait {self.max_wait:g} s: {exc}")
-                    self.usage.retries += 1
-                    delay = self.backoff * 2 ** attempt * (0.5 + random.random())
-                    delay = min(self.max_wait, exc.retry_after if exc.retry_after is not None else delay)
-                    self.usage.waited += delay
-                    await asyncio.sleep(delay)
+            if self._down is not None:
+                return ChatResult(None, error=f"not sent: {self._down}")
+            answer, error = await self._call(messages, request.params, limit)
+        if error is not None:
+            return ChatResult(None, error=error)
         self.usage.calls += 1
         self.usage.input_tokens += answer["input_tokens"]
         self.usage.output_tokens += answer["output_tokens"]
@@ -255,6 +248,38 @@ class LLMClient:
             self.cache.put(key, answer)
         return ChatResult(answer["text"], input_tokens=answer["input_tokens"],
                           output_tokens=answer["output_tokens"])
+
+    async def _call(self, messages, params, limit) -> tuple[dict | None, str | None]:
+        """The backend's answer, retried with backoff; or why there is none."""
+        for attempt in range(self.retries + 1):
+            self.usage.waited += await limit.wait(estimate_tokens(messages))
+            try:
+                answer = await self.backend.chat(messages, params)
+            except RequestError as exc:
+                return None, f"refused: {exc}"
+            except TransientError as exc:
+                if attempt == self.retries:
+                    return None, self._gave_up(f"gave up after {attempt + 1} tries: {exc}")
+                if exc.retry_after is not None and exc.retry_after > self.max_wait:
+                    return None, (f"the server asked to wait {exc.retry_after:,.0f} s, longer than "
+                                  f"max_wait {self.max_wait:g} s: {exc}")
+                self.usage.retries += 1
+                delay = self.backoff * 2 ** attempt * (0.5 + random.random())
+                delay = min(self.max_wait, exc.retry_after if exc.retry_after is not None else delay)
+                self.usage.waited += delay
+                await asyncio.sleep(delay)
+            else:
+                self._given_up = 0
+                return answer, None
+
+    def _gave_up(self, error: str) -> str:
+        """Counts the requests given up in a row: after ``stop_after`` of them the endpoint is
+        taken for down, and the rest of the run is not sent (failed rows, retried by a re-run)."""
+        self._given_up += 1
+        if self._given_up >= self.stop_after and self._down is None:
+            self._down = (f"the endpoint seems down ({self._given_up} requests in a row gave up; "
+                          f"the last: {error})")
+        return error
 
 
 def _check(result: ChatResult, schema: dict) -> str | None:
