@@ -235,6 +235,9 @@ def test_help_says_the_worst_case(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["build", "mcq", "--articles", "a", "--out", "o", "--model", "m", "--timeout", "0"])
     assert exc.value.code == 2 and "expected a number > 0, got '0'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["build", "mcq", "--articles", "a", "--out", "o", "--model", "m", "--max-wait", "inf"])
+    assert "expected a number >= 0, got 'inf'" in capsys.readouterr().err
 
 
 # --- 3. one run per output ----------------------------------------------------------------------

@@ -313,12 +313,15 @@ def _memory_size(text: str) -> str:
 
 
 def _positive(kind, zero: bool = False):
+    """An argparse type: a finite number > 0 (>= 0 with ``zero``)."""
+    import math
+
     def convert(text: str):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value < 0 or (value == 0 and not zero):
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
             raise argparse.ArgumentTypeError(f"expected a number {'>=' if zero else '>'} 0, got {text!r}")
         return value
     return convert
