@@ -100,7 +100,7 @@ def test_runs_at_other_temperatures_are_flagged(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["eval", "compare", *map(str, runs), "--metric", "chrf", "--out", str(tmp_path / "cmp")]) == 0
     err = capsys.readouterr().err
-    assert f"warning: {runs[1]} differs from {runs[0]} in temperature (temperature: 0.0 vs 0.7)" in err
+    assert f"warning: {runs[1]} differs from {runs[0]} in temperature (temperature: 0.7 vs 0.0)" in err
 
 
 def test_failed_requests_are_counted_not_dropped(tmp_path):
