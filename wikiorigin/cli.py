@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 from . import __version__
-from .cli_eval import add_eval_commands
+from .cli_eval import add_eval_commands, requests_outcome
 from .errors import WikioriginError
 from .llm.lock import RunLock
 
@@ -237,22 +237,9 @@ def _llm_client(args, model):
                      max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=prices)
 
 
-def _requests_outcome(clients, out) -> int:
-    """A build's exit status: 1 when every request failed (the first error says why), else 0
-    after a line that counts the failures and says where their rows are."""
-    clients = [c for c in clients if c is not None]
-    asked = sum(c.usage.requests for c in clients)
-    failed = sum(c.usage.failures for c in clients)
-    first = next((c.first_error for c in clients if c.first_error), None)
-    where = str(out).removesuffix(".parquet") + ".failed.parquet"
-    if asked and failed == asked:
-        what = "the only request failed:" if asked == 1 else f"all {asked} requests failed; the first:"
-        print(f"wikiorigin: error: {what} {first} (rows and reasons -> {where})", file=sys.stderr)
-        return 1
-    if failed:
-        print(f"wikiorigin: warning: {failed} of {asked} requests failed; the first: {first} "
-              f"(rows and reasons -> {where})", file=sys.stderr)
-    return 0
+def _failed_rows(out) -> str:
+    """Where a build writes the rows it dropped, with their reasons."""
+    return str(out).removesuffix(".parquet") + ".failed.parquet"
 
 
 def _print_plan(plan: dict, later: str) -> int:
@@ -279,7 +266,7 @@ def cmd_build_mcq(args) -> int:
     dropped = ", ".join(f"{k} {v}" for k, v in report.dropped.items()) or "none"
     print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
           f"dropped: {dropped}) -> {args.out}")
-    return _requests_outcome([generator, checker], args.out)
+    return requests_outcome([generator, checker], _failed_rows(args.out))
 
 
 def cmd_build_freeform(args) -> int:
@@ -295,7 +282,7 @@ def cmd_build_freeform(args) -> int:
     print(f"generator: {generator.usage.summary(prices)}", file=sys.stderr)
     dropped = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("articles", "kept")) or "none"
     print(f"{counts['kept']} questions from {counts['articles']} articles (dropped: {dropped}) -> {args.out}")
-    return _requests_outcome([generator], args.out)
+    return requests_outcome([generator], _failed_rows(args.out))
 
 
 def _dump_options(c) -> None:
@@ -368,7 +355,7 @@ def cmd_build_preference(args) -> int:
             print(f"{name}: {client.usage.summary(prices)}", file=sys.stderr)
     print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
           f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
-    return _requests_outcome([*responders.values(), judge], args.out)
+    return requests_outcome([*responders.values(), judge], _failed_rows(args.out))
 
 
 def cmd_build_card(args) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import WikioriginError
 
-__all__ = ["add_eval_commands"]
+__all__ = ["add_eval_commands", "requests_outcome"]
 
 
 def _model(args):
@@ -35,9 +35,34 @@ def _sampling(args) -> dict:
     return {"temperature": args.temperature, "max_new_tokens": args.max_new_tokens, "seed": args.seed}
 
 
-def _done(kind: str, out, line: str) -> int:
-    print(f"{kind}: {line} -> {out}/ (items.parquet, summary.json, report.md)")
+def requests_outcome(clients, where: str) -> int:
+    """A run's exit status from its LLM clients' requests: 1 when every request failed (the
+    first error says why), else 0 after a line that counts the failures; ``where`` says where
+    the failed rows and their reasons are."""
+    clients = [c for c in clients if c is not None]
+    asked = sum(c.usage.requests for c in clients)
+    failed = sum(c.usage.failures for c in clients)
+    first = next((c.first_error for c in clients if c.first_error), None)
+    if asked and failed == asked:
+        what = "the only request failed:" if asked == 1 else f"all {asked} requests failed; the first:"
+        print(f"wikiorigin: error: {what} {first} (rows and reasons -> {where})", file=sys.stderr)
+        return 1
+    if failed:
+        print(f"wikiorigin: warning: {failed} of {asked} requests failed; the first: {first} "
+              f"(rows and reasons -> {where})", file=sys.stderr)
     return 0
+
+
+def _done(kind: str, out, line: str, clients=()) -> int:
+    """The closing line of a run, and its status from the LLM clients it used (an endpoint
+    model, a judge, a paraphraser): 1 when every request failed."""
+    print(f"{kind}: {line} -> {out}/ (items.parquet, summary.json, report.md)")
+    return requests_outcome(list(clients), f"{out}/items.parquet")
+
+
+def _client(model):
+    """The LLM client behind an endpoint model (None for a local model)."""
+    return getattr(model, "client", None)
 
 
 def _report_join(path, join: dict) -> None:
@@ -95,7 +120,8 @@ def cmd_eval_mcq(args, client_for) -> int:
                           settings=settings)
     extra = (f", parser read {summary['coverage']:.1%}" if "coverage" in summary else
              f", acc {summary['acc']:.3f}, acc_norm {summary['acc_norm']:.3f}")
-    return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}")
+    return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}",
+                 [_client(model), judge if args.mode == "generate" else None])
 
 
 def cmd_eval_freeform(args, client_for) -> int:
@@ -108,7 +134,7 @@ def cmd_eval_freeform(args, client_for) -> int:
     settings = freeform.freeform_settings(model, source_language=args.source_language, rows=rows, **_sampling(args))
     freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)}, settings=settings)
     return _done("freeform", args.out, f"{summary['n']} questions, exact {summary['exact']:.3f}, "
-                                       f"chrF {summary['chrf']:.1f}, failed {summary['failed']}")
+                                       f"chrF {summary['chrf']:.1f}, failed {summary['failed']}", [_client(model)])
 
 
 def cmd_eval_judge(args, client_for) -> int:
@@ -129,7 +155,7 @@ def cmd_eval_judge(args, client_for) -> int:
     judging.write_judge_results(args.out, items, summary, {"questions": str(args.questions),
                                                            "judge": args.judge_model}, settings=settings)
     return _done("judge", args.out, f"{summary['rated']} of {summary['n']} answers rated, "
-                                    f"mean {summary['mean']:.2f}")
+                                    f"mean {summary['mean']:.2f}", [_client(model) if args.model else None, judge])
 
 
 def cmd_eval_leakage(args, client_for) -> int:
@@ -157,7 +183,8 @@ def cmd_eval_leakage(args, client_for) -> int:
     leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
     return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
                                       f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
-                                      f"r = {summary['rank_biserial']:.3f}")
+                                      f"r = {summary['rank_biserial']:.3f}",
+                 [None if args.paraphrases else source])
 
 
 def cmd_eval_compare(args, client_for) -> int:
@@ -192,13 +219,21 @@ def _model_options(e, required: bool = True, endpoint: bool = True) -> None:
     e.add_argument("--out", required=True, help="results directory")
 
 
+def _locked(func, args, client_for) -> int:
+    """Run an eval command holding ``OUT.lock``: two runs never write one results directory."""
+    from .llm.lock import RunLock
+
+    with RunLock(args.out):
+        return func(args, client_for)
+
+
 def add_eval_commands(sub, llm_options, client_for) -> None:
     s = sub.add_parser("eval", help="evaluate models on the datasets")
     evals = s.add_subparsers(dest="evaluator", required=True)
 
     def command(name, help_text, func):
         e = evals.add_parser(name, help=help_text)
-        e.set_defaults(func=lambda args: func(args, client_for))
+        e.set_defaults(func=lambda args: _locked(func, args, client_for))
         return e
 
     e = command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq)

@@ -318,3 +318,30 @@ def test_what_cannot_join_is_said_and_signed(released, tmp_path, capsys):
     summary = json.loads((tmp_path / "t" / "summary.json").read_text())
     assert summary["join"]["duplicates"] == 2 and summary["settings"]["responses"] == "10/40"
     assert "|responses:10/40|" in summary["signature"]
+
+
+def test_an_evaluation_whose_every_request_failed_exits_1(tmp_path, capsys):
+    """eval mcq --endpoint against a server that answers every question with 500: exit 1 with
+    the first reason, not 'accuracy 0.000' and exit 0; one failure among others is a warning."""
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 3)
+    with ChatServer(_answering) as server:
+        server.faults = ["500"] * 50
+        code = cli.main(["eval", "mcq", "--questions", str(path), "--model", "m", "--endpoint", server.url,
+                         "--retries", "0", "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "all")])
+        err = capsys.readouterr().err
+        assert code == 1 and "wikiorigin: error: all 3 requests failed; the first:" in err
+        server.faults = ["500"]
+        code = cli.main(["eval", "mcq", "--questions", str(path), "--model", "m2", "--endpoint", server.url,
+                         "--retries", "0", "--concurrency", "1", "--cache", str(tmp_path / "c.sqlite"),
+                         "--out", str(tmp_path / "some")])
+        assert code == 0 and "warning: 1 of 3 requests failed" in capsys.readouterr().err
+
+
+def test_two_evaluations_into_one_directory(tmp_path, capsys):
+    """A run holds OUT.lock: a second run into the same results directory is refused."""
+    from wikiorigin.llm.lock import RunLock
+
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 2)
+    with RunLock(tmp_path / "run"):
+        code = cli.main(["eval", "mcq", "--questions", str(path), "--responses", str(path), "--out", str(tmp_path / "run")])
+    assert code == 2 and "run is being written by another run (process" in capsys.readouterr().err
