@@ -319,8 +319,8 @@ def _llm_options(b) -> None:
                    help="an OpenAI-compatible API, or a local transformers model (MODEL = its path)")
     b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
     b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
-    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite)")
-    b.add_argument("--concurrency", type=int, default=8)
+    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite): a re-run pays for no call twice")
+    b.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
     b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
     b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
     b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
@@ -377,8 +377,27 @@ def cmd_export_lmeval(args) -> int:
     return 0
 
 
+class _Help(argparse.HelpFormatter):
+    """Every option's help says its default, unless it has none or says it already."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "%(default)" in text or "default" in text or not action.option_strings \
+                or action.default is None or action.default is False or action.default is argparse.SUPPRESS:
+            return text
+        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every command's parser (sub-commands inherit it): help with defaults."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="wikiorigin",
         description="Culture-specific QA datasets from Wikipedia and Wikidata dumps.",
     )
@@ -398,7 +417,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--wiki", required=True, help="dbname, language code or domain (jawiki, ja)")
     s.add_argument("--out", required=True, help="pages Parquet file to write")
     s.add_argument("--namespaces", type=_namespaces, default=None, help="e.g. 0 or 0,14")
-    s.add_argument("--engine", choices=("fast", "mwxml"), default="fast")
+    s.add_argument("--engine", choices=("fast", "mwxml"), default="fast",
+                   help="fast: our scanner (C core); mwxml: the mwxml library, slow, the oracle")
     s.add_argument("--threads", type=int, default=1, help="decoder threads (bzip2)")
     s.add_argument("--allow-non-wikipedia", action="store_true",
                    help="accept a dbname that is not a Wikipedia (e.g. elwikivoyage)")
@@ -406,9 +426,10 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("qids", help="page -> Wikidata QID from a page_props SQL dump")
     s.add_argument("page_props", help="page_props.sql(.gz)")
-    s.add_argument("--wiki", required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--allow-non-wikipedia", action="store_true")
+    s.add_argument("--wiki", required=True, help="dbname or language code of the dump's wiki (jawiki, ja)")
+    s.add_argument("--out", required=True, help="qids Parquet file to write (wiki, page_id, qid)")
+    s.add_argument("--allow-non-wikipedia", action="store_true",
+                   help="accept a dbname that is not a Wikipedia (e.g. elwikivoyage)")
     s.set_defaults(func=cmd_qids)
 
     s = sub.add_parser("download", help="fetch dump files from a mirror, verified")
@@ -446,15 +467,15 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--model", required=True, help="the generator model")
     b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
     _llm_options(b)
-    b.add_argument("--language", choices=("ja", "en"), default="ja")
-    b.add_argument("--per-article", type=int, default=1)
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--language", choices=("ja", "en"), default="ja", help="the language of the questions")
+    b.add_argument("--per-article", type=int, default=1, help="questions asked of each article")
+    b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
     b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
     b.set_defaults(func=cmd_build_mcq)
     b = build.add_parser("freeform", help="WikiOriginQA-style questions from an origin corpus")
     b.add_argument("--articles", required=True, help="articles.parquet of `corpus origin`")
     b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
-    b.add_argument("--model", required=True)
+    b.add_argument("--model", required=True, help="the generator model")
     _llm_options(b)
     b.add_argument("--rounds", type=int, default=1, help="refinement passes")
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
@@ -467,15 +488,16 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--models", required=True, help="comma-separated models that answer")
     b.add_argument("--judge-model", required=True, help="the model that rates 1-10")
     b.add_argument("--min-gap", type=float, default=2.0, help="least score difference of a pair")
-    b.add_argument("--language", default="ja")
+    b.add_argument("--language", default="ja", help="the language of the questions and answers")
     b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
     _llm_options(b)
     b.set_defaults(func=cmd_build_preference)
     b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")
     b.add_argument("directory", help="the directory of the dataset's Parquet files")
-    b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True)
-    b.add_argument("--title", required=True)
-    b.add_argument("--description", default="")
+    b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True,
+                   help="which dataset the directory holds")
+    b.add_argument("--title", required=True, help="the card's title")
+    b.add_argument("--description", default="", help="a paragraph under the title")
     b.set_defaults(func=cmd_build_card)
 
     add_eval_commands(sub, _llm_options, _llm_client)
@@ -495,7 +517,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")
     s.add_argument("--out", required=True, help="origins Parquet file to write")
     s.add_argument("--wikis", default=None, help="comma-separated (default: all open found)")
-    s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs")
+    s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs",
+                   help="where creation times come from: stub-meta-history XML, full-history XML, or the "
+                        "MediaWiki history TSV dumps")
     s.add_argument("--jobs", type=int, default=1, help="local worker processes")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...)")
     s.add_argument("--memory-limit", default="4GB", type=_memory_size,
@@ -504,13 +528,14 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("subset", help="the items that originate in one edition")
     s.add_argument("origins", help="origins.parquet")
-    s.add_argument("--wiki", required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--min-editions", type=int, default=1)
-    s.add_argument("--max-editions", type=int, default=None)
-    s.add_argument("--min-lead-days", type=float, default=None)
-    s.add_argument("--sample", type=int, default=None)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--wiki", required=True, help="the origin edition (dbname or language code)")
+    s.add_argument("--out", required=True, help="items Parquet file to write (origins schema)")
+    s.add_argument("--min-editions", type=int, default=1, help="items with at least this many editions")
+    s.add_argument("--max-editions", type=int, default=None, help="items with at most this many editions")
+    s.add_argument("--min-lead-days", type=float, default=None,
+                   help="items whose origin came at least this many days before the runner-up")
+    s.add_argument("--sample", type=int, default=None, help="keep N items at random (the same N for a seed)")
+    s.add_argument("--seed", type=int, default=0, help="seed of --sample")
     s.set_defaults(func=cmd_subset)
     return p
 

@@ -213,9 +213,9 @@ def _model_options(e, required: bool = True, endpoint: bool = True) -> None:
     e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
                    help="log-likelihoods: the tokenizer's own special tokens before the context, as "
                         "lm-evaluation-harness (default); none; or always BOS (EOS where there is none)")
-    e.add_argument("--temperature", type=float, default=0.1)
-    e.add_argument("--max-new-tokens", type=int, default=128)
-    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--temperature", type=float, default=0.1, help="sampling temperature (0: greedy)")
+    e.add_argument("--max-new-tokens", type=int, default=128, help="longest answer, in tokens")
+    e.add_argument("--seed", type=int, default=0, help="sampling seed")
     e.add_argument("--out", required=True, help="results directory")
 
 
@@ -244,8 +244,10 @@ def add_eval_commands(sub, llm_options, client_for) -> None:
     e.add_argument("--responses", default=None,
                    help="recorded responses to score instead of asking a model: a released responses "
                         "file, the released human answers, or rows with a `response`")
-    e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate")
-    e.add_argument("--language", choices=("ja", "en"), default="ja")
+    e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate",
+                   help="generate: ask and read the answer; loglikelihood: score each option (local model)")
+    e.add_argument("--language", choices=("ja", "en"), default="ja",
+                   help="the instruction line, answer cue and delimiter")
     e.add_argument("--instruction", default=None,
                    help="line after the options (default: ours for --language; '' for none, as released)")
     e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
@@ -259,7 +261,7 @@ def add_eval_commands(sub, llm_options, client_for) -> None:
     e.set_defaults(temperature=0.0, max_new_tokens=32)
     e = command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge)
     e.add_argument("--questions", required=True, help="a CARE test file (or rows with a `response`)")
-    e.add_argument("--judge-model", required=True)
+    e.add_argument("--judge-model", required=True, help="the LLM that rates each answer 1-10")
     _model_options(e, required=False)
     llm_options(e)
     e.set_defaults(temperature=0.7, max_new_tokens=512)
@@ -278,7 +280,7 @@ def add_eval_commands(sub, llm_options, client_for) -> None:
     llm_options(e)
     e = command("compare", "per-model bars, and a scatter against external scores", cmd_eval_compare)
     e.add_argument("runs", nargs="+", help="results directories of `wikiorigin eval ...`")
-    e.add_argument("--out", required=True)
+    e.add_argument("--out", required=True, help="directory for comparison.md and the plots")
     e.add_argument("--metric", default="accuracy", help="a key of summary.json (accuracy, chrf, mean, ...)")
     e.add_argument("--external", default=None, help="CSV with columns model,score (e.g. JMT-Bench)")
-    e.add_argument("--external-name", default="external score")
+    e.add_argument("--external-name", default="external score", help="the external column's name")
