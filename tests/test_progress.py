@@ -25,3 +25,16 @@ def test_a_local_model_reports_its_progress(tiny_model, capsys, monkeypatch):
     monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
     tiny_model.loglikelihood([("a b", " c"), ("d", " e")])
     assert "tiny: log-likelihoods: 2/2 items" in capsys.readouterr().err
+
+
+def test_a_build_reports_requests_failures_and_cost(tmp_path, capsys, monkeypatch):
+    from tests.openai_server import ChatServer
+    from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
+
+    monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
+    with ChatServer(lambda messages: "ok") as server:
+        client = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
+                           prices={"input": 1.0, "output": 1.0})
+        client.run([ChatRequest([{"role": "user", "content": f"q{i}"}], {}, "v") for i in range(3)])
+    err = capsys.readouterr().err
+    assert "m: requests: 3/3 requests (" in err and "0 failed, $0.00 so far)" in err

@@ -18,11 +18,12 @@ __all__ = ["Progress"]
 
 class Progress:
     """Counts done out of ``total`` (None: unknown) and shows it; ``every`` seconds between
-    lines when stderr is not a terminal (0: a line at each update)."""
+    lines when stderr is not a terminal (0: a line at each update); ``note()`` adds a few words."""
 
     def __init__(self, desc: str, total: int | None = None, unit: str = "it", every: float | None = None,
-                 stream=None):
+                 stream=None, note=None):
         self.desc, self.total, self.unit, self.done = desc, total, unit, 0
+        self.note = note  # a function giving more to say (failures, cost so far), or None
         self.stream = stream or sys.stderr
         self.every = float(os.environ.get("WIKIORIGIN_PROGRESS_SECONDS", 30)) if every is None else every
         self.started = self.last = time.monotonic()
@@ -35,6 +36,8 @@ class Progress:
     def update(self, n: int = 1) -> None:
         self.done += n
         if self._bar is not None:
+            if self.note is not None:
+                self._bar.set_postfix_str(self.note(), refresh=False)
             self._bar.update(n)
             return
         now = time.monotonic()
@@ -42,7 +45,8 @@ class Progress:
             self.last = now
             of = f"/{self.total:,}" if self.total is not None else ""
             rate = self.done / max(now - self.started, 1e-9)
-            print(f"{self.desc}: {self.done:,}{of} {self.unit}s ({rate:,.1f}/s)", file=self.stream, flush=True)
+            note = f", {self.note()}" if self.note is not None else ""
+            print(f"{self.desc}: {self.done:,}{of} {self.unit}s ({rate:,.1f}/s{note})", file=self.stream, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:

@@ -27,6 +27,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ..progress import Progress
 from .cache import RequestCache, request_key
 from .openai_backend import RequestError, TransientError
 
@@ -185,11 +186,18 @@ class LLMClient:
         limit = _RateLimit(self.rpm, self.tpm)
         self._check_lock = asyncio.Lock()
         self._given_up, self._down = 0, None
+        self._progress = Progress(f"{self.backend.model}: requests", total=len(requests), unit="request",
+                                  note=self._progress_note)
         try:
             return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
         finally:  # the HTTP client goes with this loop, not after it (no "Event loop is closed")
+            self._progress.close()
             if hasattr(self.backend, "aclose"):
                 await self.backend.aclose()
+
+    def _progress_note(self) -> str:
+        cost = self.usage.cost(self.prices)
+        return f"{self.usage.failures} failed" + (f", ${cost:.2f} so far" if cost is not None else "")
 
     async def _ensure_checked(self) -> None:
         """The endpoint check, once, before the first call that is not in the cache; every
@@ -205,6 +213,7 @@ class LLMClient:
         if result.error:
             self.usage.failures += 1
             self.first_error = self.first_error or result.error
+        self._progress.update()
         return result
 
     async def _answer(self, request: ChatRequest, gate, limit) -> ChatResult:
