@@ -106,7 +106,8 @@ def test_no_contact_no_download():
         Client(contact="")
 
 
-def test_cli_dry_run_and_fetch(mirror_root, tmp_path, capsys):
+def test_cli_dry_run_and_fetch(mirror_root, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")  # a progress line at every chunk
     out = tmp_path / "tree"
     with Mirror(mirror_root) as m:
         args = ["download", "ja", "--mirror", m.url, "--out", str(out), "--contact", "t@example.org"]
@@ -115,7 +116,8 @@ def test_cli_dry_run_and_fetch(mirror_root, tmp_path, capsys):
         assert "jawiki-20260801-stub-meta-history.xml.gz" in listed and "2 files" in listed
         assert not out.exists()
         assert main(args) == 0
-        assert "2 files fetched and verified" in capsys.readouterr().out
+        said = capsys.readouterr()
+        assert "2 files fetched and verified" in said.out and "download: " in said.err and " bytes (" in said.err
     from wikiorigin.origin import build_origins
 
     report = build_origins(out, tmp_path / "origins.parquet")

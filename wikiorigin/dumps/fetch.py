@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import WikioriginError
+from ..progress import Progress
 from .layout import KINDS
 
 __all__ = ["DEFAULT_MIRROR", "FETCH_KINDS", "Client", "RemoteFile", "FetchError", "plan", "download"]
@@ -271,7 +272,7 @@ def _already_verified(dest: Path, remote: RemoteFile) -> bool:
     return json.loads(marker.read_text()) == [stat.st_size, stat.st_mtime_ns, remote.sha1, remote.md5]
 
 
-def _copy(response, part: Path, append: bool, url: str) -> int:
+def _copy(response, part: Path, append: bool, url: str, progress=None) -> int:
     n = 0
     first = True
     with open(part, "ab" if append else "wb") as f:
@@ -281,11 +282,14 @@ def _copy(response, part: Path, append: bool, url: str) -> int:
             first = False
             f.write(chunk)
             n += len(chunk)
+            if progress is not None:
+                progress.update(len(chunk))
     return n
 
 
-def fetch_one(client: Client, remote: RemoteFile) -> int:
-    """Fetch one file (resuming ``.part``), verify it, rename it; returns bytes transferred."""
+def fetch_one(client: Client, remote: RemoteFile, progress=None) -> int:
+    """Fetch one file (resuming ``.part``), verify it, rename it; returns bytes transferred
+    (counted on ``progress`` too, a :class:`~wikiorigin.progress.Progress`, as they come)."""
     remote.dest.parent.mkdir(parents=True, exist_ok=True)
     part = remote.dest.with_name(remote.dest.name + ".part")
     moved = 0
@@ -297,7 +301,7 @@ def fetch_one(client: Client, remote: RemoteFile) -> int:
                 length = response.headers.get("Content-Length")
                 if remote.size is None and length is not None and not resumed:
                     remote.size = int(length)
-                copied = _copy(response, part, resumed, remote.url)
+                copied = _copy(response, part, resumed, remote.url, progress)
                 moved += copied
             if length is not None and copied < int(length):  # the server hung up early
                 raise ConnectionError(f"connection closed after {copied} of {length} bytes")
@@ -325,8 +329,10 @@ def download(client: Client, files: list[RemoteFile], jobs: int = 4) -> FetchRep
         (report.skipped if _already_verified(remote.dest, remote) else todo).append(remote)
     report.skipped = [r.dest for r in report.skipped]
     errors = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [(r, pool.submit(fetch_one, client, r)) for r in todo]
+    total = sum(r.size for r in todo) if all(r.size is not None for r in todo) else None
+    with Progress("download", total=total, unit="byte") as progress, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [(r, pool.submit(fetch_one, client, r, progress)) for r in todo]
         for remote, future in futures:
             try:
                 report.bytes += future.result()
