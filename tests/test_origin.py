@@ -154,11 +154,13 @@ def test_split_shards_reduce_to_the_same_origins(tree, tmp_path):
     assert pq.read_table(split).equals(pq.read_table(out))
 
 
-def test_subset_and_cli(tree, tmp_path, capsys):
+def test_subset_and_cli(tree, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
     out = tmp_path / "origins.parquet"
     assert main(["origins", str(tree), "--out", str(out), "--jobs", "2"]) == 0
     captured = capsys.readouterr()
     assert "384 items from 7 wikis" in captured.out and "skipped eowiki" in captured.err
+    assert "origins: 7/7 wikis (" in captured.err and "MB of XML scanned)" in captured.err
     answers = expected(tree)
     ja = [q for q, a in answers.items() if a["origin_wiki"] == "jawiki"]
     items = tmp_path / "ja.parquet"

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from .errors import WikioriginError
 from .files import ParquetSink, check_output, input_schema, provenance, read_provenance, write_table
+from .progress import Progress
 from .schemas import EDITION, EDITIONS, ORIGINS, QIDS, TIMESTAMP
 
 __all__ = ["reduce_origins", "join_editions", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
@@ -344,8 +345,16 @@ def build_origins(
     shards = shard_dir_for(out)
     if scan_threads is None:
         scan_threads = 2 if jobs == 1 and scheduler is None else 1
-    results = run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
-                        jobs=jobs, scheduler=scheduler)
+    scanned = [0]
+
+    def done(result) -> None:
+        scanned[0] += result.xml_bytes or 0
+        progress.update()
+
+    with Progress("origins", total=len(ready), unit="wiki",
+                  note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned") as progress:
+        results = run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
+                            jobs=jobs, scheduler=scheduler, done=done)
     failed = [r for r in results if r.error]
     if failed:
         raise WikioriginError(

@@ -32,8 +32,9 @@ def connect(scheduler: str, timeout: float = 10.0):
         ) from None
 
 
-def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None) -> list:
-    """``[fn(*a) for a in args]``, in parallel. ``scheduler``: an address or a Dask client."""
+def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None, done=None) -> list:
+    """``[fn(*a) for a in args]``, in parallel. ``scheduler``: an address or a Dask client.
+    ``done(result)`` is called for each result as it comes in (progress)."""
     from joblib import Parallel, delayed, parallel_config
 
     calls = [delayed(fn)(*a) for a in args]
@@ -41,7 +42,12 @@ def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=N
         if jobs < 1:
             raise ValueError(f"run_tasks: jobs must be >= 1, not {jobs}")
         backend = "sequential" if jobs == 1 else "loky"
-        return Parallel(n_jobs=jobs, backend=backend)(calls)
+        results = []
+        for result in Parallel(n_jobs=jobs, backend=backend, return_as="generator")(calls):
+            results.append(result)
+            if done is not None:
+                done(result)
+        return results
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler
     try:
         with parallel_config(backend="dask"):
