@@ -143,3 +143,10 @@ def test_a_dump_that_is_not_bzip2_and_a_stream_damaged_inside(tmp_path, data_dir
     damaged.write_bytes(bytes(raw))
     with pytest.raises(DumpError, match=rf"{EL}: the bzip2 stream at byte {offset} \(\d+ bytes\) is damaged"):
         Multistream(damaged, data_dir / EL_INDEX).get(["Τύνιδα"])
+
+
+def test_fetching_articles_shows_progress(data_dir, capsys, monkeypatch):
+    monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
+    ms = Multistream(data_dir / EL, data_dir / EL_INDEX)
+    ms.get(ms.titles())
+    assert f"{EL}: articles: 17/17 articles (" in capsys.readouterr().err

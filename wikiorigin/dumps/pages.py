@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DumpError
+from ..progress import Progress
 from .compression import open_dump
 from .xmlhead import SiteInfo, read_header
 
@@ -352,7 +353,9 @@ class Multistream:
             where = f"{self.dump}: stream at byte {offset}"
             return offset, {pid: _find_page(data, pid, where) for _, pid in by_stream[offset]}
 
-        with ThreadPoolExecutor(max(1, self.threads)) as pool:
+        with ThreadPoolExecutor(max(1, self.threads)) as pool, \
+                Progress(f"{self.dump.name}: articles", total=sum(map(len, by_stream.values())),
+                         unit="article") as progress:
             for offset, pages in pool.map(read, by_stream):
                 for key, page_id in by_stream[offset]:
                     if pages[page_id] is None:
@@ -361,6 +364,7 @@ class Multistream:
                             f"where {self.index} puts it: does the index belong to this dump?"
                         )
                     found[key] = pages[page_id]
+                progress.update(len(by_stream[offset]))
         return found
 
     def _follow(self, key, page: PageText, max_hops: int) -> PageText:
