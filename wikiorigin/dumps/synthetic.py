@@ -5,6 +5,12 @@ pages-meta-history (with text) export of any size, with imported revisions (old 
 ``imported>`` / ``en>`` contributors, listed in id order before or after local ones), IP and
 suppressed contributors, redirects and escaped titles; it returns the records a correct scan
 must produce. :func:`write_page_props_sql` writes a MySQL ``page_props`` dump.
+
+:func:`write_origin_tree` writes a multi-wiki tree in the Wikimedia layout with known origins:
+stub-meta-history and page_props per wiki, optionally the pages-articles multistream dump and
+its index (the same page ids and titles as the stubs) and the ``dumpstatus.json`` a mirror
+serves; :func:`write_wikidata_json` writes a Wikidata JSON dump of the items with their labels,
+aliases and sitelinks, and its ``md5sums.txt``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from .stubs import PageCreation
 __all__ = [
     "write_history_xml", "write_history_tsv", "write_page_props_sql", "page_props_rows",
     "write_origin_tree", "expected_origins", "write_articles_xml", "write_multistream", "page_xml",
+    "write_multistream_pages", "write_dumpstatus", "write_wikidata_json", "entity_json",
 ]
 
 _EPOCH = datetime(2001, 1, 15, tzinfo=timezone.utc)
@@ -280,13 +287,19 @@ def _gzip_text(path):
     return io.TextIOWrapper(gzip.GzipFile(path, "wb", mtime=0), encoding="utf-8")
 
 
-def write_origin_tree(root, pages: list[dict], date: str = "20260801", without_page_props=()) -> dict:
+def write_origin_tree(root, pages: list[dict], date: str = "20260801", without_page_props=(),
+                      multistream: bool = False, dumpstatus: bool = False) -> dict:
     """Write a Wikimedia-layout tree of stub-meta-history and page_props files for ``pages``.
 
     Each page is ``{"wiki", "page_id", "title", "qid", "revisions": [(ISO time, user)], "ns",
-    "redirect"}``; a user with ``>`` is an imported revision. Returns the expected origins
-    (qid -> dict of origin_wiki, origin_created_at, n_wikis, tied, editions), computed here
-    independently of :mod:`wikiorigin.origin`.
+    "redirect", "text"}``; a user with ``>`` is an imported revision. With ``multistream``,
+    each wiki also gets its ``pages-articles-multistream.xml.bz2`` and index: the pages of the
+    stubs that a pages-articles dump holds (no talk namespaces), with their last revision (same
+    id and time as in the stub) and ``text`` (default: a short article with one footnote); a
+    redirect keeps its ``<redirect>``. With ``dumpstatus``, each run directory gets the
+    ``dumpstatus.json`` a mirror publishes (jobs done, sizes, sha1 and md5 of every file).
+    Returns the expected origins (qid -> dict of origin_wiki, origin_created_at, n_wikis,
+    tied, editions), computed here independently of :mod:`wikiorigin.origin`.
     """
     from pathlib import Path
 
@@ -296,19 +309,101 @@ def write_origin_tree(root, pages: list[dict], date: str = "20260801", without_p
     for wiki, wiki_pages in by_wiki.items():
         directory = Path(root) / wiki / date
         directory.mkdir(parents=True, exist_ok=True)
-        body, rid = [], 1000
-        for page in sorted(wiki_pages, key=lambda p: p["page_id"]):
+        wiki_pages = sorted(wiki_pages, key=lambda p: p["page_id"])
+        body, rid, last_rids = [], 1000, []
+        for page in wiki_pages:
             xml, rid = _stub_page(page, rid)
             body.append(xml)
+            last_rids.append(rid - 1)
         head = _HEADER.format(v="0.11", dbname=wiki)
         with _gzip_text(directory / f"{wiki}-{date}-stub-meta-history.xml.gz") as f:
             f.write(head + "".join(body) + "</mediawiki>\n")
-        if wiki in without_page_props:
-            continue
-        rows = [(p["page_id"], "wikibase_item", p["qid"].encode()) for p in sorted(wiki_pages, key=lambda p: p["page_id"]) if p.get("qid")]
-        with _gzip_text(directory / f"{wiki}-{date}-page_props.sql.gz") as f:
-            write_page_props_sql(f, rows, rows_per_insert=50)
+        if multistream:
+            articles = [_article_xml(page, last_rid) for page, last_rid in zip(wiki_pages, last_rids)
+                        if page.get("ns", 0) % 2 == 0]
+            prefix = directory / f"{wiki}-{date}-pages-articles-multistream"
+            write_multistream_pages(_HEADER.format(v="0.11", dbname=wiki).encode(), articles,
+                                    f"{prefix}.xml.bz2", f"{prefix}-index.txt.bz2", pages_per_stream=20)
+        if wiki not in without_page_props:
+            rows = [(p["page_id"], "wikibase_item", p["qid"].encode()) for p in wiki_pages if p.get("qid")]
+            with _gzip_text(directory / f"{wiki}-{date}-page_props.sql.gz") as f:
+                write_page_props_sql(f, rows, rows_per_insert=50)
+        if dumpstatus:
+            write_dumpstatus(directory, wiki, date)
     return expected_origins([p for p in pages if p["wiki"] not in without_page_props])
+
+
+def _article_text(page: dict) -> str:
+    if page.get("redirect"):
+        return "#REDIRECT [[Elsewhere]]"
+    first = min(when for when, _ in page["revisions"])[:4]
+    return (f"'''{page['title']}''' is an article of {page['wiki']}, begun in {first}."
+            f"<ref>{{{{Cite book|title=Sources of {page['title']}|year={first}}}}}</ref>\n\n"
+            f"== References ==\n{{{{Reflist}}}}\n")
+
+
+def _article_xml(page: dict, revision_id: int) -> bytes:
+    when = page["revisions"][-1][0]  # the revision listed last in the stub: id ``revision_id``
+    return page_xml(page["page_id"], page["title"], page.get("text") or _article_text(page),
+                    ns=page.get("ns", 0), timestamp=when, revision_id=revision_id,
+                    redirect="Elsewhere" if page.get("redirect") else None)
+
+
+_JOBS = (("xmlstubsdump", "stub-meta-history"), ("pagepropstable", "page_props"),
+         ("articlesmultistreamdump", "pages-articles-multistream"))
+
+
+def write_dumpstatus(directory, wiki: str, date: str) -> None:
+    """``dumpstatus.json`` for the files of one run directory, as the dump servers publish it:
+    each job ``done`` with its files' size, sha1, md5 and URL path."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    jobs = {}
+    for job, part in _JOBS:
+        files = {}
+        for path in sorted(Path(directory).glob(f"{wiki}-{date}-{part}*")):
+            data = path.read_bytes()
+            files[path.name] = {"size": len(data), "url": f"/{wiki}/{date}/{path.name}",
+                                "sha1": hashlib.sha1(data).hexdigest(), "md5": hashlib.md5(data).hexdigest()}
+        if files:
+            jobs[job] = {"status": "done", "updated": f"{date[:4]}-{date[4:6]}-{date[6:]} 12:00:00",
+                         "files": files}
+    (Path(directory) / "dumpstatus.json").write_text(json.dumps({"jobs": jobs, "version": "0.8"}, indent=1) + "\n")
+
+
+def entity_json(qid: str, labels: dict[str, str], aliases: dict[str, list[str]] | None = None,
+                sitelinks: dict[str, str] | None = None) -> str:
+    """One line of a Wikidata JSON dump: an item with its labels, aliases and sitelinks."""
+    import json
+
+    data = {
+        "type": "item", "id": qid,
+        "labels": {lang: {"language": lang, "value": v} for lang, v in labels.items()},
+        "descriptions": {},
+        "aliases": {lang: [{"language": lang, "value": v} for v in vs] for lang, vs in (aliases or {}).items()},
+        "claims": {},
+        "sitelinks": {site: {"site": site, "title": t, "badges": []} for site, t in (sitelinks or {}).items()},
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_wikidata_json(root, lines: list[str], date: str = "20260801"):
+    """``root/wikidatawiki/entities/DATE/wikidata-DATE-all.json.gz`` (one entity per line between
+    ``[`` and ``]``, each line but the last ending with a comma, as Wikidata writes it) and its
+    ``wikidata-DATE-md5sums.txt``. Returns the dump's path."""
+    import hashlib
+    from pathlib import Path
+
+    directory = Path(root) / "wikidatawiki" / "entities" / date
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"wikidata-{date}-all.json.gz"
+    with _gzip_text(path) as f:
+        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+    digest = hashlib.md5(path.read_bytes()).hexdigest()
+    (directory / f"wikidata-{date}-md5sums.txt").write_text(f"{digest}  {path.name}\n")
+    return path
 
 
 def expected_origins(pages: list[dict]) -> dict:
@@ -340,13 +435,17 @@ def expected_origins(pages: list[dict]) -> dict:
 
 
 def page_xml(page_id: int, title: str, text: str, ns: int = 0,
-             timestamp: str = "2026-08-01T00:00:00Z") -> bytes:
-    """One ``<page>`` element of a pages-articles export (escaped as MediaWiki does)."""
+             timestamp: str = "2026-08-01T00:00:00Z", revision_id: int | None = None,
+             redirect: str | None = None) -> bytes:
+    """One ``<page>`` element of a pages-articles export (escaped as MediaWiki does);
+    ``revision_id`` defaults to ten times the page id, ``redirect`` is the target's title."""
     import html as html_module
 
     body = html_module.escape(text, quote=True).replace("&#x27;", "'")
+    target = f'    <redirect title="{html_module.escape(redirect)}" />\n' if redirect else ""
     return (f"  <page>\n    <title>{html_module.escape(title)}</title>\n    <ns>{ns}</ns>\n"
-            f"    <id>{page_id}</id>\n    <revision>\n      <id>{page_id * 10}</id>\n"
+            f"    <id>{page_id}</id>\n{target}    <revision>\n"
+            f"      <id>{revision_id if revision_id is not None else page_id * 10}</id>\n"
             f"      <timestamp>{timestamp}</timestamp>\n      <contributor>\n"
             f"        <username>wikiorigin</username>\n        <id>1</id>\n      </contributor>\n"
             f"      <model>wikitext</model>\n      <format>text/x-wiki</format>\n"
@@ -354,23 +453,19 @@ def page_xml(page_id: int, title: str, text: str, ns: int = 0,
             f"    </revision>\n  </page>\n").encode()
 
 
-def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 100,
-                      compresslevel: int = 9, extra_pages: list[bytes] = ()) -> int:
-    """Rewrite a pages-articles XML file as a multistream dump and its index, as Wikimedia
-    makes them: the header in the first bzip2 stream, then ``pages_per_stream`` pages per
-    stream, then the footer; the index lists ``offset:page_id:title`` (bzip2). Streams the
-    source; a torn last page in it is left out. Returns the number of pages."""
+def write_multistream_pages(head: bytes, pages, dump_out, index_out, pages_per_stream: int = 100,
+                            compresslevel: int = 9) -> int:
+    """Write a multistream dump and its index, as Wikimedia makes them: ``head`` (through
+    ``</siteinfo>``) in the first bzip2 stream, then ``pages_per_stream`` of ``pages`` (each a
+    whole ``<page>`` element, bytes) per stream, then the footer; the index lists
+    ``offset:page_id:title`` (bzip2). Returns the number of pages."""
     import bz2
     import html as html_module
     import re
 
-    from .compression import open_dump
-
-    page_re = re.compile(rb"  <page>.*?</page>\n", re.S)
     meta_re = re.compile(rb"<title>([^<]*)</title>\s*<ns>-?\d+</ns>\s*<id>(\d+)</id>")
     count, offset, group = 0, 0, []
-    with open_dump(pages_xml) as stream, open(dump_out, "wb") as out, \
-            bz2.open(index_out, "wt", encoding="utf-8") as index:
+    with open(dump_out, "wb") as out, bz2.open(index_out, "wt", encoding="utf-8") as index:
 
         def flush():
             nonlocal offset
@@ -382,31 +477,10 @@ def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 10
             offset += len(chunk)
             group.clear()
 
-        buf = b""
-        while b"</siteinfo>" not in buf:
-            more = stream.read(1 << 16)
-            if not more:
-                raise ValueError(f"{pages_xml}: no </siteinfo>")
-            buf += more
-        head_end = buf.index(b"</siteinfo>") + len(b"</siteinfo>\n")
-        chunk = bz2.compress(buf[:head_end], compresslevel)
+        chunk = bz2.compress(head, compresslevel)
         out.write(chunk)
         offset += len(chunk)
-        buf = buf[head_end:]
-        while True:
-            more = stream.read(1 << 22)
-            buf += more
-            last = 0
-            for m in page_re.finditer(buf):
-                group.append(m.group(0))
-                last = m.end()
-                count += 1
-                if len(group) == pages_per_stream:
-                    flush()
-            buf = buf[last:]
-            if not more:
-                break
-        for page in extra_pages:
+        for page in pages:
             group.append(page)
             count += 1
             if len(group) == pages_per_stream:
@@ -415,6 +489,42 @@ def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 10
             flush()
         out.write(bz2.compress(b"</mediawiki>\n", compresslevel))
     return count
+
+
+def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 100,
+                      compresslevel: int = 9, extra_pages: list[bytes] = ()) -> int:
+    """Rewrite a pages-articles XML file as a multistream dump and its index (see
+    :func:`write_multistream_pages`), ``extra_pages`` after its pages. Streams the source; a
+    torn last page in it is left out. Returns the number of pages."""
+    import re
+
+    from .compression import open_dump
+
+    page_re = re.compile(rb"  <page>.*?</page>\n", re.S)
+    with open_dump(pages_xml) as stream:
+        buf = b""
+        while b"</siteinfo>" not in buf:
+            more = stream.read(1 << 16)
+            if not more:
+                raise ValueError(f"{pages_xml}: no </siteinfo>")
+            buf += more
+        head_end = buf.index(b"</siteinfo>") + len(b"</siteinfo>\n")
+
+        def pages(buf):
+            while True:
+                more = stream.read(1 << 22)
+                buf += more
+                last = 0
+                for m in page_re.finditer(buf):
+                    yield m.group(0)
+                    last = m.end()
+                buf = buf[last:]
+                if not more:
+                    break
+            yield from extra_pages
+
+        return write_multistream_pages(buf[:head_end], pages(buf[head_end:]), dump_out, index_out,
+                                       pages_per_stream, compresslevel)
 
 
 def write_articles_xml(out, target_bytes: int, *, seed: int = 0, dbname: str = "testwiki",
