@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # install the torch you need first, then `pip install -e .[eval]`.
 TORCH := torch==2.13.0
 
-.PHONY: demo test bench clean
+.PHONY: demo test recipe bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
+
+# The new-language recipe (README: "Worked recipe") on the bundled data: the fixture tree served
+# as a dump mirror on loopback, a scripted OpenAI-compatible server on loopback and a tiny local
+# model; every command printed as typed. Output in demo-out/recipe (emptied first).
+recipe: $(VENV)/.test
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python scripts/recipe.py --out demo-out/recipe
 
 $(VENV)/.bench: setup.py | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[bench,eval]" $(TORCH)

@@ -13,7 +13,7 @@ tasks (``tests/openai_server.py``, :func:`scripted_model`), and a tiny random lo
 (``tests/tiny_model.py``) in place of the model under evaluation. Each command runs as its own
 ``wikiorigin`` process; the script stops at the first that fails.
 
-    python scripts/recipe.py [--out recipe-out] [--wiki jawiki]
+    python scripts/recipe.py [--out demo-out/recipe] [--wiki jawiki]
 
 ``tests/test_recipe.py`` runs the same steps (:func:`steps`) in-process and checks each
 step's rows against ``tests/data/tree/EXPECTED.json``.
@@ -119,7 +119,7 @@ def _wikiorigin() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default="recipe-out", help="scratch directory (emptied first)")
+    parser.add_argument("--out", default="demo-out/recipe", help="scratch directory (emptied first)")
     parser.add_argument("--wiki", default="jawiki", help="the language's edition")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
