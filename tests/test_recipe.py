@@ -10,7 +10,9 @@ checks one step's rows against what the tree encodes (tests/data/tree/EXPECTED.j
 Wikidata names scripts/make_fixtures.py gave the items).
 """
 
+import contextlib
 import importlib.util
+import io
 import json
 from pathlib import Path
 
@@ -38,23 +40,41 @@ JA = sorted(q for q, a in EXPECTED.items() if a["origin_wiki"] == "jawiki")
 def run(tmp_path_factory, tiny_model_dir):
     """Every step of the recipe, in order; per step its exit code and output."""
     work = tmp_path_factory.mktemp("recipe")
-    commands = []
+    commands, said = [], []
     with Mirror(TREE) as mirror, ChatServer(answer=recipe.scripted_model, models=[recipe.MODEL]) as llm:
         for what, argv in recipe.steps(work, mirror.url, llm.url, tiny_model_dir):
-            code = main(argv)
-            assert code == 0, f"{what}: `wikiorigin {' '.join(argv)}` exited {code}"
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(argv)
+            assert code == 0, f"{what}: `wikiorigin {' '.join(argv)}` exited {code}: {err.getvalue()}"
             commands.append(" ".join(argv[:2] if argv[0] in ("corpus", "build", "eval") else argv[:1]))
+            said.append((out.getvalue(), err.getvalue()))
         probes, calls, log = list(llm.probes), list(llm.calls), list(mirror.log)
-    return {"work": work, "commands": commands, "probes": probes, "calls": calls, "mirror_log": log}
+    return {"work": work, "commands": commands, "said": said, "probes": probes, "calls": calls,
+            "mirror_log": log}
 
 
 def _rows(path, key="qid"):
     return {r[key]: r for r in pq.read_table(path).to_pylist()}
 
 
-def test_every_step_ran(run):
+def test_every_step_ran_and_said_what_it_did(run):
     assert run["commands"] == ["download", "origins", "subset", "download", "download", "corpus origin",
                                "build freeform", "eval freeform", "build card"]
+    (download, _), (origins, skipped), (subset, _), (multistream, _), (wikidata, _), (corpus, warned), \
+        (build, _), (evaluated, _), (card, _) = run["said"]
+    assert download.startswith("15 files fetched and verified, 0 already verified")
+    assert "384 items from 7 wikis (0 shards reused, 1 wikis skipped), 1 tied" in origins
+    assert "wikiorigin: skipped eowiki: no page_props in" in skipped
+    assert subset.startswith(f"{len(JA)} items originate in jawiki -> ")
+    assert multistream.startswith("2 files fetched") and wikidata.startswith("1 files fetched")
+    assert corpus.startswith(f"jawiki: {len(JA)} items (0 of other editions), 0 pages not in the dump, "
+                             "0 renamed (kept), 0 with another title or now a redirect (left out), "
+                             f"1 without Wikidata data, 0 bad Wikidata lines; {len(JA)} articles in ")
+    assert warned == "wikiorigin: warning: item Q2000154: no Wikidata entity\n"
+    assert f"{len(JA) - 1} questions from {len(JA)} articles (dropped: score 1)" in build
+    assert evaluated.startswith(f"freeform: {len(JA) - 1} questions, exact ")
+    assert card.startswith("dataset card -> ") and card.strip().endswith("README.md")
 
 
 def test_download_fetches_the_mirror_s_files_verified(run):
@@ -163,3 +183,39 @@ def test_build_card_describes_the_dataset(run):
 def test_card_names_the_language_of_the_questions(run):
     card = (run["work"] / "qa" / "README.md").read_text()
     assert "language:\n- ja\n" in card
+
+
+def test_every_wiki_s_multistream_matches_its_stubs():
+    """Each wiki of the tree: the multistream dump holds the stub's pages (talk pages aside) with
+    the same ids, titles and last revisions, and the Wikidata dump's sitelinks name them."""
+    import gzip
+    import re
+
+    from wikiorigin.dumps.pages import Multistream
+    from wikiorigin.dumps.wikidata import read_entities
+
+    page = re.compile(r"<title>([^<]*)</title>\s*<ns>(\d+)</ns>\s*<id>(\d+)</id>(.*?)</page>", re.S)
+    sitelinks = {}
+    for entity in read_entities(TREE / "wikidatawiki" / "entities" / recipe.WIKIDATA_DATE /
+                                f"wikidata-{recipe.WIKIDATA_DATE}-all.json.gz"):
+        for wiki, title in entity.sitelinks.items():
+            sitelinks[wiki, title] = entity.qid
+    unlinked = []
+    for wiki in recipe.tree_wikis():
+        run = TREE / wiki / recipe.DATE
+        stub = gzip.decompress((run / f"{wiki}-{recipe.DATE}-stub-meta-history.xml.gz").read_bytes()).decode()
+        pages = {int(i): (t.replace("&amp;", "&"), int(ns), int(re.findall(r"<revision>\s*<id>(\d+)", rest)[-1]),
+                          "<redirect" in rest)
+                 for t, ns, i, rest in page.findall(stub)}
+        dump = Multistream(run / f"{wiki}-{recipe.DATE}-pages-articles-multistream.xml.bz2",
+                           run / f"{wiki}-{recipe.DATE}-pages-articles-multistream-index.txt.bz2")
+        assert dump.site.dbname == wiki
+        assert sorted(dump.page_ids()) == sorted(i for i, (_, ns, _, _) in pages.items() if ns % 2 == 0)
+        for page_id, text in dump.get(dump.page_ids(), follow_redirects=False).items():
+            title, ns, revision, redirect = pages[page_id]
+            assert (text.title, text.revision_id, text.redirect is not None) == (title, revision, redirect)
+            if ns == 0 and not redirect and (wiki, title) not in sitelinks:
+                unlinked.append((wiki, title))
+    # Q1008 has two dewiki pages (Wikidata links one); item 22 (jawiki's alone, eowiki having no
+    # page_props) is the one the Wikidata dump leaves out.
+    assert unlinked == [("dewiki", "Doppel"), ("eowiki", "Item 22 (eowiki)"), ("jawiki", "Item 22 (jawiki)")]
