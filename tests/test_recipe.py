@@ -176,6 +176,9 @@ def test_build_card_describes_the_dataset(run):
     assert "- split: freeform\n    path: freeform.parquet" in card and "failed" not in card
     assert "# WikiOriginQA (ja, bundled sample)" in card and f"{n} rows in 1 file(s)" in card
     assert '"generator": "loopback-gen"' in card
+    datasets = pytest.importorskip("datasets")
+    loaded = datasets.load_dataset(str(run["work"] / "qa"), split="freeform")
+    assert loaded.num_rows == n and loaded[0]["answers"]
 
 
 @pytest.mark.xfail(strict=True, reason="the card of a free-form set says `language: mul`: build freeform "
