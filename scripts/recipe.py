@@ -46,7 +46,9 @@ def steps(work: Path, mirror: str, llm: str, model_dir: Path, wiki: str = "jawik
           wikis: list[str] | None = None) -> list[tuple[str, list[str]]]:
     """``(what, argv)`` for each command of the recipe; ``work`` receives everything."""
     dumps, run = work / "dumps", work / "dumps" / wiki / DATE
-    lang = wiki.removesuffix("wiki")
+    from wikiorigin.languages import lookup
+
+    lang = lookup(wiki).language
     multistream = run / f"{wiki}-{DATE}-pages-articles-multistream.xml.bz2"
     index = run / f"{wiki}-{DATE}-pages-articles-multistream-index.txt.bz2"
     wikidata = dumps / "wikidatawiki" / "entities" / WIKIDATA_DATE / f"wikidata-{WIKIDATA_DATE}-all.json.gz"
