@@ -18,16 +18,6 @@ STUB = "elwikivoyage-stub-meta-history-sample.xml.gz"
 HISTORY = "simplewiki-pages-meta-history-excerpt-export-0.10.xml"
 
 
-@pytest.fixture(params=["compiled", "python"])
-def scan_path(request, monkeypatch):
-    """The fast engine's two paths: the compiled core and pure Python."""
-    if request.param == "python":
-        monkeypatch.setattr(stubs, "CORE", None)
-    elif stubs.CORE is None:
-        pytest.skip("the compiled core is not built (no C compiler at install)")
-    return request.param
-
-
 def sample(data_dir, name) -> bytes:
     data = (data_dir / name).read_bytes()
     return gzip.decompress(data) if name.endswith(".gz") else data

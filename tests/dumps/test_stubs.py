@@ -18,14 +18,10 @@ SAMPLES = [
 ]
 
 
-@pytest.fixture(autouse=True, params=["compiled", "python"])
-def scan_path(request, monkeypatch):
-    """Every test runs on the compiled core and on the pure-Python path."""
-    if request.param == "python":
-        monkeypatch.setattr(stubs, "CORE", None)
-    elif stubs.CORE is None:
-        pytest.skip("the compiled core is not built (no C compiler at install)")
-    return request.param
+@pytest.fixture(autouse=True)
+def both_paths(scan_path):
+    """Every test runs on the compiled core and on the pure-Python path (conftest's scan_path)."""
+    return scan_path
 
 
 def both(path, **kw):
