@@ -32,6 +32,16 @@ def _size_category(rows: int) -> str:
     return next((label for limit, label in _SIZES if rows < limit), "n>1M")
 
 
+def _row_languages(files: list[Path], kind: str) -> set[str]:
+    """The languages the rows themselves say (their ``language`` column); a free-form set also
+    asks each question in English (``question``) beside the item's language."""
+    found = set()
+    for path in files:
+        if "language" in pq.read_schema(path).names:
+            found |= {v for v in pq.read_table(path, columns=["language"]).column(0).unique().to_pylist() if v}
+    return found | ({"en"} if kind == "freeform" and found else set())
+
+
 def write_card(directory, kind: str, title: str, description: str) -> Path:
     """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset)."""
     directory = Path(directory)
@@ -40,7 +50,7 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
         raise WikioriginError(f"{directory}: no Parquet files to describe")
     rows = sum(pq.ParquetFile(p).metadata.num_rows for p in files)
     metas = [read_provenance(p) for p in files]
-    languages = sorted({m.get("language") for m in metas if m.get("language")})
+    languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(files, kind))
     category, task_id = TASKS[kind]
     front = [
         "---",
