@@ -220,3 +220,17 @@ def test_every_wiki_s_multistream_matches_its_stubs():
     # Q1008 has two dewiki pages (Wikidata links one); item 22 (jawiki's alone, eowiki having no
     # page_props) is the one the Wikidata dump leaves out.
     assert unlinked == [("dewiki", "Doppel"), ("eowiki", "Item 22 (eowiki)"), ("jawiki", "Item 22 (jawiki)")]
+
+
+def test_download_all_passes_over_what_the_mirror_lacks(tmp_path, capsys):
+    """`download all` from a mirror that holds 8 of the open Wikipedias: the others are notes,
+    not the end of the run; the Wikidata dump is found by its own date, not the wikis' --date."""
+    with Mirror(TREE) as mirror:
+        fetch = ["--mirror", mirror.url, "--out", str(tmp_path / "dumps"), "--contact", "t@example.org"]
+        assert main(["download", "all", "--kinds", "stubs", "--dry-run", *fetch]) == 0
+        said = capsys.readouterr()
+        assert "abwiki: skipped (" in said.err and "jawiki-20260801-stub-meta-history" in said.out
+        assert main(["download", "ja", "--kinds", "multistream,wikidata", "--date", "20260801", "--dry-run", *fetch]) == 0
+        assert "wikidata-20260803-all.json.gz" in capsys.readouterr().out
+        assert main(["download", "jawiki", "abwiki", "--kinds", "stubs", "--dry-run", *fetch]) == 2
+        assert "abwiki" in capsys.readouterr().err

@@ -172,7 +172,8 @@ def cmd_download(args) -> int:
     client = fetch.Client(contact=args.contact or os.environ.get("WIKIORIGIN_CONTACT", ""),
                           user_agent=args.user_agent)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
-    files, notes = fetch.plan(client, args.mirror, wikis, args.date, kinds, args.out)
+    files, notes = fetch.plan(client, args.mirror, wikis, args.date, kinds, args.out,
+                              skip_missing=args.wikis == ["all"], wikidata_date=args.wikidata_date)
     for note in notes:
         print(f"wikiorigin: note: {note}", file=sys.stderr)
     if args.dry_run:
@@ -433,8 +434,11 @@ def _parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_qids)
 
     s = sub.add_parser("download", help="fetch dump files from a mirror, verified")
-    s.add_argument("wikis", nargs="+", help="dbnames or language codes, or 'all'")
+    s.add_argument("wikis", nargs="+", help="dbnames or language codes, or 'all' (a wiki the mirror "
+                                             "lacks, or with no run done, is then passed over with a note)")
     s.add_argument("--date", default="latest", help="YYYYMMDD or latest (newest run done)")
+    s.add_argument("--wikidata-date", default="latest",
+                   help="the Wikidata JSON dump's date, YYYYMMDD or latest (Wikidata's dates are its own)")
     s.add_argument("--kinds", default="stubs,page_props",
                    help="comma-separated: stubs, export, page_props, multistream, history, wikidata")
     s.add_argument("--mirror", default="https://dumps.wikimedia.org", help="base URL of the tree")

@@ -201,31 +201,44 @@ def _plan_wikidata(client, base, date, out, notes) -> list[RemoteFile]:
     raise FetchError(f"{root}: no complete Wikidata JSON dump for {date}")
 
 
-def plan(client: Client, base: str, wikis: list[str], date: str, kinds: list[str], out) -> tuple[list[RemoteFile], list[str]]:
-    """The files to fetch, and notes on what was passed over (runs not done, and so on)."""
+def plan(client: Client, base: str, wikis: list[str], date: str, kinds: list[str], out, *,
+         skip_missing: bool = False, wikidata_date: str = "latest") -> tuple[list[RemoteFile], list[str]]:
+    """The files to fetch, and notes on what was passed over (runs not done, and so on).
+    ``skip_missing`` (for ``all``): a wiki the mirror lacks, or with no run done, is a note, not
+    an error. Wikidata's dumps have dates of their own: ``wikidata_date``, not ``date``."""
     unknown = sorted(set(kinds) - set(FETCH_KINDS))
     if unknown:
         raise WikioriginError(f"unknown kinds {unknown}; known: {', '.join(FETCH_KINDS)}")
-    if date != "latest" and not re.fullmatch(r"\d{8}", date):
-        raise WikioriginError(f"--date must be YYYYMMDD or latest, not {date!r}")
+    for name, value in (("--date", date), ("--wikidata-date", wikidata_date)):
+        if value != "latest" and not re.fullmatch(r"\d{8}", value):
+            raise WikioriginError(f"{name} must be YYYYMMDD or latest, not {value!r}")
     files, notes = [], []
     run_kinds = [k for k in kinds if k in _RUN_KINDS]
     for wiki in wikis:
-        if run_kinds:
-            dates = [date] if date != "latest" else _listing(client, _join(base, wiki), _DATE_LINK)
-            for day in dates:
-                found = _plan_run(client, base, wiki, day, run_kinds, out, notes)
-                if found is not None:
-                    files += found
-                    break
-            else:
-                raise FetchError(f"{wiki}: no run {'' if date == 'latest' else date + ' '}with "
-                                 f"{', '.join(run_kinds)} done ({'; '.join(notes[-3:])})")
-        if "history" in kinds:
-            files += _plan_history(client, base, wiki, out, notes)
+        try:
+            if run_kinds:
+                files += _plan_wiki_run(client, base, wiki, date, run_kinds, out, notes)
+            if "history" in kinds:
+                files += _plan_history(client, base, wiki, out, notes)
+        except FetchError as exc:
+            if not skip_missing:
+                raise
+            notes.append(f"{wiki}: skipped ({exc})")
     if "wikidata" in kinds:
-        files += _plan_wikidata(client, base, date, out, notes)
+        files += _plan_wikidata(client, base, wikidata_date, out, notes)
     return files, notes
+
+
+def _plan_wiki_run(client: Client, base: str, wiki: str, date: str, run_kinds: list[str], out,
+                   notes: list[str]) -> list[RemoteFile]:
+    """The files of the newest run of ``wiki`` (or the run of ``date``) with every kind done."""
+    dates = [date] if date != "latest" else _listing(client, _join(base, wiki), _DATE_LINK)
+    for day in dates:
+        found = _plan_run(client, base, wiki, day, run_kinds, out, notes)
+        if found is not None:
+            return found
+    raise FetchError(f"{wiki}: no run {'' if date == 'latest' else date + ' '}with "
+                     f"{', '.join(run_kinds)} done ({'; '.join(notes[-3:])})")
 
 
 # --- fetching -------------------------------------------------------------------------------
