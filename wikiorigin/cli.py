@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import re
 import json
+import re
 import sys
 import time
 import warnings
@@ -13,6 +13,7 @@ from pathlib import Path
 from . import __version__
 from .cli_eval import add_eval_commands, requests_outcome
 from .errors import WikioriginError
+from .files import check_output
 from .llm.lock import RunLock
 
 __all__ = ["main"]
@@ -71,6 +72,7 @@ def cmd_languages(args) -> int:
 
 
 def cmd_scan(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
     from .dumps.scan import scan_to_parquet
 
     wiki = _wiki(args)
@@ -94,6 +96,7 @@ def cmd_scan(args) -> int:
 
 
 def cmd_qids(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
     from .dumps.sql import SqlStats, qids_table
     from .files import provenance, write_table
     from .schemas import QIDS
@@ -119,6 +122,7 @@ def cmd_qids(args) -> int:
 
 
 def cmd_origins(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
     from .origin import build_origins
 
     wikis = None
@@ -191,6 +195,7 @@ def cmd_download(args) -> int:
 
 
 def cmd_corpus_yokai(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
     from .corpora.yokai import build_list_corpus
     from .dumps.pages import Multistream
 
@@ -208,6 +213,7 @@ def cmd_corpus_yokai(args) -> int:
 
 
 def cmd_corpus_origin(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
     from .corpora.origin import build_origin_corpus
     from .dumps.pages import Multistream
 
