@@ -6,12 +6,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.openai_server import ChatServer
-from wikiorigin.builders.freeform import FREEFORM, FreeformConfig, build_freeform
-from wikiorigin.builders.prompts import CRITERIA
+from wikiorigin.builders.freeform import FreeformConfig, build_freeform
+from wikiorigin.builders.prompts import FREEFORM_PROMPTS
 from wikiorigin.corpora.articles import article_row
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-from wikiorigin.schemas import ORIGIN_ARTICLES
+from wikiorigin.schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA, ORIGIN_ARTICLES
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 ITEMS = {"アンパサンド": ("Q11212", "Ampersand", ["&", "and sign"]),
@@ -73,9 +73,18 @@ def test_build_freeform(origin_articles, tmp_path):
     assert amp["answers"] == ["アンパサンド", "Ampersand", "the answer", "ampersand", "&", "and sign"]
     assert amp["question_source"] == "6文字のこの日本語の言葉は何か。" and amp["has_enwiki"]
     assert amp["criteria"] == {c: 5 for c in CRITERIA} and amp["language"] == "ja"
-    failed = {f["title"]: f for f in pq.read_table(tmp_path / "freeform.failed.parquet").to_pylist()}
-    assert failed["音楽家"]["reason"] == "below 5 on not_trivial=4"
+    table = pq.read_table(tmp_path / "freeform.failed.parquet")
+    assert table.schema.remove_metadata() == FAILED
+    failed = {f["source"]: f for f in table.to_pylist()}
+    assert failed["音楽家"]["reason"] == "below 5 on not_trivial=4" and failed["音楽家"]["step"] == "score"
     assert failed["個人"]["reason"] == "the question contains the answer '個人'"
+    assert (failed["個人"]["qid"], failed["個人"]["wiki"], failed["個人"]["model"]) == ("Q795052", "jawiki", "gen")
+    made = json.loads(failed["音楽家"]["item"])
+    assert made["question_source"] == "3文字のこの日本語の言葉は何か。" and made["criteria"]["not_trivial"] == 4
+
+
+def test_the_score_prompt_names_every_criterion():
+    assert all(f"{c}:" in FREEFORM_PROMPTS["score"] for c in CRITERIA)
 
 
 def test_cli_build_freeform(origin_articles, tmp_path, capsys):

@@ -8,12 +8,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.openai_server import ChatServer
-from wikiorigin.builders.mcq import MCQ, MCQConfig, balance_positions, build_mcq, near_duplicates
-from wikiorigin.builders.prompts import REGIONS, TYPES
+from wikiorigin.builders.mcq import MCQConfig, balance_positions, build_mcq, near_duplicates
 from wikiorigin.corpora.articles import article_row
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-from wikiorigin.schemas import ARTICLES
+from wikiorigin.schemas import ARTICLES, FAILED, MCQ, MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 TITLES = ["アンパサンド", "地理", "音楽家", "個人", "液晶", "言語"]
@@ -82,8 +81,14 @@ def test_build_mcq(articles, tmp_path):
         assert row["ref"] == [1] and len(row["refs_detail"]) == 1  # 99 is no footnote of theirs
         assert row["type"] in TYPES and row["region"] in REGIONS and row["language"] == "ja"
     assert sorted(r["answer_index"] for r in rows) == [0, 1, 2, 3]  # balanced, not all at 1
-    failed = pq.read_table(tmp_path / "mcq.failed.parquet").to_pylist()
+    failed = pq.read_table(tmp_path / "mcq.failed.parquet")
+    assert failed.schema.remove_metadata() == FAILED
+    failed = failed.to_pylist()
     assert collections.Counter(f["step"] for f in failed) == collections.Counter(report.dropped)
+    short = next(f for f in failed if f["step"] == "validate")
+    assert short["reason"] == "3 options, not 4" and short["wiki"] == "jawiki" and short["model"] == "gen"
+    assert json.loads(short["item"]) == {"question": f"{short['source']}の二つ目の問い", "choices": ["甲", "乙", "丙"],
+                                         "answer": "甲"}
     assert pq.read_table(tmp_path / "again.parquet").equals(table)
 
 

@@ -4,18 +4,23 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.openai_server import ChatServer
-from wikiorigin.builders.preference import PREFERENCES, build_preferences, read_questions
+from wikiorigin import care
+from wikiorigin.builders.preference import build_preferences, read_questions
 from wikiorigin.errors import WikioriginError
+from wikiorigin.files import read_provenance
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.schemas import FAILED, PREFERENCES
 
 ANSWERS = {"good": "くわしい正しい答え", "mid": "だいたいの答え", "bad": "わかりません"}
 SCORES = {"くわしい正しい答え": 9, "だいたいの答え": 6, "わかりません": 2}
 
 
 def scripted(messages, model):
-    if messages[0]["content"].startswith("task: judge"):
+    """The responders answer by name; the judge (CARE's, as the evaluator asks it) rates by
+    the answer graded."""
+    if messages[0]["content"].startswith("task: rate"):
         graded = messages[-1]["content"].rsplit("Answer to grade: ", 1)[1]
-        return json.dumps({"score": SCORES[graded]})
+        return f"Graded against the reference.\nRating: [[{SCORES[graded]}]]"
     return ANSWERS[model]
 
 
@@ -40,13 +45,15 @@ def test_pairs_from_a_judge(questions, tmp_path):
         models = clients(server, tmp_path, ["good", "mid", "bad", "judge"])
         judge = models.pop("judge")
         counts = build_preferences(path, out, models, judge, min_gap=2)
-        judged = sum(c["messages"][0]["content"].startswith("task: judge") for c in server.calls)
-        assert judged == 18
+        judged = [c["messages"] for c in server.calls if c["messages"][0]["content"].startswith("task: rate")]
+        assert len(judged) == 18
+        assert judged[0] in [care.judge_messages(r, a) for r in rows for a in ANSWERS.values()]  # one judge
         human = {(rows[0]["question"], "mid"): 9.5}  # a human rating wins over the judge
         again = build_preferences(path, tmp_path / "p2.parquet", models, judge, ratings=human, min_gap=2)
     assert counts == {"questions": 6, "answer_errors": 0, "judge_errors": 0, "pairs": 18}
     table = pq.read_table(out)
     assert table.schema.remove_metadata() == PREFERENCES
+    assert read_provenance(out)["judge_prompt_sha1"] == care.JUDGE_SHA1
     first = [r for r in table.to_pylist() if r["prompt"] == rows[0]["question"]]
     assert {(r["chosen_model"], r["rejected_model"]) for r in first} == {("good", "mid"), ("good", "bad"), ("mid", "bad")}
     assert all(r["score_chosen"] - r["score_rejected"] >= 2 for r in table.to_pylist())
@@ -86,9 +93,29 @@ def test_failed_answers_go_to_the_failed_file(questions, tmp_path):
             client.retries = 0
         judge = models.pop("judge")
         counts = build_preferences(path, tmp_path / "p.parquet", models, judge)
-    failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
+    table = pq.read_table(tmp_path / "p.failed.parquet")
+    assert table.schema.remove_metadata() == FAILED
+    failed = table.to_pylist()
     assert counts["answer_errors"] == 3 and len(failed) == 3 and failed[0]["step"] == "answer"
+    assert failed[0]["source"] in {r["question"] for r in read_questions(path)} and failed[0]["item"] is None
     assert counts["pairs"] == 6 - 3  # a question with one rated answer makes no pair
+
+
+def test_unreadable_ratings_go_to_the_failed_file(questions, tmp_path):
+    path, _ = questions
+
+    def unsure(messages, model):
+        if messages[0]["content"].startswith("task: rate"):
+            return "Somewhere between [[3]] and [[5]]." if "くわしい" in messages[-1]["content"] else "Rating: [[4]]"
+        return ANSWERS[model]
+
+    with ChatServer(answer=unsure) as server:
+        models = clients(server, tmp_path, ["good", "bad", "judge"])
+        counts = build_preferences(path, tmp_path / "p.parquet", models, models.pop("judge"))
+    failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
+    assert counts["judge_errors"] == 6 and counts["pairs"] == 0
+    assert {(f["step"], f["model"], f["reason"]) for f in failed} == {("judge", "good", "unreadable rating (several ratings)")}
+    assert json.loads(failed[0]["item"]) == {"response": ANSWERS["good"]}
 
 
 def test_dry_runs(questions, tmp_path, capsys):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
-           "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS"]
+           "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS",
+           "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "FAILED"]
 
 # The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
 # ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
@@ -121,5 +122,88 @@ ORIGIN_ARTICLES = pa.schema(
         ("enwiki_title", pa.string()),
         ("origin_wiki", pa.string()),
         ("n_wikis", pa.int32()),
+    ]
+)
+
+# -- the datasets the builders write (and the evaluators and the lm-eval export read) --------
+
+# mcq.parquet: a superset of the released YokaiEval rows
+MCQ = pa.schema(
+    [
+        ("id", pa.string()),
+        ("question", pa.string()),
+        ("choices", pa.list_(pa.string())),  # 4 options
+        ("answer", pa.string()),
+        ("answer_index", pa.int8()),
+        ("type", pa.string()),  # one of MCQ_TYPES
+        ("region", pa.string()),  # one of MCQ_REGIONS
+        ("ref", pa.list_(pa.int32())),  # the footnotes that back the answer
+        ("refs_detail", pa.list_(pa.string())),  # their texts
+        ("url", pa.string()),
+        ("title", pa.string()),
+        ("qid", pa.string()),
+        ("wiki", pa.string()),
+        ("page_id", pa.int64()),
+        ("language", pa.string()),
+        ("generator", pa.string()),
+        ("checker", pa.string()),
+        ("prompt_sha1", pa.string()),
+        ("source_revision_id", pa.int64()),
+    ]
+)
+
+# The names of the free-form schema's ``criteria`` (WikiOriginQA's seven filters, each scored
+# 1-5; a kept question has 5 on all).
+FREEFORM_CRITERIA = ["not_yes_no", "not_sentence_answer", "answer_not_in_question", "knowable_by_cutoff",
+                     "stable_over_time", "not_trivial", "self_contained"]
+
+# freeform.parquet: a question whose answer is an item's name
+FREEFORM = pa.schema(
+    [
+        ("id", pa.string()),
+        ("question", pa.string()),  # English
+        ("question_source", pa.string()),  # the item's language
+        ("answers", pa.list_(pa.string())),
+        ("qid", pa.string()),
+        ("origin_wiki", pa.string()),
+        ("title", pa.string()),
+        ("n_wikis", pa.int32()),
+        ("has_enwiki", pa.bool_()),
+        ("criteria", pa.struct([(c, pa.int8()) for c in FREEFORM_CRITERIA])),
+        ("language", pa.string()),
+        ("generator", pa.string()),
+        ("prompt_sha1", pa.string()),
+        ("source_revision_id", pa.int64()),
+    ]
+)
+
+# preferences.parquet: TRL's preference format, with CARE's category and culture
+PREFERENCES = pa.schema(
+    [
+        ("prompt", pa.string()),
+        ("chosen", pa.string()),
+        ("rejected", pa.string()),
+        ("score_chosen", pa.float32()),
+        ("score_rejected", pa.float32()),
+        ("culture", pa.string()),
+        ("category", pa.string()),
+        ("language", pa.string()),
+        ("chosen_model", pa.string()),
+        ("rejected_model", pa.string()),
+    ]
+)
+
+# <out>.failed.parquet of every builder: one row per input or candidate that a step dropped.
+# Columns a builder does not know are null: a CARE question has no wiki, page or item.
+FAILED = pa.schema(
+    [
+        ("step", pa.string()),  # the step that dropped it (generate, validate, ..., answer, judge)
+        ("reason", pa.string()),  # why, in words, or the LLM client's error
+        ("source", pa.string()),  # what it came from: the article's title, or the question (CARE)
+        ("wiki", pa.string()),  # the article's wiki
+        ("page_id", pa.int64()),  # the article's page
+        ("qid", pa.string()),  # the article's item
+        ("model", pa.string()),  # the model that wrote, or failed to write, ``item``
+        ("item", pa.string()),  # what had been made so far, as JSON text: the question, or the answer
     ]
 )

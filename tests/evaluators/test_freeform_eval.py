@@ -9,12 +9,12 @@ import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin import __version__, cli
-from wikiorigin.builders.freeform import FREEFORM
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import freeform
 from wikiorigin.evaluators.models import EndpointModel
 from wikiorigin.evaluators.signature import data_hash, text_hash
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.schemas import FREEFORM
 
 ITEMS = [  # qid, language, has an English article, answers, what the model says
     ("Q1", "jawiki", True, ["河童", "Kappa", "カッパ"], "Answer: Kappa."),

@@ -6,23 +6,10 @@ import json
 import pytest
 
 from tests.openai_server import ChatServer
-from wikiorigin import cli
-from wikiorigin.errors import WikioriginError
+from wikiorigin import care, cli
 from wikiorigin.evaluators import judge as judging
 from wikiorigin.evaluators.signature import data_hash
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-
-
-@pytest.mark.parametrize("text,expected", [
-    ("Close to the reference.\nRating: [[7]]", (7, None)),
-    ("Rating: [[8/10]]", (8, None)), ("**Rating:** 9", (9, None)), ("評価：［［８］］", (8, None)),
-    ("Score: 6/10", (6, None)), ("Rating: [[7.5]]", (7.5, None)), ("[[4]] ... Rating: [[4]]", (4, None)),
-    ("Rating: [[11]]", (None, "out of range")), ("Rating: [[0]]", (None, "out of range")),
-    ("[[3]] or maybe [[5]]", (None, "several ratings")), ("A fine answer.", (None, "missing")),
-    ("I would give it 8 out of 10", (None, "missing")), (None, (None, "missing")),
-])
-def test_parse_rating(text, expected):
-    assert judging.parse_rating(text) == expected
 
 
 def _server_answer(messages):
@@ -40,10 +27,10 @@ def _server_answer(messages):
 
 
 def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
-    care = data_dir.parent / "care-Japanese-test.json"
-    rows = judging.read_care(care)
+    care_file = data_dir.parent / "care-Japanese-test.json"
+    rows = care.read_care(care_file)
     with ChatServer(_server_answer) as server:
-        code = cli.main(["eval", "judge", "--questions", str(care), "--model", "answerer", "--endpoint", server.url,
+        code = cli.main(["eval", "judge", "--questions", str(care_file), "--model", "answerer", "--endpoint", server.url,
                          "--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
                          "--out", str(tmp_path / "run")])
         rubric_prompts = [c["messages"][0]["content"] for c in server.calls if c["model"] == "judge"]
@@ -61,7 +48,7 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
         sum(map(ord, f"Question: {r['question']}")) % 12 == 11 for r in rows)}.items() if v}
     assert set(summary["by_category"]) == {"Cultural entities", "Cultural commonsense", "Literacy",
                                            "Social norms", "Opinion"}
-    assert any(judging.RUBRICS["Social norms"] in p for p in rubric_prompts)
+    assert any(care.RUBRICS["Social norms"] in p for p in rubric_prompts)
     assert "Native (Japanese)" in summary["by_culture"]
     assert (tmp_path / "run" / "rating_by_category.png").exists()
     assert "answers rated" in capsys.readouterr().out
@@ -70,7 +57,7 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
     assert (settings["model"], settings["judge"], settings["temperature"], settings["max_new_tokens"]) == \
         (f"answerer@{host}", f"judge@{host}", 0.7, 512)
     assert settings["data"] == data_hash(rows, ("question", "answer", "culture_type", "associated_culture"))
-    assert "|judge:judge@" in summary["signature"] and "|jprompt:" in summary["signature"]
+    assert f"|jprompt:{care.JUDGE_SHA1[:8]}" in summary["signature"] and "|judge:judge@" in summary["signature"]
 
 
 def test_recorded_answers_and_judge_failures(tmp_path):
@@ -87,12 +74,3 @@ def test_recorded_answers_and_judge_failures(tmp_path):
     assert summary["unrated"].get("judge failed", 0) == 1 and summary["rated"] == 2
     assert summary["mean"] == 6
 
-
-def test_bad_care_files(tmp_path):
-    bad = tmp_path / "care.json"
-    bad.write_text(json.dumps([{"question": "q"}]))
-    with pytest.raises(WikioriginError, match="care.json: row 0 has no question or no reference answer"):
-        judging.read_care(bad)
-    bad.write_text("{")
-    with pytest.raises(WikioriginError, match="care.json: not JSON"):
-        judging.read_care(bad)

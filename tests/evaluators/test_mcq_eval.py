@@ -13,12 +13,11 @@ import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin import cli
-from wikiorigin.builders.mcq import MCQ
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import mcq
 from wikiorigin.evaluators.models import EndpointModel
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
+from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ names and aliases. A question that contains one of its answers is dropped before
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -18,19 +19,11 @@ import pyarrow as pa
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
 from ..llm import ChatRequest, LLMClient
-from .prompts import CRITERIA, FREEFORM_PROMPTS, freeform_sha1
+from ..schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA
+from .prompts import FREEFORM_PROMPTS, freeform_sha1
 
-__all__ = ["FREEFORM", "FreeformConfig", "build_freeform"]
+__all__ = ["FreeformConfig", "build_freeform", "plan_freeform"]
 
-FREEFORM = pa.schema([
-    ("id", pa.string()), ("question", pa.string()), ("question_source", pa.string()),
-    ("answers", pa.list_(pa.string())), ("qid", pa.string()), ("origin_wiki", pa.string()),
-    ("title", pa.string()), ("n_wikis", pa.int32()), ("has_enwiki", pa.bool_()),
-    ("criteria", pa.struct([(c, pa.int8()) for c in CRITERIA])), ("language", pa.string()),
-    ("generator", pa.string()), ("prompt_sha1", pa.string()), ("source_revision_id", pa.int64()),
-])
-FAILED = pa.schema([("qid", pa.string()), ("title", pa.string()), ("step", pa.string()),
-                    ("reason", pa.string()), ("question", pa.string())])
 _QUESTION = {"type": "object", "required": ["question"], "properties": {"question": {"type": "string", "minLength": 1}}}
 _TRANSLATE = {"type": "object", "required": ["question_en", "answer_en"],
               "properties": {"question_en": {"type": "string", "minLength": 1}, "answer_en": {"type": "string"}}}
@@ -74,10 +67,13 @@ class _Run:
         self.failures: list[dict] = []
         self.questions: dict[str, str] = {}
 
-    def fail(self, row, step, reason, question=None) -> None:
+    def fail(self, row, step, reason, question: dict | None = None) -> None:
+        """Record a dropped item (the ``FAILED`` schema); ``question``: what was made of it so
+        far, under the free-form schema's column names."""
         self.counts[step] = self.counts.get(step, 0) + 1
-        self.failures.append({"qid": row["qid"], "title": row["title"], "step": step,
-                              "reason": reason, "question": question})
+        self.failures.append({"step": step, "reason": reason, "source": row["title"], "wiki": row["wiki"],
+                              "page_id": row["page_id"], "qid": row["qid"], "model": self.llm.backend.model,
+                              "item": None if question is None else json.dumps(question, ensure_ascii=False)})
 
     def generate(self, rows: list[dict]) -> list[dict]:
         prompt = FREEFORM_PROMPTS["generate"]
@@ -106,13 +102,15 @@ class _Run:
         candidates = []
         for row, result in zip(rows, results):
             if result.error:
-                self.fail(row, "translate", result.error, self.questions[row["qid"]])
+                self.fail(row, "translate", result.error, {"question_source": self.questions[row["qid"]]})
                 continue
             answers = _answers(row, result.data["answer_en"])
             asked = f"{self.questions[row['qid']]}\n{result.data['question_en']}".casefold()
             leak = next((a for a in answers if a.casefold() in asked), None)
             if leak:
-                self.fail(row, "leak", f"the question contains the answer {leak!r}", self.questions[row["qid"]])
+                self.fail(row, "leak", f"the question contains the answer {leak!r}",
+                          {"question_source": self.questions[row["qid"]], "question": result.data["question_en"],
+                           "answers": answers})
             else:
                 candidates.append((row, result.data["question_en"], answers))
         return candidates
@@ -124,13 +122,17 @@ class _Run:
         rows = []
         for (row, question_en, answers), result in zip(candidates, results):
             if result.error:
-                self.fail(row, "score", result.error, question_en)
+                self.fail(row, "score", result.error, self.made(row, question_en, answers))
             elif any(result.data[c] != 5 for c in CRITERIA):
                 low = ", ".join(f"{c}={result.data[c]}" for c in CRITERIA if result.data[c] != 5)
-                self.fail(row, "score", f"below 5 on {low}", question_en)
+                self.fail(row, "score", f"below 5 on {low}",
+                          {**self.made(row, question_en, answers), "criteria": {c: result.data[c] for c in CRITERIA}})
             else:
                 rows.append(self.row(row, question_en, answers, result.data))
         return rows
+
+    def made(self, row, question_en, answers) -> dict:
+        return {"question_source": self.questions[row["qid"]], "question": question_en, "answers": answers}
 
     def row(self, row, question_en, answers, score) -> dict:
         return {

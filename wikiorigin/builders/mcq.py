@@ -19,6 +19,7 @@ twice, and a run killed half-way resumes from the cache.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -27,20 +28,10 @@ import pyarrow as pa
 
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..llm import ChatRequest, LLMClient
+from ..schemas import FAILED, MCQ
 from .prompts import MCQ_PROMPTS, REGIONS, TYPES, prompt_sha1
 
-__all__ = ["MCQ", "MCQConfig", "MCQReport", "build_mcq", "balance_positions", "near_duplicates"]
-
-MCQ = pa.schema([
-    ("id", pa.string()), ("question", pa.string()), ("choices", pa.list_(pa.string())),
-    ("answer", pa.string()), ("answer_index", pa.int8()), ("type", pa.string()),
-    ("region", pa.string()), ("ref", pa.list_(pa.int32())), ("refs_detail", pa.list_(pa.string())),
-    ("url", pa.string()), ("title", pa.string()), ("qid", pa.string()), ("wiki", pa.string()),
-    ("page_id", pa.int64()), ("language", pa.string()), ("generator", pa.string()),
-    ("checker", pa.string()), ("prompt_sha1", pa.string()), ("source_revision_id", pa.int64()),
-])
-FAILED = pa.schema([("title", pa.string()), ("page_id", pa.int64()), ("step", pa.string()),
-                    ("reason", pa.string()), ("question", pa.string())])
+__all__ = ["MCQConfig", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
 
 _GENERATE = {"type": "object", "required": ["questions"], "properties": {"questions": {
     "type": "array", "items": {"type": "object", "required": ["question", "choices", "answer"],
@@ -141,7 +132,7 @@ def _deduplicate(candidates: list[tuple], threshold: float, fail) -> list[tuple]
         drop = set(near_duplicates([q["question"] for _, _, q in items], threshold))
         for i, item in enumerate(items):
             if i in drop:
-                fail(item[0], "deduplicate", "a near-duplicate of another question", item[2]["question"])
+                fail(item[0], "deduplicate", "a near-duplicate of another question", item[2])
             else:
                 kept.append(item)
     return kept
@@ -160,10 +151,14 @@ class _Run:
         self.version = prompt_sha1(config.language)
         self.failures: list[dict] = []
 
-    def fail(self, article, step, reason, question=None) -> None:
+    def fail(self, article, step, reason, question: dict | None = None) -> None:
+        """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the
+        generator wrote it."""
         self.report.drop(step)
-        self.failures.append({"title": article["title"], "page_id": article["page_id"],
-                              "step": step, "reason": reason, "question": question})
+        self.failures.append({"step": step, "reason": reason, "source": article["title"], "wiki": article["wiki"],
+                              "page_id": article["page_id"], "qid": article.get("qid"),
+                              "model": self.generator.backend.model,
+                              "item": None if question is None else json.dumps(question, ensure_ascii=False)})
 
     def ask(self, client: LLMClient, prompt: str, users: list[str], schema, params=None):
         return client.run([ChatRequest(_messages(prompt, user), dict(params or {"temperature": 0}),
@@ -183,7 +178,7 @@ class _Run:
                 self.report.generated += 1
                 problem = _valid(q)
                 if problem:
-                    self.fail(article, "validate", problem, q.get("question"))
+                    self.fail(article, "validate", problem, q)
                     continue
                 q = {**q, "choices": [c.strip() for c in q["choices"]], "answer": q["answer"].strip()}
                 candidates.append((article, number, q))
@@ -198,9 +193,9 @@ class _Run:
         kept = []
         for (article, number, q), result in zip(candidates, checks):
             if result.error:
-                self.fail(article, "check", result.error, q["question"])
+                self.fail(article, "check", result.error, q)
             elif result.data["answer_index"] != q["choices"].index(q["answer"]):
-                self.fail(article, "check", f"the checker chose {result.data['answer_index']}", q["question"])
+                self.fail(article, "check", f"the checker chose {result.data['answer_index']}", q)
             else:
                 kept.append((article, number, q))
         return kept
@@ -216,9 +211,9 @@ class _Run:
             numbers = {r["number"] for r in article["references"] if not r["group"]}
             refs = sorted({x for x in (result.data or {}).get("refs", []) if x in numbers})
             if result.error:
-                self.fail(article, "attribute", result.error, q["question"])
+                self.fail(article, "attribute", result.error, q)
             elif not refs:
-                self.fail(article, "attribute", "no footnote of the article backs it", q["question"])
+                self.fail(article, "attribute", "no footnote of the article backs it", q)
             else:
                 kept.append((article, number, q, refs))
         return kept
@@ -231,7 +226,7 @@ class _Run:
         rows = []
         for (article, number, q, refs), label in zip(backed, labels):
             if label.error:
-                self.fail(article, "label", label.error, q["question"])
+                self.fail(article, "label", label.error, q)
             else:
                 rows.append(self.row(article, number, q, refs, label.data))
         return rows

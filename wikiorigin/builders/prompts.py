@@ -1,15 +1,20 @@
-"""Prompts of the MCQ builder, in Japanese and English. Written for wikiorigin, following the
-YokaiEval paper's conditions (not its wording). Each prompt's first line names its task, so
-logs and test servers can tell them apart; ``PROMPT_VERSION`` changes when any text changes
-(the request cache keys on it)."""
+"""The question builders' prompts, written for wikiorigin: the MCQ builder's in Japanese and
+English (following the YokaiEval paper's conditions, not its wording) and the free-form
+builder's (WikiOriginQA's steps; English instructions, the question in the item's language).
+Each prompt's first line names its task, so logs and test servers can tell them apart;
+:func:`prompt_sha1` and :func:`freeform_sha1` change when any text changes (each row and the
+request cache key carry them).
+
+The judge prompts are not here: CARE's rating judge (used by the preference builder and the
+judge evaluator) is in :mod:`wikiorigin.care`, beside its rubrics and rating parser."""
 
 from __future__ import annotations
 
 import hashlib
 
-from ..schemas import MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
+from ..schemas import FREEFORM_CRITERIA as CRITERIA, MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
-__all__ = ["MCQ_PROMPTS", "TYPES", "REGIONS", "prompt_sha1"]
+__all__ = ["MCQ_PROMPTS", "TYPES", "REGIONS", "prompt_sha1", "FREEFORM_PROMPTS", "CRITERIA", "freeform_sha1"]
 
 MCQ_PROMPTS = {
     "ja": {
@@ -83,10 +88,8 @@ def prompt_sha1(language: str) -> str:
     return hashlib.sha1(blob.encode()).hexdigest()
 
 
-# WikiOriginQA: instructions in English, the question in the item's language.
-CRITERIA = ["not_yes_no", "not_sentence_answer", "answer_not_in_question", "knowable_by_cutoff",
-            "stable_over_time", "not_trivial", "self_contained"]
-
+# WikiOriginQA: instructions in English, the question in the item's language; the criteria
+# that "score" names are the free-form schema's (``schemas.FREEFORM_CRITERIA``).
 FREEFORM_PROMPTS = {
     "generate": (
         "task: freeform-generate\n"
@@ -127,16 +130,6 @@ FREEFORM_PROMPTS = {
 
 
 def freeform_sha1() -> str:
+    """The hash of every free-form prompt (stored in each row and the cache key)."""
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(FREEFORM_PROMPTS.items()))
     return hashlib.sha1(blob.encode()).hexdigest()
-
-
-# CARE-style judging: 1-10 against a reference answer, a rubric per CARE category (our words).
-JUDGE_PROMPT = (
-    "task: judge\n"
-    "You grade an answer to a question about a culture ({culture}), against a reference answer "
-    "written by a person of that culture. Criterion for this kind of question ({category}): "
-    "{rubric} Also weigh correctness against the reference, helpfulness and clarity. Give an "
-    "integer from 1 (wrong or harmful) to 10 (as good as or better than the reference).\n"
-    "Answer with JSON only: {{\"score\": ...}}"
-)

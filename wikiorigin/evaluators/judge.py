@@ -1,94 +1,26 @@
 """LLM as judge (CARE): 1-10 ratings of a model's answers against reference answers.
 
 The judge (any :class:`~wikiorigin.llm.LLMClient`: an OpenAI-compatible endpoint, or a local
-model through the transformers backend) sees the question, the reference answer written by a
-person of the culture, a rubric for the question's CARE category and the answer; it explains
-briefly and ends with ``Rating: [[n]]``. :func:`parse_rating` reads that line and its common
-variants; a rating that is missing, out of 1-10 or given twice with different values is counted
-as unreadable, never guessed.
+model through the transformers backend) is CARE's, in :mod:`wikiorigin.care` (the rubrics, the
+prompt, :func:`~wikiorigin.care.parse_rating`), the one the preference builder uses too. A
+rating that is missing, out of 1-10 or given twice with different values is counted as
+unreadable, never guessed. ``read_care``, ``parse_rating``, ``RUBRICS`` and ``JUDGE_PROMPT``
+stay importable from here.
 """
 
 from __future__ import annotations
 
-import re
-
+from ..care import DEFAULT_RUBRIC, JUDGE_PROMPT, JUDGE_RULES, RUBRICS, parse_rating, rating_request, read_care
 from ..errors import WikioriginError
-from ..files import read_rows
 
-__all__ = ["RUBRICS", "JUDGE_PROMPT", "parse_rating", "read_care", "judge_answers", "summarize_judged",
-           "write_judge_results", "judge_settings"]
-
-RUBRICS = {
-    "Cultural entities": "Is the named person, place, work or thing the right one, with correct facts about it?",
-    "Opinion": "Does it reflect the views commonly held in this culture, fairly and without stereotypes?",
-    "Social norms": "Does it describe the norms, manners and customs of this culture accurately?",
-    "Cultural commonsense": "Is the everyday knowledge that people of this culture share stated correctly?",
-    "Literacy": "Is the knowledge of this culture's literature, language and writing correct?",
-}
-DEFAULT_RUBRIC = "Is it correct and fitting for this culture?"
-
-JUDGE_PROMPT = (
-    "task: rate\n"
-    "You are grading an answer to a question about a culture ({culture}). A person of that "
-    "culture wrote the reference answer. What matters for this kind of question ({category}): "
-    "{rubric} Weigh, in this order: agreement with the reference on the facts, fit to the "
-    "culture, helpfulness, clarity. An answer may differ in wording or add correct detail; "
-    "wrong facts or stereotypes cost the most.\n"
-    "Explain your grade in two or three sentences, then give it on the last line exactly as "
-    "`Rating: [[n]]`, n an integer from 1 (wrong or harmful) to 10 (as good as the reference "
-    "or better)."
-)
-
-_BRACKETED = re.compile(r"\[\[\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*10\s*)?\]\]")
-_LABELLED = re.compile(r"(?:rating|score|評価|得点|スコア)\s*[:：]?\s*\**\s*\[?\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*10)?",
-                       re.I)
-
-
-def parse_rating(text: str | None) -> tuple[float | None, str | None]:
-    """``(rating, None)``, or ``(None, reason)`` with reason ``missing``, ``out of range`` or
-    ``several ratings``. Reads ``Rating: [[7]]``, ``[[7/10]]``, ``**Rating:** 7``,
-    ``評価：[[8]]``, full-width digits."""
-    if not text:
-        return None, "missing"
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", text)
-    found = _BRACKETED.findall(text) or _LABELLED.findall(text)
-    values = {float(v) for v in found}
-    if not values:
-        return None, "missing"
-    if len(values) > 1:
-        return None, "several ratings"
-    value = values.pop()
-    if not 1 <= value <= 10:
-        return None, "out of range"
-    return (int(value) if value.is_integer() else value), None
-
-
-def read_care(path) -> list[dict]:
-    """CARE test rows (``question``, ``answer`` = the reference, ``culture_type``,
-    ``associated_culture``), from the released JSON or a Parquet/JSON of the same fields;
-    a ``response`` field, where present, is a recorded answer to be rated."""
-    rows = read_rows(path)
-    for i, row in enumerate(rows):
-        if not isinstance(row, dict) or not row.get("question") or not row.get("answer"):
-            raise WikioriginError(f"{path}: row {i} has no question or no reference answer")
-    return rows
+__all__ = ["judge_answers", "summarize_judged", "write_judge_results", "judge_settings",
+           "RUBRICS", "DEFAULT_RUBRIC", "JUDGE_PROMPT", "parse_rating", "read_care"]
 
 
 def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model: str = "") -> list[dict]:
     """One item per question: the answer, the judge's text, the rating or why there is none."""
-    from ..llm import ChatRequest
-
     todo = [i for i, r in enumerate(responses) if r]
-    requests = [ChatRequest([
-        {"role": "system", "content": JUDGE_PROMPT.format(
-            culture=rows[i].get("associated_culture") or "unspecified",
-            category=rows[i].get("culture_type") or "general",
-            rubric=RUBRICS.get(rows[i].get("culture_type") or "", DEFAULT_RUBRIC))},
-        {"role": "user", "content": f"Question: {rows[i]['question']}\n\nReference answer: {rows[i]['answer']}"
-                                    f"\n\nAnswer to grade: {responses[i]}"}],
-        {"temperature": 0}, "care-rate") for i in todo]
+    requests = [rating_request(rows[i], responses[i]) for i in todo]
     verdicts = dict(zip(todo, judge.run(requests) if requests else []))
     items = []
     for i, (row, response) in enumerate(zip(rows, responses)):
@@ -111,13 +43,10 @@ def judge_settings(model, judge, *, rows: list[dict] | None = None, **sampling) 
     answering ``model`` and its sampling (``None``: recorded answers), the ``judge`` client,
     the hash of the judge's instructions and rubrics; ``rows``: the questions and reference
     answers (hashed)."""
-    import json
-
     from .signature import client_name, data_hash, generation_bos, run_settings, text_hash
 
-    rules = JUDGE_PROMPT + json.dumps([RUBRICS, DEFAULT_RUBRIC], sort_keys=True, ensure_ascii=False)
     settings = run_settings("judge", model, sampling=sampling if model is not None else None,
-                            bos=generation_bos(model), judge=client_name(judge), judge_prompt=text_hash(rules),
+                            bos=generation_bos(model), judge=client_name(judge), judge_prompt=text_hash(JUDGE_RULES),
                             data=None if rows is None else data_hash(
                                 rows, ("question", "answer", "culture_type", "associated_culture")))
     if model is None:
