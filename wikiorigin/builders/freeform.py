@@ -132,6 +132,7 @@ class _Run:
         return rows
 
     def made(self, row, question_en, answers) -> dict:
+        """What a candidate is so far, under the free-form schema's names (for the failed file)."""
         return {"question_source": self.questions[row["qid"]], "question": question_en, "answers": answers}
 
     def row(self, row, question_en, answers, score) -> dict:

@@ -81,6 +81,10 @@ def summarize_judged(items: list[dict]) -> dict:
 
 def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None,
                         settings: dict | None = None):
+    """Write a judged run into the directory ``out`` (see
+    :func:`~wikiorigin.evaluators.report.write_results`; returns the directory): the items,
+    the summary with ``settings``, ``report.md`` (means by category and by culture, the unrated
+    answers and why) and a plot of the mean rating by category."""
     from .report import bar_plot, markdown_table, write_results
 
     unrated = ", ".join(f"{k} {v}" for k, v in summary["unrated"].items()) or "none"
