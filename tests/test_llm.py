@@ -115,12 +115,11 @@ def test_run_inside_a_running_event_loop(tmp_path):
     assert [r.data["echo"] for r in results] == ["question 0", "question 1"]
 
 
-def test_local_transformers_backend(tmp_path):
+def test_local_transformers_backend(tmp_path, tiny_model_dir):
     pytest.importorskip("transformers", reason="the eval extra is not installed")
-    from tests.tiny_model import make_tiny_model
     from wikiorigin.llm.transformers_backend import TransformersBackend
 
-    backend = TransformersBackend(make_tiny_model(tmp_path / "tiny"), max_new_tokens=8)
+    backend = TransformersBackend(tiny_model_dir, max_new_tokens=8)
     llm = LLMClient(backend, RequestCache(tmp_path / "cache.sqlite"), concurrency=2)
     plain = llm.run(requests(2, schema=None))
     assert all(r.error is None and isinstance(r.text, str) for r in plain)
@@ -142,6 +141,8 @@ def test_cli_with_a_local_model(tmp_path, capsys, data_dir):
     from wikiorigin.cli import main
     from wikiorigin.schemas import ARTICLES
 
+    # its own model: the MCQ build prompt (~1,000 tokens of this small vocabulary) + 256 new
+    # tokens do not fit the 1,024 positions of the tiny_model_dir fixture
     model = make_tiny_model(tmp_path / "tiny")
     articles = tmp_path / "articles.parquet"
     pq.write_table(pa.Table.from_pylist([{
@@ -157,15 +158,33 @@ def test_cli_with_a_local_model(tmp_path, capsys, data_dir):
     assert failed[0]["step"] == "generate" and failed[0]["reason"].startswith("invalid JSON")
 
 
-def test_a_prompt_too_long_for_a_local_model_is_a_failed_row(tmp_path):
+def test_a_prompt_too_long_for_a_local_model_is_a_failed_row(tiny_model_dir):
     pytest.importorskip("transformers", reason="the eval extra is not installed")
-    from tests.tiny_model import make_tiny_model
     from wikiorigin.llm.transformers_backend import TransformersBackend
 
-    model = make_tiny_model(tmp_path / "tiny", positions=64)
-    backend = TransformersBackend(model, max_new_tokens=8)
+    backend = TransformersBackend(tiny_model_dir, max_new_tokens=8)
     llm = LLMClient(backend, None)
-    [long, short] = llm.run([ChatRequest([{"role": "user", "content": "河童 " * 200}]),
+    [long, short] = llm.run([ChatRequest([{"role": "user", "content": "河童 " * 2000}]),
                              ChatRequest([{"role": "user", "content": "河童"}])])
-    assert long.error.startswith("refused: ") and "exceed the model's 64 positions" in long.error
+    assert long.error.startswith("refused: ") and "exceed the model's 1024 positions" in long.error
     assert short.error is None
+
+
+def test_the_backend_loads_as_the_evaluators_do(tiny_model_dir, tmp_path):
+    """One loader (wikiorigin.llm.hf): the same device and dtype choice, the same one-line errors."""
+    pytest.importorskip("transformers", reason="the eval extra is not installed")
+    import torch
+
+    from wikiorigin.errors import WikioriginError
+    from wikiorigin.evaluators.models import LocalModel
+    from wikiorigin.llm.transformers_backend import TransformersBackend
+
+    backend, local = TransformersBackend(tiny_model_dir), LocalModel(tiny_model_dir)
+    assert backend.device == local.device and backend.lm.dtype == local.model.dtype
+    with pytest.raises(WikioriginError, match="--device tpu: not a device"):
+        TransformersBackend(tiny_model_dir, device="tpu")
+    with pytest.raises(WikioriginError, match="no such model directory"):
+        TransformersBackend(tmp_path / "nothing")
+    if not torch.cuda.is_available():
+        with pytest.raises(WikioriginError, match="--device cuda: CUDA is not available here"):
+            TransformersBackend(tiny_model_dir, device="cuda")

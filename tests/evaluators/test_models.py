@@ -176,6 +176,39 @@ def test_other_errors_are_not_taken_for_out_of_memory(tiny_model_dir):
         Broken(tiny_model_dir, device="cpu").loglikelihood(REQUESTS[:2])
 
 
+def test_out_of_memory_is_told_by_its_type():
+    from wikiorigin.llm.hf import is_oom
+
+    assert is_oom(torch.OutOfMemoryError("no message needed")) and is_oom(torch.cuda.OutOfMemoryError("x"))
+    assert is_oom(RuntimeError("MPS backend out of memory (MPS allocated: 8 GB)"))  # a backend's RuntimeError
+    assert not is_oom(RuntimeError("shape mismatch")) and not is_oom(ValueError("out of memory"))
+
+
+def test_a_model_without_a_reusable_cache_scores_options_apart(tiny_model_dir, tiny_model):
+    """The cache is checked once, up front; only that sends shared contexts to the plain path."""
+    class NoCache(LocalModel):
+        def _reusable_cache(self):
+            return False
+
+    assert tiny_model._reusable_cache() is True  # GPT-2: key/value layers
+    model = NoCache(tiny_model_dir, device="cpu", max_batch_size=8)
+    calls = []
+    model._call = lambda **inputs: calls.append("past_key_values" in inputs) or LocalModel._call(model, **inputs)
+    shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")]
+    assert [x for x, _ in model.loglikelihood(shared)] == \
+        pytest.approx([x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4)
+    assert not model.share_context and calls and not any(calls)
+
+
+def test_a_bug_in_the_shared_path_is_not_taken_for_a_missing_cache(tiny_model_dir):
+    class Buggy(LocalModel):
+        def _score_shared(self, *args):
+            raise TypeError("a bug")
+
+    with pytest.raises(TypeError, match="a bug"):
+        Buggy(tiny_model_dir, device="cpu").loglikelihood([("問：", "甲"), ("問：", "乙")])
+
+
 def test_batched_generation_equals_one_at_a_time(tiny_model_dir):
     model = LocalModel(tiny_model_dir, device="cpu", chat=False, max_batch_size=4)
     prompts = ["河童は", "天狗は山に住むと伝えられる。The kappa", "Answer with JSON only.", "冬"]

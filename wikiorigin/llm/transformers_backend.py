@@ -1,8 +1,9 @@
 """A local transformers model as a chat backend, for small runs without a server.
 
-The model's own chat template builds the prompt; generation runs in a worker thread (one at a
-time: a single model in memory), so the client's event loop stays free. ``pip install
-wikiorigin[eval]`` brings torch and transformers.
+The model is loaded as the evaluators load theirs (:mod:`wikiorigin.llm.hf`: the same device
+and dtype choice, the same errors); its own chat template builds the prompt; generation runs in
+a worker thread (one at a time: a single model in memory), so the client's event loop stays
+free. ``pip install -e '.[eval]'`` brings torch and transformers.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import asyncio
 import threading
 from pathlib import Path
 
+from ..errors import WikioriginError
+from .hf import context_length, load_causal_lm, require_torch
 from .openai_backend import RequestError
 
 __all__ = ["TransformersBackend"]
@@ -21,19 +24,13 @@ class TransformersBackend:
 
     def __init__(self, model: str, *, device: str | None = None, max_new_tokens: int = 256,
                  dtype: str = "auto"):
-        try:
-            import torch
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-        except ImportError as exc:
-            raise ImportError("the transformers backend needs: pip install 'wikiorigin[eval]'") from exc
-        self.model = str(model)
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.tokenizer = AutoTokenizer.from_pretrained(model)
+        self.tokenizer, self.lm, self.device = load_causal_lm(model, device=device, dtype=dtype,
+                                                              what="the transformers backend")
         if self.tokenizer.chat_template is None:
-            raise ValueError(f"{model}: the tokenizer has no chat template")
-        self.lm = AutoModelForCausalLM.from_pretrained(model, dtype=dtype).to(self.device).eval()
+            raise WikioriginError(f"{model}: the tokenizer has no chat template")
+        self.model = str(model)
         self.max_new_tokens = max_new_tokens
-        self._torch = torch
+        self._torch = require_torch("the transformers backend")
         self._lock = threading.Lock()
 
     @property
@@ -44,16 +41,15 @@ class TransformersBackend:
         torch = self._torch
         ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True,
                                                  return_tensors="pt", return_dict=True)
-        limit = getattr(self.lm.config, "max_position_embeddings", None) or getattr(self.lm.config, "n_positions", None)
+        limit = context_length(self.lm.config)
         wanted = int(params.get("max_tokens", self.max_new_tokens))
         if limit and ids["input_ids"].shape[1] + wanted > limit:
             raise RequestError(f"{ids['input_ids'].shape[1]} prompt tokens + {wanted} new exceed the "
                                f"model's {limit} positions")
         ids = {k: v.to(self.device) for k, v in ids.items()}
         temperature = float(params.get("temperature", 0) or 0)
-        options = {"max_new_tokens": int(params.get("max_tokens", self.max_new_tokens)),
-                   "do_sample": temperature > 0, "pad_token_id": self.tokenizer.pad_token_id
-                   if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id}
+        options = {"max_new_tokens": wanted, "do_sample": temperature > 0,
+                   "pad_token_id": self.tokenizer.pad_token_id}
         if temperature > 0:
             options.update(temperature=temperature, top_p=float(params.get("top_p", 1.0)))
         with self._lock, torch.no_grad():

@@ -1,0 +1,74 @@
+"""Every token's log-probability of whole texts (perplexity, Min-K%, lm-eval's
+``loglikelihood_rolling``), texts longer than the model's context scored in windows: lm-eval's
+disjoint windows or overlapping ones."""
+
+from __future__ import annotations
+
+from .runner import unsort
+
+__all__ = ["TokenLogprobs", "WINDOWS"]
+
+WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
+
+
+class TokenLogprobs:
+    """The per-token methods of :class:`~wikiorigin.evaluators.models.LocalModel`, on the
+    loading and batching of :class:`~wikiorigin.evaluators.runner.ModelRunner`."""
+
+    def _windows(self, windows: str, stride: int | None) -> int:
+        """How many tokens each window predicts."""
+        if windows not in WINDOWS:
+            raise ValueError(f"LocalModel.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")
+        if windows == "disjoint":
+            if stride is not None:
+                raise ValueError("LocalModel.token_logprobs: stride is for windows='overlap' only")
+            return self.max_length
+        step = self.max_length // 2 if stride is None else stride
+        if not 1 <= step <= self.max_length:
+            raise ValueError(f"LocalModel.token_logprobs: stride must be 1 to {self.max_length}, got {stride}")
+        return step
+
+    def token_logprobs(self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None,
+                       batch_size: int | None = None) -> list[list[float]]:
+        """Each text's tokens' log-probabilities: the text encoded without special tokens, its
+        first token given the BOS token (EOS where there is none). A text longer than the
+        model's context is scored in windows of at most ``max_length`` input tokens:
+
+        - ``"disjoint"`` (default): lm-evaluation-harness's ``loglikelihood_rolling`` layout
+          (``get_rolling_token_windows`` with ``context_len=1``, made disjoint): each window
+          predicts the next ``max_length`` tokens, so a token right after a window's start sees
+          only the tokens since then; the last window sees the ``max_length`` tokens before its end;
+        - ``"overlap"``: each window predicts ``stride`` new tokens (default half the context)
+          after up to ``max_length - stride`` tokens it has already scored, so every token but
+          the first ones sees at least that many before it (twice the work at the default).
+
+        The sums equal lm-eval's ``loglikelihood_rolling`` with ``add_bos_token=False``, and at
+        its defaults for a tokenizer that adds no BOS (GPT-2-style). For a tokenizer that adds
+        ``<s>`` (Llama-style), lm-eval 0.4 encodes the text with it and also gives the first
+        window the BOS prefix, so it scores ``<s>`` itself given ``<s>`` and every token after
+        two BOS tokens; we score the text's own tokens after one."""
+        step, length = self._windows(windows, stride), self.max_length
+        jobs = []  # (text index, input ids, predicted ids)
+        for t, ids in enumerate(self.encode_many(texts)):
+            seq = [self._prefix()] + ids
+            for a in range(1, len(seq), step):
+                b = min(a + step, len(seq))
+                jobs.append((t, seq[max(0, b - 1 - length):b - 1], seq[a:b]))
+        order = sorted(range(len(jobs)), key=lambda i: (-len(jobs[i][1]), i))
+
+        def run(chunk):
+            ids, mask = self._pad([jobs[i][1] for i in chunk])
+            logits = self._forward(ids, mask)
+            results = []
+            for row, i in enumerate(chunk):
+                _, inputs, targets = jobs[i]
+                logp = logits[row, len(inputs) - len(targets):len(inputs)].float().log_softmax(-1)
+                target = self._torch.tensor(targets, device=logp.device)
+                results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
+            return results
+
+        per_window = unsort(order, self._batched(order, run, batch_size, desc="text windows"))
+        out: list[list[float]] = [[] for _ in texts]
+        for (t, *_), values in zip(jobs, per_window):
+            out[t].extend(values)
+        return out
