@@ -14,7 +14,7 @@ import time
 
 from common import OUT, cached
 from wikiorigin.dumps.pages import Multistream, iter_pages
-from wikiorigin.dumps.synthetic import write_articles_xml, write_multistream
+from wikiorigin.testing import write_articles_xml, write_multistream
 
 SIZE = int(os.environ.get("WIKIORIGIN_BENCH_PAGES_MB", "1000")) * 1_000_000
 

@@ -16,9 +16,9 @@ import time
 from isal import igzip
 
 from common import OUT
-from wikiorigin.dumps.synthetic import _gzip_text, write_history_xml, write_page_props_sql
 from wikiorigin.languages import open_wikis
 from wikiorigin.origin import build_origins, shard_dir_for
+from wikiorigin.testing import gzip_text, write_history_xml, write_page_props_sql
 
 PER_WIKI = int(os.environ.get("WIKIORIGIN_BENCH_PIPELINE_MB", "105")) * 1_000_000
 N_WIKIS = 20
@@ -41,7 +41,7 @@ def make_tree(root):
             records = [r for r in write_history_xml(f, PER_WIKI, seed=100 + i, dbname=wiki)]
         rows = [(r.page_id, "wikibase_item", f"Q{(r.page_id * 7919) % 3_000_000 + 1}".encode())
                 for r in records if r.namespace == 0]
-        with _gzip_text(directory / f"{wiki}-{DATE}-page_props.sql.gz") as f:
+        with gzip_text(directory / f"{wiki}-{DATE}-page_props.sql.gz") as f:
             write_page_props_sql(f, rows)
     marker.touch()
 

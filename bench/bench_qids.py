@@ -11,7 +11,7 @@ import re
 
 from common import cached, timed
 from wikiorigin.dumps.sql import qids_table
-from wikiorigin.dumps.synthetic import page_props_rows, write_page_props_sql
+from wikiorigin.testing import page_props_rows, write_page_props_sql
 
 ROWS = int(os.environ.get("WIKIORIGIN_BENCH_ROWS", "10000000"))
 _ROW = re.compile(r"^\(?(\d+),'((?:[^'\\]|\\.)*)','((?:[^'\\]|\\.)*)',([^)]*)\)?;?$", re.S)

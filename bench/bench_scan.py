@@ -18,7 +18,7 @@ from isal import igzip
 from common import PY, cached, peak_rss_mb, timed
 from wikiorigin.dumps.compression import open_dump
 from wikiorigin.dumps.stubs import scan_pages, scan_pages_mwxml
-from wikiorigin.dumps.synthetic import write_history_xml
+from wikiorigin.testing import write_history_xml
 
 BIG = int(os.environ.get("WIKIORIGIN_BENCH_MB", "500")) * 1_000_000
 

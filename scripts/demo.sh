@@ -35,7 +35,7 @@ echo "   (the real jawiki sample as a multistream dump, plus our list page æ—¥æœ
 python - <<'PY'
 import warnings
 from pathlib import Path
-from wikiorigin.dumps.synthetic import page_xml, write_multistream
+from wikiorigin.testing import page_xml, write_multistream
 warnings.simplefilter("ignore")
 out = Path("demo-out")
 text = Path("tests/data/yokai-list-page.wiki").read_text(encoding="utf-8")

@@ -19,15 +19,15 @@ import random
 import shutil
 from pathlib import Path
 
-from wikiorigin.dumps.synthetic import (
-    _gzip_text,
+from wikiorigin.languages import lookup
+from wikiorigin.testing import (
     entity_json,
+    gzip_text,
     page_props_rows,
     write_origin_tree,
     write_page_props_sql,
     write_wikidata_json,
 )
-from wikiorigin.languages import lookup
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 # Wikidata's JSON dumps have dates of their own, not those of the wikis' runs.
@@ -41,7 +41,7 @@ def page(wiki, page_id, title, qid, *revisions, ns=0, redirect=False, text=None)
 
 
 # Article texts (our own words) of the hand-written jawiki items; the others get a short
-# English stub with one footnote (wikiorigin.dumps.synthetic).
+# English stub with one footnote (wikiorigin.testing.trees).
 KAPPA_JA = ("'''河童'''（かっぱ）は、日本の川や沼に住むとされる妖怪である。頭に水をたたえた皿を持ち、"
             "それが乾くと力を失うと伝えられる<ref>{{Cite book|和書|title=妖怪の民俗|year=1990}}</ref>。"
             "\n\n== 伝承 ==\nきゅうりを好むとされ、相撲を挑むという話が各地に残る<ref>地方の聞き書き。</ref>。"
@@ -143,7 +143,7 @@ def random_items(rng: random.Random, n: int):
 def main() -> None:
     rows = list(page_props_rows(300, seed=7))
     rows.append((999, "wikibase_item", b"not-a-qid"))
-    with _gzip_text(DATA / "dumps" / "testwiki-page_props-synthetic.sql.gz") as f:
+    with gzip_text(DATA / "dumps" / "testwiki-page_props-synthetic.sql.gz") as f:
         write_page_props_sql(f, rows, rows_per_insert=100)
 
     tree = DATA / "tree"

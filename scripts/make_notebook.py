@@ -84,8 +84,8 @@ from wikiorigin.builders.mcq import MCQConfig, build_mcq
 from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.corpora.yokai import build_list_corpus
 from wikiorigin.dumps.pages import Multistream
-from wikiorigin.dumps.synthetic import page_xml, write_multistream
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.testing import page_xml, write_multistream
 
 root = Path.cwd()
 while not (root / "tests" / "data").is_dir() and root != root.parent:

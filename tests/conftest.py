@@ -14,7 +14,7 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def synthetic_stub(tmp_path_factory):
     """A ~3 MB gzip stub-meta-history with known answers."""
-    from wikiorigin.dumps.synthetic import write_history_xml
+    from wikiorigin.testing import write_history_xml
 
     path = tmp_path_factory.mktemp("synthetic") / "testwiki-stub-meta-history.xml.gz"
     with gzip.open(path, "wb", compresslevel=1) as f:
@@ -28,7 +28,7 @@ def ja_multistream(tmp_path_factory):
     page 日本の妖怪一覧 (tests/data/yokai-list-page.wiki). Returns (dump, index, pages)."""
     import warnings
 
-    from wikiorigin.dumps.synthetic import page_xml, write_multistream
+    from wikiorigin.testing import page_xml, write_multistream
 
     d = tmp_path_factory.mktemp("jawiki-multistream")
     dump, index = d / "jawiki-multistream.xml.bz2", d / "jawiki-multistream-index.txt.bz2"

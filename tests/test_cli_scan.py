@@ -118,7 +118,7 @@ def test_scan_mediawiki_history_tsv(tmp_path, capsys):
     import bz2
     import io
 
-    from wikiorigin.dumps.synthetic import write_history_tsv, write_history_xml
+    from wikiorigin.testing import write_history_tsv, write_history_xml
 
     records = list(write_history_xml(io.BytesIO(), 200_000, seed=6))
     text = io.StringIO()

@@ -174,7 +174,7 @@ def ja_without_dbname(data_dir, tmp_path_factory):
     import lzma
     import warnings
 
-    from wikiorigin.dumps.synthetic import write_multistream
+    from wikiorigin.testing import write_multistream
 
     d = tmp_path_factory.mktemp("no-dbname")
     xml = lzma.decompress((data_dir / JA).read_bytes())

@@ -193,7 +193,7 @@ def test_groups_spanning_batches(tree, tmp_path):
 
 
 def _page_props(path, records, qid_of):
-    from wikiorigin.dumps.synthetic import _gzip_text, write_page_props_sql
+    from wikiorigin.testing import gzip_text as _gzip_text, write_page_props_sql
 
     rows = [(r.page_id, "wikibase_item", qid_of(r).encode()) for r in records if r.namespace == 0]
     with _gzip_text(path) as f:
@@ -207,7 +207,7 @@ def test_other_sources(tmp_path, source):
     import bz2
     import io
 
-    from wikiorigin.dumps.synthetic import write_history_tsv, write_history_xml
+    from wikiorigin.testing import write_history_tsv, write_history_xml
 
     tree = tmp_path / "tree"
     qid_of = lambda r: f"Q{r.page_id % 40 + 1}"  # noqa: E731  items shared by both wikis

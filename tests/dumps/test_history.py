@@ -4,8 +4,8 @@ import io
 import pytest
 
 from wikiorigin.dumps.history import history_batches
-from wikiorigin.dumps.synthetic import write_history_tsv, write_history_xml
 from wikiorigin.errors import DumpError
+from wikiorigin.testing import write_history_tsv, write_history_xml
 
 
 @pytest.mark.parametrize("old_layout", [False, True])

@@ -3,9 +3,9 @@ import bz2
 import pytest
 
 from wikiorigin.dumps.pages import Multistream, TitleNormalizer, iter_pages
-from wikiorigin.dumps.synthetic import write_multistream
 from wikiorigin.dumps.xmlhead import SiteInfo
 from wikiorigin.errors import DumpError
+from wikiorigin.testing import write_multistream
 
 EL = "elwikivoyage-pages-articles-multistream-p2566p2583.xml.bz2"
 EL_INDEX = "elwikivoyage-pages-articles-multistream-index-p2566p2583.txt.bz2"

@@ -7,8 +7,8 @@ import pytest
 
 from wikiorigin.cli import main
 from wikiorigin.dumps.sql import SqlDump, SqlStats, qids_table, unescape
-from wikiorigin.dumps.synthetic import page_props_rows, write_page_props_sql
 from wikiorigin.errors import DumpError
+from wikiorigin.testing import page_props_rows, write_page_props_sql
 
 
 def test_unescape_mysql_strings():

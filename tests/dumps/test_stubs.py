@@ -6,8 +6,8 @@ import pytest
 
 from wikiorigin.dumps import stubs
 from wikiorigin.dumps.stubs import scan_pages, scan_pages_mwxml
-from wikiorigin.dumps.synthetic import write_history_xml
 from wikiorigin.errors import DumpError
+from wikiorigin.testing import write_history_xml
 
 SAMPLES = [
     "elwikivoyage-stub-meta-history-sample.xml.gz",

@@ -26,7 +26,7 @@ from ..errors import DumpError
 from ..schemas import PAGE_COLUMNS, TIMESTAMP
 from .compression import open_dump
 
-__all__ = ["HISTORY_FIELDS", "history_batches"]
+__all__ = ["HISTORY_FIELDS", "OLD_HISTORY_FIELDS", "history_batches"]
 
 HISTORY_FIELDS = (
     "wiki_db", "event_entity", "event_type", "event_timestamp", "event_comment",
@@ -55,13 +55,11 @@ HISTORY_FIELDS = (
     "revision_seconds_to_identity_revert", "revision_is_identity_revert",
     "revision_is_from_before_page_creation", "revision_tags",
 )
-_OLD_LAYOUT_DROPS = {
+# The 70 fields of the dumps before 2025: the 2025 layout less four user fields.
+OLD_HISTORY_FIELDS = tuple(f for f in HISTORY_FIELDS if f not in {
     "event_user_is_temporary", "event_user_is_permanent", "user_is_temporary", "user_is_permanent",
-}
-_LAYOUTS = {
-    len(HISTORY_FIELDS): HISTORY_FIELDS,
-    len(HISTORY_FIELDS) - 4: tuple(f for f in HISTORY_FIELDS if f not in _OLD_LAYOUT_DROPS),
-}
+})
+_LAYOUTS = {len(HISTORY_FIELDS): HISTORY_FIELDS, len(OLD_HISTORY_FIELDS): OLD_HISTORY_FIELDS}
 _WANTED = ("page_id", "page_title", "page_namespace", "page_is_redirect",
            "page_creation_timestamp", "page_first_edit_timestamp")
 

@@ -1,0 +1,39 @@
+"""Synthetic Wikidata JSON dumps, as :mod:`wikiorigin.dumps.wikidata` reads them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .files import gzip_text
+
+__all__ = ["entity_json", "write_wikidata_json"]
+
+
+def entity_json(qid: str, labels: dict[str, str], aliases: dict[str, list[str]] | None = None,
+                sitelinks: dict[str, str] | None = None) -> str:
+    """One line of a Wikidata JSON dump: an item with its labels, aliases and sitelinks."""
+    data = {
+        "type": "item", "id": qid,
+        "labels": {lang: {"language": lang, "value": v} for lang, v in labels.items()},
+        "descriptions": {},
+        "aliases": {lang: [{"language": lang, "value": v} for v in vs] for lang, vs in (aliases or {}).items()},
+        "claims": {},
+        "sitelinks": {site: {"site": site, "title": t, "badges": []} for site, t in (sitelinks or {}).items()},
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_wikidata_json(root, lines: list[str], date: str = "20260801") -> Path:
+    """``root/wikidatawiki/entities/DATE/wikidata-DATE-all.json.gz`` (one entity per line between
+    ``[`` and ``]``, each line but the last ending with a comma, as Wikidata writes it) and its
+    ``wikidata-DATE-md5sums.txt``. Returns the dump's path."""
+    directory = Path(root) / "wikidatawiki" / "entities" / date
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"wikidata-{date}-all.json.gz"
+    with gzip_text(path) as f:
+        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+    digest = hashlib.md5(path.read_bytes()).hexdigest()
+    (directory / f"wikidata-{date}-md5sums.txt").write_text(f"{digest}  {path.name}\n")
+    return path
