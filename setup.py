@@ -38,6 +38,7 @@ setup(
         "joblib>=1.3",
         "matplotlib>=3.7",  # the evaluators' plots
         "Unidecode>=1.3",  # romanized matching of free-form answers
+        "rapidfuzz>=3",  # edit distances (free-form answers, region labels)
     ],
     extras_require={
         # torch is pinned by the Makefile for CPU test machines; on a GPU machine install

@@ -34,3 +34,13 @@ def test_score_answer():
     assert near["chrf_best"] >= near["chrf"]
     with pytest.raises(ValueError, match="no answers"):
         score_answer("x", [])
+
+
+@pytest.mark.parametrize("a,b,distance", [
+    ("kitten", "sitting", 3), ("", "abc", 3), ("abc", "abc", 0), ("中ぶ", "中部", 1), ("河童", "かっぱ", 3),
+    ("flaw", "lawn", 2),
+])
+def test_edit_distance(a, b, distance):
+    from wikiorigin.evaluators.freeform import levenshtein
+
+    assert levenshtein(a, b) == levenshtein(b, a) == distance
