@@ -303,6 +303,23 @@ def shard_dir_for(out) -> Path:
     return out.with_name(out.name.removesuffix(".parquet") + ".shards")
 
 
+def _scan_wikis(ready: list, shards: Path, scan_threads: int, jobs: int, scheduler) -> list:
+    """Each wiki's shards (:func:`scan_wiki`) on the workers, with progress: wikis done and
+    the MB of XML scanned."""
+    from .parallel import run_tasks
+
+    scanned = [0]
+
+    def done(result) -> None:
+        scanned[0] += result.xml_bytes or 0
+        progress.update()
+
+    with Progress("origins", total=len(ready), unit="wiki",
+                  note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned") as progress:
+        return run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
+                         jobs=jobs, scheduler=scheduler, done=done)
+
+
 def build_origins(
     tree,
     out,
@@ -327,7 +344,6 @@ def build_origins(
 
     from .dumps.layout import find_inputs, wikis_in_tree
     from .languages import registry
-    from .parallel import run_tasks
 
     started = time.perf_counter()
     tree = Path(tree)
@@ -345,16 +361,7 @@ def build_origins(
     shards = shard_dir_for(out)
     if scan_threads is None:
         scan_threads = 2 if jobs == 1 and scheduler is None else 1
-    scanned = [0]
-
-    def done(result) -> None:
-        scanned[0] += result.xml_bytes or 0
-        progress.update()
-
-    with Progress("origins", total=len(ready), unit="wiki",
-                  note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned") as progress:
-        results = run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
-                            jobs=jobs, scheduler=scheduler, done=done)
+    results = _scan_wikis(ready, shards, scan_threads, jobs, scheduler)
     failed = [r for r in results if r.error]
     if failed:
         raise WikioriginError(
