@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # install the torch you need first, then `pip install -e .[eval]`.
 TORCH := torch==2.13.0
 
-.PHONY: demo test recipe bench clean
+.PHONY: demo test recipe bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ test: $(VENV)/.test
 recipe: $(VENV)/.test
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python scripts/recipe.py --out demo-out/recipe
 
+# The API reference (pdoc) of the public modules, from their docstrings: docs/api/index.html.
+# tests/test_api_docs.py builds the same pages, so a missing docstring fails `make test`.
+docs: $(VENV)/.test
+	rm -rf docs/api
+	$(BIN)/python scripts/api_docs.py docs/api
+
 $(VENV)/.bench: setup.py | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[bench,eval]" $(TORCH)
 	touch $@
@@ -50,4 +56,4 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_eval.py
 
 clean:
-	rm -rf demo-out bench/out .pytest_cache
+	rm -rf demo-out bench/out .pytest_cache docs/api

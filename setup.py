@@ -1,12 +1,14 @@
 """wikiorigin: culture-specific QA datasets from Wikipedia and Wikidata dumps."""
 
+import re
 from pathlib import Path
 
 from setuptools import Extension, find_namespace_packages, setup
 
 here = Path(__file__).parent
-version = {}
-exec((here / "wikiorigin" / "__init__.py").read_text(), version)
+# read, not imported: the package's __init__ imports its own modules
+version = {"__version__": re.search(r'^__version__ = "([^"]+)"',
+                                   (here / "wikiorigin" / "__init__.py").read_text(), re.M)[1]}
 
 setup(
     name="wikiorigin",
@@ -48,7 +50,8 @@ setup(
         # lm-evaluation-harness: the parity tests run its hf model (tests/evaluators/test_lmeval_parity.py);
         # they pin down 0.4's behaviour, so a new minor version is checked before it is allowed
         "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6",
-                 "datasets>=2.19", "sacrebleu>=2.3", "lm_eval[hf]>=0.4.13,<0.5"],
+                 "datasets>=2.19", "sacrebleu>=2.3", "lm_eval[hf]>=0.4.13,<0.5",
+                 "pdoc>=14"],  # pdoc: the API reference (tests/test_api_docs.py, make docs)
         "bench": ["pandas>=2", "dask[distributed]>=2024.1"],
     },
     # The compiled core of the page-creation scan. Optional: without a C compiler the build
