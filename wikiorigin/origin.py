@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from .errors import WikioriginError
 from .files import ParquetSink, check_output, input_schema, provenance, read_provenance, write_table
 from .progress import Progress
-from .schemas import EDITION, EDITIONS, ORIGINS, QIDS, TIMESTAMP
+from .schemas import EDITION, EDITIONS, ORIGINS, TIMESTAMP
 
 __all__ = ["reduce_origins", "join_editions", "build_origins", "scan_wiki", "subset", "OriginStats", "BuildReport",
            "ShardResult", "ORIGINS_SQL", "SHARD_VERSION"]
@@ -249,7 +249,7 @@ def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
     import warnings
 
     from .dumps.scan import scan_to_parquet
-    from .dumps.sql import SqlStats, qids_table
+    from .dumps.sql import qids_to_parquet
 
     wiki = inputs.wiki
     result = ShardResult(wiki)
@@ -269,13 +269,11 @@ def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
                                         meta=meta, scan_threads=scan_threads)
             result.notes += [str(w.message) for w in caught]
             result.xml_bytes = stats.bytes
-            sql_stats = SqlStats()
-            table = qids_table(inputs.page_props, wiki, sql_stats)
+            sql_stats = qids_to_parquet(inputs.page_props, wiki, qids_out, meta=meta)
             result.notes += sql_stats.notes[:20]
             left_out = sql_stats.bad_values + sql_stats.unreadable
             if left_out > 20:
                 result.notes.append(f"{inputs.page_props}: {left_out - 20} more values left out")
-            write_table(table, qids_out, QIDS, provenance(stage="qids", wiki=wiki, **meta))
             join_editions(pages_out, qids_out, editions_out, provenance(stage="editions", wiki=wiki, **meta))
         result.pages, result.qids, result.editions = str(pages_out), str(qids_out), str(editions_out)
         result.page_rows = pq.ParquetFile(pages_out).metadata.num_rows

@@ -27,10 +27,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DumpError
+from ..files import provenance, write_table
 from ..schemas import QIDS
 from .compression import open_dump
 
-__all__ = ["SqlDump", "SqlStats", "unescape", "qids_table"]
+__all__ = ["SqlDump", "SqlStats", "unescape", "qids_table", "qids_to_parquet"]
 
 _CREATE = re.compile(rb"CREATE TABLE `([^`]+)` \((.*?)\n\)", re.S)
 _COLUMN = re.compile(rb"^\s+`([^`]+)`", re.M)
@@ -213,6 +214,18 @@ def qids_table(path, wiki: str, stats: SqlStats | None = None) -> pa.Table:
                       f"{dump.stats.notes[0]}", stacklevel=2)
     wikis = pa.array([wiki] * table.num_rows, pa.string())
     return pa.table([wikis, table["page_id"], table["qid"]], schema=QIDS)
+
+
+def qids_to_parquet(page_props, wiki: str, out, *, meta: dict | None = None) -> SqlStats:
+    """Read one wiki's ``page_props`` dump into the ``qids`` file ``out`` (wiki, page_id, qid).
+
+    ``meta``: more provenance fields for the file's metadata. Returns what the read saw: ``rows``
+    written, values left out and their notes (see :func:`qids_table`); raises
+    :class:`DumpError` as it does."""
+    stats = SqlStats()
+    table = qids_table(page_props, wiki, stats)
+    write_table(table, out, QIDS, provenance(stage="qids", wiki=wiki, **(meta or {})))
+    return stats
 
 
 def _qid_rows(values: bytes, at: int, dump: SqlDump) -> list[tuple[bytes, bytes]]:

@@ -1,0 +1,150 @@
+"""The build stage's commands: ``build mcq``, ``build freeform`` and ``build preference``
+(QA datasets written with LLMs), and ``build card`` (a dataset card)."""
+
+from __future__ import annotations
+
+from ..llm.lock import RunLock
+from .options import llm_client, llm_options
+from .outcome import print_usage, requests_outcome
+
+__all__ = ["add_commands"]
+
+
+def add_commands(sub) -> None:
+    """Register ``build`` and its sub-commands under ``sub``."""
+    s = sub.add_parser("build", help="build QA datasets with LLMs")
+    build = s.add_subparsers(dest="builder", required=True)
+    _add_mcq(build)
+    _add_freeform(build)
+    _add_preference(build)
+    _add_card(build)
+
+
+def _dry_run(b) -> None:
+    b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
+
+
+def _failed_rows(out) -> str:
+    """Where a build writes the rows it dropped, with their reasons."""
+    return str(out).removesuffix(".parquet") + ".failed.parquet"
+
+
+def _print_plan(plan: dict, later: str) -> int:
+    print(f"{plan['calls']} calls to make first ({plan['requests'] - plan['calls']} cached), "
+          f"~{plan['input_tokens']:,} input tokens; then at most {plan['later_calls_at_most']} "
+          f"calls to {later}")
+    return 0
+
+
+# --- mcq ---------------------------------------------------------------------------------------
+
+def _add_mcq(build) -> None:
+    b = build.add_parser("mcq", help="YokaiEval-style 4-option questions from articles")
+    b.add_argument("--articles", required=True, help="articles.parquet")
+    b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet; OUT.lock while it runs)")
+    b.add_argument("--model", required=True, help="the generator model")
+    b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
+    llm_options(b)
+    b.add_argument("--language", choices=("ja", "en"), default="ja", help="the language of the questions")
+    b.add_argument("--per-article", type=int, default=1, help="questions asked of each article")
+    b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
+    _dry_run(b)
+    b.set_defaults(func=cmd_build_mcq)
+
+
+def cmd_build_mcq(args) -> int:
+    from ..builders.mcq import MCQConfig, build_mcq, plan_mcq
+
+    config = MCQConfig(language=args.language, per_article=args.per_article, seed=args.seed)
+    generator = llm_client(args, args.model)
+    if args.dry_run:
+        return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")
+    checker = llm_client(args, args.checker_model) if args.checker_model else None
+    with RunLock(args.out):
+        report = build_mcq(args.articles, args.out, generator, checker, config)
+    print_usage([("generator", generator), ("checker", checker)])
+    dropped = ", ".join(f"{k} {v}" for k, v in report.dropped.items()) or "none"
+    print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
+          f"dropped: {dropped}) -> {args.out}")
+    return requests_outcome([generator, checker], _failed_rows(args.out))
+
+
+# --- freeform ----------------------------------------------------------------------------------
+
+def _add_freeform(build) -> None:
+    b = build.add_parser("freeform", help="WikiOriginQA-style questions from an origin corpus")
+    b.add_argument("--articles", required=True, help="articles.parquet of `corpus origin`")
+    b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
+    b.add_argument("--model", required=True, help="the generator model")
+    llm_options(b)
+    b.add_argument("--rounds", type=int, default=1, help="refinement passes")
+    b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
+    _dry_run(b)
+    b.set_defaults(func=cmd_build_freeform)
+
+
+def cmd_build_freeform(args) -> int:
+    from ..builders.freeform import FreeformConfig, build_freeform, plan_freeform
+
+    generator = llm_client(args, args.model)
+    config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff)
+    if args.dry_run:
+        return _print_plan(plan_freeform(args.articles, generator, config), "refine, translate and score")
+    with RunLock(args.out):
+        counts = build_freeform(args.articles, args.out, generator, config)
+    print_usage([("generator", generator)])
+    dropped = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("articles", "kept")) or "none"
+    print(f"{counts['kept']} questions from {counts['articles']} articles (dropped: {dropped}) -> {args.out}")
+    return requests_outcome([generator], _failed_rows(args.out))
+
+
+# --- preference --------------------------------------------------------------------------------
+
+def _add_preference(build) -> None:
+    b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)")
+    b.add_argument("--questions", required=True, help="CARE JSON, or Parquet/JSON with question, answer")
+    b.add_argument("--out", required=True,
+                   help="preferences.parquet (failed answers and ratings: OUT.failed.parquet; OUT.lock while it runs)")
+    b.add_argument("--models", required=True, help="comma-separated models that answer")
+    b.add_argument("--judge-model", required=True, help="the model that rates 1-10")
+    b.add_argument("--min-gap", type=float, default=2.0, help="least score difference of a pair")
+    b.add_argument("--language", default="ja", help="the language of the questions and answers")
+    _dry_run(b)
+    llm_options(b)
+    b.set_defaults(func=cmd_build_preference)
+
+
+def cmd_build_preference(args) -> int:
+    from ..builders.preference import build_preferences, plan_preferences
+
+    responders = {m: llm_client(args, m) for m in args.models.split(",") if m.strip()}
+    if args.dry_run:
+        return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
+    judge = llm_client(args, args.judge_model) if args.judge_model else None
+    with RunLock(args.out):
+        counts = build_preferences(args.questions, args.out, responders, judge,
+                                   min_gap=args.min_gap, language=args.language)
+    print_usage([*responders.items(), ("judge", judge)])
+    print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
+          f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
+    return requests_outcome([*responders.values(), judge], _failed_rows(args.out))
+
+
+# --- card --------------------------------------------------------------------------------------
+
+def _add_card(build) -> None:
+    b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")
+    b.add_argument("directory", help="the directory of the dataset's Parquet files")
+    b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True,
+                   help="which dataset the directory holds")
+    b.add_argument("--title", required=True, help="the card's title")
+    b.add_argument("--description", default="", help="a paragraph under the title")
+    b.set_defaults(func=cmd_build_card)
+
+
+def cmd_build_card(args) -> int:
+    from ..builders.dataset import write_card
+
+    card = write_card(args.directory, args.kind, args.title, args.description)
+    print(f"dataset card -> {card}")
+    return 0

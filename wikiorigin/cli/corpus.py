@@ -1,0 +1,71 @@
+"""The corpus stage's commands: ``corpus yokai`` (the articles linked from a list page) and
+``corpus origin`` (the articles of an origin subset), each with its references."""
+
+from __future__ import annotations
+
+import sys
+
+from ..files import check_output
+
+__all__ = ["add_commands"]
+
+
+def add_commands(sub) -> None:
+    """Register ``corpus`` and its sub-commands ``yokai`` and ``origin`` under ``sub``."""
+    s = sub.add_parser("corpus", help="article corpora with their references")
+    corpus = s.add_subparsers(dest="corpus", required=True)
+    c = corpus.add_parser("yokai", help="the articles linked from a list page (日本の妖怪一覧)")
+    _dump_options(c)
+    c.add_argument("--list-page", default="日本の妖怪一覧", help="the list page's title")
+    c.set_defaults(func=cmd_corpus_yokai)
+    c = corpus.add_parser("origin", help="the articles of items from `wikiorigin subset`")
+    c.add_argument("--items", required=True, help="items.parquet (origins schema)")
+    _dump_options(c)
+    source = c.add_mutually_exclusive_group(required=True)
+    source.add_argument("--wikidata", help="Wikidata JSON dump (offline)")
+    source.add_argument("--sparql", help="SPARQL endpoint URL (online)")
+    c.set_defaults(func=cmd_corpus_origin)
+
+
+def _dump_options(c) -> None:
+    c.add_argument("--dump", required=True, help="the edition's pages-articles-multistream.xml.bz2")
+    c.add_argument("--index", required=True, help="its pages-articles-multistream-index.txt.bz2")
+    c.add_argument("--out", required=True, help="articles Parquet file to write")
+    c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
+
+
+def cmd_corpus_yokai(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
+    from ..corpora.yokai import build_list_corpus
+    from ..dumps.pages import Multistream
+
+    dump = Multistream(args.dump, args.index, threads=args.threads)
+    r = build_list_corpus(dump, args.out, list_page=args.list_page)
+    for title in r.missing[:20]:
+        print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
+    for problem in dump.problems[:20]:
+        print(f"wikiorigin: warning: {problem}", file=sys.stderr)
+    print(f"{args.list_page}: {r.linked} linked, {r.found} found, {r.redirected} redirected, "
+          f"{len(r.missing)} missing, {r.duplicates} duplicates, {r.without_references} without any "
+          f"reference, {r.fallback} by the fallback parser; {r.articles} articles in "
+          f"{r.seconds:.1f} s -> {args.out}")
+    return 0
+
+
+def cmd_corpus_origin(args) -> int:
+    check_output(args.out)  # before any work: not a directory, writable
+    from ..corpora.origin import build_origin_corpus
+    from ..dumps.pages import Multistream
+
+    dump = Multistream(args.dump, args.index, threads=args.threads)
+    r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql)
+    for note in ([f"renamed: {x}" for x in r.renamed[:20]]
+                 + [f"left out: {x}" for x in r.mismatched[:20]]
+                 + r.notes + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]):
+        print(f"wikiorigin: warning: {note}", file=sys.stderr)
+    print(f"{r.wiki}: {r.items} items ({r.other_wiki} of other editions), "
+          f"{len(r.missing_pages)} pages not in the dump, {len(r.renamed)} renamed (kept), "
+          f"{len(r.mismatched)} with another title or now a redirect (left out), "
+          f"{len(r.missing_entities)} without Wikidata data, {r.bad_wikidata_lines} bad Wikidata "
+          f"lines; {r.articles} articles in {r.seconds:.1f} s -> {args.out}")
+    return 0

@@ -1,0 +1,272 @@
+"""The evaluation stage's commands: ``eval mcq``, ``freeform``, ``judge``, ``leakage`` and
+``compare``. Each loads the model under evaluation, calls :mod:`wikiorigin.evaluators` and
+writes a results directory (items.parquet, summary.json, report.md, plots), holding
+``OUT.lock`` while it runs."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+from ..errors import WikioriginError
+from .options import llm_client, llm_options, model, model_options, sampling
+from .outcome import requests_outcome
+
+__all__ = ["add_commands"]
+
+
+def _locked(func, args) -> int:
+    """Run an eval command holding ``OUT.lock``: two runs never write one results directory."""
+    from ..llm.lock import RunLock
+
+    with RunLock(args.out):
+        return func(args)
+
+
+def _done(kind: str, out, line: str, clients=()) -> int:
+    """The closing line of a run, and its status from the LLM clients it used (an endpoint
+    model, a judge, a paraphraser): 1 when every request failed."""
+    print(f"{kind}: {line} -> {out}/ (items.parquet, summary.json, report.md)")
+    return requests_outcome(list(clients), f"{out}/items.parquet")
+
+
+def _client(m):
+    """The LLM client behind an endpoint model (None for a local model)."""
+    return getattr(m, "client", None)
+
+
+def add_commands(sub) -> None:
+    """Register ``eval`` and its sub-commands under ``sub``."""
+    s = sub.add_parser("eval", help="evaluate models on the datasets")
+    evals = s.add_subparsers(dest="evaluator", required=True)
+
+    def command(name, help_text, func):
+        e = evals.add_parser(name, help=help_text)
+        e.set_defaults(func=functools.partial(_locked, func))
+        return e
+
+    _add_mcq(command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq))
+    _add_freeform(command("freeform", "free-form answers: exact match and chrF against the item's names",
+                          cmd_eval_freeform))
+    _add_judge(command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge))
+    _add_leakage(command("leakage", "perplexity of articles against paraphrases (training-data leakage)",
+                         cmd_eval_leakage))
+    _add_compare(command("compare", "per-model bars, and a scatter against external scores", cmd_eval_compare))
+
+
+# --- mcq ---------------------------------------------------------------------------------------
+
+def _add_mcq(e) -> None:
+    e.add_argument("--questions", default=None,
+                   help="mcq.parquet or released YokaiEval rows (JSON/Parquet); with --responses, the rows "
+                        "the responses are joined to (type, region; questions without a response count "
+                        "as unanswered)")
+    e.add_argument("--responses", default=None,
+                   help="recorded responses to score instead of asking a model: a released responses "
+                        "file, the released human answers, or rows with a `response`")
+    e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate",
+                   help="generate: ask and read the answer; loglikelihood: score each option (local model)")
+    e.add_argument("--language", choices=("ja", "en"), default="ja",
+                   help="the instruction line, answer cue and delimiter")
+    e.add_argument("--instruction", default=None,
+                   help="line after the options (default: ours for --language; '' for none, as released)")
+    e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
+    model_options(e, required=False)
+    llm_options(e)
+
+
+def _report_join(path, join: dict) -> None:
+    """Say on stderr how recorded responses joined the questions (what did not is not lost
+    silently: it counts as unanswered or is listed)."""
+    line = f"{path}: {join['matched']} responses joined the questions"
+    if join["missing"]:
+        line += f"; {join['missing']} questions have no response (counted as unanswered)"
+    if join["duplicates"]:
+        line += f"; {join['duplicates']} responses repeat a question already answered (not used)"
+    if join["unmatched"]:
+        line += (f"; {join['unmatched']} responses match no question, e.g. "
+                 f"{join['unmatched_questions'][0][:60]!r}")
+    print(line, file=sys.stderr)
+
+
+def _mcq_rows(args):
+    """The questions, with the recorded responses joined to them (and how they joined, else None)."""
+    from ..evaluators import mcq
+
+    if not args.questions and not args.responses:
+        raise WikioriginError("give --questions FILE, --responses FILE, or both")
+    if args.responses and (args.model or args.endpoint):
+        raise WikioriginError("--responses scores recorded answers instead of asking a model: "
+                              "give --responses or --model, not both")
+    rows = mcq.read_questions(args.questions or args.responses)
+    join = None
+    if args.responses and args.questions:
+        rows, join = mcq.attach_responses(rows, mcq.read_questions(args.responses), source=str(args.responses),
+                                          target=str(args.questions))
+        _report_join(args.responses, join)
+    return rows, join
+
+
+def cmd_eval_mcq(args) -> int:
+    from ..evaluators import mcq
+    from ..evaluators.signature import mcq_settings
+
+    rows, join = _mcq_rows(args)
+    judge = None
+    if args.mode == "loglikelihood":
+        if args.endpoint or not args.model:
+            raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
+        m = model(args)
+        items = mcq.evaluate_loglikelihood(rows, m, language=args.language)
+        settings = mcq_settings(m, mode="loglikelihood", language=args.language, rows=rows)
+    else:
+        m = model(args) if args.model else None
+        judge = llm_client(args, args.judge_model) if args.judge_model else None
+        instruction = mcq.INSTRUCTIONS[args.language] if args.instruction is None else args.instruction
+        recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else str(args.questions)
+        items = mcq.evaluate_generate(rows, m, instruction=instruction, judge=judge, recorded=recorded, **(
+            sampling(args) if m else {}))
+        settings = mcq_settings(m, language=args.language, instruction=instruction, judge=judge,
+                                recorded=recorded, rows=rows,
+                                **(sampling(args) if m else {}))
+        if join is not None:  # runs with fewer answered questions are not comparable
+            settings["responses"] = f"{join['matched']}/{len(rows)}"
+    summary = mcq.summarize(items)
+    if join is not None:
+        summary["join"] = join
+    mcq.write_mcq_results(args.out, items, summary, {"questions": str(args.questions or args.responses),
+                                                     "responses": str(args.responses), "mode": args.mode},
+                          settings=settings)
+    extra = (f", parser read {summary['coverage']:.1%}" if "coverage" in summary else
+             f", acc {summary['acc']:.3f}, acc_norm {summary['acc_norm']:.3f}")
+    return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}",
+                 [_client(m), judge])
+
+
+# --- freeform ----------------------------------------------------------------------------------
+
+def _add_freeform(e) -> None:
+    e.add_argument("--questions", required=True, help="freeform.parquet")
+    e.add_argument("--source-language", action="store_true", help="ask in the item's language")
+    model_options(e)
+    llm_options(e)
+    e.set_defaults(temperature=0.0, max_new_tokens=32)
+
+
+def cmd_eval_freeform(args) -> int:
+    from ..evaluators import freeform
+
+    rows = freeform.read_freeform(args.questions)
+    m = model(args)
+    items = freeform.evaluate_freeform(rows, m, source_language=args.source_language, **sampling(args))
+    summary = freeform.summarize_freeform(items)
+    settings = freeform.freeform_settings(m, source_language=args.source_language, rows=rows, **sampling(args))
+    freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)}, settings=settings)
+    return _done("freeform", args.out, f"{summary['n']} questions, exact {summary['exact']:.3f}, "
+                                       f"chrF {summary['chrf']:.1f}, failed {summary['failed']}", [_client(m)])
+
+
+# --- judge -------------------------------------------------------------------------------------
+
+def _add_judge(e) -> None:
+    e.add_argument("--questions", required=True, help="a CARE test file (or rows with a `response`)")
+    e.add_argument("--judge-model", required=True, help="the LLM that rates each answer 1-10")
+    model_options(e, required=False)
+    llm_options(e)
+    e.set_defaults(temperature=0.7, max_new_tokens=512)
+
+
+def cmd_eval_judge(args) -> int:
+    from ..evaluators import judge as judging
+
+    rows = judging.read_care(args.questions)
+    m = None
+    if args.model:
+        m = model(args)
+        responses, name = m.generate([r["question"] for r in rows], **sampling(args)), m.name
+    elif all(r.get("response") for r in rows):
+        responses, name = [r["response"] for r in rows], "recorded"
+    else:
+        raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response`")
+    judge = llm_client(args, args.judge_model)
+    items = judging.judge_answers(rows, responses, judge, model=name)
+    summary = judging.summarize_judged(items)
+    settings = judging.judge_settings(m, judge, rows=rows, **sampling(args))
+    judging.write_judge_results(args.out, items, summary, {"questions": str(args.questions),
+                                                           "judge": args.judge_model}, settings=settings)
+    return _done("judge", args.out, f"{summary['rated']} of {summary['n']} answers rated, "
+                                    f"mean {summary['mean']:.2f}", [_client(m), judge])
+
+
+# --- leakage -----------------------------------------------------------------------------------
+
+def _add_leakage(e) -> None:
+    e.add_argument("--articles", required=True, help="articles.parquet (title, text)")
+    e.add_argument("--paraphrases", default=None, help="Parquet/JSON with title, paraphrase")
+    e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
+    e.add_argument("--max-chars", type=int, default=1500, help="the passage of each article compared")
+    e.add_argument("--limit", type=int, default=None, help="the first N articles only")
+    e.add_argument("--windows", choices=("overlap", "disjoint"), default="overlap",
+                   help="texts longer than the model's context: overlapping windows (default; every token "
+                        "after at least half a context) or lm-evaluation-harness's disjoint ones")
+    e.add_argument("--stride", type=int, default=None,
+                   help="tokens each overlapping window predicts (default half the model's context)")
+    model_options(e, endpoint=False)
+    llm_options(e)
+
+
+def _paraphrases(args, articles: dict):
+    """The paraphrases to compare ``articles`` with: read from a file, or written by an LLM
+    (then its client, else None)."""
+    from ..evaluators import leakage
+
+    if args.paraphrases:
+        return leakage.read_texts(args.paraphrases, "paraphrase"), None
+    if not args.paraphrase_model:
+        raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
+    passages = {t: text[:args.max_chars] for t, text in articles.items()}
+    source = llm_client(args, args.paraphrase_model)
+    paraphrases, failed = leakage.paraphrase(passages, source)
+    for title, reason in list(failed.items())[:5]:
+        print(f"paraphrase failed: {title}: {reason}", file=sys.stderr)
+    return paraphrases, source
+
+
+def cmd_eval_leakage(args) -> int:
+    from ..evaluators import leakage
+
+    articles = leakage.read_texts(args.articles, "text")
+    if args.limit:
+        articles = dict(list(articles.items())[:args.limit])
+    paraphrases, source = _paraphrases(args, articles)
+    m = model(args)
+    items, summary = leakage.leakage_check(articles, paraphrases, m, max_chars=args.max_chars,
+                                           windows=args.windows, stride=args.stride)
+    settings = leakage.leakage_settings(m, max_chars=args.max_chars, articles=articles, paraphrases=paraphrases,
+                                        paraphraser=source, windows=args.windows, stride=args.stride)
+    leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
+    return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
+                                      f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
+                                      f"r = {summary['rank_biserial']:.3f}", [source])
+
+
+# --- compare -----------------------------------------------------------------------------------
+
+def _add_compare(e) -> None:
+    e.add_argument("runs", nargs="+", help="results directories of `wikiorigin eval ...`")
+    e.add_argument("--out", required=True, help="directory for comparison.md and the plots")
+    e.add_argument("--metric", default="accuracy", help="a key of summary.json (accuracy, chrf, mean, ...)")
+    e.add_argument("--external", default=None, help="CSV with columns model,score (e.g. JMT-Bench)")
+    e.add_argument("--external-name", default="external score", help="the external column's name")
+
+
+def cmd_eval_compare(args) -> int:
+    from ..evaluators.report import compare_runs
+
+    result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,
+                          external_name=args.external_name)
+    extra = f", Pearson r {result['pearson']:.3f}" if "pearson" in result else ""
+    print(f"{len(result['models'])} runs compared{extra} -> {args.out}/ (comparison.md, models.png"
+          + (", scatter.png)" if extra else ")"))
+    return 0

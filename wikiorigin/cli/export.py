@@ -1,0 +1,30 @@
+"""The export stage's command: ``export lm-eval`` (a dataset as an lm-evaluation-harness task)."""
+
+from __future__ import annotations
+
+__all__ = ["add_commands"]
+
+
+def add_commands(sub) -> None:
+    """Register ``export`` and its sub-command ``lm-eval`` under ``sub``."""
+    s = sub.add_parser("export", help="datasets in other tools' formats")
+    export = s.add_subparsers(dest="exporter", required=True)
+    x = export.add_parser("lm-eval", help="an lm-evaluation-harness task (YAML + JSONL) with our numbers")
+    x.add_argument("dataset", help="mcq.parquet, released YokaiEval rows (JSON/Parquet) or freeform.parquet")
+    x.add_argument("--out", required=True, help="directory for TASK.yaml, TASK.jsonl, TASK.README.md")
+    x.add_argument("--task", default=None, help="task name (default: wikiorigin_ + the file's stem)")
+    x.add_argument("--language", choices=("ja", "en"), default=None,
+                   help="multiple choice: answer cue and delimiter (default: the rows' language column, else ja)")
+    x.add_argument("--source-language", action="store_true", help="free-form: ask in the item's language")
+    x.set_defaults(func=cmd_export_lmeval)
+
+
+def cmd_export_lmeval(args) -> int:
+    from ..export_lmeval import export_lmeval
+
+    r = export_lmeval(args.dataset, args.out, task=args.task, language=args.language,
+                      source_language=args.source_language)
+    kind = f"multiple_choice, {r.language}" if r.kind == "mcq" else "generate_until"
+    print(f"lm-eval task {r.task}: {r.rows} questions ({kind}) -> {r.yaml} ({r.data.name}, {r.readme.name}); "
+          f"run: lm_eval --model hf --model_args pretrained=MODEL --tasks {r.task} --include_path {r.yaml.parent}")
+    return 0

@@ -1,0 +1,136 @@
+"""Option groups that several commands share, defined once, and the objects they describe:
+the LLM options (:func:`llm_options`, :func:`llm_client`), the options of a model under
+evaluation (:func:`model_options`, :func:`model`), and argparse types checked at the edge."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+
+__all__ = ["llm_options", "llm_client", "model_options", "model", "sampling", "positive", "memory_size",
+           "namespaces"]
+
+
+def namespaces(text: str) -> list[int]:
+    """An argparse type: comma-separated namespace numbers (``0`` or ``0,14``)."""
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def memory_size(text: str) -> str:
+    """A memory size as DuckDB takes it (``4GB``, ``512MB``, ``1.5GiB``), checked at the command line."""
+    if not re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", text, re.I):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a memory size such as 4GB or 512MB")
+    return text.strip()
+
+
+def positive(kind, zero: bool = False):
+    """An argparse type: a finite number > 0 (>= 0 with ``zero``)."""
+
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"expected a number {'>=' if zero else '>'} 0, got {text!r}")
+        return value
+    return convert
+
+
+# --- LLM options: the builders, and the judges and paraphrasers of `eval` ---------------------
+
+_WAITS = (
+    "Every wait is bounded: one request takes at most (RETRIES + 1) x TIMEOUT + RETRIES x MAX_WAIT "
+    "(10 min with the defaults), a run at most that x requests / CONCURRENCY; the usage line says how "
+    "long it waited; once 10 requests in a row have given up, the rest is not sent. The endpoint is "
+    "checked once (seconds) before the first call that is not in the cache: a dead server, a refused "
+    "key or an unknown model is an error before anything is paid.")
+
+
+def llm_options(b) -> None:
+    """The options of the LLM clients a command makes (:func:`llm_client`)."""
+    b.add_argument("--backend", choices=("openai", "transformers"), default="openai",
+                   help="an OpenAI-compatible API, or a local transformers model (MODEL = its path)")
+    b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
+    b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
+    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite): a re-run pays for no call twice")
+    b.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
+    b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
+    b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
+    b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
+    w = b.add_argument_group("timeouts, retries and waits", _WAITS)
+    w.add_argument("--timeout", type=positive(float), default=60, metavar="SECONDS",
+                   help="seconds one try may take (default: %(default)s)")
+    w.add_argument("--retries", type=positive(int, zero=True), default=3, metavar="N",
+                   help="tries after the first on a timeout, 429 or 5xx (default: %(default)s)")
+    w.add_argument("--max-wait", type=positive(float, zero=True), default=120, metavar="SECONDS",
+                   help="longest pause before a retry, in seconds; a server that asks (Retry-After) for "
+                        "more ends that request at once, recorded as failed (default: %(default)s)")
+
+
+def llm_client(args, name):
+    """The LLM client of model ``name`` that :func:`llm_options` describe; ``--prices`` is read
+    here, once (``client.prices``)."""
+    from ..llm import LLMClient, OpenAIBackend, RequestCache, TransformersBackend
+
+    if args.backend == "transformers":
+        backend = TransformersBackend(name)
+    else:
+        backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint,
+                                timeout=args.timeout)
+    prices = json.loads(args.prices) if args.prices else None
+    return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency, retries=args.retries,
+                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=prices)
+
+
+# --- the model under evaluation (`eval`) -------------------------------------------------------
+
+# --bos: how a log-likelihood context begins (LocalModel's add_bos)
+_BOS = {"tokenizer": None, "none": False, "always": True}
+
+
+def model_options(e, required: bool = True, endpoint: bool = True) -> None:
+    """The options of the model under evaluation; ``endpoint=False`` where only a local model
+    can do the job (the leakage check needs every token's log-probability)."""
+    e.add_argument("--model", required=required,
+                   help="the model under evaluation: a local checkpoint directory"
+                        + (", or a name with --endpoint" if endpoint else ""))
+    if endpoint:
+        e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
+    e.add_argument("--device", default="auto", help="cuda, mps or cpu (default: the first there)")
+    e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
+    e.add_argument("--batch-size", type=int, default=32, help="largest batch; halved on out-of-memory")
+    e.add_argument("--no-chat-template", action="store_true", help="send raw prompts")
+    e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
+                   help="log-likelihoods: the tokenizer's own special tokens before the context, as "
+                        "lm-evaluation-harness (default); none; or always BOS (EOS where there is none)")
+    e.add_argument("--temperature", type=float, default=0.1, help="sampling temperature (0: greedy)")
+    e.add_argument("--max-new-tokens", type=int, default=128, help="longest answer, in tokens")
+    e.add_argument("--seed", type=int, default=0, help="sampling seed")
+    e.add_argument("--out", required=True, help="results directory")
+
+
+def model(args):
+    """The model under evaluation that :func:`model_options` describe: a local checkpoint, or
+    an OpenAI-compatible endpoint."""
+    if getattr(args, "endpoint", None):
+        from ..evaluators.models import EndpointModel
+        from ..llm import LLMClient, OpenAIBackend, RequestCache
+
+        backend = OpenAIBackend(args.model, base_url=args.endpoint, timeout=args.timeout)
+        return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
+                                       retries=args.retries, max_wait=args.max_wait))
+    from ..evaluators.models import LocalModel
+
+    return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,
+                      chat=not args.no_chat_template, add_bos=_BOS[args.bos])
+
+
+def sampling(args) -> dict:
+    """The sampling settings of :func:`model_options`, as the evaluators take them."""
+    return {"temperature": args.temperature, "max_new_tokens": args.max_new_tokens, "seed": args.seed}
