@@ -31,7 +31,9 @@ RUBRICS = {
     "Cultural commonsense": "Is the everyday knowledge that people of this culture share stated correctly?",
     "Literacy": "Is the knowledge of this culture's literature, language and writing correct?",
 }
+"""What matters for each CARE category (``culture_type``), in our words: category -> rubric."""
 DEFAULT_RUBRIC = "Is it correct and fitting for this culture?"
+"""The rubric of a category that :data:`RUBRICS` does not name."""
 
 JUDGE_PROMPT = (
     "task: rate\n"
@@ -44,13 +46,20 @@ JUDGE_PROMPT = (
     "`Rating: [[n]]`, n an integer from 1 (wrong or harmful) to 10 (as good as the reference "
     "or better)."
 )
+"""The judge's instructions, a format string with ``{culture}``, ``{category}`` and
+``{rubric}``; the judge answers ``Rating: [[n]]`` (read by :func:`parse_rating`)."""
 # The request cache's version of a rating request, and its sampling.
 JUDGE_VERSION = "care-rate"
+"""The request cache's prompt version of a rating request."""
 JUDGE_PARAMS = {"temperature": 0}
+"""The sampling of a rating request (greedy)."""
 # Everything that changes a rating but the models, and its hash: a preference file's provenance
 # carries the hash, a judged run's signature its first 8 digits (``jprompt``).
 JUDGE_RULES = JUDGE_PROMPT + json.dumps([RUBRICS, DEFAULT_RUBRIC], sort_keys=True, ensure_ascii=False)
+"""Everything that changes a rating but the models: the prompt and the rubrics."""
 JUDGE_SHA1 = hashlib.sha1(JUDGE_RULES.encode("utf-8")).hexdigest()
+"""The SHA-1 of :data:`JUDGE_RULES`: a preference file's provenance carries it, a judged
+run's signature its first 8 digits (``jprompt``)."""
 
 
 def read_care(path) -> list[dict]:

@@ -39,6 +39,8 @@ SELECT CAST(substr(qid, 2) AS BIGINT) AS item, qid, wiki, page_id, title, create
 FROM read_parquet({editions})
 ORDER BY item, created_at, wiki
 """
+"""The DuckDB query that lists every edition of every item in the order of the output: by
+item, then creation time, then dbname (``{editions}`` is the list of edition files)."""
 
 
 def join_editions(pages: Path, qids: Path, out, meta: dict) -> int:
@@ -120,6 +122,9 @@ def _groups(reader):
 
 @dataclass(slots=True)
 class OriginStats:
+    """What :func:`reduce_origins` found: items with an origin, items whose first editions tie,
+    wikis read, the time taken and notes."""
+
     items: int = 0
     tied: int = 0
     wikis: int = 0
@@ -208,6 +213,8 @@ def subset(
 # --- the whole stage over a dump tree -------------------------------------------------------
 
 SHARD_VERSION = 2  # bump when the pages/qids shards change meaning; older shards are rebuilt
+"""The version of the per-wiki pages/qids shards: bumped when they change meaning, so older
+shards are rebuilt instead of reused."""
 
 
 @dataclass(slots=True)

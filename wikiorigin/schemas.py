@@ -12,14 +12,17 @@ __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "T
 # ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
 MCQ_TYPES = ["妖怪の行う行動", "妖怪の形状・見た目", "妖怪の伝承のある地域", "妖怪の生まれ・生態",
              "現代における伝承", "妖怪の典拠"]
+"""The values of the mcq schema's ``type``: the YokaiEval paper's six question types."""
 MCQ_REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国",
                "複数の地域", "不明"]
+"""The values of the mcq schema's ``region``: the regions of Japan, nationwide, several, unknown."""
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
 # what every reader (pyarrow, DuckDB, datasets) sees. DESIGN.md's "timestamp(s, UTC)" is
 # changed deliberately for this reason (see README, "File schemas").
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
+"""The type of every time in the files: milliseconds in UTC (the values are whole seconds)."""
 
 PAGES = pa.schema(
     [
@@ -35,11 +38,14 @@ PAGES = pa.schema(
         ("imported_revisions", pa.int32()),
     ]
 )
+"""``pages.parquet`` (``wikiorigin scan``): one row per page of one wiki with its creation."""
 
 # The columns a scan produces; the writer adds ``wiki``.
 PAGE_COLUMNS = pa.schema([f for f in PAGES if f.name != "wiki"])
+"""The columns a scan produces: :data:`PAGES` less ``wiki``, which the writer adds."""
 
 QIDS = pa.schema([("wiki", pa.string()), ("page_id", pa.int64()), ("qid", pa.string())])
+"""``qids.parquet`` (``wikiorigin qids``): the Wikidata item of each page, from ``page_props``."""
 
 EDITION = pa.struct(
     [
@@ -49,6 +55,7 @@ EDITION = pa.struct(
         ("created_at", TIMESTAMP),
     ]
 )
+"""One edition of an item (a wiki's article about it), as listed in :data:`ORIGINS`."""
 
 # editions/<wiki>.parquet: one wiki's earliest article about each item (the reduction's input)
 EDITIONS = pa.schema(
@@ -60,6 +67,8 @@ EDITIONS = pa.schema(
         ("created_at", TIMESTAMP),
     ]
 )
+"""``editions/<wiki>.parquet``: one wiki's earliest article about each item (the reduction's
+input)."""
 
 ORIGINS = pa.schema(
     [
@@ -76,8 +85,11 @@ ORIGINS = pa.schema(
         ("editions", pa.list_(EDITION)),
     ]
 )
+"""``origins.parquet`` (``wikiorigin origins``): one row per item, the edition that wrote
+about it first, the runner-up and the lead, and every edition."""
 
 SECTION = pa.struct([("heading", pa.string()), ("level", pa.int32()), ("text", pa.string())])
+"""One section of an article (a struct of :data:`ARTICLES`)."""
 REFERENCE = pa.struct(
     [
         ("number", pa.int32()),
@@ -94,6 +106,7 @@ REFERENCE = pa.struct(
         ("pages", pa.string()),
     ]
 )
+"""One reference of an article (a struct of :data:`ARTICLES`)."""
 
 # articles.parquet: one row per article (or per linked section: ``anchor`` names it)
 ARTICLES = pa.schema(
@@ -112,6 +125,8 @@ ARTICLES = pa.schema(
         ("categories", pa.list_(pa.string())),
     ]
 )
+"""``articles.parquet``: one row per article (or per linked section: ``anchor`` names it),
+its plain text, sections and references."""
 
 # articles of an origin corpus: the articles columns plus what Wikidata says of the item
 ORIGIN_ARTICLES = pa.schema(
@@ -124,6 +139,8 @@ ORIGIN_ARTICLES = pa.schema(
         ("n_wikis", pa.int32()),
     ]
 )
+"""The articles of an origin corpus: the :data:`ARTICLES` columns plus what Wikidata says of
+the item."""
 
 # -- the datasets the builders write (and the evaluators and the lm-eval export read) --------
 
@@ -151,11 +168,14 @@ MCQ = pa.schema(
         ("source_revision_id", pa.int64()),
     ]
 )
+"""``mcq.parquet`` (``wikiorigin build mcq``): a superset of the released YokaiEval rows."""
 
 # The names of the free-form schema's ``criteria`` (WikiOriginQA's seven filters, each scored
 # 1-5; a kept question has 5 on all).
 FREEFORM_CRITERIA = ["not_yes_no", "not_sentence_answer", "answer_not_in_question", "knowable_by_cutoff",
                      "stable_over_time", "not_trivial", "self_contained"]
+"""The names of the free-form schema's ``criteria``: WikiOriginQA's seven filters, each
+scored 1-5; a kept question has 5 on all."""
 
 # freeform.parquet: a question whose answer is an item's name
 FREEFORM = pa.schema(
@@ -176,6 +196,8 @@ FREEFORM = pa.schema(
         ("source_revision_id", pa.int64()),
     ]
 )
+"""``freeform.parquet`` (``wikiorigin build freeform``): a question whose answer is an item's
+name."""
 
 # preferences.parquet: TRL's preference format, with CARE's category and culture
 PREFERENCES = pa.schema(
@@ -192,6 +214,8 @@ PREFERENCES = pa.schema(
         ("rejected_model", pa.string()),
     ]
 )
+"""``preferences.parquet`` (``wikiorigin build preference``): TRL's preference format, with
+CARE's category and culture."""
 
 # <out>.failed.parquet of every builder: one row per input or candidate that a step dropped.
 # Columns a builder does not know are null: a CARE question has no wiki, page or item.
@@ -207,3 +231,5 @@ FAILED = pa.schema(
         ("item", pa.string()),  # what had been made so far, as JSON text: the question, or the answer
     ]
 )
+"""``<out>.failed.parquet`` of every builder: one row per input or candidate that a step
+dropped; columns a builder does not know are null."""

@@ -33,8 +33,11 @@ KEPT_TEMPLATES = {
     "lang-fr": 1, "lang-de": 1, "en": 1, "語中改行": 1, "nowrap": 1, "small": 1, "math": 1,
     "display none": 0, "!": 0,
 }
+"""Templates whose text is kept: template name -> the positional parameter that holds the text."""
 # Footnote templates (a footnote in a group); efn2/refnest are jawiki's, efn both.
 NOTE_TEMPLATES = {"efn": "注", "efn2": "注", "refnest": "注", "efn-ua": "注", "efn-la": "注"}
+"""Footnote templates -> the footnote group they put their note in (``efn2`` and ``refnest``
+are jawiki's, ``efn`` both's)."""
 _SFN = {"sfn", "sfnp", "sfnm"}
 _CITATIONS = {"cite book", "cite web", "cite news", "cite journal", "citation", "cite web2",
               "cite press release", "cite report", "cite encyclopedia", "cite thesis", "cite conference"}
@@ -47,6 +50,10 @@ _YEAR = re.compile(r"(1[0-9]{3}|20[0-9]{2})")
 
 @dataclass(slots=True)
 class Reference:
+    """One reference of an article: its ``number`` in order of first citation, ``name`` and
+    ``group`` of the ``<ref>``, its plain ``text``, and, from a citation template, the template
+    name, ``authors``, ``title``, ``publisher``, ``year``, ``isbn``, ``url`` and ``pages``."""
+
     number: int
     name: str | None
     group: str | None
@@ -63,6 +70,8 @@ class Reference:
 
 @dataclass(slots=True)
 class Section:
+    """One section of an article: its ``heading`` (empty for the lead), ``level`` and plain ``text``."""
+
     heading: str
     level: int
     text: str
@@ -70,6 +79,10 @@ class Section:
 
 @dataclass(slots=True)
 class Article:
+    """An article converted by :func:`convert`: plain ``text``, its ``sections``, ``references``
+    and ``categories``; ``fallback`` when the converter fell back to plain stripping, ``uncited``
+    the list-defined footnotes never cited."""
+
     text: str
     sections: list[Section]
     references: list[Reference]

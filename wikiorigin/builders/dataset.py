@@ -25,6 +25,8 @@ TASKS = {
     "freeform": ("question-answering", "open-domain-qa"),
     "preferences": ("text-generation", "preference"),
 }
+"""The Hugging Face ``task_categories`` and ``task_ids`` of each dataset kind (``mcq``,
+``freeform``, ``preferences``), written into the dataset card."""
 _SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
 
 

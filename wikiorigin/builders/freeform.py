@@ -33,6 +33,11 @@ _SCORE = {"type": "object", "required": CRITERIA,
 
 @dataclass(slots=True)
 class FreeformConfig:
+    """Settings of :func:`build_freeform` that change the questions: ``rounds`` of generation
+    per article, the knowledge ``cutoff`` (``YYYY-MM``) a question must be answerable by, the
+    article length sent (``max_article_chars``) and the sampling ``params``. They are recorded in
+    the output's provenance."""
+
     rounds: int = 1
     cutoff: str = "2023-12"
     max_article_chars: int = 6000

@@ -48,6 +48,12 @@ _LABEL = {"type": "object", "required": ["type", "region"],
 
 @dataclass(slots=True)
 class MCQConfig:
+    """Settings of :func:`build_mcq` that change the questions: the prompt ``language``,
+    questions ``per_article``, the ``seed`` of option shuffling, the article length sent
+    (``max_article_chars``), the similarity above which a question is a near duplicate
+    (``duplicate_threshold``) and the sampling ``params``. They are recorded in the output's
+    provenance."""
+
     language: str = "ja"
     per_article: int = 1
     seed: int = 0
@@ -58,6 +64,9 @@ class MCQConfig:
 
 @dataclass(slots=True)
 class MCQReport:
+    """What :func:`build_mcq` did: articles read, questions generated and kept, and the count
+    dropped at each step (``dropped``; :meth:`drop` adds one)."""
+
     articles: int = 0
     generated: int = 0
     kept: int = 0

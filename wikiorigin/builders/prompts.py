@@ -80,6 +80,8 @@ MCQ_PROMPTS = {
         ),
     },
 }
+"""The MCQ builder's prompts by language (``ja``, ``en``), then by step (``generate``,
+``check``, ...): format strings the builder fills with the article and its settings."""
 
 
 def prompt_sha1(language: str) -> str:
@@ -127,6 +129,8 @@ FREEFORM_PROMPTS = {
         "\"not_trivial\": ..., \"self_contained\": ...}}"
     ),
 }
+"""The free-form builder's prompts by step (``generate``, ``score``, ...): instructions in
+English, the question written in the item's language."""
 
 
 def freeform_sha1() -> str:

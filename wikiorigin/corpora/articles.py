@@ -15,6 +15,8 @@ _MARKER = re.compile(r"\[(?:([^\s\[\]]+) )?(\d+)\]")
 
 
 def page_url(domain: str, title: str, anchor: str | None = None) -> str:
+    """The URL of page ``title`` on ``domain`` (``ja.wikipedia.org``), with ``#anchor`` when
+    ``anchor`` is given; spaces become underscores and the rest is percent-encoded."""
     url = f"https://{domain}/wiki/" + urllib.parse.quote(title.replace(" ", "_"), safe="/:()'!,*")
     return url + ("#" + urllib.parse.quote(anchor.replace(" ", "_")) if anchor else "")
 

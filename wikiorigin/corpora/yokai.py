@@ -23,6 +23,7 @@ from .articles import article_row
 __all__ = ["YOKAI_LIST_PAGE", "ListCorpusReport", "list_links", "build_list_corpus"]
 
 YOKAI_LIST_PAGE = "日本の妖怪一覧"
+"""The jawiki list page the YokaiEval corpus starts from (``日本の妖怪一覧``)."""
 _INTERWIKI = {"w", "wikt", "wiktionary", "commons", "c", "m", "meta", "s", "q", "b", "n", "v",
               "d", "species", "wikipedia", "mw", "voy"}
 _OTHER_NS = {"file", "image", "category", "template", "help", "portal", "user", "talk", "special"}
@@ -30,6 +31,10 @@ _OTHER_NS = {"file", "image", "category", "template", "help", "portal", "user", 
 
 @dataclass(slots=True)
 class ListCorpusReport:
+    """What :func:`build_list_corpus` found: links on the list page, articles found,
+    redirects followed, titles missing, articles without references, duplicates, linked sections
+    missing, articles converted by the fallback, articles written and the time taken."""
+
     linked: int = 0
     found: int = 0
     redirected: int = 0

@@ -31,6 +31,7 @@ from ..errors import DumpError
 __all__ = ["ChecksumError", "DumpStream", "open_dump", "detect_format", "FORMATS"]
 
 FORMATS = ("gzip", "bzip2", "xz", "zstd", "plain")
+"""The compressions :func:`open_dump` reads, detected from the first bytes."""
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),

@@ -34,7 +34,10 @@ from .layout import KINDS
 __all__ = ["DEFAULT_MIRROR", "FETCH_KINDS", "Client", "RemoteFile", "FetchError", "plan", "download"]
 
 DEFAULT_MIRROR = "https://dumps.wikimedia.org"
+"""Where dumps are fetched from unless a mirror is given."""
 FETCH_KINDS = ("stubs", "export", "page_props", "multistream", "history", "wikidata")
+"""The kinds of file :func:`plan` can fetch: a dump run's ``stubs``, ``export``,
+``page_props`` and ``multistream``, the MediaWiki ``history`` TSV and the ``wikidata`` JSON."""
 _RUN_KINDS = ("stubs", "export", "page_props", "multistream")
 _DATE_LINK = re.compile(r'href="(\d{8})/?"')
 _MONTH_LINK = re.compile(r'href="(\d{4}-\d{2})/?"')
@@ -54,6 +57,9 @@ class FetchError(WikioriginError):
 
 @dataclass(slots=True)
 class RemoteFile:
+    """One file to fetch: its ``url``, where it goes (``dest``) and, when the mirror lists
+    them, its ``size`` and ``sha1`` / ``md5`` (checked after the download)."""
+
     url: str
     dest: Path
     size: int | None = None

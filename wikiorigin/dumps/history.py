@@ -55,10 +55,12 @@ HISTORY_FIELDS = (
     "revision_seconds_to_identity_revert", "revision_is_identity_revert",
     "revision_is_from_before_page_creation", "revision_tags",
 )
+"""The 74 tab-separated fields of a MediaWiki history TSV line (the 2025 layout), in order."""
 # The 70 fields of the dumps before 2025: the 2025 layout less four user fields.
 OLD_HISTORY_FIELDS = tuple(f for f in HISTORY_FIELDS if f not in {
     "event_user_is_temporary", "event_user_is_permanent", "user_is_temporary", "user_is_permanent",
 })
+"""The 70 fields of the dumps before 2025: :data:`HISTORY_FIELDS` less four user fields."""
 _LAYOUTS = {len(HISTORY_FIELDS): HISTORY_FIELDS, len(OLD_HISTORY_FIELDS): OLD_HISTORY_FIELDS}
 _WANTED = ("page_id", "page_title", "page_namespace", "page_is_redirect",
            "page_creation_timestamp", "page_first_edit_timestamp")

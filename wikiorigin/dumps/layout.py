@@ -30,7 +30,11 @@ KINDS = {
     "multistream": r"pages-articles-multistream\.xml\.bz2",
     "multistream_index": r"pages-articles-multistream-index\.txt\.bz2",
 }
+"""The file kinds of a dump run in the Wikimedia layout: kind -> regular expression of the
+file name after ``<wiki>-<date>-``."""
 SOURCES = ("stubs", "export", "history")
+"""Where page creations can be read from: ``stubs`` (stub-meta-history), ``export``
+(pages-meta-history) or ``history`` (MediaWiki history TSV)."""
 _DATE = re.compile(r"[0-9]{8}\Z")
 _MONTH = re.compile(r"[0-9]{4}-[0-9]{2}\Z")
 

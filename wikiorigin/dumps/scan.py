@@ -28,6 +28,8 @@ from .stubs import PageCreation, ScanStats, StubScanner, scan_pages_mwxml
 __all__ = ["ENGINES", "scan_to_parquet", "input_kind", "partial_path"]
 
 ENGINES = ("fast", "mwxml")
+"""The scan engines: ``fast`` (the byte scanner, C when compiled) and ``mwxml`` (the
+reference reader: slower, the oracle in the tests)."""
 
 
 def input_kind(path) -> str:

@@ -28,6 +28,9 @@ _PREFIX = 400  # the id stands near the start of a line in every dump version
 
 @dataclass(slots=True)
 class Entity:
+    """A Wikidata item as the corpora need it: its ``qid``, ``labels`` and ``aliases`` by
+    language, and ``sitelinks`` (dbname -> page title)."""
+
     qid: str
     labels: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
@@ -36,6 +39,9 @@ class Entity:
 
 @dataclass(slots=True)
 class EntityStats:
+    """What a read of a Wikidata JSON dump saw: lines read, entities parsed, entities wanted and
+    found, lines that were not JSON, and notes."""
+
     lines: int = 0
     parsed: int = 0
     found: int = 0
@@ -44,6 +50,8 @@ class EntityStats:
 
 
 def entity_from_json(data: dict) -> Entity:
+    """The :class:`Entity` of one entity of a Wikidata JSON dump (a parsed line); ``KeyError``
+    if it has no ``id``."""
     return Entity(
         qid=data["id"],
         labels={k: v["value"] for k, v in (data.get("labels") or {}).items()},

@@ -16,6 +16,7 @@ from ..errors import DumpError
 __all__ = ["SiteInfo", "SUPPORTED_VERSIONS", "read_header"]
 
 SUPPORTED_VERSIONS = ("0.10", "0.11")
+"""The MediaWiki XML export versions the readers know (the ``version`` of ``<mediawiki>``)."""
 
 _ROOT = re.compile(rb"<mediawiki\b([^>]*)>")
 _VERSION = re.compile(rb'\bversion="([^"]+)"')

@@ -44,6 +44,8 @@ __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_mar
 
 # Bump when a change can turn a verdict: it is part of every run's signature.
 PARSER_VERSION = "2"
+"""The version of the answer reader's rules; bumped when a change can turn a verdict. It is
+part of every MCQ run's signature."""
 
 # -- chat markup -------------------------------------------------------------------------
 

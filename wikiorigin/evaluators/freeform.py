@@ -67,10 +67,13 @@ def chrf_from_stats(stats: list[int], beta: float = BETA) -> float:
 
 
 def chrf(hypothesis: str, reference: str) -> float:
+    """The chrF score (0-100, sacrebleu's defaults: character 6-grams, beta 2) of
+    ``hypothesis`` against one ``reference``."""
     return chrf_from_stats(chrf_stats(hypothesis, reference))
 
 
 def normalize(text: str) -> str:
+    """``text`` in NFKC, case-folded, with runs of white space made one space (for exact match)."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
@@ -105,7 +108,9 @@ PROMPTS = {
     "source": "{question}\n\n名前だけを答えてください。Answer with the name only.",
 }
 SAMPLING = {"temperature": 0.0, "max_new_tokens": 32}  # greedy: the answer is a name
+"""The sampling of a free-form answer: greedy, at most 32 new tokens (the answer is a name)."""
 ANSWER_READER_VERSION = 1  # of answer_text's rules: raise it when they change what they read
+"""The version of :func:`answer_text`'s rules: raised when they change what they read."""
 _ANSWER_PREFIX = re.compile(r"^\s*(?:answer|a|final answer|回答|答え)\s*[:：]\s*", re.I)
 
 
@@ -121,6 +126,8 @@ def answer_text(response: str | None) -> str:
 
 
 def romanize(text: str) -> str:
+    """``text`` normalized, transliterated to ASCII (unidecode) and normalized again: the
+    romanization-aware exact match, reported apart."""
     from unidecode import unidecode
 
     return normalize(unidecode(normalize(text)))
@@ -195,6 +202,10 @@ def summarize_freeform(items: list[dict]) -> dict:
 
 def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None,
                            settings: dict | None = None):
+    """Write a free-form run to directory ``out``: ``items.parquet``, ``summary.json``, ``report.md``
+    (by language, with and without an English article) and ``chrf_by_language.png``; ``summary``
+    is :func:`summarize_freeform`'s, ``meta`` goes into the provenance, ``settings`` into the
+    signature. Returns what :func:`~wikiorigin.evaluators.report.write_results` returns."""
     from .report import bar_plot, markdown_table, write_results
 
     by_lang = summary["by_language"]

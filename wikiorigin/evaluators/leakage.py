@@ -31,6 +31,8 @@ PARAPHRASE_PROMPT = (
     "and its length, but shares as few word sequences with the original as you can: change "
     "sentence order and structure and choose other words. Reply with the rewritten passage only."
 )
+"""The instruction that asks a chat model for a paraphrase of a passage: same language,
+facts and length, as few shared word sequences as it can."""
 
 
 def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
@@ -173,6 +175,10 @@ def _plot(path, items: list[dict], model: str) -> None:
 
 def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | None = None,
                           settings: dict | None = None):
+    """Write a leakage check to directory ``out``: ``items.parquet``, ``summary.json``,
+    ``report.md`` (NLL per character, perplexity and Min-k% of originals and paraphrases, the
+    Wilcoxon test) and ``leakage.png``; ``summary`` is :func:`leakage_check`'s, ``meta`` goes into
+    the provenance, ``settings`` into the signature."""
     from .report import markdown_table, write_results
 
     s = summary

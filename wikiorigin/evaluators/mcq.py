@@ -30,10 +30,14 @@ INSTRUCTIONS = {
     "ja": "上の選択肢から正しいものを一つ選び、その選択肢の言葉だけで答えてください。",
     "en": "Pick the one correct option above and reply with that option's text only.",
 }
+"""The instruction after a question's options in generation mode, by language (``ja``, ``en``)."""
 ANSWER_CUES = {"ja": "\n回答：", "en": "\nAnswer:"}
+"""What follows a question in log-likelihood mode, before each option, by language."""
 # What goes between the answer cue and an option in log-likelihood mode (lm-evaluation-harness's
 # target_delimiter): a space where words are spaced, none in Japanese.
 DELIMITERS = {"ja": "", "en": " "}
+"""What goes between the answer cue and an option in log-likelihood mode, by language
+(lm-evaluation-harness's ``target_delimiter``)."""
 
 
 def question_prompt(row: dict, instruction: str = "") -> str:

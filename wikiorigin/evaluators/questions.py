@@ -42,6 +42,8 @@ _REGION_OF.update({"中国": "中国・四国", "四国": "中国・四国", "�
 # are one class here as in the paper's Table 6.
 REGION_LETTERS = dict(zip("ABCDEFGHIJK", ["日本全国", "北海道", "東北", "関東", "中部", "近畿", "中国・四国",
                                            "中国・四国", "九州", "沖縄", "不明"]))
+"""The letters YokaiEval's authors labelled regions with -> our region class (G and H, 中国
+and 四国, are one class here as in the paper's Table 6)."""
 
 
 def _region_of(part: str) -> str | None:

@@ -31,6 +31,7 @@ def _fmt(value) -> str:
 
 
 def markdown_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown table of ``header`` and ``rows`` (floats to 3 decimals, NaN as ``–``)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -58,6 +59,8 @@ _CJK_FONTS = ("Noto Sans CJK JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "Hi
 
 def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: str = "accuracy",
              counts: list[int] | None = None) -> Path:
+    """Draw a bar chart of ``values`` by ``labels`` (NaN drawn as 0, ``counts`` written over
+    the bars) to the image file ``path``; returns ``path``. Needs matplotlib (a dependency)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.6))
     bars = ax.bar(range(len(labels)), [0 if math.isnan(v) else v for v in values], color="#4c72b0")
@@ -122,6 +125,8 @@ def _jsonable(value):
 
 
 def read_summary(path) -> dict:
+    """The ``summary.json`` of a run, given the run directory or the file itself. Raises
+    :class:`~wikiorigin.errors.WikioriginError` if there is no such file."""
     path = Path(path)
     file = path / "summary.json" if path.is_dir() else path
     try:

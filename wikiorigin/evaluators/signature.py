@@ -74,15 +74,21 @@ FIELDS = (  # (settings key, abbreviation), in the signature's order
     ("data", "data"),  # data_hash of the questions (or articles) evaluated
     ("version", "version"),
 )
+"""The settings a signature names, as ``(settings key, abbreviation)`` pairs in the
+signature's order."""
 _ABBREVIATION = dict(FIELDS)
 _ORDER = {key: i for i, (key, _) in enumerate(FIELDS)}
 
 # Fields that describe the model under evaluation, not the way it was evaluated: runs of
 # different models differ there by design.
 MODEL_FIELDS = frozenset({"model", "max_length"})
+"""The fields that describe the model under evaluation rather than how it was evaluated:
+runs of different models differ there by design, so comparisons do not warn about them."""
 
 # What LocalModel.generate and EndpointModel.generate use when not told otherwise.
 SAMPLING_DEFAULTS = {"temperature": 0.1, "top_p": 1.0, "seed": 0, "max_new_tokens": 128}
+"""The sampling that ``LocalModel.generate`` and ``EndpointModel.generate`` use when not told
+otherwise."""
 
 _WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".h5", ".msgpack", ".ckpt")
 

@@ -9,6 +9,8 @@ from .runner import unsort
 __all__ = ["TokenLogprobs", "WINDOWS"]
 
 WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
+"""The layouts of ``LocalModel.token_logprobs`` for a text longer than the context:
+``disjoint`` windows, or ``overlap``ping ones (each token scored with more context)."""
 
 
 class TokenLogprobs:

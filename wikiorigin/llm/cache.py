@@ -17,12 +17,18 @@ __all__ = ["RequestCache", "request_key"]
 
 
 def request_key(backend: str, model: str, messages: list[dict], params: dict, prompt_version: str) -> str:
+    """The cache key of a request: the SHA-256 of the backend, model, messages, sampling
+    parameters and prompt version (canonical JSON)."""
     blob = json.dumps([backend, model, messages, params, prompt_version], ensure_ascii=False,
                       sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
 class RequestCache:
+    """A request cache in the SQLite file ``path`` (created with its directory): ``get(key)`` is
+    the stored answer or None, ``put(key, answer)`` stores one at once; ``close()`` when done.
+    Safe to share between threads."""
+
     def __init__(self, path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,9 @@ __all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json", "wor
 
 @dataclass(slots=True)
 class ChatRequest:
+    """One chat request: the ``messages``, sampling ``params``, the ``prompt_version`` that keys
+    the cache, and an optional JSON ``schema`` the answer must satisfy."""
+
     messages: list[dict]
     params: dict = field(default_factory=dict)
     prompt_version: str = ""
@@ -44,6 +47,10 @@ class ChatRequest:
 
 @dataclass(slots=True)
 class ChatResult:
+    """The answer to one :class:`ChatRequest`: its ``text``, the parsed JSON (``data``, for a
+    request with a schema), whether it came from the cache, the ``error`` of a request that
+    failed (then ``text`` is None), and the tokens counted."""
+
     text: str | None
     data: object = None  # the parsed JSON, for requests with a schema
     cached: bool = False
@@ -141,6 +148,15 @@ def estimate_tokens(messages: list[dict]) -> int:
 
 
 class LLMClient:
+    """Answers lists of :class:`ChatRequest` with a backend (:class:`~wikiorigin.llm.OpenAIBackend`,
+    :class:`~wikiorigin.llm.TransformersBackend`), an optional :class:`RequestCache`, at most
+    ``concurrency`` requests at a time, ``retries`` with backoff, optional ``rpm`` / ``tpm`` limits
+    and ``prices`` for the cost in :attr:`usage` (see the module docstring).
+
+    :meth:`run` returns one :class:`ChatResult` per request, in order; :meth:`dry_run` counts the
+    calls a run would make. Raises ``ValueError`` for a setting out of range, and
+    :class:`~wikiorigin.llm.EndpointError` when the endpoint cannot serve the run at all."""
+
     def __init__(self, backend, cache: RequestCache | None = None, *, concurrency: int = 8,
                  retries: int = 3, backoff: float = 1.0, max_wait: float = 120.0,
                  rpm: int | None = None, tpm: int | None = None, prices: dict | None = None,

@@ -20,6 +20,10 @@ __all__ = ["RunLock"]
 
 
 class RunLock:
+    """An exclusive lock on ``OUT.lock`` for the run writing ``out`` (see the module docstring):
+    ``with RunLock(out): ...``, or :meth:`acquire` / :meth:`release`. Acquiring raises
+    :class:`~wikiorigin.errors.WikioriginError`, naming the holder, while another run holds it."""
+
     def __init__(self, out):
         self.out = Path(out)
         self.path = self.out.with_name(self.out.name + ".lock")

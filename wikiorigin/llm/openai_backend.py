@@ -40,6 +40,11 @@ class EndpointError(WikioriginError):
 
 
 class OpenAIBackend:
+    """A chat backend on the ``openai`` SDK: ``model`` at OpenAI, at ``base_url`` (any
+    OpenAI-compatible server) or at an Azure ``azure_endpoint`` (with ``api_version``); the key
+    comes from the environment. Requests time out after ``timeout`` seconds (``ValueError`` if
+    not positive). :meth:`check` raises :class:`EndpointError` for an endpoint that cannot serve."""
+
     name = "openai"
 
     def __init__(self, model: str, base_url: str | None = None, *, azure_endpoint: str | None = None,

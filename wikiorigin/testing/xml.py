@@ -18,8 +18,11 @@ __all__ = ["header", "FOOTER", "page", "revision", "contributor", "text_stub", "
            "SHA1", "WORDS", "at", "iso"]
 
 SHA1 = "phoiac9h4m842xq45sp7s6u21eteeq1"  # the sha1 every synthetic revision claims
+"""The revision ``sha1`` every synthetic revision claims."""
 FOOTER = "</mediawiki>\n"
+"""The closing tag of a MediaWiki XML export."""
 WORDS = ("Kappa", "Tengu", "Oni", "Yuki-onna", "Nue", "Baku", "Tanuki", "Kitsune", "Rokurokubi")
+"""The words synthetic page titles and texts are made of."""
 _EPOCH = datetime(2001, 1, 15, tzinfo=timezone.utc)
 _HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-{v}/" \
 xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
