@@ -105,3 +105,23 @@ def test_lazy_names_resolve(package):
         assert public in dir(module)
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         getattr(module, "nope")
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_public_method_and_function_has_a_docstring(name):
+    """Beyond ``__all__``: the public methods of the classes a module exports, and its public
+    functions (no leading underscore) that ``__all__`` leaves out."""
+    docs = _docs(name)
+    missing = []
+    for public in docs.obj.__all__:
+        member = docs.members.get(public)
+        if isinstance(member, pdoc.doc.Class) and member.modulename == name:
+            missing += [f"{public}.{m.name}" for m in member.own_members
+                        if isinstance(m, pdoc.doc.Function) and not m.name.startswith("_")
+                        and not m.docstring.strip()]
+    for key, value in vars(docs.obj).items():
+        if (callable(value) and getattr(value, "__module__", None) == name and not key.startswith("_")
+                and key not in docs.obj.__all__ and not isinstance(value, type)
+                and not (getattr(value, "__doc__", None) or "").strip()):
+            missing.append(key)
+    assert not missing, f"{name}: no docstring on " + ", ".join(missing)

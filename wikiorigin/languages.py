@@ -79,6 +79,7 @@ class Wiki:
         return self.status == "open"
 
     def as_dict(self) -> dict:
+        """The wiki as a dict for JSON: dbname, language, domain, whether it is open, and status."""
         return {
             "dbname": self.dbname,
             "language": self.language,
@@ -199,6 +200,7 @@ class SingleCountryLanguage:
     status: str = "official"  # CLDR's status there, or "national_by_constitution" (the table)
 
     def as_dict(self) -> dict:
+        """The record as a dict for JSON."""
         return {"language": self.language, "country": self.country,
                 "country_name": self.country_name, "wiki": self.wiki, "status": self.status}
 

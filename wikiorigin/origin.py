@@ -304,6 +304,8 @@ class BuildReport:
 
 
 def shard_dir_for(out) -> Path:
+    """The directory of the per-wiki shards of the output ``out``: ``NAME.shards`` beside
+    ``NAME.parquet``."""
     out = Path(out)
     return out.with_name(out.name.removesuffix(".parquet") + ".shards")
 

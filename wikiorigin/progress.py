@@ -34,6 +34,7 @@ class Progress:
             self._bar = tqdm(desc=desc, total=total, unit=unit, file=self.stream, leave=False)
 
     def update(self, n: int = 1) -> None:
+        """Count ``n`` more units done (and move the bar, if any)."""
         self.done += n
         if self._bar is not None:
             if self.note is not None:
@@ -49,6 +50,7 @@ class Progress:
             print(f"{self.desc}: {self.done:,}{of} {self.unit}s ({rate:,.1f}/s{note})", file=self.stream, flush=True)
 
     def close(self) -> None:
+        """Close the bar, if any."""
         if self._bar is not None:
             self._bar.close()
 

@@ -73,6 +73,7 @@ class MCQReport:
     dropped: dict = field(default_factory=dict)
 
     def drop(self, step: str) -> None:
+        """Count one question dropped at ``step``."""
         self.dropped[step] = self.dropped.get(step, 0) + 1
 
 

@@ -130,6 +130,8 @@ class DumpStream:
         return min(self._raw.furthest, self.compressed_size)
 
     def read(self, n: int = 1 << 22) -> bytes:
+        """Up to ``n`` decompressed bytes (``b""`` at the end). Corrupt or truncated data does not
+        raise here: what decodes cleanly is delivered, then the error is raised at its place."""
         if self._salvaged is not None:
             return self._read_salvaged(n)
         try:
@@ -173,6 +175,7 @@ class DumpStream:
             yield rest
 
     def close(self) -> None:
+        """Close the decoder and the file."""
         self._reader.close()
         self._raw.close()
 

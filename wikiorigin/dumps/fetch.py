@@ -88,6 +88,9 @@ class Client:
                                f"contact: {self.contact})")
 
     def open(self, url: str, start: int = 0):
+        """An open HTTP response for ``url``, from byte ``start`` on (a range request). Raises
+        :class:`FetchError` (with ``retry`` set for 429, 5xx and connection errors) on an HTTP
+        error, no connection, or an HTML page where a file was expected."""
         headers = {"User-Agent": self.user_agent}
         if start:
             headers["Range"] = f"bytes={start}-"
@@ -105,6 +108,7 @@ class Client:
         return response
 
     def text(self, url: str) -> str:
+        """The body of ``url`` as text (UTF-8); errors as :meth:`open`."""
         with self.open(url) as response:
             return response.read().decode("utf-8", "replace")
 

@@ -236,15 +236,18 @@ class MultistreamIndex:
         return self._titles.take(pa.array(np.argsort(self._title_rows))).to_pylist()
 
     def page_ids(self) -> list[int]:
+        """Every page id of the index, in index order."""
         return self._ids.tolist()
 
     def stream_offsets(self) -> list[int]:
+        """The byte offsets of the dump's streams, sorted, each once."""
         return np.unique(self._offsets).tolist()
 
     def _entry(self, row) -> _Entry | None:
         return None if row is None else _Entry(int(self._offsets[row]), int(self._ids[row]))
 
     def by_title(self, title: str) -> _Entry | None:
+        """The entry (stream offset, page id) of the page titled exactly ``title``, or None."""
         titles = self._titles
         lo, hi = 0, len(titles)
         while lo < hi:
@@ -257,6 +260,7 @@ class MultistreamIndex:
         return self._entry(int(self._title_rows[lo]) if found else None)
 
     def by_id(self, page_id: int) -> _Entry | None:
+        """The entry (stream offset, page id) of page ``page_id``, or None."""
         at = int(np.searchsorted(self._ids_sorted, page_id))
         found = at < len(self._ids_sorted) and self._ids_sorted[at] == page_id
         return self._entry(int(self._id_order[at]) if found else None)
@@ -288,6 +292,7 @@ class Multistream:
         return self.entries.titles()
 
     def page_ids(self) -> list[int]:
+        """Every page id of the dump's index, in index order."""
         return self.entries.page_ids()
 
     def _read_stream(self, offset: int) -> bytes:
@@ -325,6 +330,8 @@ class Multistream:
         return info
 
     def entry(self, key: str | int) -> _Entry | None:
+        """The index entry of a page id (int) or a title (str, tried as given, then normalized),
+        or None if the index has no such page."""
         if isinstance(key, int):
             return self.entries.by_id(key)
         return self.entries.by_title(key) or self.entries.by_title(self.normalize(key))
@@ -339,6 +346,7 @@ class Multistream:
         return pages
 
     def missing(self, keys: Iterable[str | int]) -> list:
+        """The keys (page ids or titles) the index does not have."""
         return [k for k in keys if self.entry(k) is None]
 
     def _fetch(self, entries: dict) -> dict:

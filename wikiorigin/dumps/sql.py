@@ -95,6 +95,7 @@ class SqlStats:
     notes: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
+        """Keep ``text`` as a note, up to the first ``MAX_NOTES``."""
         if len(self.notes) < MAX_NOTES:
             self.notes.append(text)
 
@@ -114,6 +115,8 @@ class SqlDump:
         self.stats = SqlStats()
 
     def statements(self) -> Iterator[bytes]:
+        """The ``VALUES`` part of each ``INSERT`` into the table, in file order (see
+        :meth:`statements_at`)."""
         for _, values in self.statements_at():
             yield values
 

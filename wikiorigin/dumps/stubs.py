@@ -442,6 +442,8 @@ class StubScanner:
         return f"{self.stream.path}: near decompressed byte {offset}{page}"
 
     def batches(self) -> Iterator[pa.RecordBatch]:
+        """Record batches of page creations (``schemas.PAGE_COLUMNS``), in dump order, read in one
+        pass; :attr:`stats` counts what was seen. A single-pass iterator."""
         if CORE is not None and self.scan_threads > 1:
             self._pool = ThreadPoolExecutor(self.scan_threads, thread_name_prefix="wikiorigin-scan")
         try:

@@ -14,6 +14,8 @@ class Generation:
     loading and batching of :class:`~wikiorigin.evaluators.runner.ModelRunner`."""
 
     def format_prompt(self, prompt: str, system: str | None = None) -> str:
+        """``prompt`` as the model sees it: through its chat template (with an optional ``system``
+        message and the generation prompt) when ``chat`` is on, else unchanged."""
         if not self.chat:
             return prompt
         messages = ([{"role": "system", "content": system}] if system else []) + \

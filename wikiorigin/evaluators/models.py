@@ -66,6 +66,9 @@ class EndpointModel:
     def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
                  top_p: float = 1.0, seed: int = 0, system: str | None = None,
                  batch_size: int | None = None) -> list[str | None]:
+        """One answer per prompt (in order) from the endpoint, through the client's cache, retries
+        and limits; None for a request that failed. ``system`` is an optional system message;
+        ``batch_size`` is accepted for the interface of :class:`LocalModel` and not used."""
         from ..llm import ChatRequest
 
         params = {"temperature": temperature, "max_tokens": max_new_tokens, "top_p": top_p, "seed": seed}

@@ -64,6 +64,7 @@ class ModelRunner:
         return tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
 
     def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``, without special tokens."""
         return self.encode_many([text])[0]
 
     def encode_many(self, texts: list[str]) -> list[list[int]]:

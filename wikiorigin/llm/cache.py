@@ -39,11 +39,13 @@ class RequestCache:
         self._db.commit()
 
     def get(self, key: str) -> dict | None:
+        """The answer stored under ``key``, or None."""
         with self._lock:
             row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, answer: dict) -> None:
+        """Store ``answer`` (JSON-serializable) under ``key`` and commit at once."""
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
                              (key, json.dumps(answer, ensure_ascii=False)))
@@ -54,5 +56,6 @@ class RequestCache:
             return self._db.execute("SELECT count(*) FROM answers").fetchone()[0]
 
     def close(self) -> None:
+        """Close the database."""
         with self._lock:
             self._db.close()

@@ -85,9 +85,12 @@ class Usage:
         return (self.input_tokens * prices["input"] + self.output_tokens * prices["output"]) / 1e6
 
     def as_dict(self) -> dict:
+        """The counters as a dict (field -> value), for JSON."""
         return {k: getattr(self, k) for k in self.__slots__}
 
     def summary(self, prices: dict | None = None) -> str:
+        """One line for the end of a run: calls, cache hits, retries, failures, tokens, the cost
+        at ``prices`` (when given) and the time spent waiting."""
         cost = self.cost(prices)
         return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
                 f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
@@ -178,6 +181,7 @@ class LLMClient:
         self._given_up, self._down = 0, None
 
     def key(self, request: ChatRequest) -> str:
+        """The cache key of ``request`` with this client's backend and model (:func:`request_key`)."""
         return request_key(self.backend.key, self.backend.model, request.messages,
                            request.params, request.prompt_version)
 

@@ -37,6 +37,8 @@ class RunLock:
         self.release()
 
     def acquire(self) -> None:
+        """Take the lock and write this process's PID and command line into the lock file. Raises
+        :class:`~wikiorigin.errors.WikioriginError`, naming the holder, if another run holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -55,6 +57,7 @@ class RunLock:
         self._fd = fd
 
     def release(self) -> None:
+        """Remove the lock file and let the lock go (nothing if not held)."""
         if self._fd is None:
             return
         try:

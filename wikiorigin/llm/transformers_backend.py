@@ -65,4 +65,7 @@ class TransformersBackend:
                 "input_tokens": int(ids["input_ids"].shape[1]), "output_tokens": int(new.shape[0])}
 
     async def chat(self, messages: list[dict], params: dict) -> dict:
+        """``{"text", "input_tokens", "output_tokens"}`` of one chat, generated in a worker
+        thread; raises :class:`~wikiorigin.llm.openai_backend.RequestError` when the prompt and
+        the new tokens exceed the model's context."""
         return await asyncio.to_thread(self._generate, messages, params)
