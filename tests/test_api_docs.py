@@ -125,3 +125,20 @@ def test_every_public_method_and_function_has_a_docstring(name):
                 and not (getattr(value, "__doc__", None) or "").strip()):
             missing.append(key)
     assert not missing, f"{name}: no docstring on " + ", ".join(missing)
+
+
+def test_package_docstring_example_runs(tmp_path):
+    """The example on the reference's front page (``wikiorigin``'s docstring), run as written from
+    a directory where ``tests/`` is the repository's."""
+    import re
+    import textwrap
+
+    import wikiorigin
+
+    code = textwrap.dedent(re.search(r"::\n\n((?:    .*\n|\n)+)", wikiorigin.__doc__)[1])
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    counts, accuracy = out.stdout.splitlines()
+    assert re.fullmatch(r"\d+ items; \d+ tied", counts)
+    assert 0 < float(accuracy) < 1

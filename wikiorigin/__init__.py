@@ -15,11 +15,23 @@ The stages, each a function that reads and writes files (Parquet between stages)
    `evaluate_generate`, `evaluate_loglikelihood`, `evaluate_freeform`, `judge_answers`,
    `leakage_check` (`wikiorigin.evaluators`).
 
-Every name below is imported on first use, so ``import wikiorigin`` loads nothing heavy::
+Every name below, and every sub-package (``wo.evaluators``, ``wo.dumps``, ...), is imported on
+first use, so ``import wikiorigin`` loads nothing heavy. From the repository's root (the
+example runs in ``tests/test_api_docs.py``)::
 
     import wikiorigin as wo
-    rows = wo.read_questions("mcq.parquet")
-    items = wo.evaluate_generate(rows, responses=[...])
+
+    # the origin of each Wikidata item in the bundled dump tree
+    report = wo.build_origins("tests/data/tree", "origins.parquet")
+    print(report.origins.items, "items;", report.origins.tied, "tied")
+
+    # a released YokaiEval responses file, scored without a model
+    import lzma, pathlib
+    released = lzma.open("tests/data/yokaieval/responses-gpt4o-mini.json.xz").read()
+    pathlib.Path("responses.json").write_bytes(released)
+    rows = wo.read_questions("responses.json")
+    items = wo.evaluate_generate(rows, recorded="gpt-4o-mini")
+    print(wo.evaluators.summarize(items)["accuracy"])
 
 The command line (``wikiorigin --help``) calls the same functions.
 """
@@ -41,8 +53,9 @@ _EXPORTS = {
     "evaluate_loglikelihood": ".evaluators.mcq",
     "read_freeform": ".evaluators.freeform", "evaluate_freeform": ".evaluators.freeform",
     "judge_answers": ".evaluators.judge", "leakage_check": ".evaluators.leakage",
-    "export_lmeval": ".export_lmeval",
     "WikioriginError": ".errors",
 }
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = _attach(__name__, _EXPORTS)
+_SUBMODULES = ("dumps", "origin", "corpora", "builders", "evaluators", "llm", "schemas", "files",
+               "languages", "wikitext", "care", "export_lmeval", "errors", "testing")
+__getattr__, __dir__ = _attach(__name__, _EXPORTS, _SUBMODULES)
