@@ -182,14 +182,15 @@ def attach_responses(rows: list[dict], recorded: list[dict], *, source: str = "t
     by_choices: dict[tuple, list[int]] = {}
     for n, row in enumerate(rows):
         by_choices.setdefault(tuple(sorted(row["choices"])), []).append(n)
+    stems = [_stem(row["question"]) for row in rows]
     taken: dict[int, dict] = {}
     unmatched, duplicates = [], 0
     for rec in recorded:
         candidates = by_choices.get(tuple(sorted(rec["choices"])), [])
         stem = _stem(rec["question"])
-        shared = {n: len(os.path.commonprefix([stem, _stem(rows[n]["question"])])) for n in candidates}
+        shared = {n: len(os.path.commonprefix([stem, stems[n]])) for n in candidates}
         best = max(shared.values(), default=0)
-        top = [n for n, v in shared.items() if v == best and 2 * v >= min(len(stem), len(_stem(rows[n]["question"])))]
+        top = [n for n, v in shared.items() if v == best and 2 * v >= min(len(stem), len(stems[n]))]
         if len(top) != 1:
             unmatched.append(rec["question"])
         elif top[0] in taken:
