@@ -207,5 +207,9 @@ def test_a_file_that_is_not_an_items_file(ja_multistream, data_dir, tmp_path, ca
     pq.write_table(pa.table({"wiki": ["jawiki"], "page_id": [56]}), pages)
     code, _, err = _run(capsys, pages, ja_multistream, tmp_path / "a.parquet",
                         "--wikidata", str(data_dir / WD))
-    assert code == 2 and err == (f"wikiorigin: error: {pages}: not an items file: no column qid, "
-                                 "origin_wiki, n_wikis, editions (make one with `wikiorigin subset`)\n")
+    assert code == 2 and err == (f"wikiorigin: error: {pages}: not the output of `wikiorigin subset`: no column "
+                                 "qid, origin_wiki, n_wikis, editions\n")
+    text = tmp_path / "items.txt"
+    text.write_text("not parquet")
+    code, _, err = _run(capsys, text, ja_multistream, tmp_path / "b.parquet", "--wikidata", str(data_dir / WD))
+    assert code == 2 and f"{text}: not a Parquet file" in err and "expected the output of `wikiorigin subset`" in err

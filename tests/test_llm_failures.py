@@ -279,3 +279,15 @@ def test_a_lock_of_a_killed_process_is_taken_over(tmp_path):
     with RunLock(out) as lock:
         assert lock.path.read_text().startswith(f"{os.getpid()}\n")
     assert not lock.path.exists()
+
+
+
+def test_bad_prices_and_concurrency_are_refused_at_the_command_line(tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    for bad in (["--prices", "abc"], ["--prices", '{"input": 0.15}'], ["--concurrency", "0"]):
+        with pytest.raises(SystemExit) as stop:
+            main(["build", "freeform", "--articles", "a.parquet", "--out", str(tmp_path / "f.parquet"),
+                  "--model", "m", *bad])
+        assert stop.value.code == 2
+    assert "is not JSON such as" in capsys.readouterr().err

@@ -117,10 +117,10 @@ def _add_preference(build) -> None:
 def cmd_build_preference(args) -> int:
     from ..builders.preference import build_preferences, plan_preferences
 
-    responders = {m: llm_client(args, m) for m in args.models.split(",") if m.strip()}
+    responders = {m: llm_client(args, m) for m in (name.strip() for name in args.models.split(",")) if m}
     if args.dry_run:
         return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
-    judge = llm_client(args, args.judge_model) if args.judge_model else None
+    judge = llm_client(args, args.judge_model)
     with RunLock(args.out):
         counts = build_preferences(args.questions, args.out, responders, judge,
                                    min_gap=args.min_gap, language=args.language)

@@ -52,6 +52,18 @@ _WAITS = (
     "key or an unknown model is an error before anything is paid.")
 
 
+def prices(text: str) -> dict:
+    """``--prices``: JSON with numbers for ``input`` and ``output`` (USD per 1M tokens), checked
+    at the command line, before anything runs."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = None
+    if not (isinstance(value, dict) and all(isinstance(value.get(k), (int, float)) for k in ("input", "output"))):
+        raise argparse.ArgumentTypeError(f'{text!r} is not JSON such as {{"input": 0.15, "output": 0.6}}')
+    return value
+
+
 def llm_options(b) -> None:
     """The options of the LLM clients a command makes (:func:`llm_client`)."""
     b.add_argument("--backend", choices=("openai", "transformers"), default="openai",
@@ -59,10 +71,10 @@ def llm_options(b) -> None:
     b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
     b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
     b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite): a re-run pays for no call twice")
-    b.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
-    b.add_argument("--rpm", type=int, default=None, help="requests per minute at most")
-    b.add_argument("--tpm", type=int, default=None, help="tokens per minute at most")
-    b.add_argument("--prices", default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
+    b.add_argument("--concurrency", type=positive(int), default=8, help="requests in flight at once")
+    b.add_argument("--rpm", type=positive(int), default=None, help="requests per minute at most")
+    b.add_argument("--tpm", type=positive(int), default=None, help="tokens per minute at most")
+    b.add_argument("--prices", type=prices, default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
     w = b.add_argument_group("timeouts, retries and waits", _WAITS)
     w.add_argument("--timeout", type=positive(float), default=60, metavar="SECONDS",
                    help="seconds one try may take (default: %(default)s)")
@@ -83,9 +95,8 @@ def llm_client(args, name):
     else:
         backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint,
                                 timeout=args.timeout)
-    prices = json.loads(args.prices) if args.prices else None
     return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency, retries=args.retries,
-                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=prices)
+                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=args.prices)
 
 
 # --- the model under evaluation (`eval`) -------------------------------------------------------

@@ -27,15 +27,14 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.compute as pc
 
 from ..dumps.pages import Multistream, PageText
 from ..dumps.wikidata import Entity, EntityStats, query_entities, read_entities
 from ..errors import WikioriginError
-from ..files import ParquetSink, provenance
+from ..files import ParquetSink, provenance, read_input
 from ..languages import lookup
 from ..schemas import ORIGIN_ARTICLES
 from .articles import article_row
@@ -87,15 +86,8 @@ def dump_wiki(dump: Multistream) -> str:
 
 def _read_items(items, wiki: str, dump: Multistream) -> tuple[pa.Table, list[dict]]:
     """All items and those of ``wiki``; items of none of them is an error naming their wikis."""
-    path = Path(items)
-    if not path.is_file():
-        raise WikioriginError(f"{items}: no such items file (make one with `wikiorigin subset`)")
-    missing = [c for c in _COLUMNS if c not in pq.read_schema(path).names]
-    if missing:
-        raise WikioriginError(f"{items}: not an items file: no column {', '.join(missing)} "
-                              "(make one with `wikiorigin subset`)")
-    table = pq.read_table(path, columns=_COLUMNS)
-    rows = [r for r in table.to_pylist() if r["origin_wiki"] == wiki]
+    table = read_input(items, _COLUMNS, "wikiorigin subset", columns=list(_COLUMNS))
+    rows = table.filter(pc.field("origin_wiki") == wiki).to_pylist()
     if table.num_rows and not rows:
         counts = table.group_by("origin_wiki").aggregate([("qid", "count")]).sort_by(
             [("qid_count", "descending")]).to_pylist()

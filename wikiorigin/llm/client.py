@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from ..progress import Progress
 from .cache import RequestCache, request_key
-from .openai_backend import RequestError, TransientError
+from .openai_backend import EndpointError, RequestError, TransientError
 
 __all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json", "worst_case_seconds"]
 
@@ -177,6 +177,7 @@ class LLMClient:
         self.usage = Usage()
         self.first_error: str | None = None  # of the first request that failed, for the summary
         self._checked = not check or not hasattr(backend, "check")
+        self._check_error: Exception | None = None
         self.stop_after = stop_after
         self._given_up, self._down = 0, None
 
@@ -223,8 +224,14 @@ class LLMClient:
         """The endpoint check, once, before the first call that is not in the cache; every
         request waiting on it raises the same :class:`EndpointError` when it fails."""
         async with self._check_lock:
+            if self._check_error is not None:
+                raise self._check_error
             if not self._checked:
-                await self.backend.check()
+                try:
+                    await self.backend.check()
+                except EndpointError as exc:  # said once; every waiting request raises it
+                    self._check_error = exc
+                    raise
                 self._checked = True
 
     async def _one(self, request: ChatRequest, gate, limit) -> ChatResult:
