@@ -38,3 +38,19 @@ def test_a_build_reports_requests_failures_and_cost(tmp_path, capsys, monkeypatc
         client.run([ChatRequest([{"role": "user", "content": f"q{i}"}], {}, "v") for i in range(3)])
     err = capsys.readouterr().err
     assert "m: requests: 3/3 requests (" in err and "0 failed, $0.00 so far)" in err
+
+
+def test_tasks_report_each_result_as_it_comes():
+    from wikiorigin.parallel import run_tasks
+
+    seen = []
+    assert run_tasks(pow, [(2, 3), (3, 2)], jobs=2, done=seen.append) == [8, 9]
+    assert sorted(seen) == [8, 9]
+
+
+def test_a_scan_reports_its_pages(data_dir, tmp_path, capsys, monkeypatch):
+    from wikiorigin.dumps.scan import scan_to_parquet
+
+    monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
+    scan_to_parquet([data_dir / "elwikivoyage-stub-meta-history-sample.xml.gz"], "elwikivoyage", tmp_path / "p.parquet")
+    assert "scan elwikivoyage: " in capsys.readouterr().err

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__
+from .errors import WikioriginError
 
 __all__ = ["ParquetSink", "write_table", "read_provenance", "provenance", "input_schema", "read_input", "check_output"]
 
@@ -112,8 +113,6 @@ def read_provenance(path) -> dict:
 def read_rows(path, columns: list[str] | None = None) -> list[dict]:
     """Rows of a Parquet file or of a JSON file holding a list of objects (a ``{"data": [...]}``
     wrapper is opened); a missing file, bad JSON or other shapes are errors naming the file."""
-    from .errors import WikioriginError
-
     path = Path(path)
     if not path.exists():
         raise WikioriginError(f"{path}: no such file")
@@ -135,8 +134,6 @@ def input_schema(path, needs: Iterable[str], made_by: str) -> pa.Schema:
     """The schema of a stage's input Parquet file, checked before any work: it exists, is
     Parquet, and has the columns the stage ``needs``; else a one-line error naming the file,
     what is missing and the command that makes such a file (``made_by``)."""
-    from .errors import WikioriginError
-
     path = Path(path)
     if not path.exists():
         raise WikioriginError(f"{path}: no such file (make one with `{made_by}`)")
@@ -162,8 +159,6 @@ def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | No
 def check_output(path) -> Path:
     """An output file's path, checked before any work: not a directory; its directory made if
     missing, and writable."""
-    from .errors import WikioriginError
-
     path = Path(path)
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / 'out.parquet'})")

@@ -32,6 +32,16 @@ def connect(scheduler: str, timeout: float = 10.0):
         ) from None
 
 
+def _collect(results, done) -> list:
+    """The results as they come, each given to ``done`` (progress) on the way."""
+    out = []
+    for result in results:
+        out.append(result)
+        if done is not None:
+            done(result)
+    return out
+
+
 def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None, done=None) -> list:
     """``[fn(*a) for a in args]``, in parallel. ``scheduler``: an address or a Dask client.
     ``done(result)`` is called for each result as it comes in (progress)."""
@@ -42,16 +52,11 @@ def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=N
         if jobs < 1:
             raise ValueError(f"run_tasks: jobs must be >= 1, not {jobs}")
         backend = "sequential" if jobs == 1 else "loky"
-        results = []
-        for result in Parallel(n_jobs=jobs, backend=backend, return_as="generator")(calls):
-            results.append(result)
-            if done is not None:
-                done(result)
-        return results
+        return _collect(Parallel(n_jobs=jobs, backend=backend, return_as="generator")(calls), done)
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler
     try:
         with parallel_config(backend="dask"):
-            return Parallel(n_jobs=-1)(calls)
+            return _collect(Parallel(n_jobs=-1, return_as="generator")(calls), done)
     finally:
         if isinstance(scheduler, str):
             client.close()

@@ -11,7 +11,6 @@ only in a gzip member's closing CRC check, those pages may hold a wrong byte: th
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,6 +19,7 @@ import pyarrow as pa
 
 from ..errors import DumpError
 from ..files import ParquetSink, provenance
+from ..progress import Progress
 from ..schemas import PAGE_COLUMNS, PAGES
 from .compression import ChecksumError, open_dump
 from .history import history_batches
@@ -117,14 +117,6 @@ def scan_batches(
         stats.bytes += sum(Path(p).stat().st_size for p in history)
 
 
-def _progress():
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(desc="scan", unit="page", file=sys.stderr)
-
-
 def scan_to_parquet(
     paths: Iterable,
     wiki: str,
@@ -147,7 +139,7 @@ def scan_to_parquet(
         inputs=[{"file": p.name, "bytes": p.stat().st_size if p.exists() else None} for p in paths],
         **(meta or {}),
     )
-    bar = _progress()
+    bar = Progress(f"scan {wiki}", unit="page")
     started = time.perf_counter()
     sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out))
     try:
@@ -159,8 +151,7 @@ def scan_to_parquet(
                 ):
                     wikis = pa.array([wiki] * batch.num_rows, pa.string())
                     sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
-                    if bar is not None:
-                        bar.update(batch.num_rows)
+                    bar.update(batch.num_rows)
             except ChecksumError:
                 sink.keep_partial = partial_path(out, unverified=True)
                 raise
@@ -179,7 +170,6 @@ def scan_to_parquet(
             f"{exc}; the {sink.rows:,} pages scanned before it are kept in {partial_path(out)}"
         ) from exc
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     stats.seconds = time.perf_counter() - started
     return stats
