@@ -43,3 +43,12 @@ def test_help_shows_defaults(capsys):
         _parser().parse_args(["subset", "--help"])
     out = capsys.readouterr().out
     assert "(default: 1)" in out and "seed of --sample (default: 0)" in " ".join(out.split())
+
+
+def test_the_command_line_starts_light():
+    """`wikiorigin --help` loads no pyarrow, numpy, asyncio or torch: handlers import them."""
+    import subprocess
+    import sys
+
+    code = "import sys, wikiorigin.cli; print(sorted(m for m in ('pyarrow', 'numpy', 'asyncio', 'torch') if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

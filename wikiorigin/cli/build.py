@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from ..llm.lock import RunLock
 from .options import llm_client, llm_options
 from .outcome import print_usage, requests_outcome
 
@@ -60,6 +59,8 @@ def cmd_build_mcq(args) -> int:
     if args.dry_run:
         return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")
     checker = llm_client(args, args.checker_model) if args.checker_model else None
+    from ..llm.lock import RunLock
+
     with RunLock(args.out):
         report = build_mcq(args.articles, args.out, generator, checker, config)
     print_usage([("generator", generator), ("checker", checker)])
@@ -90,6 +91,8 @@ def cmd_build_freeform(args) -> int:
     config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff)
     if args.dry_run:
         return _print_plan(plan_freeform(args.articles, generator, config), "refine, translate and score")
+    from ..llm.lock import RunLock
+
     with RunLock(args.out):
         counts = build_freeform(args.articles, args.out, generator, config)
     print_usage([("generator", generator)])
@@ -121,6 +124,8 @@ def cmd_build_preference(args) -> int:
     if args.dry_run:
         return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
     judge = llm_client(args, args.judge_model)
+    from ..llm.lock import RunLock
+
     with RunLock(args.out):
         counts = build_preferences(args.questions, args.out, responders, judge,
                                    min_gap=args.min_gap, language=args.language)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from ..files import check_output
 
 __all__ = ["add_commands"]
 
@@ -35,6 +34,8 @@ def _dump_options(c) -> None:
 
 
 def cmd_corpus_yokai(args) -> int:
+    from ..files import check_output
+
     check_output(args.out)  # before any work: not a directory, writable
     from ..corpora.yokai import build_list_corpus
     from ..dumps.pages import Multistream
@@ -53,6 +54,8 @@ def cmd_corpus_yokai(args) -> int:
 
 
 def cmd_corpus_origin(args) -> int:
+    from ..files import check_output
+
     check_output(args.out)  # before any work: not a directory, writable
     from ..corpora.origin import build_origin_corpus
     from ..dumps.pages import Multistream

@@ -8,7 +8,6 @@ import sys
 import warnings
 from pathlib import Path
 
-from ..files import check_output
 from .options import namespaces
 
 __all__ = ["add_commands"]
@@ -154,6 +153,8 @@ def _add_scan(sub) -> None:
 
 
 def cmd_scan(args) -> int:
+    from ..files import check_output
+
     check_output(args.out)  # before any work: not a directory, writable
     from ..dumps.scan import scan_to_parquet
 
@@ -190,6 +191,8 @@ def _add_qids(sub) -> None:
 
 def cmd_qids(args) -> int:
     import time
+
+    from ..files import check_output
 
     check_output(args.out)  # before any work: not a directory, writable
     from ..dumps.sql import qids_to_parquet

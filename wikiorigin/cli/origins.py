@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from ..files import check_output
 from .options import memory_size
 
 __all__ = ["add_commands"]
@@ -40,6 +39,8 @@ def add_commands(sub) -> None:
 
 
 def cmd_origins(args) -> int:
+    from ..files import check_output
+
     check_output(args.out)  # before any work: not a directory, writable
     from ..origin import build_origins
 
