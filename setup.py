@@ -52,7 +52,7 @@ setup(
         "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6",
                  "datasets>=2.19", "sacrebleu>=2.3", "lm_eval[hf]>=0.4.13,<0.5",
                  "pdoc>=14"],  # pdoc: the API reference (tests/test_api_docs.py, make docs)
-        "bench": ["pandas>=2", "dask[distributed]>=2024.1"],
+        "bench": ["pandas>=2", "dask[distributed]>=2024.1", "lm_eval[hf]>=0.4.13,<0.5"],  # bench_eval against lm-eval
     },
     # The compiled core of the page-creation scan. Optional: without a C compiler the build
     # goes on and the scan uses its pure-Python path (same results, several times slower).
