@@ -5,7 +5,8 @@ import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin import care
-from wikiorigin.builders.preference import build_preferences, read_questions
+from wikiorigin.builders.preference import build_preferences
+from wikiorigin.care import read_care as read_questions
 from wikiorigin.errors import WikioriginError
 from wikiorigin.files import read_provenance
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache

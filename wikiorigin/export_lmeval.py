@@ -132,8 +132,11 @@ def _scalar(value) -> str:
 
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:  # a failed write leaves no temporary file behind
+        tmp.unlink(missing_ok=True)
 
 
 def _kind(rows: list[dict], path) -> str:

@@ -16,16 +16,9 @@ from ..files import ParquetSink, provenance
 from ..llm import ChatRequest, LLMClient
 from ..schemas import FAILED, PREFERENCES
 
-__all__ = ["read_questions", "build_preferences", "plan_preferences"]
+__all__ = ["build_preferences", "plan_preferences"]
 
 ANSWER_PARAMS = {"temperature": 0.7}
-
-
-def read_questions(path) -> list[dict]:
-    """Questions with reference answers: a CARE JSON file, or Parquet/JSON with the same
-    fields (``question``, ``answer``, ``culture_type``, ``associated_culture``); see
-    :func:`wikiorigin.care.read_care`."""
-    return read_care(path)
 
 
 def _failure(row: dict, model: str, step: str, reason: str, answer: str | None = None) -> dict:
@@ -85,7 +78,7 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
     replaces the judge for the answers it covers. Returns counts (questions, answer_errors,
     judge_errors, pairs); a :class:`~wikiorigin.errors.WikioriginError` when answers are left
     with no rating and no judge."""
-    rows = read_questions(questions)
+    rows = read_care(questions)
     prompts = [[{"role": "user", "content": r["question"]}] for r in rows]
     answers = {name: client.run([ChatRequest(p, dict(ANSWER_PARAMS), "care-answer") for p in prompts])
                for name, client in responders.items()}
@@ -109,7 +102,7 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
 def plan_preferences(questions, responders: dict[str, LLMClient]) -> dict:
     """A dry run: the answer calls not in the cache and their input tokens; each answer then
     costs one judge call unless a human rating covers it."""
-    rows = read_questions(questions)
+    rows = read_care(questions)
     plans = [client.dry_run([ChatRequest([{"role": "user", "content": r["question"]}],
                                          dict(ANSWER_PARAMS), "care-answer") for r in rows])
              for client in responders.values()]

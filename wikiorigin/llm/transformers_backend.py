@@ -20,7 +20,7 @@ __all__ = ["TransformersBackend"]
 
 
 class TransformersBackend:
-    """A chat backend on a local transformers ``model`` (a directory or hub name): loaded on
+    """A chat backend on a local transformers ``model`` (a local directory): loaded on
     ``device`` in ``dtype`` as the evaluators load theirs, prompted with its own chat template,
     at most ``max_new_tokens`` per answer. Raises :class:`~wikiorigin.errors.WikioriginError` if
     the tokenizer has no chat template, or torch and transformers are missing (``pip install -e
