@@ -22,7 +22,7 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     packages=find_namespace_packages(include=["wikiorigin", "wikiorigin.*"]),
-    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*"]},
+    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*", "data/labels/*"]},
     install_requires=[
         "pyarrow>=19",
         "numpy>=1.24",
