@@ -129,3 +129,16 @@ def test_dry_runs(questions, tmp_path, capsys):
                      "--cache", str(tmp_path / "c.sqlite"), "--dry-run"]) == 0
         assert not server.calls
     assert "12 calls to make first (0 cached)" in capsys.readouterr().out
+
+
+def test_no_judge_is_said_before_any_answer_is_paid_for(questions, tmp_path):
+    path, rows = questions
+    with ChatServer(answer=scripted) as server:
+        models = clients(server, tmp_path, ["good", "bad"])
+        partial = {(rows[0]["question"], "good"): 8.0}
+        with pytest.raises(WikioriginError, match="11 answers would have no rating.*give a judge"):
+            build_preferences(path, tmp_path / "p.parquet", models, None, ratings=partial)
+        assert server.calls == [] and not (tmp_path / "p.parquet").exists()
+        every = {(r["question"], m): s for r in rows for m, s in (("good", 9.0), ("bad", 2.0))}
+        counts = build_preferences(path, tmp_path / "p.parquet", models, None, ratings=every)
+    assert counts["pairs"] == 6 and all(c["model"] in ("good", "bad") for c in server.calls)

@@ -79,6 +79,12 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
     judge_errors, pairs); a :class:`~wikiorigin.errors.WikioriginError` when answers are left
     with no rating and no judge."""
     rows = read_care(questions)
+    if judge is None:
+        unrated = [(r["question"], name) for r in rows for name in responders
+                   if (r["question"], name) not in (ratings or {})]
+        if unrated:  # said before any answer is paid for
+            raise WikioriginError(f"{len(unrated)} answers would have no rating "
+                                  f"(first: {unrated[0][1]} on {unrated[0][0][:40]!r}): give a judge model")
     prompts = [[{"role": "user", "content": r["question"]}] for r in rows]
     answers = {name: client.run([ChatRequest(p, dict(ANSWER_PARAMS), "care-answer") for p in prompts])
                for name, client in responders.items()}
