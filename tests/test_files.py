@@ -1,0 +1,67 @@
+"""The floor every stage stands on: inputs checked before any work, outputs written whole."""
+
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from wikiorigin.errors import WikioriginError
+from wikiorigin.files import ParquetSink, check_output, input_schema, provenance, read_input, read_provenance
+
+SCHEMA = pa.schema([("qid", pa.string()), ("n", pa.int64())])
+
+
+def _parquet(path, rows=({"qid": "Q1", "n": 1},)):
+    pq.write_table(pa.Table.from_pylist(list(rows), schema=SCHEMA), path)
+    return path
+
+
+def test_input_schema_names_the_file_and_the_command(tmp_path):
+    good = _parquet(tmp_path / "items.parquet")
+    assert input_schema(good, ["qid"], "wikiorigin subset").names == ["qid", "n"]
+    cases = {
+        tmp_path / "absent.parquet": r"absent.parquet: no such file \(make one with `wikiorigin subset`\)",
+        tmp_path: r"a directory, not a Parquet file made by `wikiorigin subset`",
+    }
+    (tmp_path / "text.parquet").write_text("qid,n\nQ1,1\n")
+    cases[tmp_path / "text.parquet"] = r"text.parquet: not a Parquet file \(.*\); expected the output of `wikiorigin subset`"
+    for path, message in cases.items():
+        with pytest.raises(WikioriginError, match=message) as err:
+            input_schema(path, ["qid"], "wikiorigin subset")
+        assert "\n" not in str(err.value)
+    with pytest.raises(WikioriginError, match=r"items.parquet: not the output of `wikiorigin subset`: no column origin_wiki, title"):
+        input_schema(good, ["qid", "origin_wiki", "title"], "wikiorigin subset")
+
+
+def test_read_input_reads_the_columns_asked(tmp_path):
+    path = _parquet(tmp_path / "x.parquet", [{"qid": "Q1", "n": 1}, {"qid": "Q2", "n": 2}])
+    assert read_input(path, ["qid"], "x", columns=["n"]).column("n").to_pylist() == [1, 2]
+
+
+def test_check_output_makes_the_directory_and_refuses_what_cannot_be_written(tmp_path):
+    assert check_output(tmp_path / "new" / "deeper" / "out.parquet").parent.is_dir()
+    with pytest.raises(WikioriginError, match=r"a directory; give a file name"):
+        check_output(tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(WikioriginError, match=r"cannot make the directory for out.parquet"):
+        check_output(tmp_path / "file" / "out.parquet")
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(WikioriginError, match=r"not writable"):
+            check_output(locked / "out.parquet")
+
+
+def test_a_sink_writes_whole_files_or_nothing(tmp_path):
+    out = tmp_path / "out.parquet"
+    meta = provenance(stage="test", rows=2)
+    with ParquetSink(out, SCHEMA, meta) as sink:
+        sink.write(pa.Table.from_pylist([{"qid": "Q1", "n": 1}], schema=SCHEMA))
+        assert not out.exists()  # under a temporary name until closed
+    assert read_provenance(out)["rows"] == 2 and pq.read_table(out).num_rows == 1
+    with pytest.raises(RuntimeError):
+        with ParquetSink(tmp_path / "torn.parquet", SCHEMA, meta) as sink:
+            sink.write(pa.Table.from_pylist([{"qid": "Q1", "n": 1}], schema=SCHEMA))
+            raise RuntimeError("killed mid-write")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]  # nothing torn left
