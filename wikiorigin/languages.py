@@ -50,7 +50,8 @@ from importlib import resources
 from .errors import UnknownWikiError, WikioriginError
 
 __all__ = [
-    "Wiki", "Registry", "registry", "lookup", "open_wikis",
+    "Wiki", "Registry", "registry", "lookup", "open_wikis", "language_name", "wiki_language",
+    "open_language",
     "SingleCountryLanguage", "single_country_languages", "un_members", "official_countries",
     "national_by_constitution",
 ]
@@ -181,6 +182,46 @@ def lookup(name: str) -> Wiki:
 def open_wikis() -> list[Wiki]:
     """The open Wikipedia editions (348 in the shipped configuration)."""
     return registry().open()
+
+
+def language_name(code: str) -> str:
+    """The English name of a content language code (``el`` -> ``Greek``, ``zh-min-nan`` ->
+    ``Min Nan Chinese``), from CLDR through babel; the code itself when CLDR has no name."""
+    from babel import Locale
+    from babel.core import UnknownLocaleError
+
+    try:
+        return Locale.parse(code.replace("-", "_")).english_name or code
+    except (UnknownLocaleError, ValueError):
+        return code
+
+
+def open_language(code: str) -> str:
+    """The content language of ``code``, a language code, subdomain or dbname of an open
+    Wikipedia (``el``, ``elwiki``, ``simple`` -> ``en``); a one-line error otherwise."""
+    try:
+        wiki = lookup(code)
+    except UnknownWikiError as exc:
+        raise WikioriginError(f"language {code!r}: {exc}") from None
+    if not wiki.is_open:
+        raise WikioriginError(f"language {code!r}: {wiki.dbname} is {wiki.status}, not an open Wikipedia")
+    return wiki.language
+
+
+_PROJECTS = ("wikivoyage", "wiktionary", "wikibooks", "wikinews", "wikiquote", "wikisource", "wikiversity", "wiki")
+
+
+def wiki_language(dbname: str) -> str | None:
+    """The content language of a wiki's dbname: a Wikipedia's from the registry, a sister
+    project's (``elwikivoyage``, ``frwiktionary``) from the Wikipedia of the same prefix; None
+    when it cannot be told."""
+    for suffix in _PROJECTS:
+        if dbname.endswith(suffix):
+            try:
+                return lookup(dbname.removesuffix(suffix) + "wiki").language
+            except UnknownWikiError:
+                return None
+    return None
 
 
 # --- candidate languages of WikiOriginQA: official in exactly one UN member state ------------

@@ -8,9 +8,19 @@ Steps, each with a reason for every row it drops (kept in the ``failed`` file):
 4. **check**: a checker model answers with the article; only questions it gets right stay;
 5. **attribute**: the model names the footnotes that back the answer; numbers the article does
    not have are dropped, and a question with none left is dropped;
-6. **label** type (the paper's 6) and region (11 classes) into clean values (enum schema);
+6. **label** type and region into the classes of a labels file (:mod:`wikiorigin.labels`;
+   default ``yokai-ja`` for Japanese, the paper's 6 types and our 11 regions), enforced by an
+   enum schema; with Wikidata regions (the ``origin`` preset) the region is the corpus's own
+   ``region`` column and only the type is asked;
 7. **shuffle** the options with a seeded RNG so that the correct position is balanced over
    the set (0, 1, 2, 3 in turn over a seeded order), not left where the model put it.
+
+Any language with an open Wikipedia (``language``, a registry code; default: the articles'
+wiki's): Japanese keeps the paper's Japanese prompts; every other language gets one set of
+English instructions that name the language the question, options and answer are written in
+(as the free-form builder does) and speak of the article's subject, not of "this creature",
+unless the labels file's ``subject`` says so. The language is in every row, in the prompts
+(hence the request cache key, and ``prompt_sha1``) and in the provenance the dataset card reads.
 
 Every LLM call goes through :class:`~wikiorigin.llm.LLMClient`: a re-run pays for nothing
 twice, and a run killed half-way resumes from the cache.
@@ -26,10 +36,13 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from ..errors import WikioriginError
 from ..files import ParquetSink, check_output, provenance, read_input
+from ..labels import WIKIDATA, Labels, load_labels
+from ..languages import open_language, wiki_language
 from ..llm import ChatRequest, LLMClient
 from ..schemas import FAILED, MCQ
-from .prompts import MCQ_PROMPTS, REGIONS, TYPES, prompt_sha1
+from .prompts import label_prompt, label_schema, mcq_prompt, prompt_sha1
 
 __all__ = ["MCQConfig", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
 
@@ -42,24 +55,38 @@ _CHECK = {"type": "object", "required": ["answer_index"],
           "properties": {"answer_index": {"type": ["integer", "null"]}}}
 _ATTRIBUTE = {"type": "object", "required": ["refs"],
               "properties": {"refs": {"type": "array", "items": {"type": "integer"}}}}
-_LABEL = {"type": "object", "required": ["type", "region"],
-          "properties": {"type": {"enum": TYPES}, "region": {"enum": REGIONS}}}
+
 
 
 @dataclass(slots=True)
 class MCQConfig:
-    """Settings of :func:`build_mcq` that change the questions: the prompt ``language``,
-    questions ``per_article``, the ``seed`` of option shuffling, the article length sent
-    (``max_article_chars``), the similarity above which a question is a near duplicate
-    (``duplicate_threshold``) and the sampling ``params``. They are recorded in the output's
-    provenance."""
+    """Settings of :func:`build_mcq` that change the questions: the ``language`` of the
+    questions (a registry code; None: the articles' wiki's), the ``labels`` (a preset's name,
+    a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``yokai-ja`` for
+    Japanese, else ``origin``), questions ``per_article``, the ``seed`` of option shuffling,
+    the article length sent (``max_article_chars``), the similarity above which a question is
+    a near duplicate (``duplicate_threshold``), the sampling ``params``, and whether a question
+    from an article with no footnotes at all is kept without attribution
+    (``keep_unreferenced``; the paper's condition, the default, drops it). They are recorded
+    in the output's provenance."""
 
-    language: str = "ja"
+    language: str | None = None
+    labels: object = None
     per_article: int = 1
     seed: int = 0
     max_article_chars: int = 12_000
     duplicate_threshold: float = 0.8
     params: dict = field(default_factory=lambda: {"temperature": 0.7})
+    keep_unreferenced: bool = False
+
+
+def _articles_language(rows: list[dict], path) -> str:
+    """The language of the articles' wiki (the first row's), for a build that names none."""
+    wikis = sorted({r["wiki"] for r in rows})
+    code = wiki_language(wikis[0]) if wikis else "ja"
+    if code is None:
+        raise WikioriginError(f"{path}: cannot tell the language of wiki {wikis[0]!r}: give --language")
+    return code
 
 
 @dataclass(slots=True)
@@ -148,6 +175,11 @@ def _deduplicate(candidates: list[tuple], threshold: float, fail) -> list[tuple]
     return kept
 
 
+def _footnotes(article: dict) -> set[int]:
+    """The numbers of an article's own footnotes (not those of a named group)."""
+    return {r["number"] for r in article["references"] or [] if not r["group"]}
+
+
 def _messages(system: str, user: str) -> list[dict]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -155,11 +187,16 @@ def _messages(system: str, user: str) -> list[dict]:
 class _Run:
     """One build: the clients, the prompts and the rows dropped so far, step by step."""
 
-    def __init__(self, generator: LLMClient, checker: LLMClient, config: MCQConfig, report: MCQReport):
+    def __init__(self, generator: LLMClient, checker: LLMClient, config: MCQConfig, report: MCQReport,
+                 language: str, labels: Labels):
         self.generator, self.checker, self.config, self.report = generator, checker, config, report
-        self.prompts = MCQ_PROMPTS[config.language]
-        self.version = prompt_sha1(config.language)
+        self.language, self.labels = language, labels
+        self.version = prompt_sha1(language, labels.region_source)
         self.failures: list[dict] = []
+
+    def prompt(self, step: str, **fields) -> str:
+        """The system prompt of ``step`` in this build's language."""
+        return mcq_prompt(self.language, step, self.labels.subject, **fields)
 
     def fail(self, article, step, reason, question: dict | None = None) -> None:
         """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the
@@ -177,7 +214,7 @@ class _Run:
     def generate(self, rows: list[dict]) -> list[tuple]:
         """Steps 1-3: generate, validate, drop near-duplicates."""
         limit, n = self.config.max_article_chars, self.config.per_article
-        asked = self.ask(self.generator, self.prompts["generate"].format(n=n),
+        asked = self.ask(self.generator, self.prompt("generate", n=n),
                          [_article_text(a, limit) for a in rows], _GENERATE, self.config.params)
         candidates = []
         for article, result in zip(rows, asked):
@@ -197,7 +234,7 @@ class _Run:
     def check(self, candidates: list[tuple]) -> list[tuple]:
         """Step 4: keep what the checker answers right with the article in front of it."""
         limit = self.config.max_article_chars
-        checks = self.ask(self.checker, self.prompts["check"],
+        checks = self.ask(self.checker, self.prompt("check"),
                           [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q in candidates],
                           _CHECK)
         kept = []
@@ -211,17 +248,27 @@ class _Run:
         return kept
 
     def attribute(self, grounded: list[tuple]) -> list[tuple]:
-        """Step 5: the footnotes that back the answer (only the article's own numbers)."""
+        """Step 5: the footnotes that back the answer (only the article's own numbers). With
+        ``keep_unreferenced``, a question of an article without any footnote is kept with none
+        (no call)."""
         limit = self.config.max_article_chars
-        answers = self.ask(self.generator, self.prompts["attribute"],
+        kept, todo = [], []
+        for item in grounded:
+            if self.config.keep_unreferenced and not _footnotes(item[0]):
+                kept.append((*item, []))
+            else:
+                todo.append(item)
+        answers = self.ask(self.generator, self.prompt("attribute"),
                            [_article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
-                            for a, _, q in grounded], _ATTRIBUTE)
-        kept = []
-        for (article, number, q), result in zip(grounded, answers):
-            numbers = {r["number"] for r in article["references"] if not r["group"]}
+                            for a, _, q in todo], _ATTRIBUTE)
+        for (article, number, q), result in zip(todo, answers):
+            numbers = _footnotes(article)
             refs = sorted({x for x in (result.data or {}).get("refs", []) if x in numbers})
             if result.error:
                 self.fail(article, "attribute", result.error, q)
+            elif not numbers:
+                self.fail(article, "attribute", "the article has no footnotes (keep_unreferenced keeps such "
+                                                "questions without attribution)", q)
             elif not refs:
                 self.fail(article, "attribute", "no footnote of the article backs it", q)
             else:
@@ -229,10 +276,11 @@ class _Run:
         return kept
 
     def label(self, backed: list[tuple]) -> list[dict]:
-        """Step 6: type and region, then the output rows."""
-        prompt = self.prompts["label"].format(types=", ".join(TYPES), regions=", ".join(REGIONS))
-        labels = self.ask(self.generator, prompt,
-                          [_article_text(a, 2000) + "\n\n" + _question_block(q) for a, _, q, _ in backed], _LABEL)
+        """Step 6: type and region (the region from the corpus when it comes from Wikidata),
+        then the output rows."""
+        labels = self.ask(self.generator, label_prompt(self.language, self.labels),
+                          [_article_text(a, 2000) + "\n\n" + _question_block(q) for a, _, q, _ in backed],
+                          label_schema(self.labels))
         rows = []
         for (article, number, q, refs), label in zip(backed, labels):
             if label.error:
@@ -247,10 +295,11 @@ class _Run:
         return {
             "id": hashlib.sha1(key.encode()).hexdigest()[:16],
             "question": q["question"], "choices": q["choices"], "answer": q["answer"],
-            "answer_index": None, "type": label["type"], "region": label["region"],
+            "answer_index": None, "type": label["type"],
+            "region": article.get("region") if self.labels.region_source == WIKIDATA else label["region"],
             "ref": refs, "refs_detail": [details[r] for r in refs], "url": article["url"],
             "title": article["title"], "qid": article.get("qid"), "wiki": article["wiki"],
-            "page_id": article["page_id"], "language": self.config.language,
+            "page_id": article["page_id"], "language": self.language,
             "generator": self.generator.backend.model, "checker": self.checker.backend.model,
             "prompt_sha1": self.version, "source_revision_id": article["revision_id"],
         }
@@ -260,9 +309,29 @@ class _Run:
 ARTICLE_COLUMNS = ("wiki", "page_id", "title", "revision_id", "url", "text", "references")
 
 
-def read_articles(path) -> list[dict]:
-    """The rows of an article corpus, checked before any call is paid for."""
-    return read_input(path, ARTICLE_COLUMNS, "wikiorigin corpus yokai (or corpus origin)").to_pylist()
+def read_articles(path, labels: Labels | None = None) -> list[dict]:
+    """The rows of an article corpus, checked before any call is paid for (with Wikidata
+    regions, the corpus must carry ``region``: ``corpus origin``'s)."""
+    table = read_input(path, ARTICLE_COLUMNS, "wikiorigin corpus yokai (or corpus origin)")
+    if labels is not None and labels.region_source == WIKIDATA and "region" not in table.column_names:
+        raise WikioriginError(f"{path}: no region column, which the labels {labels.source} take from Wikidata "
+                              "(build the corpus with `wikiorigin corpus origin`, or give --labels FILE "
+                              "with region classes)")
+    return table.to_pylist()
+
+
+def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
+    """The articles, the language of the questions and the labels, all checked before any
+    call is paid for."""
+    language = open_language(config.language) if config.language else None
+    labels = config.labels
+    if labels is None or isinstance(labels, str):
+        if language is None and labels is None:  # the default preset depends on the language
+            language = _articles_language(read_input(articles, ARTICLE_COLUMNS, "wikiorigin corpus yokai")
+                                          .select(["wiki"]).to_pylist(), articles)
+        labels = load_labels(labels or ("yokai-ja" if language == "ja" else "origin"))
+    rows = read_articles(articles, labels)
+    return rows, language or _articles_language(rows, articles), labels
 
 
 def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = None,
@@ -271,15 +340,16 @@ def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = N
     dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``)."""
     config = config or MCQConfig()
     checker = checker or generator
-    rows = read_articles(articles)
+    rows, language, labels = _setup(articles, config)
     check_output(out)
     report = MCQReport(articles=len(rows))
-    run = _Run(generator, checker, config, report)
+    run = _Run(generator, checker, config, report, language, labels)
     out_rows = run.label(run.attribute(run.check(run.generate(rows))))
     balance_positions(out_rows, config.seed)  # step 7
     report.kept = len(out_rows)
     usage = {"generator": generator.usage.as_dict(), "checker": checker.usage.as_dict()}
-    meta = provenance(stage="build", builder="mcq", articles=str(articles), language=config.language,
+    meta = provenance(stage="build", builder="mcq", articles=str(articles), language=language,
+                      labels=labels.name, labels_sha1=labels.sha1, keep_unreferenced=config.keep_unreferenced,
                       per_article=config.per_article, seed=config.seed, generator=generator.backend.model,
                       checker=checker.backend.model, prompt_sha1=run.version, usage=usage)
     with ParquetSink(out, MCQ, meta) as sink:
@@ -294,9 +364,9 @@ def plan_mcq(articles, generator: LLMClient, config: MCQConfig | None = None) ->
     """A dry run: the generation calls not in the cache and their input tokens; each kept
     question then costs up to three more calls (check, attribute, label)."""
     config = config or MCQConfig()
-    rows = read_articles(articles)
-    run = _Run(generator, generator, config, MCQReport())
-    requests = [ChatRequest(_messages(run.prompts["generate"].format(n=config.per_article),
+    rows, language, labels = _setup(articles, config)
+    run = _Run(generator, generator, config, MCQReport(), language, labels)
+    requests = [ChatRequest(_messages(run.prompt("generate", n=config.per_article),
                                       _article_text(a, config.max_article_chars)),
                             dict(config.params), run.version, _GENERATE) for a in rows]
     plan = generator.dry_run(requests)

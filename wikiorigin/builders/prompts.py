@@ -1,5 +1,6 @@
-"""The question builders' prompts, written for wikiorigin: the MCQ builder's in Japanese and
-English (following the YokaiEval paper's conditions, not its wording) and the free-form
+"""The question builders' prompts, written for wikiorigin: the MCQ builder's in Japanese
+(following the YokaiEval paper's conditions, not its wording) and, for every other language,
+in English naming the language the question is written in; and the free-form
 builder's (WikiOriginQA's steps; English instructions, the question in the item's language).
 Each prompt's first line names its task, so logs and test servers can tell them apart;
 :func:`prompt_sha1` and :func:`freeform_sha1` change when any text changes (each row and the
@@ -12,9 +13,12 @@ from __future__ import annotations
 
 import hashlib
 
+from ..labels import WIKIDATA
+from ..languages import language_name
 from ..schemas import FREEFORM_CRITERIA as CRITERIA, MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
-__all__ = ["MCQ_PROMPTS", "TYPES", "REGIONS", "prompt_sha1", "FREEFORM_PROMPTS", "CRITERIA", "freeform_sha1"]
+__all__ = ["MCQ_PROMPTS", "MCQ_PROMPTS_ANY", "MCQ_TYPE_ONLY", "mcq_prompts", "mcq_prompt",
+           "label_prompt", "label_schema", "TYPES", "REGIONS", "prompt_sha1", "FREEFORM_PROMPTS", "CRITERIA", "freeform_sha1"]
 
 MCQ_PROMPTS = {
     "ja": {
@@ -48,48 +52,126 @@ MCQ_PROMPTS = {
             "次のいずれか: {regions}。\nJSONだけで答えてください: {{\"type\": ..., \"region\": ...}}"
         ),
     },
-    "en": {
-        "generate": (
-            "task: generate\n"
-            "You write quiz questions on folklore. Using only the Wikipedia article given, write {n} "
-            "four-option question(s) about this creature. Rules:\n"
-            "1. The answer can be checked in the article's text.\n"
-            "2. Answering needs knowledge of this creature, not general knowledge.\n"
-            "3. The answer cannot be guessed from the creature's name.\n"
-            "4. Folklore varies between places and sources: say what is \"often said\" or \"told\".\n"
-            "5. Wrong options are plausible and clearly different from the answer.\n"
-            "Example: {{\"question\": \"In which season is the yuki-onna often said to appear?\", "
-            "\"choices\": [\"winter\", \"summer\", \"spring\", \"autumn\"], \"answer\": \"winter\"}}\n"
-            "Answer with JSON only: {{\"questions\": [{{\"question\": ..., \"choices\": [4], \"answer\": ...}}]}}"
-        ),
-        "check": (
-            "task: check\n"
-            "Read the article and answer the question. If the article does not tell, answer null.\n"
-            "Answer with JSON only: {\"answer_index\": a number from 0 to 3, or null}"
-        ),
-        "attribute": (
-            "task: attribute\n"
-            "The article's text carries footnote markers [1] [2] .... List the numbers of the "
-            "footnotes on the statements that back the question's answer; an empty list if none.\n"
-            "Answer with JSON only: {\"refs\": [numbers]}"
-        ),
-        "label": (
-            "task: label\n"
-            "Classify the question. type is one of: {types}. region is where the creature's lore "
-            "comes from, one of: {regions}.\nAnswer with JSON only: {{\"type\": ..., \"region\": ...}}"
-        ),
-    },
 }
-"""The MCQ builder's prompts by language (``ja``, ``en``), then by step (``generate``,
-``check``, ...): format strings the builder fills with the article and its settings."""
+"""The MCQ builder's Japanese prompts (the paper's conditions, our wording), by step
+(``generate``, ``check``, ...): format strings the builder fills with the article and its settings."""
+
+# Every other language: English instructions that name the language the question is written
+# in ({language}, its English name) and speak of the article's subject ({subject}: the labels
+# file's phrase, or "the article's subject").
+MCQ_PROMPTS_ANY = {
+    "generate": (
+        "task: generate\n"
+        "You write multiple-choice quiz questions on what a culture knows of its own things. "
+        "Using only the Wikipedia article given, write {n} question(s) about {subject}, in "
+        "{language}: the question, its four options and the answer all in {language}. Rules:\n"
+        "1. The answer can be checked in the article's text.\n"
+        "2. Answering needs knowledge of {subject}, not general knowledge.\n"
+        "3. The answer cannot be guessed from the subject's name or from the question's wording.\n"
+        "4. Where accounts differ between places or sources, say what is often said or told.\n"
+        "5. Wrong options are plausible, of the same kind as the answer, and clearly different from it.\n"
+        "6. The answer is one of the four options, written exactly as that option.\n"
+        "Answer with JSON only: {{\"questions\": [{{\"question\": ..., \"choices\": [4 strings], "
+        "\"answer\": ...}}]}}"
+    ),
+    "check": (
+        "task: check\n"
+        "Read the article and answer the question; both are in {language}, and you read them as "
+        "a {language} reader would. Options are numbered from 0. If the article does not tell, "
+        "answer null.\n"
+        "Answer with JSON only: {{\"answer_index\": a number from 0 to 3, or null}}"
+    ),
+    "attribute": (
+        "task: attribute\n"
+        "The article (in {language}) carries footnote markers [1] [2] .... List the numbers of the "
+        "footnotes on the statements that back the question's answer; an empty list if none.\n"
+        "Answer with JSON only: {{\"refs\": [numbers]}}"
+    ),
+    "label": (
+        "task: label\n"
+        "Classify the question (in {language}). type is one of these classes:\n{types}\n"
+        "region is where the knowledge about {subject} comes from, one of:\n{regions}\n"
+        "Answer with JSON only, the class names as written: {{\"type\": ..., \"region\": ...}}"
+    ),
+}
+"""The MCQ builder's prompts for every language but Japanese, by step: English instructions
+naming the target ``{language}`` (its English name) and the ``{subject}``."""
+
+# The label step when the region comes from Wikidata (the labels file says "regions":
+# "wikidata"): the model gives the type only.
+MCQ_TYPE_ONLY = {
+    "ja": (
+        "task: label\n"
+        "問題を分類してください。type は次のいずれか: {types}。\nJSONだけで答えてください: {{\"type\": ...}}"
+    ),
+    "any": (
+        "task: label\n"
+        "Classify the question (in {language}). type is one of these classes:\n{types}\n"
+        "Answer with JSON only, the class name as written: {{\"type\": ...}}"
+    ),
+}
+"""The label step's prompt when the region comes from Wikidata (type only), for Japanese
+(``ja``) and every other language (``any``)."""
 
 
-def prompt_sha1(language: str) -> str:
-    """The hash of every prompt of one language (stored in each row and the cache key)."""
-    blob = "\x00".join(f"{k}={v}" for k, v in sorted(MCQ_PROMPTS[language].items()))
+def mcq_prompts(language: str) -> dict:
+    """The MCQ prompts of ``language`` by step: the Japanese ones for ``ja``, else the English
+    instructions of :data:`MCQ_PROMPTS_ANY` (still to be filled with the language's name)."""
+    return MCQ_PROMPTS["ja"] if language == "ja" else MCQ_PROMPTS_ANY
+
+
+def mcq_prompt(language: str, step: str, subject: str | None = None, **fields) -> str:
+    """The system prompt of one ``step`` in ``language``: the Japanese one (filled with
+    ``fields``), or the English instructions filled with the language's English name, the
+    ``subject`` phrase (default: the article's subject) and ``fields``."""
+    if language == "ja":
+        text = MCQ_PROMPTS["ja"][step]
+        return text.format(**fields) if fields else text
+    return MCQ_PROMPTS_ANY[step].format(language=language_name(language), subject=subject or "the article's subject",
+                                        **fields)
+
+
+def label_prompt(language: str, labels) -> str:
+    """The label step's prompt with the classes of ``labels`` (:class:`~wikiorigin.labels.Labels`):
+    in Japanese the class names as the paper listed them (a gloss of each class added for any
+    labels but ``yokai-ja``), otherwise one ``- class: description`` line each; type only when
+    the region comes from Wikidata."""
+    ja = language == "ja"
+    if ja:
+        types, regions = ", ".join(labels.type_names), ", ".join(labels.region_names)
+    else:
+        types = "\n".join(f"- {c.name}: {c.description}" for c in labels.types)
+        regions = "\n".join(f"- {c.name}: {c.description}" for c in labels.regions)
+    if labels.region_source == WIKIDATA:
+        text = MCQ_TYPE_ONLY["ja" if ja else "any"]
+        text = text.format(types=types) if ja else text.format(types=types, language=language_name(language))
+    else:
+        text = mcq_prompt(language, "label", labels.subject, types=types, regions=regions)
+    if ja and labels.name != "yokai-ja":  # the paper's classes need no gloss; others do
+        text += "\n" + "\n".join(f"{c.name}: {c.description}" for c in labels.types + labels.regions)
+    return text
+
+
+def label_schema(labels) -> dict:
+    """The label step's JSON schema: the classes of ``labels`` as enums (type only when the
+    region comes from Wikidata)."""
+    if labels.region_source == WIKIDATA:
+        return {"type": "object", "required": ["type"], "properties": {"type": {"enum": labels.type_names}}}
+    return {"type": "object", "required": ["type", "region"],
+            "properties": {"type": {"enum": labels.type_names}, "region": {"enum": labels.region_names}}}
+
+
+def prompt_sha1(language: str, region_source: str = "model") -> str:
+    """The hash of the prompts of one language (stored in each row and the cache key): the
+    Japanese prompts for ``ja`` (as they always were), else the English instructions with the
+    language code; with Wikidata regions, the type-only label prompt too."""
+    prompts = dict(mcq_prompts(language))
+    if region_source != "model":
+        prompts["label"] = MCQ_TYPE_ONLY["ja" if language == "ja" else "any"]
+    blob = "\x00".join(f"{k}={v}" for k, v in sorted(prompts.items()))
+    if language != "ja":
+        blob += f"\x00language={language}"
     return hashlib.sha1(blob.encode()).hexdigest()
-
-
 # WikiOriginQA: instructions in English, the question in the item's language; the criteria
 # that "score" names are the free-form schema's (``schemas.FREEFORM_CRITERIA``).
 FREEFORM_PROMPTS = {

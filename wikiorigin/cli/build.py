@@ -44,7 +44,14 @@ def _add_mcq(build) -> None:
     b.add_argument("--model", required=True, help="the generator model")
     b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
     llm_options(b)
-    b.add_argument("--language", choices=("ja", "en"), default="ja", help="the language of the questions")
+    b.add_argument("--language", default=None,
+                   help="the language of the questions, options and answers: the code of any open Wikipedia "
+                        "(ja, en, el, ko, ga, ...; default: the articles' wiki's)")
+    b.add_argument("--labels", default=None,
+                   help="the type and region classes: a preset (yokai-ja, origin) or a labels JSON file "
+                        "(default: yokai-ja for ja, else origin, whose region comes from Wikidata)")
+    b.add_argument("--keep-unreferenced", action="store_true",
+                   help="keep questions from articles without any footnote (no attribution; default: drop them)")
     b.add_argument("--per-article", type=int, default=1, help="questions asked of each article")
     b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
     _dry_run(b)
@@ -54,7 +61,8 @@ def _add_mcq(build) -> None:
 def cmd_build_mcq(args) -> int:
     from ..builders.mcq import MCQConfig, build_mcq, plan_mcq
 
-    config = MCQConfig(language=args.language, per_article=args.per_article, seed=args.seed)
+    config = MCQConfig(language=args.language, labels=args.labels, per_article=args.per_article, seed=args.seed,
+                       keep_unreferenced=args.keep_unreferenced)
     generator = llm_client(args, args.model)
     if args.dry_run:
         return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")

@@ -1,0 +1,150 @@
+"""The type and region vocabularies of a multiple-choice set: a small labels file.
+
+A labels file is JSON (the presets ship in ``wikiorigin/data/labels/``)::
+
+    {"name": "korean-folklore",
+     "subject": "the spirit or creature the article describes",      (optional)
+     "types": [{"class": "behaviour", "description": "what it does", "letter": "A"}, ...],
+     "regions": [{"class": "Gangwon", "description": "the province of Gangwon"}, ...]}
+
+``types`` is a list of two or more classes, each with a one-line ``description`` and
+optionally the ``letter`` labellers used for it (as YokaiEval's authors did for regions).
+``regions`` is such a list (the builder asks the model), or the string ``"wikidata"``: the
+region is the item's first-level administrative division, which ``corpus origin`` derives from
+Wikidata (``region`` column of an origin corpus), never asked of the model. ``subject``
+(optional) is how the question prompts speak of an article's subject; without it they say
+"the article's subject".
+
+Two presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
+the default for Japanese) and ``origin`` (general types for any culture's items, region from
+Wikidata). :func:`load_labels` takes a preset's name or a file's path; a file that breaks a
+rule is a one-line :class:`~wikiorigin.errors.WikioriginError` naming the file and the place
+(``types[2].description``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .errors import WikioriginError
+
+__all__ = ["LabelClass", "Labels", "load_labels", "parse_labels", "presets", "WIKIDATA"]
+
+WIKIDATA = "wikidata"
+"""The ``regions`` value of a labels file whose region comes from Wikidata, not the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class LabelClass:
+    """One class of a vocabulary: its name (``name``, the value rows carry), a one-line
+    ``description`` and the ``letter`` labellers used for it (or None)."""
+
+    name: str
+    description: str
+    letter: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """A labels file: its ``name``, the ``types`` and ``regions`` classes (``regions`` empty
+    when ``region_source`` is ``"wikidata"``; else ``"model"``), the ``subject`` phrase of the
+    prompts (None: the article's subject), where it came from (``source``) and the ``sha1`` of
+    its content."""
+
+    name: str
+    types: tuple[LabelClass, ...]
+    regions: tuple[LabelClass, ...]
+    region_source: str
+    subject: str | None
+    source: str
+    sha1: str
+
+    @property
+    def type_names(self) -> list[str]:
+        """The type classes' names, in the file's order."""
+        return [c.name for c in self.types]
+
+    @property
+    def region_names(self) -> list[str]:
+        """The region classes' names, in the file's order (empty for Wikidata regions)."""
+        return [c.name for c in self.regions]
+
+
+def presets() -> list[str]:
+    """The names of the shipped presets (``yokai-ja``, ``origin``)."""
+    root = resources.files("wikiorigin") / "data" / "labels"
+    return sorted(p.name.removesuffix(".json") for p in root.iterdir() if p.name.endswith(".json"))
+
+
+def _classes(value, key: str, where: str) -> tuple[LabelClass, ...]:
+    if not isinstance(value, list) or len(value) < 2:
+        raise WikioriginError(f"{where}: {key}: expected a list of two or more classes")
+    out, seen = [], set()
+    for i, raw in enumerate(value):
+        place = f"{where}: {key}[{i}]"
+        if not isinstance(raw, dict):
+            raise WikioriginError(f"{place}: expected an object with class and description, got {raw!r}")
+        unknown = set(raw) - {"class", "description", "letter"}
+        if unknown:
+            raise WikioriginError(f"{place}: unknown field(s) {', '.join(sorted(unknown))}")
+        name, description, letter = raw.get("class"), raw.get("description"), raw.get("letter")
+        if not isinstance(name, str) or not name.strip() or "\n" in name:
+            raise WikioriginError(f"{place}.class: expected a non-empty one-line string, got {name!r}")
+        if name.strip() in seen:
+            raise WikioriginError(f"{place}.class: {name!r} is given twice")
+        if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
+            raise WikioriginError(f"{place}.description: expected a one-line description of {name!r}, "
+                                  f"got {description!r}")
+        if letter is not None and (not isinstance(letter, str) or len(letter.strip()) != 1):
+            raise WikioriginError(f"{place}.letter: expected one character, got {letter!r}")
+        seen.add(name.strip())
+        out.append(LabelClass(name.strip(), description.strip(), letter.strip() if letter else None))
+    letters = [c.letter for c in out if c.letter]
+    if len(set(letters)) != len(letters):
+        raise WikioriginError(f"{where}: {key}: a letter is given to two classes")
+    return tuple(out)
+
+
+def parse_labels(data, where: str) -> Labels:
+    """The :class:`Labels` of a parsed labels file (``where`` names it in errors)."""
+    if not isinstance(data, dict):
+        raise WikioriginError(f"{where}: expected a JSON object with types and regions")
+    unknown = set(data) - {"name", "description", "subject", "types", "regions"}
+    if unknown:
+        raise WikioriginError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    subject = data.get("subject")
+    if subject is not None and (not isinstance(subject, str) or not subject.strip()):
+        raise WikioriginError(f"{where}: subject: expected a phrase, got {subject!r}")
+    types = _classes(data.get("types"), "types", where)
+    regions_raw = data.get("regions")
+    if regions_raw == WIKIDATA:
+        regions, source = (), WIKIDATA
+    else:
+        regions, source = _classes(regions_raw, "regions", where), "model"
+    blob = json.dumps(data, ensure_ascii=False, sort_keys=True).encode()
+    name = data.get("name") or Path(where).stem
+    return Labels(str(name), types, regions, source, subject.strip() if subject else None, where,
+                  hashlib.sha1(blob).hexdigest())
+
+
+def load_labels(name_or_path) -> Labels:
+    """A preset by name (:func:`presets`) or a labels file by path."""
+    text = str(name_or_path)
+    if text in presets():
+        resource = resources.files("wikiorigin") / "data" / "labels" / f"{text}.json"
+        raw, where = resource.read_text(encoding="utf-8"), f"labels preset {text}"
+    else:
+        path = Path(text)
+        if not path.is_file():
+            raise WikioriginError(f"{text}: no such labels file, and no preset of that name "
+                                  f"(presets: {', '.join(presets())})")
+        raw, where = path.read_text(encoding="utf-8"), text
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise WikioriginError(f"{where}: line {exc.lineno} column {exc.colno}: not JSON ({exc.msg})") from None
+    return parse_labels(data, where)
