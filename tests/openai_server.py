@@ -13,6 +13,7 @@ not ``calls``. ``models`` (None: any model) lists the models served: another mod
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 import threading
@@ -77,7 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(server.slow_seconds)
         if fault == "nonjson":
             return self._raw(200, b"<html>not json</html>", "application/json")
-        takes_model = server.answer.__code__.co_argcount > 1  # answer(messages, model)
+        takes_model = len(inspect.signature(server.answer).parameters) > 1  # answer(messages, model)
         content = server.answer(body["messages"], body["model"]) if takes_model else server.answer(body["messages"])
         payload = {
             "id": f"chatcmpl-{len(server.calls)}", "object": "chat.completion", "created": 0,
