@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from wikiorigin.cli import main
-from wikiorigin.dumps import stubs
+from wikiorigin.dumps import scanner as fast_scan, stubs
 from wikiorigin.dumps.compression import ChecksumError, open_dump
 from wikiorigin.dumps.stubs import scan_pages, scan_pages_mwxml
 from wikiorigin.errors import DumpError
@@ -58,8 +58,8 @@ def test_structural_break_leaves_out_one_page(
     tmp_path, data_dir, scan_path, monkeypatch, tag, nth, page_id, message, block
 ):
     if block == "tiny":  # pages larger than a block: summarized piece by piece
-        monkeypatch.setattr(stubs, "BLOCK", 1 << 9)
-        monkeypatch.setattr(stubs, "MAX_PENDING", 1 << 9)
+        monkeypatch.setattr(fast_scan, "BLOCK", 1 << 9)
+        monkeypatch.setattr(fast_scan, "MAX_PENDING", 1 << 9)
     whole, _, _ = scan(data_dir / STUB)
     path = tmp_path / "damaged.xml.gz"
     path.write_bytes(gzip.compress(cut(sample(data_dir, STUB), tag, nth)))
@@ -91,7 +91,7 @@ def test_both_paths_agree_on_damaged_copies(tmp_path, data_dir, seed, monkeypatc
     the same pages, the same reports, or the same error."""
     import random
 
-    if stubs.CORE is None:
+    if fast_scan.CORE is None:
         pytest.skip("the compiled core is not built (no C compiler at install)")
     rng = random.Random(seed)
     tags = [b"</page>", b"<page>", b"</revision>", b"<revision>", b"</title>", b"</id>",
@@ -100,7 +100,7 @@ def test_both_paths_agree_on_damaged_copies(tmp_path, data_dir, seed, monkeypatc
     path = tmp_path / "damaged.xml"
 
     def outcome(core):
-        monkeypatch.setattr(stubs, "CORE", core)
+        monkeypatch.setattr(fast_scan, "CORE", core)
         try:
             pages, notes, stats = scan(path)
         except DumpError as exc:
@@ -114,7 +114,7 @@ def test_both_paths_agree_on_damaged_copies(tmp_path, data_dir, seed, monkeypatc
             if data.count(tag):
                 data = cut(data, tag, rng.randrange(data.count(tag)))
         path.write_bytes(data)
-        assert outcome(stubs.CORE) == outcome(None)
+        assert outcome(fast_scan.CORE) == outcome(None)
 
 
 def test_lost_page_end_in_a_full_history_with_text(tmp_path, data_dir, scan_path):
@@ -129,7 +129,7 @@ def test_lost_page_end_in_a_full_history_with_text(tmp_path, data_dir, scan_path
 
 
 def test_only_the_first_broken_pages_are_shown(tmp_path, data_dir, scan_path, monkeypatch):
-    monkeypatch.setattr(stubs, "NOTE_LIMIT", 2)
+    monkeypatch.setattr(fast_scan, "NOTE_LIMIT", 2)
     data = sample(data_dir, STUB)
     for nth in (12, 9, 6):  # three pages lose their title's end
         data = cut(data, b"</title>", nth)

@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from wikiorigin.dumps import stubs
+from wikiorigin.dumps import scanner as fast_scan, stubs
 from wikiorigin.dumps.stubs import scan_pages, scan_pages_mwxml
 from wikiorigin.errors import DumpError
 from wikiorigin.testing import write_history_xml
@@ -86,8 +86,8 @@ def test_generated_files_known_answers(tmp_path, version, with_text):
 
 def test_page_larger_than_a_block(tmp_path, monkeypatch, synthetic_stub):
     path, expected = synthetic_stub
-    monkeypatch.setattr(stubs, "BLOCK", 1 << 12)
-    monkeypatch.setattr(stubs, "MAX_PENDING", 1 << 12)
+    monkeypatch.setattr(fast_scan, "BLOCK", 1 << 12)
+    monkeypatch.setattr(fast_scan, "MAX_PENDING", 1 << 12)
     assert list(scan_pages(path)) == expected
 
 

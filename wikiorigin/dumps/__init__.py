@@ -13,7 +13,7 @@ _EXPORTS = {
     "scan_to_parquet": ".scan", "ENGINES": ".scan",
     "find_inputs": ".layout", "wikis_in_tree": ".layout", "dump_dates": ".layout", "WikiInputs": ".layout",
     "open_dump": ".compression", "DumpStream": ".compression",
-    "StubScanner": ".stubs", "PageCreation": ".stubs", "ScanStats": ".stubs", "scan_pages": ".stubs",
+    "StubScanner": ".scanner", "PageCreation": ".creation", "ScanStats": ".creation", "scan_pages": ".stubs",
     "iter_pages": ".pages", "parse_pages": ".pages", "PageText": ".pages", "Multistream": ".pages",
     "SqlDump": ".sql", "qids_table": ".sql",
     "history_batches": ".history",

@@ -1,4 +1,4 @@
-/* The compiled core of the page-creation scan (wikiorigin.dumps.stubs).
+/* The compiled core of the page-creation scan (wikiorigin.dumps.stubs; driven by scanner.py).
  *
  * scan_block(buf, start, stop) walks the pages in buf[start:stop], which holds whole
  * <page>...</page> elements of a MediaWiki XML export, without the GIL, and returns
@@ -22,7 +22,9 @@
  * A revision is imported when its contributor's <username> holds '>' (written "&gt;" by
  * MediaWiki). Ties on the timestamp go to the first revision in the file. Revision text is
  * skipped with memchr: dumps escape '<' inside text, so tags cannot occur there.
- * Same rules as the Python path in stubs.py; tests check both against mwxml.
+ * Same rules as the Python path (_pyscan.py, _breaks.py); tests check both against mwxml. The
+ * imported-revision rule is also written in creation.py, oracle.py and testing/stubs.py
+ * (listed in creation.py): change them together.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

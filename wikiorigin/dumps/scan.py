@@ -23,7 +23,9 @@ from ..progress import Progress
 from ..schemas import PAGE_COLUMNS, PAGES
 from .compression import ChecksumError, open_dump
 from .history import history_batches
-from .stubs import PageCreation, ScanStats, StubScanner, scan_pages_mwxml
+from .creation import PageCreation, ScanStats
+from .oracle import scan_pages_mwxml
+from .scanner import StubScanner
 
 __all__ = ["ENGINES", "scan_to_parquet", "input_kind", "partial_path"]
 

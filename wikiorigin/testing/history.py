@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..dumps.history import HISTORY_FIELDS, OLD_HISTORY_FIELDS
-from ..dumps.stubs import PageCreation
+from ..dumps.creation import PageCreation
 
 __all__ = ["write_history_tsv"]
 

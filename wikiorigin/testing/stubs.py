@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from ..dumps.stubs import PageCreation
+from ..dumps.creation import PageCreation
 from . import xml
 
 __all__ = ["write_history_xml"]
@@ -22,7 +22,7 @@ _PREFIX = {0: "", 1: "Talk:", 2: "User:", 10: "Template:"}
 
 def _contributor(rng: random.Random, imported: bool) -> str:
     r = rng.random()
-    if imported:
+    if imported:  # the imported-revision rule (see wikiorigin/dumps/creation.py): ">" in the name
         prefix = rng.choice(("imported>", "en>", "de>"))
         return xml.contributor(f"{prefix}User{rng.randrange(999)}")
     if r < 0.05:
