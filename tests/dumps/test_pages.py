@@ -102,11 +102,11 @@ def test_not_an_index(tmp_path, data_dir):
 
 
 def test_index_parsed_in_blocks_with_colons_in_titles(tmp_path, monkeypatch):
-    from wikiorigin.dumps import pages
+    from wikiorigin.dumps import multistream
 
     titles = ["Help:Contents: a guide", "河童", "Z", "A:B:C", "Ämter", "a lower case"] + [f"Page {i}" for i in range(40)]
     dump, index = _dump(tmp_path, [_page(i + 1, t, body=f"body {i}") for i, t in enumerate(titles)], per_stream=3)
-    monkeypatch.setattr(pages, "_INDEX_BLOCK", 37)  # lines straddle the blocks
+    monkeypatch.setattr(multistream, "_INDEX_BLOCK", 37)  # lines straddle the blocks
     ms = Multistream(dump, index)
     assert len(ms) == len(titles) and ms.titles() == titles
     got = ms.get(["Help:Contents: a guide", "A:B:C", "河童", "Page 39", "Ämter", "a lower case", 3, 999])

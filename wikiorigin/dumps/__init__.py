@@ -14,7 +14,7 @@ _EXPORTS = {
     "find_inputs": ".layout", "wikis_in_tree": ".layout", "dump_dates": ".layout", "WikiInputs": ".layout",
     "open_dump": ".compression", "DumpStream": ".compression",
     "StubScanner": ".scanner", "PageCreation": ".creation", "ScanStats": ".creation", "scan_pages": ".stubs",
-    "iter_pages": ".pages", "parse_pages": ".pages", "PageText": ".pages", "Multistream": ".pages",
+    "iter_pages": ".pages", "parse_pages": ".pagexml", "PageText": ".pagexml", "Multistream": ".multistream",
     "SqlDump": ".sql", "qids_table": ".sql",
     "history_batches": ".history",
     "read_entities": ".wikidata", "query_entities": ".wikidata", "Entity": ".wikidata",

@@ -1,7 +1,7 @@
 """Multistream pages-articles dumps and their indexes, as Wikimedia makes them.
 
 :func:`write_multistream_pages` writes ``<page>`` elements a hundred to a bzip2 stream with
-the ``offset:page_id:title`` index that :class:`wikiorigin.dumps.pages.Multistream` reads;
+the ``offset:page_id:title`` index that :class:`wikiorigin.dumps.multistream.Multistream` reads;
 :func:`write_multistream` turns a plain pages-articles export into one.
 """
 
