@@ -14,11 +14,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.core: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e ".[review]"
 	touch $@
 
 $(VENV)/.test: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[test,eval,dask]" $(TORCH)
+	$(BIN)/python -m pip install -q -e ".[test,eval,dask,review]" $(TORCH)
 	touch $@
 
 demo: $(VENV)/.core

@@ -22,7 +22,7 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     packages=find_namespace_packages(include=["wikiorigin", "wikiorigin.*"]),
-    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*", "data/labels/*"]},
+    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*", "data/labels/*", "review/static/*"]},
     install_requires=[
         "pyarrow>=19",
         "numpy>=1.24",
@@ -47,11 +47,14 @@ setup(
         # the torch build that fits it before this extra.
         "eval": ["torch>=2.1", "transformers>=4.40", "scipy>=1.10"],
         "dask": ["dask[distributed]>=2024.1"],
+        # wikiorigin review: the local web app, its server, and the annotators' agreement (kappa)
+        "review": ["starlette>=0.37", "uvicorn>=0.29", "statsmodels>=0.14"],
         # lm-evaluation-harness: the parity tests run its hf model (tests/evaluators/test_lmeval_parity.py);
         # they pin down 0.4's behaviour, so a new minor version is checked before it is allowed
         "test": ["pytest>=7", "nbclient>=0.9", "nbformat>=5", "ipykernel>=6",
                  "datasets>=2.19", "sacrebleu>=2.3", "lm_eval[hf]>=0.4.13,<0.5",
-                 "pdoc>=14"],  # pdoc: the API reference (tests/test_api_docs.py, make docs)
+                 "pdoc>=14",  # pdoc: the API reference (tests/test_api_docs.py, make docs)
+                 "selenium>=4.10"],  # the review page in a real browser (tests/review/test_browser.py)
         "bench": ["pandas>=2", "dask[distributed]>=2024.1", "lm_eval[hf]>=0.4.13,<0.5"],  # bench_eval against lm-eval
     },
     # The compiled core of the page-creation scan. Optional: without a C compiler the build

@@ -233,3 +233,18 @@ FAILED = pa.schema(
 )
 """``<out>.failed.parquet`` of every builder: one row per input or candidate that a step
 dropped; columns a builder does not know are null."""
+
+# -- human review (wikiorigin review export): the columns added to a reviewed dataset ---------
+
+REVIEW = pa.schema(
+    [
+        ("review_decision", pa.string()),  # "accept": only accepted items are exported
+        ("review_annotators", pa.list_(pa.string())),  # who decided the item (on its current content)
+        ("review_accepts", pa.int32()),
+        ("review_rejects", pa.int32()),
+        ("review_edited", pa.list_(pa.string())),  # the fields the review's edits changed
+    ]
+)
+"""The columns ``wikiorigin review export`` adds to the input's: the decision, who decided,
+the counts of accepts and rejects, and the fields that edits changed."""
+__all__ += ["REVIEW"]

@@ -3,7 +3,8 @@
 :func:`write_card` writes ``README.md`` beside a dataset's Parquet files: YAML front matter that
 the Hugging Face hub reads (license, languages, task categories, size, configs) and a body with
 its sources (dump dates, articles), the generator and checker models, the prompt hash and the
-build's usage — all taken from the files' provenance. Text derived from Wikipedia is
+build's usage — all taken from the files' provenance —, and for a reviewed dataset
+(``wikiorigin review export``) the human review's counts. Text derived from Wikipedia is
 CC BY-SA 4.0. The files load with ``datasets.load_dataset("parquet", data_files=...)`` or
 ``datasets.load_dataset(directory)``.
 """
@@ -44,6 +45,22 @@ def _row_languages(files: list[Path], kind: str) -> set[str]:
     return found | ({"en"} if kind == "freeform" and found else set())
 
 
+def _review_lines(files: list[Path], metas: list[dict]) -> list[str]:
+    """The card's "Human review" section: for each file made by ``wikiorigin review export``,
+    the policy, the annotators and the counts of items by outcome."""
+    lines = []
+    for path, meta in zip(files, metas):
+        review = meta.get("review")
+        if not isinstance(review, dict):
+            continue
+        who = ", ".join(review.get("annotators") or []) or "nobody"
+        lines.append(f"- `{path.name}`: {review.get('exported')} of {review.get('items')} items accepted by "
+                     f"human review (policy {review.get('policy')}; annotators: {who}); "
+                     f"{review.get('edited', 0)} edited, {review.get('rejected', 0)} rejected, "
+                     f"{review.get('undecided', 0)} undecided, {review.get('stale', 0)} with a stale decision")
+    return ["", "## Human review", "", *lines] if lines else []
+
+
 def write_card(directory, kind: str, title: str, description: str) -> Path:
     """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset)."""
     directory = Path(directory)
@@ -71,6 +88,7 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
         keep = {k: meta[k] for k in ("version", "builder", "articles", "language", "generator",
                                      "checker", "prompt_sha1", "seed", "usage") if k in meta}
         lines += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
+    lines += _review_lines(files, metas)
     lines += ["", "## License", "",
               "The questions are derived from Wikipedia articles (text under CC BY-SA 4.0, "
               "https://creativecommons.org/licenses/by-sa/4.0/); this dataset is shared under the "

@@ -1,6 +1,6 @@
 """The ``wikiorigin`` command, one module per stage: :mod:`.dumps` (languages, download, scan,
-qids), :mod:`.origins` (origins, subset), :mod:`.corpus`, :mod:`.build`, :mod:`.eval` and
-:mod:`.export`. Each registers its commands with ``add_commands(sub)``, every command's options
+qids), :mod:`.origins` (origins, subset), :mod:`.corpus`, :mod:`.build`, :mod:`.eval`,
+:mod:`.export` and :mod:`.review`. Each registers its commands with ``add_commands(sub)``, every command's options
 beside its handler; the option groups several share (LLM, model under evaluation) are in
 :mod:`.options`. Thin: a handler parses options, calls one library function, prints a summary.
 
@@ -14,7 +14,7 @@ import sys
 
 from .. import __version__
 from ..errors import WikioriginError
-from . import build, corpus, dumps, eval, export, origins
+from . import build, corpus, dumps, eval, export, origins, review
 
 __all__ = ["main", "parser"]
 
@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"wikiorigin {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = p.add_subparsers(dest="command", required=True)
-    for stage in (dumps, origins, corpus, build, eval, export):
+    for stage in (dumps, origins, corpus, build, eval, export, review):
         stage.add_commands(sub)
     return p
 

@@ -1,0 +1,212 @@
+"""The decisions database (append-only, latest wins, undo, stale), the export (policies, edits,
+schema, provenance; eval mcq, export lm-eval and build card take its file) and the stats
+(kappa from statsmodels)."""
+
+from __future__ import annotations
+
+import json
+import lzma
+import sqlite3
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.review.conftest import mcq_rows, write
+from wikiorigin import cli
+from wikiorigin.errors import WikioriginError
+from wikiorigin.files import read_provenance
+from wikiorigin.review.export import apply_edits, export_reviewed
+from wikiorigin.review.items import load_dataset
+from wikiorigin.review.stats import format_stats, review_stats
+from wikiorigin.review.store import ReviewStore, status
+from wikiorigin.schemas import MCQ, REVIEW
+
+YOKAI = "tests/data/yokaieval/YokaiEval-first40.json.xz"
+
+
+def _store(tmp_path, dataset):
+    return ReviewStore(tmp_path / "review.sqlite", dataset.path.name, dataset.kind, list(dataset.by_key))
+
+
+def test_decisions_are_appended_and_the_latest_counts(mcq_file, tmp_path):
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    q1 = data.items[0]
+    store.add(q1.key, q1.sha1, "alice", "accept")
+    store.add(q1.key, q1.sha1, "alice", "reject", reason="answer wrong", note="two are right")
+    store.add(q1.key, q1.sha1, "bob", "accept", edits={"question": "新しい問い"})
+    assert [d.decision for d in store.history()] == ["accept", "reject", "accept"]
+    current = store.current()
+    assert current[("q1", "alice")].decision == "reject" and current[("q1", "alice")].note == "two are right"
+    assert current[("q1", "bob")].edits == {"question": "新しい問い"}
+    assert store.con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store.con.execute("UPDATE decisions SET decision = 'accept'")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store.con.execute("DELETE FROM decisions")
+    with pytest.raises(WikioriginError, match="needs a reason"):
+        store.add(q1.key, q1.sha1, "alice", "reject")
+    # another connection (a killed server's successor) sees every committed row
+    again = ReviewStore(tmp_path / "review.sqlite", data.path.name, data.kind, list(data.by_key))
+    assert len(again.history()) == 3
+
+
+def test_undo_takes_back_the_latest_decision_in_force(mcq_file, tmp_path):
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    a, b = data.items[:2]
+    store.add(a.key, a.sha1, "alice", "accept")
+    store.add(b.key, b.sha1, "alice", "reject", reason="duplicate")
+    store.add(b.key, b.sha1, "bob", "accept")
+    assert store.undo("alice").item == b.key
+    assert ("q2", "alice") not in store.current() and ("q2", "bob") in store.current()
+    assert store.undo("alice").item == a.key
+    assert store.undo("alice") is None
+    assert [d.decision for d in store.history()].count("undo") == 2  # nothing deleted
+
+
+def test_a_decision_on_other_content_is_stale(mcq_file, tmp_path):
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    for item in data.items[:2]:
+        store.add(item.key, item.sha1, "alice", "accept")
+    rows = mcq_rows()
+    rows[0]["choices"][1] = "台所の煤"  # the file changes under the review
+    write(rows, mcq_file, MCQ, builder="mcq")
+    changed = load_dataset(mcq_file)
+    current = store.current()
+    assert status(current[("q1", "alice")], changed.items[0].sha1) == "stale"
+    assert status(current[("q2", "alice")], changed.items[1].sha1) == "accepted"
+    report = export_reviewed(mcq_file, tmp_path / "review.sqlite", tmp_path / "out.parquet")
+    assert (report.exported, report.stale) == (1, 1)
+    assert pq.read_table(tmp_path / "out.parquet").column("id").to_pylist() == ["q2"]
+
+
+def test_a_database_of_another_dataset_is_refused(mcq_file, freeform_file, tmp_path, capsys):
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    store.add("q1", data.items[0].sha1, "alice", "accept")
+    with pytest.raises(WikioriginError, match=r"review\.sqlite: reviews mcq\.parquet \(mcq\), not a freeform"):
+        ReviewStore(tmp_path / "review.sqlite", "freeform.parquet", "freeform", ["f1"])
+    with pytest.raises(WikioriginError, match="none of its 1 reviewed items is in other.parquet"):
+        ReviewStore(tmp_path / "review.sqlite", "other.parquet", "mcq", ["x1", "x2"])
+    assert cli.main(["review", "export", str(freeform_file), "--db", str(tmp_path / "review.sqlite"),
+                     "--out", str(tmp_path / "o.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "review.sqlite: reviews mcq.parquet" in err
+
+
+def _three_annotators(tmp_path, data):
+    store = _store(tmp_path, data)
+    votes = {"q1": "aaa", "q2": "aar", "q3": "arr", "q4": "rrr", "q5": "a", "q6": ""}
+    for item in data.items:
+        for who, vote in zip(("alice", "bob", "carol"), votes[item.key]):
+            if vote == "a":
+                store.add(item.key, item.sha1, who, "accept")
+            else:
+                store.add(item.key, item.sha1, who, "reject", reason="not of this culture")
+    store.add("q1", data.items[0].sha1, "bob", "accept",
+              edits={"question": "垢嘗は何を嘗めるか。", "choices": ["垢", "油", "苔", "水"], "answer_index": 2})
+    store.add("q6", data.items[5].sha1, "alice", "skip")
+    return store
+
+
+@pytest.mark.parametrize("policy, ids", [("all-accept", ["q1", "q5"]), ("majority", ["q1", "q2", "q5"]),
+                                         ("any-accept", ["q1", "q2", "q3", "q5"])])
+def test_export_policies_edits_schema_and_provenance(mcq_file, tmp_path, policy, ids):
+    data = load_dataset(mcq_file)
+    _three_annotators(tmp_path, data)
+    out = tmp_path / "reviewed.parquet"
+    report = export_reviewed(mcq_file, tmp_path / "review.sqlite", out, policy=policy)
+    table = pq.read_table(out)
+    assert table.column("id").to_pylist() == ids
+    assert table.schema.names == MCQ.names + REVIEW.names
+    assert table.schema.field("answer_index").type == MCQ.field("answer_index").type
+    first = table.to_pylist()[0]
+    assert first["question"] == "垢嘗は何を嘗めるか。" and first["answer"] == "苔" and first["answer_index"] == 2
+    assert first["review_edited"] == ["answer", "answer_index", "choices", "question"]
+    assert first["review_annotators"] == ["alice", "bob", "carol"] and first["review_accepts"] == 3
+    meta = read_provenance(out)
+    assert meta["review"]["policy"] == policy and meta["review"]["exported"] == len(ids)
+    assert meta["review"]["undecided"] == 1 and meta["source"]["builder"] == "mcq"
+    assert (report.exported, report.undecided, report.edited) == (len(ids), 1, 1)
+
+
+def test_apply_edits_keeps_the_shape_of_released_rows():
+    row = {"question": "q", "choices": ["a", "b"], "answer": "a", "ref": "[1]"}
+    new, changed = apply_edits("mcq", row, {"answer_index": 1})
+    assert new == {"question": "q", "choices": ["a", "b"], "answer": "b", "ref": "[1]"} and changed == ["answer"]
+
+
+def test_released_yokaieval_json_is_reviewed_and_exported(tmp_path):
+    data = load_dataset(YOKAI)
+    assert data.kind == "mcq" and len(data.items) == 40 and data.items[3].key == "#3"
+    store = _store(tmp_path, data)
+    for item in data.items[:3]:
+        store.add(item.key, item.sha1, "alice", "accept")
+    export_reviewed(YOKAI, tmp_path / "review.sqlite", tmp_path / "y.parquet")
+    rows = pq.read_table(tmp_path / "y.parquet").to_pylist()
+    released = json.loads(lzma.open(YOKAI).read())
+    assert [r["question"] for r in rows] == [r["question"] for r in released[:3]]
+    assert rows[0]["ref"] == released[0]["ref"] and rows[0]["review_decision"] == "accept"
+
+
+def test_eval_lmeval_and_card_take_the_reviewed_file(mcq_file, tmp_path, capsys):
+    data = load_dataset(mcq_file)
+    _three_annotators(tmp_path, data)
+    d = tmp_path / "reviewed"
+    assert cli.main(["review", "export", str(mcq_file), "--db", str(tmp_path / "review.sqlite"),
+                     "--out", str(d / "reviewed.parquet"), "--policy", "majority"]) == 0
+    assert "3 of 6 items accepted (majority; 1 edited)" in capsys.readouterr().out
+    rows = pq.read_table(d / "reviewed.parquet").to_pylist()
+    responses = [{"question": r["question"], "choices": r["choices"], "answer": r["answer"], "response": r["answer"]}
+                 for r in rows]
+    (tmp_path / "responses.json").write_text(json.dumps(responses, ensure_ascii=False), encoding="utf-8")
+    assert cli.main(["eval", "mcq", "--questions", str(d / "reviewed.parquet"), "--responses",
+                     str(tmp_path / "responses.json"), "--out", str(tmp_path / "eval")]) == 0
+    summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+    assert summary["n"] == 3 and summary["accuracy"] == 1.0
+    assert cli.main(["export", "lm-eval", str(d / "reviewed.parquet"), "--out", str(tmp_path / "task")]) == 0
+    docs = [json.loads(line) for line in (tmp_path / "task" / "wikiorigin_reviewed.jsonl").read_text().splitlines()]
+    assert docs[0]["choices"] == ["垢", "油", "苔", "水"] and docs[0]["answer_index"] == 2
+    assert cli.main(["build", "card", str(d), "--kind", "mcq", "--title", "Reviewed yokai"]) == 0
+    card = (d / "README.md").read_text(encoding="utf-8")
+    assert "## Human review" in card and "3 of 6 items accepted by human review (policy majority" in card
+
+
+def test_stats_counts_reasons_and_kappa(mcq_file, tmp_path, capsys):
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    data = load_dataset(mcq_file)
+    store = _three_annotators(tmp_path, data)
+    stats = review_stats(store)
+    assert stats["annotators"]["alice"] == {"accept": 4, "reject": 1, "skip": 1}
+    assert stats["reasons"] == {"not of this culture": 6} and stats["edited"] == 1
+    pairs = {tuple(p["annotators"]): p for p in stats["agreement"]["pairs"]}
+    # alice & bob: q1 a/a, q2 a/a, q3 a/r, q4 r/r -> observed 3/4, expected 1/2, kappa 1/2
+    assert pairs[("alice", "bob")]["items"] == 4 and pairs[("alice", "bob")]["cohen_kappa"] == pytest.approx(0.5)
+    ratings = [[0, 0, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1]]
+    expected = fleiss_kappa(aggregate_raters(ratings)[0])
+    assert stats["agreement"]["fleiss"]["fleiss_kappa"] == pytest.approx(expected)
+    assert cli.main(["review", "stats", "--db", str(tmp_path / "review.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "alice & bob: 4 items, observed 75.0%, Cohen's kappa 0.500" in out
+    assert "Fleiss' kappa (3 raters, 4 items)" in out and "not of this culture" in out
+    assert "undefined" in format_stats({**stats, "agreement": {"items": 1, "fleiss": None, "pairs": [
+        {"annotators": ["a", "b"], "items": 1, "observed": 1.0, "cohen_kappa": None}]}})
+
+
+def test_bad_input_is_one_line_naming_the_file(mcq_file, articles_file, tmp_path, capsys):
+    cases = [
+        (["review", "export", str(tmp_path / "nope.parquet"), "--db", "x.sqlite", "--out", str(tmp_path / "o.parquet")],
+         "nope.parquet: no such file"),
+        (["review", "export", str(articles_file), "--db", "x.sqlite", "--out", str(tmp_path / "o.parquet")],
+         "articles.parquet: not a dataset to review"),
+        (["review", "export", str(mcq_file), "--db", str(tmp_path / "none.sqlite"), "--out", str(tmp_path / "o.parquet")],
+         "none.sqlite: no such review database"),
+        (["review", "stats", "--db", str(mcq_file)], "mcq.parquet: not a review database"),
+    ]
+    for argv, message in cases:
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err

@@ -1,0 +1,291 @@
+"""The review web app (Starlette, served by uvicorn): one page, plain HTML and JavaScript, and a
+small JSON API over the dataset's items and the decisions database.
+
+Safe by default. It listens on loopback unless told otherwise, and then accepts only requests
+whose ``Host`` is a loopback name (no DNS rebinding). Bound to another address, every request
+needs the access token printed at start (``?token=`` in the URL once; a ``SameSite=Strict``,
+``HttpOnly`` cookie afterwards). Every request that changes state is a ``POST`` of JSON that
+carries the server's secret in the ``X-Review-Csrf`` header (the page reads it from its own
+HTML, which another site cannot), and is refused when its ``Origin`` is another site's or
+``Sec-Fetch-Site`` says cross-site. The page shows every text of the dataset as text (never as
+HTML) and the Content-Security-Policy allows no inline script.
+
+Routes: ``GET /`` the page, ``GET /static/...`` its script and style, ``GET /api/state`` the
+items' states and progress (``?who=`` another annotator's), ``GET /api/item/{index}`` one
+item's view and decisions, ``POST /api/decide`` and ``POST /api/undo``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import socket
+from importlib.resources import files as resource_files
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import WikioriginError
+from ..schemas import MCQ_REGIONS, MCQ_TYPES
+from .export import check_edits
+from .items import EDITABLE, load_articles, load_dataset, view
+from .store import DECISIONS, REASONS, ReviewStore, status
+
+__all__ = ["Review", "make_app", "is_loopback", "bind", "serve"]
+
+GROUP_BY = {"mcq": "type", "freeform": "language", "preferences": "category"}
+"""The field each dataset kind's progress is counted by."""
+
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                               "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+_COOKIE = "wikiorigin_review"
+
+
+class Review:
+    """A review in progress: the dataset (re-read when its file changes), the articles, the
+    decisions database and this server's annotator."""
+
+    def __init__(self, dataset, db, annotator: str, articles=None):
+        if not annotator or len(annotator) > 64 or not annotator.isprintable():
+            raise WikioriginError(f"--annotator {annotator!r}: give a name of 1 to 64 printable characters")
+        self.path = Path(dataset)
+        self.dataset = load_dataset(self.path)
+        self._stamp = self._file_stamp()
+        self.articles = load_articles(articles) if articles else None
+        self.store = ReviewStore(db, self.path.name, self.dataset.kind, list(self.dataset.by_key))
+        self.annotator = annotator
+
+    def _file_stamp(self):
+        st = self.path.stat()
+        return st.st_mtime_ns, st.st_size
+
+    def refresh(self) -> None:
+        """Read the dataset again if its file changed since (decisions on changed items turn stale)."""
+        if self.path.exists() and self._file_stamp() != self._stamp:
+            self.dataset = load_dataset(self.path)
+            self._stamp = self._file_stamp()
+
+    def state(self, who: str | None = None) -> dict:
+        """Every item's state for ``who`` (default: this annotator), progress by group, and the
+        item to start at (this annotator's first item never decided, else first pending)."""
+        who = who or self.annotator
+        current = self.store.current()
+        group = GROUP_BY[self.dataset.kind]
+        rows, by_group = [], {}
+        for item in self.dataset.items:
+            st = status(current.get((item.key, who)), item.sha1)
+            name = str(item.row.get(group) or "(none)")
+            done = by_group.setdefault(name, [0, 0])
+            done[0] += st in ("accepted", "rejected")
+            done[1] += 1
+            others = sorted(a for (k, a) in current if k == item.key and a != who)
+            rows.append({"index": item.index, "group": name, "status": st, "others": others})
+        mine = {k for (k, a) in current if a == self.annotator}
+        start = next((i.index for i in self.dataset.items if i.key not in mine),
+                     next((r["index"] for r in rows if r["status"] in ("pending", "stale")), 0))
+        return {"kind": self.dataset.kind, "dataset": self.path.name, "annotator": self.annotator, "who": who,
+                "annotators": sorted({a for _, a in current} | {self.annotator}), "items": rows,
+                "reviewed": sum(r["status"] in ("accepted", "rejected") for r in rows), "total": len(rows),
+                "by_group": by_group, "group_by": group, "start": start if who == self.annotator else 0,
+                "reasons": list(REASONS), "editable": list(EDITABLE[self.dataset.kind]),
+                "types": MCQ_TYPES, "regions": MCQ_REGIONS}
+
+    def item(self, index: int) -> dict:
+        """One item's view (:func:`~wikiorigin.review.items.view`) with every annotator's
+        decision in force on it (``stale`` when made on other content)."""
+        if not 0 <= index < len(self.dataset.items):
+            raise KeyError(index)
+        item = self.dataset.items[index]
+        decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1}
+                     for (k, _), d in sorted(self.store.current().items()) if k == item.key]
+        return {**view(self.dataset, item, self.articles), "decisions": decisions}
+
+    def decide(self, body: dict) -> dict:
+        """Record this annotator's decision on the item ``body["index"]``, made on the content
+        ``body["sha1"]`` (refused when the item has changed since the page showed it)."""
+        index = body.get("index")
+        if not isinstance(index, int) or not 0 <= index < len(self.dataset.items):
+            raise ValueError(f"no item {index!r}")
+        item = self.dataset.items[index]
+        if body.get("sha1") != item.sha1:
+            raise ValueError("the item changed since the page showed it: reload")
+        decision, reason, note = body.get("decision"), body.get("reason") or None, body.get("note") or None
+        if decision not in DECISIONS:
+            raise ValueError(f"decision {decision!r}: expected one of {', '.join(DECISIONS)}")
+        if reason is not None and reason not in REASONS:
+            raise ValueError(f"reason {reason!r}: expected one of {', '.join(REASONS)}")
+        edits = body.get("edits") or None
+        if edits is not None:
+            if decision != "accept" or not isinstance(edits, dict):
+                raise ValueError("edits come with an accept, as an object")
+            check_edits(self.dataset.kind, edits)
+        if note is not None and (not isinstance(note, str) or len(note) > 2000):
+            raise ValueError("the note must be a text of at most 2000 characters")
+        d = self.store.add(item.key, item.sha1, self.annotator, decision, reason, note, edits)
+        return {"saved": d.as_dict()}
+
+    def undo(self) -> dict:
+        """Take back this annotator's latest decision; says which item it was on."""
+        undone = self.store.undo(self.annotator)
+        if undone is None:
+            return {"undone": None}
+        item = self.dataset.by_key.get(undone.item)
+        return {"undone": undone.as_dict(), "index": item.index if item else None}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _json_error(status_code: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status_code, headers=_HEADERS)
+
+
+def _guard(app, csrf: str, token: str | None):
+    """ASGI middleware: the access token (when required), the checks on state-changing
+    requests, and the security headers on every response."""
+
+    async def guarded(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        request = Request(scope)
+        set_cookie = False
+        if token is not None:
+            given = request.query_params.get("token") or request.cookies.get(_COOKIE) or ""
+            if not hmac.compare_digest(given.encode(), token.encode()):
+                return await PlainTextResponse("403: this review needs the token printed when the server started "
+                                               "(open the URL it printed)", 403, headers=_HEADERS)(scope, receive, send)
+            set_cookie = "token" in request.query_params
+        if request.method not in ("GET", "HEAD"):
+            refusal = _refuse_write(request, csrf)
+            if refusal:
+                return await _json_error(403, refusal)(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.decode().lower() not in
+                           {h.lower() for h in _HEADERS}]
+                headers += [(k.encode(), v.encode()) for k, v in _HEADERS.items()]
+                if set_cookie:
+                    headers.append((b"set-cookie", f"{_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        return await app(scope, receive, send_with_headers)
+
+    return guarded
+
+
+def _refuse_write(request: Request, csrf: str) -> str | None:
+    """Why a state-changing request is refused, or None: it must be a same-origin POST of JSON
+    with the server's secret in ``X-Review-Csrf``."""
+    if request.method != "POST":
+        return "only POST changes state"
+    if not hmac.compare_digest(request.headers.get("x-review-csrf", "").encode(), csrf.encode()):
+        return "missing or wrong X-Review-Csrf header"
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+        return f"cross-origin request from {origin}"
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return "cross-site request"
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return "expected application/json"
+    return None
+
+
+def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> Starlette:
+    """The Starlette app of a review. ``token``: required on every request when given;
+    ``allowed_hosts``: the ``Host`` names accepted (None: any)."""
+    csrf = secrets.token_urlsafe(24)
+    static = resource_files("wikiorigin.review") / "static"
+    page = (static / "index.html").read_text(encoding="utf-8").replace("{{CSRF}}", csrf)
+
+    async def index(request):
+        return HTMLResponse(page, headers=_HEADERS)
+
+    async def state(request):
+        review.refresh()
+        return JSONResponse(review.state(request.query_params.get("who")))
+
+    async def item(request):
+        review.refresh()
+        try:
+            return JSONResponse(review.item(int(request.path_params["index"])))
+        except (KeyError, ValueError):
+            return _json_error(404, "no such item")
+
+    async def decide(request):
+        review.refresh()
+        try:
+            body = await request.json()
+            return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
+        except (ValueError, WikioriginError) as exc:  # json.JSONDecodeError is a ValueError
+            return _json_error(400, str(exc))
+
+    async def undo(request):
+        return JSONResponse(review.undo())
+
+    routes = [Route("/", index), Route("/api/state", state), Route("/api/item/{index:int}", item),
+              Route("/api/decide", decide, methods=["POST"]), Route("/api/undo", undo, methods=["POST"]),
+              Mount("/static", app=StaticFiles(directory=str(static)), name="static")]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
+    app = Starlette(routes=routes, middleware=middleware)
+    return _guard(app, csrf, token)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; a port in use or an address that is not this
+    machine's is a one-line error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise WikioriginError(f"{host}:{port}: cannot listen there ({exc.strerror}); "
+                              "give another --port (0: any free one) or --host") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 8765,
+          annotator: str = "annotator") -> None:
+    """Serve the review of ``dataset`` until interrupted; prints the URL to open first."""
+    import uvicorn
+
+    review = Review(dataset, db, annotator, articles)
+    sock = bind(host, port)
+    port = sock.getsockname()[1]
+    loopback = is_loopback(host)
+    token = None if loopback else secrets.token_urlsafe(18)
+    hosts = ["127.0.0.1", "localhost", "::1", "[::1]", host] if loopback else None
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
+    print(f"reviewing {review.path} ({len(review.dataset.items)} {review.dataset.kind} items) as "
+          f"{annotator}, decisions in {db}: open {url}", flush=True)
+    if token:
+        print("listening beyond loopback: every request needs the token in that URL", flush=True)
+    config = uvicorn.Config(make_app(review, token, hosts), log_level="warning", access_log=False,
+                            lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+    review.store.close()
+

@@ -1,0 +1,169 @@
+"""The reviewed dataset: the accepted items, with their edits, in the input's schema plus the
+review columns (:data:`wikiorigin.schemas.REVIEW`).
+
+Which items count as accepted is a policy over the annotators' decisions in force on the
+item's current content (stale and skipped decisions do not count; an item nobody decided is
+left out): ``all-accept`` (at least one accept, no reject), ``majority`` (more accepts than
+rejects) or ``any-accept`` (at least one accept). The edits applied are those of the latest
+accept that has edits. The output's provenance records the policy, the database and the
+counts, and keeps the input's own provenance under ``source``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import WikioriginError
+from .items import EDITABLE, Dataset, load_dataset
+from .store import Decision, open_existing, status
+
+__all__ = ["POLICIES", "ExportReport", "accepted_by", "apply_edits", "check_edits", "export_reviewed"]
+
+POLICIES = ("all-accept", "majority", "any-accept")
+"""How the annotators' decisions on an item make it accepted (see the module's docstring)."""
+
+
+@dataclass(slots=True)
+class ExportReport:
+    """What :func:`export_reviewed` did: rows written and the items by outcome."""
+
+    out: Path
+    policy: str
+    items: int
+    exported: int
+    rejected: int
+    undecided: int
+    stale: int
+    edited: int
+
+
+def accepted_by(decisions: list[Decision], policy: str) -> bool:
+    """Whether the current decisions (accepts and rejects) on one item accept it under ``policy``."""
+    accepts = sum(d.decision == "accept" for d in decisions)
+    rejects = sum(d.decision == "reject" for d in decisions)
+    if policy == "all-accept":
+        return accepts > 0 and rejects == 0
+    if policy == "majority":
+        return accepts > rejects
+    if policy == "any-accept":
+        return accepts > 0
+    raise WikioriginError(f"policy {policy!r}: expected one of {', '.join(POLICIES)}")
+
+
+def check_edits(kind: str, edits: dict, where: str = "edits") -> dict:
+    """Edits of one item, checked: only the kind's editable fields (:data:`EDITABLE`), with
+    values of the right shape; returns them. A bad edit is a one-line error."""
+    from ..schemas import MCQ_REGIONS
+
+    unknown = sorted(set(edits) - set(EDITABLE[kind]))
+    if unknown:
+        raise WikioriginError(f"{where}: {', '.join(unknown)} cannot be edited in a {kind} item")
+    for name, value in edits.items():
+        if name in ("choices", "answers"):
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value) or not value:
+                raise WikioriginError(f"{where}: {name} must be a list of non-empty texts")
+            if len({v.strip() for v in value}) != len(value):
+                raise WikioriginError(f"{where}: two of the {name} are the same")
+        elif name == "answer_index":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise WikioriginError(f"{where}: answer_index must be a number")
+        elif not isinstance(value, str) or (name in ("question", "prompt", "chosen", "rejected") and not value.strip()):
+            raise WikioriginError(f"{where}: {name} must be a non-empty text")
+    if kind == "mcq":
+        choices = edits.get("choices")
+        if choices is not None and len(choices) < 2:
+            raise WikioriginError(f"{where}: a question needs two or more choices")
+        if "answer_index" in edits and choices is not None and not 0 <= edits["answer_index"] < len(choices):
+            raise WikioriginError(f"{where}: answer_index {edits['answer_index']} is not one of the choices")
+        if edits.get("region") and edits["region"] not in MCQ_REGIONS:
+            raise WikioriginError(f"{where}: region {edits['region']!r} is not one of {', '.join(MCQ_REGIONS)}")
+    return edits
+
+
+def _answer_index(row: dict) -> int:
+    index = row.get("answer_index")
+    if isinstance(index, int) and not isinstance(index, bool):
+        return index
+    return row["choices"].index(row["answer"]) if row.get("answer") in row["choices"] else 0
+
+
+def apply_edits(kind: str, row: dict, edits: dict | None) -> tuple[dict, list[str]]:
+    """A row with edits applied, and the names of the fields they changed. For multiple choice
+    ``answer`` follows ``choices[answer_index]`` (and ``answer_index`` is kept only where the
+    row has one)."""
+    if not edits:
+        return dict(row), []
+    new = dict(row)
+    if kind == "mcq":
+        choices = edits.get("choices", row["choices"])
+        index = edits.get("answer_index", _answer_index(row))
+        if not 0 <= index < len(choices):
+            raise WikioriginError(f"answer_index {index} is not one of the {len(choices)} choices")
+        new.update({k: v for k, v in edits.items() if k != "answer_index"})
+        new["answer"] = choices[index]
+        if "answer_index" in row:
+            new["answer_index"] = index
+    else:
+        new.update(edits)
+    changed = sorted(k for k in set(new) | set(row) if new.get(k) != row.get(k))
+    return new, changed
+
+
+def _outcomes(dataset: Dataset, store, policy: str) -> tuple[list, dict]:
+    """The accepted items as (item, their decisions in force on its content, the edits to
+    apply), and the other items counted: rejected, undecided, stale (some decision is)."""
+    by_item: dict[str, list[Decision]] = {}
+    for (key, _), d in store.current().items():
+        by_item.setdefault(key, []).append(d)
+    counts, accepted = {"rejected": 0, "undecided": 0, "stale": 0}, []
+    for item in dataset.items:
+        states = [(status(d, item.sha1), d) for d in by_item.get(item.key, [])]
+        counts["stale"] += any(s == "stale" for s, _ in states)
+        valid = [d for s, d in states if s in ("accepted", "rejected")]
+        if not valid:
+            counts["undecided"] += 1
+        elif not accepted_by(valid, policy):
+            counts["rejected"] += 1
+        else:
+            edited = [d for d in valid if d.decision == "accept" and d.edits]
+            accepted.append((item, valid, max(edited, key=lambda d: d.seq).edits if edited else None))
+    return accepted, counts
+
+
+def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> ExportReport:
+    """Write the items of ``dataset_path`` that the review in ``db`` accepts under ``policy``
+    to ``out`` (Parquet, atomic), edits applied, with the review columns and provenance."""
+    import pyarrow as pa
+
+    from .. import files
+    from ..schemas import REVIEW
+
+    if policy not in POLICIES:
+        raise WikioriginError(f"--policy {policy}: expected one of {', '.join(POLICIES)}")
+    dataset = load_dataset(dataset_path)
+    out = files.check_output(out)
+    store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key))
+    rows, edited = [], 0
+    accepted, counts = _outcomes(dataset, store, policy)
+    for item, decisions, edits in accepted:
+        row, changed = apply_edits(dataset.kind, item.row, edits)
+        edited += bool(changed)
+        rows.append({**row, "review_decision": "accept",
+                     "review_annotators": sorted({d.annotator for d in decisions}),
+                     "review_accepts": sum(d.decision == "accept" for d in decisions),
+                     "review_rejects": sum(d.decision == "reject" for d in decisions),
+                     "review_edited": changed})
+    base = dataset.schema if dataset.schema is not None else pa.Table.from_pylist(
+        [i.row for i in dataset.items]).schema
+    schema = pa.schema([f for f in base if f.name not in REVIEW.names] + list(REVIEW))
+    source = files.read_provenance(dataset.path) if dataset.schema is not None else {}
+    review = {"policy": policy, "db": str(db), "annotators": store.annotators(), "items": len(dataset.items),
+              "exported": len(rows), "edited": edited, **counts}
+    meta = files.provenance(stage="review export", input=str(dataset.path), kind=dataset.kind, review=review,
+                            source=source, **{k: source[k] for k in ("language", "generator", "checker",
+                                                                     "prompt_sha1", "builder") if k in source})
+    store.close()
+    files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
+    return ExportReport(out, policy, len(dataset.items), len(rows), counts["rejected"], counts["undecided"],
+                        counts["stale"], edited)
