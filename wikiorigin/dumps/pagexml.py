@@ -7,14 +7,13 @@ needs are read; the text is unescaped, never parsed.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..errors import DumpError
-from .xmltext import element
+from .xmltext import element, unescape
 
 __all__ = ["PageText", "parse_page", "parse_pages", "find_page"]
 
@@ -40,8 +39,8 @@ class PageText:
 
 
 def _unescape(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace")
-    return html.unescape(text) if "&" in text else text
+    """Element text: UTF-8 (a bad byte replaced), references as :func:`xmltext.unescape` reads them."""
+    return unescape(raw.decode("utf-8", "replace"))
 
 
 def parse_page(chunk: bytes, where: str) -> PageText:

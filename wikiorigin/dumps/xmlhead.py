@@ -7,11 +7,11 @@ entities) is refused the same way everywhere.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 
 from ..errors import DumpError
+from .xmltext import element, unescape
 
 __all__ = ["SiteInfo", "SUPPORTED_VERSIONS", "read_header"]
 
@@ -21,10 +21,7 @@ SUPPORTED_VERSIONS = ("0.10", "0.11")
 _ROOT = re.compile(rb"<mediawiki\b([^>]*)>")
 _VERSION = re.compile(rb'\bversion="([^"]+)"')
 _XMLNS = re.compile(rb'xmlns="http://www\.mediawiki\.org/xml/export-([0-9.]+)/"')
-_DBNAME = re.compile(rb"<dbname>([^<]*)</dbname>")
-_SITENAME = re.compile(rb"<sitename>([^<]*)</sitename>")
-_BASE = re.compile(rb"<base>([^<]*)</base>")
-_CASE = re.compile(rb"<case>([^<]*)</case>")
+_DBNAME, _SITENAME, _BASE, _CASE = (element(tag) for tag in ("dbname", "sitename", "base", "case"))
 _NAMESPACE = re.compile(rb'<namespace key="(-?\d+)"[^>]*?(?:/>|>([^<]*)</namespace>)')
 
 _HEADER_LIMIT = 1 << 20  # the header of a real dump is a few kB
@@ -43,7 +40,7 @@ class SiteInfo:
 
 
 def _text(m: re.Match | None) -> str:
-    return html.unescape(m.group(1).decode("utf-8", "replace")) if m else ""
+    return unescape(m.group(1).decode("utf-8", "replace")) if m else ""
 
 
 def read_header(read, path) -> tuple[SiteInfo, bytes]:
@@ -92,7 +89,7 @@ def read_header(read, path) -> tuple[SiteInfo, bytes]:
         base=_text(_BASE.search(head)),
         case=_text(_CASE.search(head)) or "first-letter",
         namespaces={
-            int(k): html.unescape((name or b"").decode("utf-8", "replace"))
+            int(k): unescape((name or b"").decode("utf-8", "replace"))
             for k, name in _NAMESPACE.findall(head)
         },
     )
