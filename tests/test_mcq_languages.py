@@ -223,3 +223,80 @@ def test_bad_labels_on_the_command_line(el_articles, tmp_path, capsys):
     assert main(["build", "mcq", "--articles", str(el_articles), "--out", str(tmp_path / "m.parquet"),
                  "--model", "gen", "--labels", str(tmp_path / "torn.json"), "--dry-run"]) == 2
     assert "torn.json: line 1 column 12: not JSON" in capsys.readouterr().err
+
+
+# -- evaluation in the set's language ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def el_set(el_articles, tmp_path_factory):
+    d = tmp_path_factory.mktemp("el-set")
+    with ChatServer(answer=Scripted()) as server:
+        build_mcq(el_articles, d / "test.parquet", _client(server, d),
+                  config=MCQConfig(labels=str(HERE / "labels-el.json"), keep_unreferenced=True))
+    return d / "test.parquet"
+
+
+@pytest.fixture(scope="module")
+def en_set(en_articles, tmp_path_factory):
+    d = tmp_path_factory.mktemp("en-set")
+    with ChatServer(answer=Scripted()) as server:
+        build_mcq(en_articles, d / "test.parquet", _client(server, d),
+                  config=MCQConfig(language="en", keep_unreferenced=True, labels=str(HERE / "labels-el.json")))
+    return d / "test.parquet"
+
+
+@pytest.mark.parametrize("mode", ["generate", "loglikelihood"])
+def test_eval_greek_set_with_a_tiny_model(el_set, tiny_model_dir, tmp_path, mode, capsys):
+    from wikiorigin.cli import main
+    from wikiorigin.evaluators import mcq
+    from wikiorigin.evaluators.signature import text_hash
+
+    out = tmp_path / mode
+    assert main(["eval", "mcq", "--questions", str(el_set), "--model", str(tiny_model_dir), "--device", "cpu",
+                 "--mode", mode, "--max-new-tokens", "8", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["n"] == 6 and summary["settings"]["language"] == "el"
+    assert set(summary["by_type"]) == {"ταξίδι"} and set(summary["by_region"]) == {"Ρωσική Άπω Ανατολή"}
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| ταξίδι | 6 |" in report and "| Ρωσική Άπω Ανατολή | 6 |" in report
+    if mode == "generate":
+        assert summary["settings"]["instruction"] == text_hash(mcq.INSTRUCTIONS["el"])
+        assert summary["parser_version"] == mcq.PARSER_VERSION
+    else:
+        assert summary["settings"]["instruction"] == text_hash("\nΑπάντηση:")
+        assert 0.0 <= summary["acc_norm"] <= 1.0
+
+
+@pytest.mark.parametrize("mode", ["generate", "loglikelihood"])
+def test_eval_english_set_with_a_tiny_model(en_set, tiny_model_dir, tmp_path, mode):
+    from wikiorigin.cli import main
+    from wikiorigin.evaluators.signature import text_hash
+
+    out = tmp_path / mode
+    cue = ["--answer-cue", "\\nReply:"] if mode == "loglikelihood" else []
+    assert main(["eval", "mcq", "--questions", str(en_set), "--model", str(tiny_model_dir), "--device", "cpu",
+                 "--mode", mode, "--max-new-tokens", "8", "--out", str(out), *cue]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["n"] == 1 and summary["settings"]["language"] == "en"
+    if mode == "loglikelihood":  # a cue of one's own, recorded in the signature
+        assert summary["settings"]["instruction"] == text_hash("\nReply:")
+
+
+def test_loglikelihood_requests_in_another_language(el_set):
+    from wikiorigin.evaluators import mcq
+
+    rows = mcq.read_questions(el_set)
+    seen = []
+
+    class Recorder:
+        name = "recorder"
+
+        def loglikelihood(self, requests, batch_size=None):
+            seen.extend(requests)
+            return [(-float(len(c)), False) for _, c in requests]
+
+    items = mcq.evaluate_loglikelihood(rows, Recorder(), language="el")
+    assert seen[0][0].endswith("\nΑπάντηση:") and seen[0][1] == " " + rows[0]["choices"][0]
+    assert all(i["region"] == "Ρωσική Άπω Ανατολή" for i in items)  # kept, not cleaned into Japan's
+    mcq.evaluate_loglikelihood(rows[:1], Recorder(), language="th")  # no table entry: English cue, no space
+    assert seen[-1][0].endswith("\nAnswer:") and not seen[-1][1].startswith(" ")

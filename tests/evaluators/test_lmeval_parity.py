@@ -85,7 +85,7 @@ def _task(tmp_path, name, rows, language):
     config = {"task": name, "dataset_path": "json", "dataset_kwargs": {"data_files": {"test": str(data)}},
               "test_split": "test", "output_type": "multiple_choice", "doc_to_text": "prompt",
               "doc_to_choice": "choices", "doc_to_target": "answer", "num_fewshot": 0,
-              "target_delimiter": " " if language == "en" else "",
+              "target_delimiter": mcq.delimiter(language),
               "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True}
                               for m in ("acc", "acc_norm")], "metadata": {"version": 1.0}}
     (tmp_path / f"{name}.yaml").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
@@ -93,15 +93,18 @@ def _task(tmp_path, name, rows, language):
 
 def test_mcq_items_equal_lmeval_simple_evaluate(ours, hflm, rows, tmp_path):
     """lm-eval builds the requests from the task itself; its per-option log-likelihoods and
-    per-question acc and acc_norm are ours, in Japanese (no delimiter) and English (a space)."""
+    per-question acc and acc_norm are ours, in Japanese (no delimiter), English and Greek (a
+    space) and Chinese (none), each with its own answer cue."""
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager
 
-    for language in ("ja", "en"):
+    languages = ("ja", "en", "el", "zh")
+    for language in languages:
         _task(tmp_path, f"yokai_parity_{language}", rows, language)
-    result = simple_evaluate(model=hflm, tasks=["yokai_parity_ja", "yokai_parity_en"], log_samples=True,
+    result = simple_evaluate(model=hflm, tasks=[f"yokai_parity_{x}" for x in languages], log_samples=True,
                              task_manager=TaskManager(include_path=str(tmp_path)))
-    for language in ("ja", "en"):
+    assert (mcq.delimiter("el"), mcq.delimiter("zh"), mcq.answer_cue("el")) == (" ", "", "\nΑπάντηση:")
+    for language in languages:
         name = f"yokai_parity_{language}"
         items = mcq.evaluate_loglikelihood(rows, ours, language=language)
         samples = sorted(result["samples"][name], key=lambda s: s["doc_id"])

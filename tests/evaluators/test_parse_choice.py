@@ -160,3 +160,42 @@ def test_released_answers_rescore_to_the_published_accuracy(data_dir, model):
         slips += ok and reading.how == "exact" and row["judge"] is not True
     assert abs(correct / 810 - published) <= 0.01 or abs((correct - slips) / 810 - published) <= 0.01
     assert (correct - slips) / 810 - published <= 0.01  # the rest of the gap is not ours
+
+
+# -- other scripts: native digits, letters, answer cues, option text --------------------
+
+GREEK = ["νησί", "χερσόνησος", "πόλη", "λίμνη"]
+
+
+@pytest.mark.parametrize("response, choices, labels, expected", [
+    ("χερσόνησος", GREEK, None, 1),
+    ("Απάντηση: χερσόνησος.", GREEK, None, 1),
+    ("ΧΕΡΣΟΝΗΣΟΣ", GREEK, None, 1),  # case-folded, final sigma too
+    ("Η σωστή απάντηση είναι «πόλη».", GREEK, None, 2),
+    ("νησιά", GREEK, None, None),  # another word, not an option
+    ("Β", GREEK, "ΑΒΓΔ", 1),
+    ("(Γ)", GREEK, "ΑΒΓΔ", 2),
+    ("Ответ: В", ["а", "б", "в", "г"], "АБВГ", 2),
+    ("답: 다", ["사과", "배", "포도", "귤"], "가나다라", 2),
+    ("포도", ["사과", "배", "포도", "귤"], None, 2),
+    ("٣", ["x", "y", "z", "w"], "1234", 2),  # Arabic-Indic digit
+    ("الإجابة: ٢", ["x", "y", "z", "w"], "1234", 1),
+    ("उत्तर: ४", ["x", "y", "z", "w"], "1234", 3),  # Devanagari digit
+    ("３", ["x", "y", "z", "w"], "1234", 2),  # full-width
+    ("ج", ["x", "y", "z", "w"], "أبجد", 2),
+    ("٣٠٠٠ سنة", ["1000 سنة", "3000 سنة", "500 سنة", "20 سنة"], None, 1),  # native numerals in an option
+    ("Vastus: kaks", ["üks", "kaks", "kolm", "neli"], None, 1),
+    ("cat", ["category", "cat", "dog", "bird"], None, 1),  # Latin words stay apart
+    ("Freagra: an t-earrach", ["an geimhreadh", "an t-earrach", "an samhradh", "an fómhar"], None, 1),
+    ("3", ["x", "y", "z", "w"], None, None),  # unlabelled options: a bare number is no position
+])
+def test_parse_choice_across_scripts(response, choices, labels, expected):
+    assert parse_choice(response, choices, labels=labels) == expected
+
+
+def test_digits_of_any_script_are_ascii():
+    from wikiorigin.evaluators.answers import ascii_digits, match_key
+
+    assert ascii_digits("٠١٢٣ ۴۵ ३४ ๕ ১") == "0123 45 34 5 1"
+    assert match_key("٣,٠٠٠") == match_key("3,000") == match_key("三千") == "3000"
+    assert match_key("Η  Καμτσάτκα!") == "η καμτσάτκα" and match_key("雪 女") == "雪女"

@@ -67,10 +67,14 @@ def _add_mcq(e) -> None:
                         "file, the released human answers, or rows with a `response`")
     e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate",
                    help="generate: ask and read the answer; loglikelihood: score each option (local model)")
-    e.add_argument("--language", choices=("ja", "en"), default="ja",
-                   help="the instruction line, answer cue and delimiter")
+    e.add_argument("--language", default=None,
+                   help="the language of the instruction line, answer cue and delimiter: the code of any open "
+                        "Wikipedia (default: the rows' own language, else ja; English lines where ours has none)")
     e.add_argument("--instruction", default=None,
                    help="line after the options (default: ours for --language; '' for none, as released)")
+    e.add_argument("--answer-cue", default=None,
+                   help="log-likelihood mode: what follows the options before each option (default: ours for "
+                        "--language, e.g. '\\n回答：', '\\nAnswer:'; \\n is a new line)")
     e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
     model_options(e, required=False)
     llm_options(e)
@@ -112,22 +116,26 @@ def cmd_eval_mcq(args) -> int:
     from ..evaluators import mcq
     from ..evaluators.signature import mcq_settings
 
+    from ..languages import open_language
+
     rows, join = _mcq_rows(args)
+    language = open_language(args.language) if args.language else mcq.rows_language(rows)
     judge = None
     if args.mode == "loglikelihood":
         if args.endpoint or not args.model:
             raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
+        cue = None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n")
         m = model(args)
-        items = mcq.evaluate_loglikelihood(rows, m, language=args.language)
-        settings = mcq_settings(m, mode="loglikelihood", language=args.language, rows=rows)
+        items = mcq.evaluate_loglikelihood(rows, m, language=language, cue=cue)
+        settings = mcq_settings(m, mode="loglikelihood", language=language, rows=rows, cue=cue)
     else:
         m = model(args) if args.model else None
         judge = llm_client(args, args.judge_model) if args.judge_model else None
-        instruction = mcq.INSTRUCTIONS[args.language] if args.instruction is None else args.instruction
+        instruction = mcq.instruction(language) if args.instruction is None else args.instruction
         recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else str(args.questions)
         items = mcq.evaluate_generate(rows, m, instruction=instruction, judge=judge, recorded=recorded, **(
             sampling(args) if m else {}))
-        settings = mcq_settings(m, language=args.language, instruction=instruction, judge=judge,
+        settings = mcq_settings(m, language=language, instruction=instruction, judge=judge,
                                 recorded=recorded, rows=rows,
                                 **(sampling(args) if m else {}))
         if join is not None:  # runs with fewer answered questions are not comparable

@@ -39,11 +39,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .cues import ANSWER_CUES
+
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
-           "PARSER_VERSION"]
+           "ascii_digits", "PARSER_VERSION"]
 
 # Bump when a change can turn a verdict: it is part of every run's signature.
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 """The version of the answer reader's rules; bumped when a change can turn a verdict. It is
 part of every MCQ run's signature."""
 
@@ -91,7 +93,7 @@ def strip_markup(response: str) -> str:
     another role's turn next); otherwise, as when a response repeats the end of the prompt
     before ``ASSISTANT:``, the first assistant turn is. The answer ends at an end-of-turn token."""
     text = _SPECIAL.sub(lambda m: "\n" + (_EOT if _ENDS_TURN.search(m.group()) else "") + "\n",
-                        unicodedata.normalize("NFKC", response or ""))
+                        ascii_digits(unicodedata.normalize("NFKC", response or "")))
     turns = _turns(text)
     before = turns[0][1]
     said = before.replace(_EOT, "").strip()
@@ -139,11 +141,28 @@ def _numeral_value(run: str) -> str:
     return str(total + section + (int(digits) if digits else 0))
 
 
+_DIGIT = re.compile(r"[^\x00-\x7f]")
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with every decimal digit of any script (Arabic-Indic ``٣``, Devanagari ``३``,
+    Bengali, Thai, ...) written as an ASCII digit; other characters as they are."""
+    return _DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(), "")) or m.group(), text)
+
+
+# Scripts written without spaces between words (CJK, kana, Thai, Lao, Myanmar, Khmer,
+# Tibetan): there a space is no word boundary and goes; elsewhere it keeps words apart.
+_UNSPACED = "\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
+_SPACED_CHAR = rf"[^\W_{_UNSPACED}]|[\u0300-\u036f\u0900-\u0dff]"
+
+
 def match_key(text: str) -> str:
-    """``text`` as compared: NFKC, case-folded, numerals as digits (``3,000`` and ``三千`` are
-    ``3000``), without punctuation; spaces are kept only between two Latin letters or digits,
-    so that words stay apart (``cat`` is not in ``category``)."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    """``text`` as compared: NFKC, case-folded, numerals as digits (``3,000``, ``三千`` and
+    ``٣٠٠٠`` are ``3000``), without punctuation; spaces are kept only between two letters or
+    digits of scripts that space their words (Latin, Greek, Cyrillic, Hangul, Arabic,
+    Devanagari, ...), so that words stay apart (``cat`` is not in ``category``), and go
+    elsewhere (Japanese, Chinese, Thai)."""
+    text = ascii_digits(unicodedata.normalize("NFKC", text)).casefold()
     text = _THOUSANDS.sub("", text)
     text = _NUMERAL.sub(lambda m: _numeral_value(m.group()), text)
     kept = "".join(c if unicodedata.category(c)[0] in "LNM" else " " for c in text)
@@ -151,19 +170,23 @@ def match_key(text: str) -> str:
 
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_LONE_SPACE = re.compile(r"(?<![a-z0-9]) | (?![a-z0-9])")
-_WORD = re.compile(r"[a-z0-9]")
+_LONE_SPACE = re.compile(rf"(?<!{_SPACED_CHAR}) | (?!{_SPACED_CHAR})")
+_WORD = re.compile(_SPACED_CHAR)
 
 
 # -- the answer's parts --------------------------------------------------------------------
 
 _BULLET = re.compile(r"^\s*(?:[-・*•●▪◦]+|\(?[0-9]{1,2}[).．:：、]|[0-9]{1,2}\.(?!\d))\s*")
-# Option labels: digits (① is 1 after NFKC), Latin letters, the katakana of Japanese lists.
-_LABEL_TOKEN = r"[0-9]{1,2}|[A-Za-z]|[アイウエオカキクケコ]"
+# Option labels: digits (① is 1 after NFKC; other scripts' digits are made ASCII first), Latin,
+# Greek and Cyrillic letters, the katakana of Japanese lists, Korean 가나다라, Arabic أبجد and
+# Devanagari कखगघ.
+_LABEL_TOKEN = r"[0-9]{1,2}|[A-Za-z]|[Α-Ωα-ω]|[А-Яа-я]|[アイウエオカキクケコ]|[가나다라마바]|[أبجده]|[कखगघङ]"
 _LABEL = re.compile(rf"^[(（\[]?({_LABEL_TOKEN})[)）\]．.:：、]?\s*(?:番目?)?\s*(?:です|だ)?[。.]?$")
 _LABELLED = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)(.+)$")
-_PREFIX = re.compile(r"^\s*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
-                     r"\s*(?:は|:|：|is)?\s*[:：]?\s*", re.I)
+# The answer cues of other languages (evaluators/cues.py) open an answer only with a colon.
+_CUE_WORDS = "|".join(w.strip().rstrip(":：").strip() for code, w in ANSWER_CUES.items() if code not in ("ja", "en"))
+_PREFIX = re.compile(r"^\s*(?:(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
+                     rf"\s*(?:は|:|：|is)?|(?:{_CUE_WORDS})\s*(?=[:：]))\s*[:：]?\s*", re.I)
 _CLOSING = re.compile(r"(?:です|だ|である|でしょう|と思います|が正解|が答え|だと思う)$")
 _STOPS = " \t\n。．.、,!！?？"
 _QUOTES = "「」『』\"'“”‘’【】《》〈〉*`"

@@ -18,27 +18,15 @@ from __future__ import annotations
 from ..errors import WikioriginError
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
 from .answers import PARSER_VERSION, parse_choice, read_choice
+from .cues import ANSWER_CUES, DELIMITERS, INSTRUCTIONS, answer_cue, delimiter, instruction
 from .questions import REGION_LETTERS, attach_responses, clean_region, read_questions
 from .report import markdown_table
 
 __all__ = ["parse_choice", "read_choice", "PARSER_VERSION", "clean_region", "REGION_LETTERS", "read_questions",
            "question_prompt",
            "evaluate_generate", "evaluate_loglikelihood", "summarize", "INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS",
+           "instruction", "answer_cue", "delimiter", "rows_language",
            "attach_responses", "write_mcq_results"]
-
-INSTRUCTIONS = {
-    "ja": "上の選択肢から正しいものを一つ選び、その選択肢の言葉だけで答えてください。",
-    "en": "Pick the one correct option above and reply with that option's text only.",
-}
-"""The instruction after a question's options in generation mode, by language (``ja``, ``en``)."""
-ANSWER_CUES = {"ja": "\n回答：", "en": "\nAnswer:"}
-"""What follows a question in log-likelihood mode, before each option, by language."""
-# What goes between the answer cue and an option in log-likelihood mode (lm-evaluation-harness's
-# target_delimiter): a space where words are spaced, none in Japanese.
-DELIMITERS = {"ja": "", "en": " "}
-"""What goes between the answer cue and an option in log-likelihood mode, by language
-(lm-evaluation-harness's ``target_delimiter``)."""
-
 
 def question_prompt(row: dict, instruction: str = "") -> str:
     """The question and its options as ``- option`` lines (the layout of YokaiEval's released
@@ -74,6 +62,13 @@ def _judge_unread(rows: list[dict], items: list[dict], judge) -> None:
         if result.error is None:
             items[i]["judge_verdict"] = result.data["verdict"]
             items[i]["correct"] = result.data["verdict"] is True
+
+
+def rows_language(rows: list[dict], default: str = "ja") -> str:
+    """The language the rows say they are in (their ``language``, when all carry the same),
+    else ``default`` (the released YokaiEval rows carry none: Japanese)."""
+    found = {r.get("language") for r in rows}
+    return found.pop() if len(found) == 1 and None not in found else default
 
 
 def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRUCTIONS["ja"],
@@ -114,19 +109,19 @@ def _item(row: dict, model: str, mode: str) -> dict:
             "region": row["region"], "question": row["question"], "answer_index": row["answer_index"]}
 
 
-def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja",
+def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja", cue: str | None = None,
                            batch_size: int | None = None) -> list[dict]:
     """Items of log-likelihood mode, as lm-evaluation-harness scores a ``multiple_choice``
     task: every option is scored as the continuation of the question (with its options and
-    the answer cue of ``language``) after a delimiter (a space in English, none in Japanese,
-    lm-eval's ``target_delimiter``). ``pred`` is the option with the highest log-likelihood
+    the answer cue of ``language``, or ``cue``) after a delimiter (none in Japanese and other
+    languages written without spaces, else a space: lm-eval's ``target_delimiter``). ``pred`` is the option with the highest log-likelihood
     (lm-eval's ``acc``), ``pred_norm`` the highest per character of the option without the
     delimiter (lm-eval's ``acc_norm``: ``len(choice)``), ``pred_bytes`` the highest per UTF-8
     byte of the option (lm-eval's ``acc_bytes``); ties go to the first option, as
     ``numpy.argmax``. Each item has ``loglikelihoods``, the three predictions and
     ``correct``, ``correct_norm``, ``correct_bytes``."""
-    sep = DELIMITERS[language]
-    requests = [(question_prompt(r) + ANSWER_CUES[language], sep + c) for r in rows for c in r["choices"]]
+    sep, cue = delimiter(language), answer_cue(language) if cue is None else cue
+    requests = [(question_prompt(r) + cue, sep + c) for r in rows for c in r["choices"]]
     scores = model.loglikelihood(requests, batch_size=batch_size)
     items, k = [], 0
     for row in rows:

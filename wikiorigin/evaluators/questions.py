@@ -4,7 +4,8 @@ model saw), the released human answers (``user_answer``) or rows with a ``respon
 
 :func:`read_questions` reads any of them into plain rows (a row that cannot be scored is a
 one-line error naming the file and row); :func:`clean_region` turns a released row's messy
-region label into one of the 11 classes; :func:`attach_responses` joins recorded responses to
+region label into one of the 11 classes (built rows, which carry their ``language``, keep
+the region their labels file named); :func:`attach_responses` joins recorded responses to
 the benchmark's rows by their choices and the question's stem (robust to a changed instruction).
 """
 
@@ -80,6 +81,14 @@ def clean_region(value) -> str:
     return regions.pop() if regions else "不明"
 
 
+def _region(raw: dict) -> str:
+    """A row's region: the released YokaiEval rows' (no ``language``) cleaned into the 11
+    classes; a built row's (``mcq.parquet``, any language) kept as its labels file named it."""
+    if raw.get("language") is None:
+        return clean_region(raw.get("region"))
+    return raw.get("region") or ""
+
+
 def _check(value, kinds, what: str, where: str):
     if value is not None and not isinstance(value, kinds):
         raise WikioriginError(f"{where}: {what} is {type(value).__name__} {value!r}, expected "
@@ -136,7 +145,8 @@ def _row(raw: dict, where: str) -> dict:
     title = raw.get("title") or (unquote(url.rsplit("/", 1)[-1]) if url else None)
     return {"id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
             "question": question, "choices": choices, "answer_index": _answer_index(raw, choices, where),
-            "type": raw.get("type") or "", "region": clean_region(raw.get("region")),
+            "type": raw.get("type") or "", "region": _region(raw),
+            "language": raw.get("language"),
             "title": title, "response": response, "judge": raw.get("judge"),
             "labels": option_labels(prompt, choices) if prompt else None}
 

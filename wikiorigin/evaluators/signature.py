@@ -257,10 +257,11 @@ def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_te
 
 
 def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", instruction: str | None = None,
-                 judge=None, recorded: str = "recorded", rows: list[dict] | None = None, **sampling) -> dict:
+                 judge=None, recorded: str = "recorded", rows: list[dict] | None = None, cue: str | None = None,
+                 **sampling) -> dict:
     """Settings of a multiple-choice run (:mod:`~wikiorigin.evaluators.mcq`): generation
     (``instruction``, sampling, the answer parser's version, the judge of unread answers)
-    or log-likelihood (the answer cue of ``language``, contexts split as
+    or log-likelihood (the answer cue: ``cue``, else that of ``language``; contexts split as
     lm-evaluation-harness splits them, the model's ``add_bos``). ``model=None``: recorded responses;
     ``rows``: the questions (hashed)."""
     from . import mcq
@@ -268,7 +269,8 @@ def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", in
     data = data_hash(rows, ("id", "question", "choices", "answer_index")) if rows is not None else None
     if mode == "loglikelihood":
         return run_settings("mcq", model, uses_template=False, mode=mode, language=language,
-                            instruction=text_hash(mcq.ANSWER_CUES[language]), bos=context_bos(model), split="whole",
+                            instruction=text_hash(mcq.answer_cue(language) if cue is None else cue),
+                            bos=context_bos(model), split="whole",
                             data=data)
     if mode != "generate":
         raise ValueError(f"mcq_settings: mode is 'generate' or 'loglikelihood', not {mode!r}")
