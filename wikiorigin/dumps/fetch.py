@@ -29,6 +29,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import WikioriginError
 from ..progress import Progress
+from ..retry import Backoff
 from .layout import KINDS
 
 __all__ = ["DEFAULT_MIRROR", "FETCH_KINDS", "Client", "RemoteFile", "FetchError", "plan", "download"]
@@ -316,7 +317,8 @@ def fetch_one(client: Client, remote: RemoteFile, progress=None) -> int:
     remote.dest.parent.mkdir(parents=True, exist_ok=True)
     part = remote.dest.with_name(remote.dest.name + ".part")
     moved = 0
-    for attempt in range(client.retries + 1):
+    backoff = Backoff(client.retries, client.backoff)
+    for attempt in backoff.tries:
         start = part.stat().st_size if part.exists() else 0
         try:
             with client.open(remote.url, start) as response:
@@ -330,9 +332,9 @@ def fetch_one(client: Client, remote: RemoteFile, progress=None) -> int:
                 raise ConnectionError(f"connection closed after {copied} of {length} bytes")
             break
         except (http.client.HTTPException, OSError, FetchError) as exc:
-            if attempt == client.retries or (isinstance(exc, FetchError) and not exc.retry):
+            if backoff.exhausted(attempt) or (isinstance(exc, FetchError) and not exc.retry):
                 raise FetchError(f"{remote.url}: {exc}" if not isinstance(exc, FetchError) else str(exc)) from None
-            time.sleep(client.backoff * 2 ** attempt)
+            time.sleep(backoff.delay(attempt))
     problem = _verify(part, remote)
     if problem:
         part.unlink()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import re
 import time
 from collections import deque
@@ -28,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..progress import Progress
+from ..retry import Backoff
 from .cache import RequestCache, request_key
 from .openai_backend import EndpointError, RequestError, TransientError
 
@@ -287,21 +287,21 @@ class LLMClient:
 
     async def _call(self, messages, params, limit) -> tuple[dict | None, str | None]:
         """The backend's answer, retried with backoff; or why there is none."""
-        for attempt in range(self.retries + 1):
+        backoff = Backoff(self.retries, self.backoff, self.max_wait, jitter=True)
+        for attempt in backoff.tries:
             self.usage.waited += await limit.wait(estimate_tokens(messages))
             try:
                 answer = await self.backend.chat(messages, params)
             except RequestError as exc:
                 return None, f"refused: {exc}"
             except TransientError as exc:
-                if attempt == self.retries:
+                if backoff.exhausted(attempt):
                     return None, self._gave_up(f"gave up after {attempt + 1} tries: {exc}")
-                if exc.retry_after is not None and exc.retry_after > self.max_wait:
+                if backoff.refuses(exc.retry_after):
                     return None, (f"the server asked to wait {exc.retry_after:,.0f} s, longer than "
                                   f"max_wait {self.max_wait:g} s: {exc}")
                 self.usage.retries += 1
-                delay = self.backoff * 2 ** attempt * (0.5 + random.random())
-                delay = min(self.max_wait, exc.retry_after if exc.retry_after is not None else delay)
+                delay = backoff.delay(attempt, exc.retry_after)
                 self.usage.waited += delay
                 await asyncio.sleep(delay)
             else:
