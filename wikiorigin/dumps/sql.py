@@ -43,6 +43,7 @@ _ESCAPES = {b"0": b"\0", b"b": b"\b", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"Z
 # page_props rows with a QID: the plain form (fast), and every form mysqldump writes.
 _QID_ROW = re.compile(rb"\((\d+),'wikibase_item','((?:[^'\\]|\\.)*)'")
 _HEX_ITEM = b"wikibase_item".hex().upper().encode()  # 77696B69626173655F6974656D
+_ITEM_TOKENS = (b"wikibase_item", _HEX_ITEM, _HEX_ITEM.lower())  # the property name, as written
 _QID_ROW_ANY = re.compile(
     rb"\((\d+),(?:(?:_binary ?)?'wikibase_item'|0[xX](?i:" + _HEX_ITEM + rb")),"
     rb"(?:(?:_binary ?)?'((?:[^'\\]|\\.)*)'|0[xX]([0-9A-Fa-f]*))"
@@ -79,6 +80,12 @@ def _value(quoted: bytes, hexed: bytes, bare: bytes):
 
 def _unhex(hexed: bytes) -> bytes:
     return binascii.unhexlify(hexed if len(hexed) % 2 == 0 else b"0" + hexed)
+
+
+def _row_value(m: re.Match) -> bytes:
+    """The value of a ``wikibase_item`` row matched by ``_QID_ROW_ANY``: quoted as written
+    (escapes kept), or hex decoded."""
+    return _unhex(m[3]) if m[3] else m[2]
 
 
 @dataclass(slots=True)
@@ -245,12 +252,11 @@ def _qid_rows(values: bytes, at: int, dump: SqlDump) -> list[tuple[bytes, bytes]
         if len(found) == occurrences:
             return found
     else:
-        occurrences = (values.count(b"wikibase_item") + values.count(_HEX_ITEM)
-                       + values.count(_HEX_ITEM.lower()))
+        occurrences = sum(values.count(token) for token in _ITEM_TOKENS)
     matches = list(_QID_ROW_ANY.finditer(values))
     if len(matches) < occurrences:
         _note_unreadable(values, at, matches, dump)
-    return [(m[1], _unhex(m[3]) if m[3] else m[2]) for m in matches]
+    return [(m[1], _row_value(m)) for m in matches]
 
 
 def _note_unreadable(values: bytes, at: int, matches: list[re.Match], dump: SqlDump) -> None:
@@ -258,7 +264,7 @@ def _note_unreadable(values: bytes, at: int, matches: list[re.Match], dump: SqlD
     (the second field after a ``(``) but is not part of a row that was read."""
     spans = {(m.start(), m.end()) for m in matches}
     starts = sorted(spans)
-    for token in (b"wikibase_item", _HEX_ITEM, _HEX_ITEM.lower()):
+    for token in _ITEM_TOKENS:
         p = values.find(token)
         while p >= 0:
             i = bisect.bisect_right(starts, (p, 1 << 62)) - 1
@@ -304,7 +310,7 @@ def _qid_chunk(found: list[tuple[bytes, bytes]], values: bytes, at: int, dump: S
 def _positions(values: bytes) -> Iterator[tuple[int, bytes, bytes]]:
     """``(offset, page id, value)`` of each ``wikibase_item`` row (the slow road, for messages)."""
     for m in _QID_ROW_ANY.finditer(values):
-        yield m.start(), m[1], _unhex(m[3]) if m[3] else m[2]
+        yield m.start(), m[1], _row_value(m)
 
 
 def _utf8(value: bytes) -> bool:
