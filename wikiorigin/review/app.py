@@ -28,13 +28,13 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import WikioriginError
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
-from .export import check_edits
+from .export import apply_edits, check_edits
 from .items import EDITABLE, load_articles, load_dataset, view
 from .store import DECISIONS, REASONS, ReviewStore, status
 
@@ -103,13 +103,20 @@ class Review:
 
     def item(self, index: int) -> dict:
         """One item's view (:func:`~wikiorigin.review.items.view`) with every annotator's
-        decision in force on it (``stale`` when made on other content)."""
+        decision in force on it (``stale`` when made on other content); with this annotator's
+        edits applied (``row``; ``original`` and ``edited``, the fields changed, beside it)."""
         if not 0 <= index < len(self.dataset.items):
             raise KeyError(index)
         item = self.dataset.items[index]
+        current = self.store.current()
         decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1}
-                     for (k, _), d in sorted(self.store.current().items()) if k == item.key]
-        return {**view(self.dataset, item, self.articles), "decisions": decisions}
+                     for (k, _), d in sorted(current.items()) if k == item.key]
+        shown = view(self.dataset, item, self.articles)
+        mine = current.get((item.key, self.annotator))
+        if mine is not None and mine.edits and status(mine, item.sha1) == "accepted":
+            edited, changed = apply_edits(self.dataset.kind, shown["row"], mine.edits)
+            shown.update(original=shown["row"], row=edited, edited=changed)
+        return {**shown, "decisions": decisions}
 
     def decide(self, body: dict) -> dict:
         """Record this annotator's decision on the item ``body["index"]``, made on the content
@@ -242,8 +249,12 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> St
     async def undo(request):
         return JSONResponse(review.undo())
 
+    async def no_icon(request):
+        return Response(status_code=204)
+
     routes = [Route("/", index), Route("/api/state", state), Route("/api/item/{index:int}", item),
               Route("/api/decide", decide, methods=["POST"]), Route("/api/undo", undo, methods=["POST"]),
+              Route("/favicon.ico", no_icon),
               Mount("/static", app=StaticFiles(directory=str(static)), name="static")]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
     app = Starlette(routes=routes, middleware=middleware)

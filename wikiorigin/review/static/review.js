@@ -103,6 +103,7 @@ function renderMeta(item) {
   clear(meta);
   const mine = state.items[item.index];
   meta.appendChild(el("span", mine.status, "status " + mine.status));
+  if (item.edited) meta.appendChild(el("span", "edited: " + item.edited.join(", "), "tag edited"));
   for (const [k, v] of [["type", row.type], ["region", row.region], ["category", row.category],
                         ["culture", row.culture], ["language", row.language], ["id", item.key]]) {
     if (v) meta.appendChild(el("span", `${k}: ${v}`, "tag"));
@@ -134,7 +135,8 @@ function renderBody(item) {
 function renderOrigin(item) {
   const origin = $("origin");
   clear(origin);
-  for (const [k, v] of Object.entries(item.origin)) origin.appendChild(renderRow(k, v));
+  origin.appendChild(el("span", "made by ", "label"));
+  for (const [k, v] of Object.entries(item.origin)) origin.appendChild(el("span", `${k} ${v}`, "tag"));
   const link = $("wikipedia");
   if (item.link && /^https?:\/\//.test(item.link)) {
     link.href = item.link; link.hidden = false; link.textContent = "Wikipedia page: " + decodeURI(item.link);
@@ -279,7 +281,7 @@ function openEdit() {
 }
 
 function saveEdit() {
-  const row = current.row, edits = {};
+  const row = current.original || current.row, edits = {};  // edits are of the file's row
   for (const name of state.editable) {
     const raw = $("edit-" + name).value;
     let value = raw;

@@ -1,0 +1,142 @@
+"""The review server over HTTP, as a real subprocess on loopback: what it shows of each kind
+of dataset, stale decisions, and its defences (Host, token, CSRF header, Origin,
+Sec-Fetch-Site, JSON only, security headers); bad input and a port in use are one line, exit 2."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from tests.review.conftest import HOSTILE, mcq_rows, write
+from tests.review.server import Server, request
+from wikiorigin.schemas import MCQ
+
+pytest.importorskip("uvicorn", reason="the review server needs its extra: pip install -e .[review]")
+
+
+def _csrf(server) -> str:
+    status, headers, page = request(server.url)
+    assert status == 200
+    return re.search(r'name="review-csrf" content="([^"]+)"', page)[1]
+
+
+def _post(server, path, data, csrf, **headers):
+    return request(server.base + path, data, {"Content-Type": "application/json", "X-Review-Csrf": csrf, **headers})
+
+
+def test_mcq_item_with_its_article_footnotes_and_a_safe_link(mcq_file, articles_file, tmp_path):
+    with Server(mcq_file, tmp_path / "r.sqlite", "--articles", str(articles_file)) as server:
+        status, headers, _ = request(server.url)
+        assert "script-src 'self'" in headers["Content-Security-Policy"] and headers["X-Frame-Options"] == "DENY"
+        import json
+
+        item = json.loads(request(server.base + "api/item/0")[2])
+        assert item["row"]["question"] == "垢嘗が嘗めるとされるものは何か。" and item["cited"] == [1]
+        marks = [s for s in item["article"]["segments"] if "ref" in s]
+        assert [(s["text"], s["cited"]) for s in marks] == [("[1]", True), ("[2]", False), ("[注 1]", False),
+                                                           ("[3]", False)]
+        refs = item["article"]["references"]
+        assert [r["cited"] for r in refs] == [True, False, False, False]
+        assert refs[2]["text"] == HOSTILE and refs[2]["url"] is None  # javascript: is never a link
+        assert item["link"] == "https://ja.wikipedia.org/wiki/%E5%9E%A2%E5%98%97"
+        assert item["origin"]["generator"] == "gpt-4o-2024-08-06" and item["origin"]["prompt_sha1"] == "abc123def456"
+        state = json.loads(request(server.base + "api/state")[2])
+        assert state["total"] == 6 and state["by_group"]["妖怪の行う行動"] == [0, 3] and state["start"] == 0
+        assert request(server.base + "api/item/99")[0] == 404
+
+
+def test_freeform_and_preference_items(freeform_file, preferences_file, articles_file, tmp_path):
+    import json
+
+    with Server(freeform_file, tmp_path / "f.sqlite", "--articles", str(articles_file)) as server:
+        item = json.loads(request(server.base + "api/item/0")[2])
+        assert item["kind"] == "freeform" and item["row"]["answers"] == ["Akaname", "垢嘗"]
+        assert item["article"]["title"] == "垢嘗"  # joined by the item's QID
+        assert json.loads(request(server.base + "api/state")[2])["editable"] == ["question", "question_source", "answers"]
+    with Server(preferences_file, tmp_path / "p.sqlite") as server:
+        item = json.loads(request(server.base + "api/item/1")[2])
+        assert item["kind"] == "preferences" and item["row"]["score_chosen"] == 8.5 and item["article"] is None
+        assert json.loads(request(server.base + "api/state")[2])["by_group"] == {"Customs": [0, 2]}
+
+
+def test_decisions_stale_after_the_file_changes(mcq_file, tmp_path):
+    import json
+
+    with Server(mcq_file, tmp_path / "r.sqlite") as server:
+        csrf = _csrf(server)
+        item = json.loads(request(server.base + "api/item/0")[2])
+        assert _post(server, "api/decide", {"index": 0, "sha1": "0" * 40, "decision": "accept"}, csrf)[0] == 400
+        status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "accept",
+                                                       "edits": {"region": "九州"}}, csrf)
+        assert status == 200, body
+        assert _post(server, "api/decide", {"index": 1, "sha1": "x", "decision": "accept",
+                                            "edits": {"answer": "x"}}, csrf)[0] == 400
+        rows = mcq_rows()
+        rows[0]["question"] = "垢嘗が嘗めるものは？"
+        write(rows, mcq_file, MCQ, builder="mcq")  # changed under the running review
+        item = json.loads(request(server.base + "api/item/0")[2])
+        assert item["decisions"][0]["stale"] is True and item["decisions"][0]["edits"] == {"region": "九州"}
+        assert json.loads(request(server.base + "api/state")[2])["items"][0]["status"] == "stale"
+
+
+def test_state_changes_need_the_secret_same_origin_and_json(mcq_file, tmp_path):
+    import json
+
+    with Server(mcq_file, tmp_path / "r.sqlite") as server:
+        csrf = _csrf(server)
+        sha1 = json.loads(request(server.base + "api/item/0")[2])["sha1"]
+        good = {"index": 0, "sha1": sha1, "decision": "accept"}
+        origin = server.base.rstrip("/")
+        refused = [
+            request(server.base + "api/decide", good, {"Content-Type": "application/json"}),
+            _post(server, "api/decide", good, "wrong"),
+            _post(server, "api/decide", good, csrf, Origin="http://evil.example"),
+            _post(server, "api/decide", good, csrf, **{"Sec-Fetch-Site": "cross-site"}),
+            _post(server, "api/decide", good, csrf, **{"Content-Type": "text/plain"}),
+            _post(server, "api/undo", {}, "", Origin=origin),
+        ]
+        assert [r[0] for r in refused] == [403] * 6
+        assert request(server.base + "api/decide")[0] == 405  # GET changes nothing
+        assert request(server.url, headers={"Host": "evil.example"})[0] == 400  # DNS rebinding
+        ok = _post(server, "api/decide", good, csrf, Origin=origin, **{"Sec-Fetch-Site": "same-origin"})
+        assert ok[0] == 200, ok[2]
+        assert json.loads(_post(server, "api/undo", {}, csrf)[2])["index"] == 0
+
+
+def test_bound_beyond_loopback_every_request_needs_the_token(mcq_file, tmp_path):
+    with Server(mcq_file, tmp_path / "r.sqlite", host="0.0.0.0") as server:
+        token = re.search(r"\?token=(\S+)", server.url)[1]
+        base = server.base.replace("0.0.0.0", "127.0.0.1")
+        for url in (base, base + "api/state", base + "static/review.js", base + "?token=wrong"):
+            status, _, body = request(url)
+            assert status == 403 and "token" in body, url
+        status, headers, _ = request(f"{base}?token={token}")
+        cookie = headers["Set-Cookie"]
+        assert status == 200 and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert request(base + "api/state", headers={"Cookie": cookie.split(";")[0]})[0] == 200
+
+
+def _run(*argv):
+    return subprocess.run([sys.executable, "-m", "wikiorigin.cli", *argv], capture_output=True, text=True, timeout=60)
+
+
+def test_a_port_in_use_and_bad_input_are_one_line(mcq_file, freeform_file, articles_file, tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        out = _run("review", "serve", str(mcq_file), "--db", str(tmp_path / "r.sqlite"), "--port", str(port))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert f"127.0.0.1:{port}: cannot listen there" in out.stderr
+    cases = [((str(tmp_path / "gone.parquet"), "--db", str(tmp_path / "r.sqlite")), "gone.parquet: no such file"),
+             ((str(articles_file), "--db", str(tmp_path / "r.sqlite")), "articles.parquet: not a dataset to review"),
+             ((str(freeform_file), "--db", str(tmp_path / "r.sqlite")), "r.sqlite: reviews mcq.parquet (mcq)"),
+             ((str(mcq_file), "--db", str(tmp_path / "s.sqlite"), "--articles", str(mcq_file)),
+              "mcq.parquet: not the output of `wikiorigin corpus yokai|origin`: no column text")]
+    for args, message in cases:
+        out = _run("review", "serve", *args, "--port", "0")
+        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, out.stderr

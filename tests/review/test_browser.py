@@ -1,0 +1,170 @@
+"""The review page in a real browser (Debian's chromium, headless, driven by Selenium through
+/usr/bin/chromedriver; Selenium Manager never asked to download anything): review five items
+by keyboard (one edited, one rejected with a reason, one hostile), reload, SIGKILL the server
+and restart it, undo, review as a second annotator, filter, export, and check the rows.
+
+Under ``CI=true`` a missing chromium fails the test; elsewhere it skips, saying how to install it.
+A screenshot is left in ``build/test-artifacts/review.png``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.review.server import Server
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
+
+if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+    message = "the browser tests need Debian's chromium: apt-get install chromium chromium-driver"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + " (CI=true: they must run)", pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+if os.environ.get("CI") != "true":
+    pytest.importorskip("selenium", reason="pip install -e .[test]")
+    pytest.importorskip("uvicorn", reason="pip install -e .[review]")
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def browser():
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager: no downloads, ever
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,860",
+                "--disable-gpu", "--lang=ja"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+class Page:
+    """The review page in the browser: keys sent to it, waiting until it has shown the result."""
+
+    def __init__(self, driver, url):
+        self.driver = driver
+        driver.get(url)
+        self.wait_rendered(0)
+
+    def renders(self) -> int:
+        return int(self.driver.find_element(By.TAG_NAME, "body").get_attribute("data-renders") or 0)
+
+    def wait_rendered(self, before: int) -> None:
+        WebDriverWait(self.driver, 20).until(lambda d: self.renders() > before)
+
+    def press(self, *keys, wait=True, ctrl=False) -> None:
+        before = self.renders()
+        chain = ActionChains(self.driver)
+        if ctrl:
+            chain = chain.key_down(Keys.CONTROL)
+        chain = chain.send_keys(*keys)
+        (chain.key_up(Keys.CONTROL) if ctrl else chain).perform()
+        if wait:
+            self.wait_rendered(before)
+
+    def text(self, element_id: str) -> str:
+        return self.driver.find_element(By.ID, element_id).text
+
+    def progress(self) -> str:
+        return self.text("progress").split(" by ")[0]
+
+
+def _edit_question_and_answer(page):
+    page.press("e", wait=False)
+    question = page.driver.find_element(By.ID, "edit-question")
+    WebDriverWait(page.driver, 10).until(lambda d: question.is_displayed())
+    question.send_keys(Keys.CONTROL, "a")
+    question.send_keys("垢嘗を描いたのは誰の画集か。")
+    page.driver.find_element(By.ID, "edit-answer_index").send_keys("2")
+    page.press(Keys.ENTER, ctrl=True)
+
+
+def _reject_with_reason(page, number: str, note: str):
+    page.press("r", wait=False)
+    WebDriverWait(page.driver, 10).until(lambda d: d.find_element(By.ID, "reject-dialog").is_displayed())
+    ActionChains(page.driver).send_keys(number).perform()
+    page.driver.find_element(By.ID, "reject-note").send_keys(note)
+    page.press(Keys.ENTER)
+
+
+def _check_hostile_item(page):
+    """Item 5's question and an option hold markup: shown as text, nothing runs."""
+    assert page.text("question").startswith('<img src=x onerror="document.body.dataset.pwned=1"><script>')
+    assert page.driver.find_elements(By.CSS_SELECTOR, "#question *") == []
+    assert "<b>油</b>" in page.text("choices")
+    assert page.driver.find_element(By.TAG_NAME, "body").get_attribute("data-pwned") is None
+    assert page.driver.find_elements(By.CSS_SELECTOR, "#item img, #item script, #references img") == []
+
+
+def _review_five(page):
+    assert page.text("question") == "垢嘗が嘗めるとされるものは何か。"
+    assert page.driver.find_element(By.CSS_SELECTOR, "#article-text mark.cited").text == "[1]"
+    assert page.driver.find_element(By.CSS_SELECTOR, "#choices li.answer").text == "風呂場の垢"
+    page.press("a")                                  # q1 accept
+    _edit_question_and_answer(page)                  # q2 edit
+    _reject_with_reason(page, "3", "子供ではなく老人")  # q3 reject: answer wrong
+    page.press("a")                                  # q4 accept
+    _check_hostile_item(page)
+    page.press("a")                                  # q5 accept
+    assert page.progress() == "5/6 reviewed"
+
+
+def _run(*argv):
+    return subprocess.run([sys.executable, "-m", "wikiorigin.cli", *argv], capture_output=True, text=True, timeout=120)
+
+
+def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, articles_file, tmp_path):
+    db = tmp_path / "review.sqlite"
+    with Server(mcq_file, db, "--articles", str(articles_file), annotator="alice") as server:
+        page = Page(browser, server.url)
+        _review_five(page)
+        page = Page(browser, server.url)             # reload: the state is the server's
+        assert page.progress() == "5/6 reviewed" and page.text("question") == "垢嘗が現れる場所はどこか。"
+        server.kill()                                # SIGKILL: nothing flushed
+    with Server(mcq_file, db, "--articles", str(articles_file), annotator="alice") as server:
+        page = Page(browser, server.url)
+        assert page.progress() == "5/6 reviewed" and page.text("question") == "垢嘗が現れる場所はどこか。"
+        page.press("u")                              # undo q5's accept
+        assert page.text("message").startswith("undone: accept #5") and page.progress() == "4/6 reviewed"
+        page.press("a")
+        assert page.progress() == "5/6 reviewed"
+        with Server(mcq_file, db, "--articles", str(articles_file), annotator="bob") as second:
+            page = Page(browser, second.url)         # the second annotator, at the same time
+            assert page.progress() == "0/6 reviewed" and page.text("question") == "垢嘗が嘗めるとされるものは何か。"
+            page.press("a")
+            page.press("a")
+            page.press("s")
+            _reject_with_reason(page, "4", "")
+            assert page.progress() == "3/6 reviewed"
+            assert "alice: accept" in page.text("decisions")  # q5: alice's decision shown
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            alice = Page(browser, server.url)        # alice's page, back from q6 to her edited q2
+            for _ in range(4):
+                alice.press("k")
+            assert alice.text("question") == "垢嘗を描いたのは誰の画集か。"
+            browser.save_screenshot(str(ARTIFACTS / "review.png"))
+    out = tmp_path / "reviewed.parquet"
+    result = _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = {r["id"]: r for r in pq.read_table(out).to_pylist()}
+    assert sorted(rows) == ["q1", "q2", "q5"]  # q3 rejected by alice, q4 by bob, q6 undecided
+    assert rows["q2"]["question"] == "垢嘗を描いたのは誰の画集か。" and rows["q2"]["answer"] == "北斎漫画"
+    assert rows["q2"]["review_edited"] == ["answer", "answer_index", "question"]
+    assert rows["q1"]["review_annotators"] == ["alice", "bob"] and rows["q5"]["review_annotators"] == ["alice"]
+    stats = _run("review", "stats", "--db", str(db))
+    assert "answer wrong" in stats.stdout and "not of this culture" in stats.stdout
+    assert "alice & bob: 3 items" in stats.stdout, stats.stdout
