@@ -300,6 +300,7 @@ class BuildReport:
 
     @property
     def notes(self) -> list[str]:
+        """The notes of every shard, in shard order."""
         return [n for r in self.shards for n in r.notes]
 
 

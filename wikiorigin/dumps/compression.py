@@ -127,6 +127,7 @@ class DumpStream:
 
     @property
     def compressed_pos(self) -> int:
+        """Compressed bytes read so far (at most the file's size): the place for progress."""
         return min(self._raw.furthest, self.compressed_size)
 
     def read(self, n: int = 1 << 22) -> bytes:

@@ -257,6 +257,9 @@ def _plan_wiki_run(client: Client, base: str, wiki: str, date: str, run_kinds: l
 
 @dataclass(slots=True)
 class FetchReport:
+    """What a download did: the files ``fetched`` and ``skipped`` (already there and
+    verified), the ``bytes`` transferred and the ``seconds`` it took."""
+
     fetched: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
     bytes: int = 0

@@ -60,6 +60,7 @@ class OpenAIBackend:
 
     @property
     def key(self) -> str:
+        """The backend's part of a cache key: the model and the endpoint."""
         return f"{self.name}:{self.azure_endpoint or self.base_url or 'https://api.openai.com/v1'}"
 
     @property
@@ -161,6 +162,7 @@ class OpenAIBackend:
 
     @property
     def url(self) -> str:
+        """The endpoint's base URL, as the client uses it once made."""
         client = self._client
         return str(client.base_url).rstrip("/") if client is not None else (
             self.azure_endpoint or self.base_url or "https://api.openai.com/v1")

@@ -41,6 +41,7 @@ class TransformersBackend:
 
     @property
     def key(self) -> str:
+        """The backend's part of a cache key: "transformers" and the model's folder name."""
         return f"{self.name}:{Path(self.model).name}"
 
     def _generate(self, messages: list[dict], params: dict) -> dict:
