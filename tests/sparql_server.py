@@ -10,8 +10,14 @@ import urllib.parse
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from wikiorigin.dumps.wikidata import item_claims
 from wikiorigin.errors import UnknownWikiError
 from wikiorigin.languages import registry
+
+
+def _preferred(entity: dict, prop: str) -> int:
+    """How many statements of ``prop`` have the preferred rank (``wdt:`` gives only those then)."""
+    return sum(c.get("rank") == "preferred" for c in (entity.get("claims") or {}).get(prop) or [])
 
 
 def _bindings(query: str, entities: dict) -> list[dict]:
@@ -37,6 +43,11 @@ def _bindings(query: str, entities: dict) -> list[dict]:
         for lang, aliases in e["aliases"].items():
             if lang in langs:
                 rows += [row(qid, "alias", lang, a["value"], lang) for a in aliases]
+        if "wdt:P131" in query:  # the best rank, as wdt: gives it
+            for prop in ("P131", "P17"):
+                targets = item_claims(e, prop)
+                for target in targets[:_preferred(e, prop)] or targets:
+                    rows.append(row(qid, prop, "", f"http://www.wikidata.org/entity/{target}"))
         for site, link in e.get("sitelinks", {}).items():
             try:
                 wiki = registry().lookup(site)

@@ -137,10 +137,12 @@ ORIGIN_ARTICLES = pa.schema(
         ("enwiki_title", pa.string()),
         ("origin_wiki", pa.string()),
         ("n_wikis", pa.int32()),
+        ("region", pa.string()),  # the item's first-level administrative division (its label)
+        ("region_qid", pa.string()),  # that division's item
     ]
 )
 """The articles of an origin corpus: the :data:`ARTICLES` columns plus what Wikidata says of
-the item."""
+the item, with its region (the first-level administrative division, from P131)."""
 
 # -- the datasets the builders write (and the evaluators and the lm-eval export read) --------
 

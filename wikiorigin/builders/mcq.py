@@ -307,12 +307,13 @@ class _Run:
 
 # What the builder reads of an article corpus (``wikiorigin corpus yokai`` or ``corpus origin``).
 ARTICLE_COLUMNS = ("wiki", "page_id", "title", "revision_id", "url", "text", "references")
+_STAGE = "wikiorigin corpus yokai (or corpus origin)"
 
 
 def read_articles(path, labels: Labels | None = None) -> list[dict]:
     """The rows of an article corpus, checked before any call is paid for (with Wikidata
     regions, the corpus must carry ``region``: ``corpus origin``'s)."""
-    table = read_input(path, ARTICLE_COLUMNS, "wikiorigin corpus yokai (or corpus origin)")
+    table = read_input(path, ARTICLE_COLUMNS, _STAGE)
     if labels is not None and labels.region_source == WIKIDATA and "region" not in table.column_names:
         raise WikioriginError(f"{path}: no region column, which the labels {labels.source} take from Wikidata "
                               "(build the corpus with `wikiorigin corpus origin`, or give --labels FILE "
@@ -327,8 +328,8 @@ def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     labels = config.labels
     if labels is None or isinstance(labels, str):
         if language is None and labels is None:  # the default preset depends on the language
-            language = _articles_language(read_input(articles, ARTICLE_COLUMNS, "wikiorigin corpus yokai")
-                                          .select(["wiki"]).to_pylist(), articles)
+            language = _articles_language(read_input(articles, ARTICLE_COLUMNS, _STAGE).select(["wiki"])
+                                          .to_pylist(), articles)
         labels = load_labels(labels or ("yokai-ja" if language == "ja" else "origin"))
     rows = read_articles(articles, labels)
     return rows, language or _articles_language(rows, articles), labels

@@ -61,8 +61,13 @@ def _add_mcq(build) -> None:
 def cmd_build_mcq(args) -> int:
     from ..builders.mcq import MCQConfig, build_mcq, plan_mcq
 
-    config = MCQConfig(language=args.language, labels=args.labels, per_article=args.per_article, seed=args.seed,
-                       keep_unreferenced=args.keep_unreferenced)
+    from ..labels import load_labels
+    from ..languages import open_language
+
+    # bad labels or language: a one-line error before any client, cache or call is made
+    config = MCQConfig(language=open_language(args.language) if args.language else None,
+                       labels=load_labels(args.labels) if args.labels else None, per_article=args.per_article,
+                       seed=args.seed, keep_unreferenced=args.keep_unreferenced)
     generator = llm_client(args, args.model)
     if args.dry_run:
         return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")

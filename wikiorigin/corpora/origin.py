@@ -1,6 +1,9 @@
 """The articles of the items that originate in one edition (WikiOriginQA), with what Wikidata
-says of each item: its English label, its English Wikipedia title, and its names and aliases
-in English and in the edition's language (the answers of the free-form questions).
+says of each item: its English label, its English Wikipedia title, its names and aliases in
+English and in the edition's language (the answers of the free-form questions), and its
+region: the first-level administrative division it lies in (:mod:`~wikiorigin.corpora.regions`:
+P131 followed up to the country), labelled in the edition's language (the multiple-choice
+builder's ``origin`` labels take it from here).
 
 Items come from ``wikiorigin subset`` (the ``origins`` schema); their pages are fetched by id
 from the edition's multistream dump; Wikidata comes offline from the JSON dump or online from a
@@ -38,6 +41,7 @@ from ..files import ParquetSink, provenance, read_input
 from ..languages import lookup
 from ..schemas import ORIGIN_ARTICLES
 from .articles import article_row
+from .regions import resolve_regions
 
 __all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
 
@@ -60,6 +64,8 @@ class OriginCorpusReport:
     mismatched: list[str] = field(default_factory=list)
     articles: int = 0
     bad_wikidata_lines: int = 0
+    with_region: int = 0
+    region_fetches: int = 0
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -153,6 +159,23 @@ def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
     return kept
 
 
+def _regions(entities: dict, qids: list[str], wikidata, sparql, languages: list[str],
+             report: OriginCorpusReport) -> dict:
+    """The items' regions, their P131 ancestors read level by level from the same source as
+    the items (another pass of the JSON dump, or another query, per level)."""
+
+    def fetch(wanted: set[str]) -> dict:
+        report.region_fetches += 1
+        if wikidata is not None:
+            return {e.qid: e for e in read_entities(wikidata, wanted, EntityStats())}
+        return query_entities(sparql, sorted(wanted), languages)
+
+    found = {q: entities[q] for q in qids if q in entities}
+    regions = resolve_regions(found, fetch, [languages[-1], "en"])
+    report.with_region = sum(r is not None for r in regions.values())
+    return regions
+
+
 def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
                         sparql: str | None = None) -> OriginCorpusReport:
     """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
@@ -175,6 +198,7 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
         report.bad_wikidata_lines, report.notes = stats.bad_lines, stats.notes
     else:
         entities = query_entities(sparql, qids, languages)
+    regions = _regions(entities, qids, wikidata, sparql, languages, report)
     domain = lookup(wiki).domain
     out_rows = []
     for item, page in kept:
@@ -189,11 +213,14 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
             enwiki_title=entity.sitelinks.get("enwiki"),
             origin_wiki=wiki,
             n_wikis=item["n_wikis"],
+            region=None if regions.get(item["qid"]) is None else regions[item["qid"]].label,
+            region_qid=None if regions.get(item["qid"]) is None else regions[item["qid"]].qid,
         )
         out_rows.append(row)
     meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
                       wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name,
-                      renamed=len(report.renamed), mismatched=len(report.mismatched))
+                      renamed=len(report.renamed), mismatched=len(report.mismatched),
+                      region_rule="P131 up to the country's first-level division")
     with ParquetSink(out, ORIGIN_ARTICLES, meta) as sink:
         sink.write(pa.Table.from_pylist(out_rows, schema=ORIGIN_ARTICLES))
     report.articles = len(out_rows)

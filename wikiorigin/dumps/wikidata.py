@@ -1,4 +1,7 @@
-"""Labels, aliases and sitelinks of Wikidata items: from the JSON dump, or from a SPARQL endpoint.
+"""Labels, aliases, sitelinks and place of Wikidata items: from the JSON dump, or from a SPARQL
+endpoint. The place is what the items' regions are derived from: "located in the administrative
+territorial entity" (P131) and "country" (P17), best rank first (preferred, else normal;
+deprecated statements are left out, as SPARQL's ``wdt:`` leaves them).
 
 The JSON dump (``wikidata-<date>-all.json.gz``) is one entity per line between ``[`` and
 ``]``, each line ending with a comma. :func:`read_entities` streams it and, when given the
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from ..errors import WikioriginError
 from .compression import open_dump
 
-__all__ = ["Entity", "EntityStats", "read_entities", "query_entities", "entity_from_json"]
+__all__ = ["Entity", "EntityStats", "read_entities", "query_entities", "entity_from_json", "item_claims"]
 
 _ID = re.compile(rb'"id"\s*:\s*"([QPL][0-9]+)"')
 _PREFIX = 400  # the id stands near the start of a line in every dump version
@@ -29,12 +32,15 @@ _PREFIX = 400  # the id stands near the start of a line in every dump version
 @dataclass(slots=True)
 class Entity:
     """A Wikidata item as the corpora need it: its ``qid``, ``labels`` and ``aliases`` by
-    language, and ``sitelinks`` (dbname -> page title)."""
+    language, ``sitelinks`` (dbname -> page title), the items it is ``located_in`` (P131) and
+    its ``country`` (P17), best rank first."""
 
     qid: str
     labels: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
     sitelinks: dict[str, str] = field(default_factory=dict)
+    located_in: list[str] = field(default_factory=list)
+    country: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -49,6 +55,20 @@ class EntityStats:
     notes: list[str] = field(default_factory=list)
 
 
+def item_claims(data: dict, prop: str) -> list[str]:
+    """The items a JSON entity's statements of ``prop`` point at: preferred rank first, then
+    normal; deprecated ones and values that are no item (``somevalue``, ``novalue``) left out."""
+    found = {"preferred": [], "normal": []}
+    for claim in (data.get("claims") or {}).get(prop) or []:
+        value = ((claim.get("mainsnak") or {}).get("datavalue") or {}).get("value")
+        rank = claim.get("rank", "normal")
+        if isinstance(value, dict) and rank in found:
+            qid = value.get("id") or (f"Q{value['numeric-id']}" if "numeric-id" in value else None)
+            if qid:
+                found[rank].append(qid)
+    return list(dict.fromkeys(found["preferred"] + found["normal"]))
+
+
 def entity_from_json(data: dict) -> Entity:
     """The :class:`Entity` of one entity of a Wikidata JSON dump (a parsed line); ``KeyError``
     if it has no ``id``."""
@@ -57,6 +77,8 @@ def entity_from_json(data: dict) -> Entity:
         labels={k: v["value"] for k, v in (data.get("labels") or {}).items()},
         aliases={k: [a["value"] for a in v] for k, v in (data.get("aliases") or {}).items()},
         sitelinks={k: v["title"] for k, v in (data.get("sitelinks") or {}).items()},
+        located_in=item_claims(data, "P131"),
+        country=item_claims(data, "P17"),
     )
 
 
@@ -99,9 +121,12 @@ _QUERY = """SELECT ?item ?kind ?lang ?value WHERE {{
   UNION {{ ?article schema:about ?item ; schema:isPartOf ?site ; schema:name ?value .
           ?site wikibase:wikiGroup "wikipedia" .
           BIND("sitelink" AS ?kind) BIND(STR(?site) AS ?lang) }}
-  FILTER(?kind = "sitelink" || LANG(?value) IN ({languages}))
+  UNION {{ ?item wdt:P131 ?value . BIND("P131" AS ?kind) BIND("" AS ?lang) }}
+  UNION {{ ?item wdt:P17 ?value . BIND("P17" AS ?kind) BIND("" AS ?lang) }}
+  FILTER(?kind = "sitelink" || ?kind = "P131" || ?kind = "P17" || LANG(?value) IN ({languages}))
 }}"""
 _PREFIXES = """PREFIX wd: <http://www.wikidata.org/entity/>
+PREFIX wdt: <http://www.wikidata.org/prop/direct/>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 PREFIX schema: <http://schema.org/>
@@ -122,8 +147,8 @@ def _site_dbname(site_url: str) -> str | None:
 
 def query_entities(endpoint: str, qids: list[str], languages: list[str], batch: int = 200,
                    user_agent: str = "wikiorigin (SPARQL; research)") -> dict[str, Entity]:
-    """Labels and aliases in ``languages`` and Wikipedia sitelinks of ``qids`` from a SPARQL
-    endpoint, ``batch`` items a query."""
+    """Labels and aliases in ``languages``, Wikipedia sitelinks, P131 and P17 (``wdt:``, the
+    best rank) of ``qids`` from a SPARQL endpoint, ``batch`` items a query."""
     from SPARQLWrapper import JSON, SPARQLWrapper
     from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
@@ -146,6 +171,10 @@ def query_entities(endpoint: str, qids: list[str], languages: list[str], batch: 
                 entity.labels[lang] = value
             elif kind == "alias":
                 entity.aliases.setdefault(lang, []).append(value)
+            elif kind in ("P131", "P17"):
+                target = entity.located_in if kind == "P131" else entity.country
+                if value.rsplit("/", 1)[-1] not in target:
+                    target.append(value.rsplit("/", 1)[-1])
             elif (site := _site_dbname(lang)) is not None:
                 entity.sitelinks[site] = value
     return entities

@@ -11,15 +11,26 @@ from .files import gzip_text
 __all__ = ["entity_json", "write_wikidata_json"]
 
 
+def _statement(prop: str, target: str, rank: str = "normal") -> dict:
+    """One statement whose value is an item, as the JSON dump writes it."""
+    return {"mainsnak": {"snaktype": "value", "property": prop, "datatype": "wikibase-item",
+                         "datavalue": {"value": {"entity-type": "item", "numeric-id": int(target[1:]), "id": target},
+                                       "type": "wikibase-entityid"}},
+            "type": "statement", "rank": rank}
+
+
 def entity_json(qid: str, labels: dict[str, str], aliases: dict[str, list[str]] | None = None,
-                sitelinks: dict[str, str] | None = None) -> str:
-    """One line of a Wikidata JSON dump: an item with its labels, aliases and sitelinks."""
+                sitelinks: dict[str, str] | None = None, claims: dict[str, list] | None = None) -> str:
+    """One line of a Wikidata JSON dump: an item with its labels, aliases, sitelinks and item
+    statements (``claims``: property -> target qids, or ``(qid, rank)`` pairs, e.g.
+    ``{"P131": ["Q1490"], "P17": ["Q17"]}``)."""
     data = {
         "type": "item", "id": qid,
         "labels": {lang: {"language": lang, "value": v} for lang, v in labels.items()},
         "descriptions": {},
         "aliases": {lang: [{"language": lang, "value": v} for v in vs] for lang, vs in (aliases or {}).items()},
-        "claims": {},
+        "claims": {prop: [_statement(prop, *(t if isinstance(t, tuple) else (t,))) for t in targets]
+                   for prop, targets in (claims or {}).items()},
         "sitelinks": {site: {"site": site, "title": t, "badges": []} for site, t in (sitelinks or {}).items()},
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
