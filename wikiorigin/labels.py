@@ -16,8 +16,8 @@ Wikidata (``region`` column of an origin corpus), never asked of the model. ``su
 "the article's subject".
 
 Two presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
-the default for Japanese) and ``origin`` (general types for any culture's items, region from
-Wikidata). :func:`load_labels` takes a preset's name or a file's path; a file that breaks a
+the default for Japanese list-page articles) and ``origin`` (general types for any culture's
+items, region from Wikidata; the default for an origin corpus). :func:`load_labels` takes a preset's name or a file's path; a file that breaks a
 rule is a one-line :class:`~wikiorigin.errors.WikioriginError` naming the file and the place
 (``types[2].description``).
 """

@@ -8,10 +8,12 @@ Steps, each with a reason for every row it drops (kept in the ``failed`` file):
 4. **check**: a checker model answers with the article; only questions it gets right stay;
 5. **attribute**: the model names the footnotes that back the answer; numbers the article does
    not have are dropped, and a question with none left is dropped;
+   (``keep_unreferenced``: a question of an article without any footnote is kept with none);
 6. **label** type and region into the classes of a labels file (:mod:`wikiorigin.labels`;
-   default ``yokai-ja`` for Japanese, the paper's 6 types and our 11 regions), enforced by an
-   enum schema; with Wikidata regions (the ``origin`` preset) the region is the corpus's own
-   ``region`` column and only the type is asked;
+   ``yokai-ja``, the paper's 6 types and our 11 regions, is the default for Japanese list-page
+   articles), enforced by an enum schema; with Wikidata regions (the ``origin`` preset, the
+   default for an origin corpus) the region is the corpus's own ``region`` column and only
+   the type is asked;
 7. **shuffle** the options with a seeded RNG so that the correct position is balanced over
    the set (0, 1, 2, 3 in turn over a seeded order), not left where the model put it.
 
@@ -62,8 +64,8 @@ _ATTRIBUTE = {"type": "object", "required": ["refs"],
 class MCQConfig:
     """Settings of :func:`build_mcq` that change the questions: the ``language`` of the
     questions (a registry code; None: the articles' wiki's), the ``labels`` (a preset's name,
-    a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``yokai-ja`` for
-    Japanese, else ``origin``), questions ``per_article``, the ``seed`` of option shuffling,
+    a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``origin`` for an origin
+    corpus, ``yokai-ja`` for Japanese list-page articles, else an error), questions ``per_article``, the ``seed`` of option shuffling,
     the article length sent (``max_article_chars``), the similarity above which a question is
     a near duplicate (``duplicate_threshold``), the sampling ``params``, and whether a question
     from an article with no footnotes at all is kept without attribution
@@ -71,7 +73,7 @@ class MCQConfig:
     in the output's provenance."""
 
     language: str | None = None
-    labels: object = None
+    labels: Labels | str | None = None
     per_article: int = 1
     seed: int = 0
     max_article_chars: int = 12_000
@@ -321,16 +323,29 @@ def read_articles(path, labels: Labels | None = None) -> list[dict]:
     return table.to_pylist()
 
 
+def _default_labels(rows: list[dict], has_region: bool, path) -> Labels:
+    """The labels of a build that names none: ``origin`` for an origin corpus (it has Wikidata
+    regions), ``yokai-ja`` for Japanese articles from a list page; any other corpus needs its
+    culture's own classes."""
+    if has_region:
+        return load_labels("origin")
+    if _articles_language(rows, path) == "ja":
+        return load_labels("yokai-ja")
+    raise WikioriginError(f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no labels: "
+                          "give --labels FILE with its culture's type and region classes (or a preset: "
+                          "yokai-ja, origin)")
+
+
 def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     """The articles, the language of the questions and the labels, all checked before any
     call is paid for."""
     language = open_language(config.language) if config.language else None
     labels = config.labels
-    if labels is None or isinstance(labels, str):
-        if language is None and labels is None:  # the default preset depends on the language
-            language = _articles_language(read_input(articles, ARTICLE_COLUMNS, _STAGE).select(["wiki"])
-                                          .to_pylist(), articles)
-        labels = load_labels(labels or ("yokai-ja" if language == "ja" else "origin"))
+    if isinstance(labels, str):
+        labels = load_labels(labels)
+    if labels is None:
+        table = read_input(articles, ARTICLE_COLUMNS, _STAGE)
+        labels = _default_labels(table.select(["wiki"]).to_pylist(), "region" in table.column_names, articles)
     rows = read_articles(articles, labels)
     return rows, language or _articles_language(rows, articles), labels
 

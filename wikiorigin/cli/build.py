@@ -49,7 +49,8 @@ def _add_mcq(build) -> None:
                         "(ja, en, el, ko, ga, ...; default: the articles' wiki's)")
     b.add_argument("--labels", default=None,
                    help="the type and region classes: a preset (yokai-ja, origin) or a labels JSON file "
-                        "(default: yokai-ja for ja, else origin, whose region comes from Wikidata)")
+                        "(default: origin for a `corpus origin` corpus, its region from Wikidata; yokai-ja for Japanese "
+                        "list-page articles)")
     b.add_argument("--keep-unreferenced", action="store_true",
                    help="keep questions from articles without any footnote (no attribution; default: drop them)")
     b.add_argument("--per-article", type=int, default=1, help="questions asked of each article")
