@@ -105,3 +105,14 @@ wikiorigin eval compare "${runs[@]}" --external tests/data/yokaieval/published-a
 cat demo-out/table8/comparison.md
 echo; echo "-- where our reading of llm-jp's answers differs from the published verdicts:"
 sed -n '/## Where we differ/,/## By type/p' demo-out/eval-llm-jp-13b-instruct-full-jaster-v1.0/report.md | head -12
+
+echo; echo "== Human review of the yokai questions in the browser (issue 12)"
+echo "   Start the review page (it prints the URL to open; Ctrl-C stops it, every decision is"
+echo "   already saved, and the same command resumes where you stopped):"
+echo "     .venv/bin/wikiorigin review serve demo-out/YokaiEval-first40.json --articles demo-out/yokai.parquet \\"
+echo "         --db demo-out/review.sqlite --annotator alice"
+echo "   then: .venv/bin/wikiorigin review stats --db demo-out/review.sqlite"
+echo "         .venv/bin/wikiorigin review export demo-out/YokaiEval-first40.json --db demo-out/review.sqlite \\"
+echo "             --out demo-out/reviewed.parquet"
+echo "   (the bundled dump sample holds none of these 40 articles, so the page shows each question's"
+echo "   released footnote texts; with the articles of a full jawiki corpus it marks them in the text)"

@@ -140,3 +140,23 @@ def test_a_port_in_use_and_bad_input_are_one_line(mcq_file, freeform_file, artic
     for args, message in cases:
         out = _run("review", "serve", *args, "--port", "0")
         assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_released_yokaieval_rows_join_articles_by_url(tmp_path):
+    import json
+
+    from tests.review.conftest import article_rows
+    from wikiorigin.schemas import ARTICLES
+
+    base = article_rows()[0]
+    articles = [{**base, "page_id": 1, "title": "アイヌカイセイ", "text": "空家に現れる[1]。", "url": None},
+                {**base, "page_id": 2, "title": "人魚", "anchor": "アイヌソッキ", "text": "人魚の肉[492]。", "url": None}]
+    write(articles, tmp_path / "a.parquet", ARTICLES)
+    with Server("tests/data/yokaieval/YokaiEval-first40.json.xz", tmp_path / "y.sqlite",
+                "--articles", str(tmp_path / "a.parquet")) as server:
+        first, second = (json.loads(request(server.base + f"api/item/{i}")[2]) for i in (0, 1))
+        assert first["key"] == "#0" and first["cited"] == [1] and first["article"]["title"] == "アイヌカイセイ"
+        assert first["article"]["segments"][1] == {"text": "[1]", "ref": 1, "cited": True}
+        assert second["article"]["anchor"] == "アイヌソッキ" and second["cited"] == [492]
+        assert second["link"].startswith("https://ja.wikipedia.org/wiki/%E4%BA%BA%E9%AD%9A#")
+        assert json.loads(request(server.base + "api/state")[2])["total"] == 40

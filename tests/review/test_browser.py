@@ -123,6 +123,29 @@ def _review_five(page):
     assert page.progress() == "5/6 reviewed"
 
 
+def _choose(page, select_id: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    before = page.renders()
+    Select(page.driver.find_element(By.ID, select_id)).select_by_value(value)
+    page.wait_rendered(before)
+
+
+def _filters(page):
+    """Bob's page: his pending items, alice's rejects, one type; then all again."""
+    page.press("p")
+    assert page.text("position") == "item 2 of 3"  # q3 (skipped), q5 (shown), q6
+    _choose(page, "filter-who", "alice")
+    _choose(page, "filter-status", "rejected")
+    assert page.text("position") == "item 1 of 1" and page.text("question") == "垢嘗はどんな姿で現れるといわれるか。"
+    assert "alice: reject (answer wrong) — 子供ではなく老人" in page.text("decisions")
+    _choose(page, "filter-status", "all")
+    _choose(page, "filter-group", "妖怪の行う行動")
+    assert page.text("position").endswith("of 3")
+    _choose(page, "filter-group", "")
+    _choose(page, "filter-who", "bob")
+
+
 def _run(*argv):
     return subprocess.run([sys.executable, "-m", "wikiorigin.cli", *argv], capture_output=True, text=True, timeout=120)
 
@@ -151,6 +174,7 @@ def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, artic
             _reject_with_reason(page, "4", "")
             assert page.progress() == "3/6 reviewed"
             assert "alice: accept" in page.text("decisions")  # q5: alice's decision shown
+            _filters(page)
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             alice = Page(browser, server.url)        # alice's page, back from q6 to her edited q2
             for _ in range(4):

@@ -4,8 +4,6 @@ accepted items, edits applied)."""
 
 from __future__ import annotations
 
-import getpass
-
 __all__ = ["add_commands"]
 
 
@@ -37,6 +35,8 @@ def add_commands(sub) -> None:
 
 
 def cmd_review_serve(args) -> int:
+    import getpass
+
     from ..review.app import serve
 
     annotator = args.annotator or getpass.getuser() or "annotator"

@@ -154,9 +154,13 @@ def _title_anchor(row: dict) -> tuple[str | None, str | None]:
 def find_article(row: dict, articles: dict) -> dict | None:
     """The article an item was written from: by page id, item, title and section, title."""
     title, anchor = _title_anchor(row)
-    for key in (("page", row.get("wiki"), row.get("page_id")), ("qid", row.get("qid")),
-                ("title", title, anchor), ("title", title, None)):
-        if None not in key[1:] and key in articles:
+    keys = [("title", title, anchor), ("title", title, None)] if title else []
+    if row.get("page_id") is not None:
+        keys.insert(0, ("page", row.get("wiki"), row["page_id"]))
+    if row.get("qid"):
+        keys.insert(0, ("qid", row["qid"]))
+    for key in keys:
+        if key in articles:
             return articles[key]
     return None
 
@@ -206,8 +210,9 @@ def wikipedia_url(row: dict, article: dict | None) -> str | None:
 
 
 def view(dataset: Dataset, item: Item, articles: dict | None) -> dict:
-    """What the page shows of an item: its fields (JSON-safe), the article cut into text and
-    footnote marks, the cited references, where it came from and a safe link to Wikipedia."""
+    """What the page shows of an item: its fields (JSON-safe), its region's class (a released
+    row's label cleaned), the article cut into text and footnote marks, the cited references,
+    where it came from and a safe link to Wikipedia."""
     row = json.loads(json.dumps(item.row, ensure_ascii=False, default=str))
     cited = cited_numbers(row.get("ref"))
     article = find_article(row, articles) if articles else None
@@ -218,7 +223,13 @@ def view(dataset: Dataset, item: Item, articles: dict | None) -> dict:
                 for r in article.get("references") or []]
     origin = {k: row.get(k) for k in ("generator", "checker", "prompt_sha1", "source_revision_id",
                                        "chosen_model", "rejected_model", "language", "qid") if row.get(k)}
+    region = None
+    if dataset.kind == "mcq" and row.get("region"):
+        from ..evaluators.questions import clean_region  # the released rows' messy labels -> a class
+
+        region = clean_region(row["region"])
     return {"index": item.index, "key": item.key, "sha1": item.sha1, "kind": dataset.kind, "row": row,
+            "region_class": region,
             "cited": cited, "refs_detail": row.get("refs_detail") or [],
             "article": None if article is None else {
                 "title": article.get("title"), "anchor": article.get("anchor"),

@@ -104,7 +104,9 @@ function renderMeta(item) {
   const mine = state.items[item.index];
   meta.appendChild(el("span", mine.status, "status " + mine.status));
   if (item.edited) meta.appendChild(el("span", "edited: " + item.edited.join(", "), "tag edited"));
-  for (const [k, v] of [["type", row.type], ["region", row.region], ["category", row.category],
+  const region = row.region && item.region_class && item.region_class !== row.region
+    ? `${row.region} → ${item.region_class}` : row.region;
+  for (const [k, v] of [["type", row.type], ["region", region], ["category", row.category],
                         ["culture", row.culture], ["language", row.language], ["id", item.key]]) {
     if (v) meta.appendChild(el("span", `${k}: ${v}`, "tag"));
   }
@@ -135,7 +137,7 @@ function renderBody(item) {
 function renderOrigin(item) {
   const origin = $("origin");
   clear(origin);
-  origin.appendChild(el("span", "made by ", "label"));
+  if (Object.keys(item.origin).length) origin.appendChild(el("span", "made by ", "label"));
   for (const [k, v] of Object.entries(item.origin)) origin.appendChild(el("span", `${k} ${v}`, "tag"));
   const link = $("wikipedia");
   if (item.link && /^https?:\/\//.test(item.link)) {
@@ -273,7 +275,8 @@ function openEdit() {
       box.appendChild(f);
     } else {
       const options = name === "type" ? state.types : name === "region" ? state.regions : null;
-      box.appendChild(field(name, row[name], options));
+      const value = name === "region" && !state.regions.includes(row.region) ? current.region_class : row[name];
+      box.appendChild(field(name, value, options));
     }
   }
   $("edit-dialog").showModal();
