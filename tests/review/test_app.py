@@ -73,8 +73,13 @@ def test_decisions_stale_after_the_file_changes(mcq_file, tmp_path):
         status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "accept",
                                                        "edits": {"region": "九州"}}, csrf)
         assert status == 200, body
-        assert _post(server, "api/decide", {"index": 1, "sha1": "x", "decision": "accept",
-                                            "edits": {"answer": "x"}}, csrf)[0] == 400
+        sha1 = json.loads(request(server.base + "api/item/1")[2])["sha1"]
+        for edits, message in [({"answer": "x"}, "answer cannot be edited"),
+                               ({"answer_index": 9}, "answer_index 9 is not one of the 4 choices"),
+                               ({"region": "火星"}, "region '火星' is not one of")]:
+            status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
+                                                           "edits": edits}, csrf)
+            assert status == 400 and message in json.loads(body)["error"], body
         rows = mcq_rows()
         rows[0]["question"] = "垢嘗が嘗めるものは？"
         write(rows, mcq_file, MCQ, builder="mcq")  # changed under the running review

@@ -25,12 +25,11 @@ from importlib.resources import files as resource_files
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from ..errors import WikioriginError
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
@@ -81,6 +80,9 @@ class Review:
         item to start at (this annotator's first item never decided, else first pending)."""
         who = who or self.annotator
         current = self.store.current()
+        deciders: dict[str, list[str]] = {}
+        for key, annotator in sorted(current):
+            deciders.setdefault(key, []).append(annotator)
         group = GROUP_BY[self.dataset.kind]
         rows, by_group = [], {}
         for item in self.dataset.items:
@@ -89,7 +91,7 @@ class Review:
             done = by_group.setdefault(name, [0, 0])
             done[0] += st in ("accepted", "rejected")
             done[1] += 1
-            others = sorted(a for (k, a) in current if k == item.key and a != who)
+            others = [a for a in deciders.get(item.key, []) if a != who]
             rows.append({"index": item.index, "group": name, "status": st, "others": others})
         mine = {k for (k, a) in current if a == self.annotator}
         start = next((i.index for i in self.dataset.items if i.key not in mine),
@@ -137,6 +139,7 @@ class Review:
             if decision != "accept" or not isinstance(edits, dict):
                 raise ValueError("edits come with an accept, as an object")
             check_edits(self.dataset.kind, edits)
+            apply_edits(self.dataset.kind, item.row, edits)  # e.g. an answer beyond the options
         if note is not None and (not isinstance(note, str) or len(note) > 2000):
             raise ValueError("the note must be a text of at most 2000 characters")
         d = self.store.add(item.key, item.sha1, self.annotator, decision, reason, note, edits)
@@ -165,14 +168,25 @@ def _json_error(status_code: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status_code, headers=_HEADERS)
 
 
-def _guard(app, csrf: str, token: str | None):
-    """ASGI middleware: the access token (when required), the checks on state-changing
-    requests, and the security headers on every response."""
+def _host_name(header: str) -> str:
+    """The name in a ``Host`` header, without the port (``[::1]:8765`` -> ``::1``)."""
+    if header.startswith("["):
+        return header[1:header.find("]")]
+    return header.split(":")[0]
+
+
+def _guard(app, csrf: str, token: str | None, hosts: set[str] | None):
+    """ASGI middleware: the ``Host`` (when ``hosts`` are given), the access token (when
+    required), the checks on state-changing requests, and the security headers on every
+    response."""
 
     async def guarded(scope, receive, send):
         if scope["type"] != "http":
             return await app(scope, receive, send)
         request = Request(scope)
+        if hosts is not None and _host_name(request.headers.get("host", "")) not in hosts:
+            return await PlainTextResponse("400: this review answers loopback names only (Host)", 400,
+                                           headers=_HEADERS)(scope, receive, send)
         set_cookie = False
         if token is not None:
             given = request.query_params.get("token") or request.cookies.get(_COOKIE) or ""
@@ -217,7 +231,7 @@ def _refuse_write(request: Request, csrf: str) -> str | None:
     return None
 
 
-def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> Starlette:
+def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> ASGIApp:
     """The Starlette app of a review. ``token``: required on every request when given;
     ``allowed_hosts``: the ``Host`` names accepted (None: any)."""
     csrf = secrets.token_urlsafe(24)
@@ -256,9 +270,8 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> St
               Route("/api/decide", decide, methods=["POST"]), Route("/api/undo", undo, methods=["POST"]),
               Route("/favicon.ico", no_icon),
               Mount("/static", app=StaticFiles(directory=str(static)), name="static")]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
-    app = Starlette(routes=routes, middleware=middleware)
-    return _guard(app, csrf, token)
+    app = Starlette(routes=routes)
+    return _guard(app, csrf, token, {h.strip("[]") for h in allowed_hosts} if allowed_hosts else None)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -288,7 +301,7 @@ def serve(dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 87
     port = sock.getsockname()[1]
     loopback = is_loopback(host)
     token = None if loopback else secrets.token_urlsafe(18)
-    hosts = ["127.0.0.1", "localhost", "::1", "[::1]", host] if loopback else None
+    hosts = ["127.0.0.1", "localhost", "::1", host] if loopback else None
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
     print(f"reviewing {review.path} ({len(review.dataset.items)} {review.dataset.kind} items) as "
