@@ -39,7 +39,10 @@ def cmd_review_serve(args) -> int:
 
     from ..review.app import serve
 
-    annotator = args.annotator or getpass.getuser() or "annotator"
+    try:
+        annotator = args.annotator or getpass.getuser()
+    except (KeyError, OSError):  # no login name (some containers)
+        annotator = "annotator"
     serve(args.dataset, args.db, articles=args.articles, host=args.host, port=args.port, annotator=annotator)
     return 0
 
