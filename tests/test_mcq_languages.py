@@ -303,3 +303,22 @@ def test_loglikelihood_requests_in_another_language(el_set):
     assert all(i["region"] == "Ρωσική Άπω Ανατολή" for i in items)  # kept, not cleaned into Japan's
     mcq.evaluate_loglikelihood(rows[:1], Recorder(), language="th")  # no table entry: English cue, no space
     assert seen[-1][0].endswith("\nAnswer:") and not seen[-1][1].startswith(" ")
+
+
+def test_language_names_and_codes():
+    from wikiorigin.languages import language_name, open_language, wiki_language
+
+    assert [language_name(c) for c in ("el", "ko", "ga", "et", "ca")] == ["Greek", "Korean", "Irish", "Estonian",
+                                                                         "Catalan"]
+    assert open_language("simple") == "en" and open_language("elwiki") == "el"
+    assert wiki_language("elwikivoyage") == "el" and wiki_language("nowhere") is None
+    with pytest.raises(WikioriginError, match="not an open Wikipedia"):
+        open_language("aawiki")  # closed
+
+
+def test_eval_with_an_unknown_language_is_one_line(el_set, tmp_path, capsys):
+    from wikiorigin.cli import main
+
+    assert main(["eval", "mcq", "--questions", str(el_set), "--responses", str(el_set), "--language", "xx-nowhere",
+                 "--out", str(tmp_path / "r")]) == 2
+    assert "language 'xx-nowhere'" in capsys.readouterr().err
