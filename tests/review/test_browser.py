@@ -192,3 +192,24 @@ def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, artic
     stats = _run("review", "stats", "--db", str(db))
     assert "answer wrong" in stats.stdout and "not of this culture" in stats.stdout
     assert "alice & bob: 3 items" in stats.stdout, stats.stdout
+
+
+def test_freeform_and_preference_pages(browser, freeform_file, preferences_file, articles_file, tmp_path):
+    with Server(freeform_file, tmp_path / "f.sqlite", "--articles", str(articles_file)) as server:
+        page = Page(browser, server.url)
+        assert page.text("answers").split("\n")[-2:] == ["Akaname", "垢嘗"] and page.text("article-title") == "垢嘗"
+        page.press("e", wait=False)
+        answers = page.driver.find_element(By.ID, "edit-answers")
+        WebDriverWait(page.driver, 10).until(lambda d: answers.is_displayed())
+        answers.send_keys(Keys.END, Keys.ENTER, "あかなめ")
+        page.press(Keys.ENTER, ctrl=True)
+        server.kill()
+    out = tmp_path / "f.parquet"
+    assert _run("review", "export", str(freeform_file), "--db", str(tmp_path / "f.sqlite"), "--out", str(out)).returncode == 0
+    assert pq.read_table(out).to_pylist()[0]["answers"] == ["Akaname", "垢嘗", "あかなめ"]
+    with Server(preferences_file, tmp_path / "p.sqlite") as server:
+        page = Page(browser, server.url)
+        assert page.text("question") == "お盆とは？" and "chosen (score 9)" in page.text("preference")
+        assert "先祖の霊を迎える行事。" in page.text("preference") and "rejected (score 3)" in page.text("preference")
+        page.press("s")
+        assert page.text("question") == "七五三とは？"
