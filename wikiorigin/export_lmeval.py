@@ -30,6 +30,7 @@ from . import __version__
 from .errors import WikioriginError
 from .evaluators import freeform, mcq
 from .files import read_rows
+from .languages import open_language
 
 __all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "freeform_task",
            "to_yaml", "export_lmeval"]
@@ -63,7 +64,7 @@ def mcq_documents(rows: list[dict], language: str, where: str) -> list[dict]:
         if not 0 <= row["answer_index"] < len(choices):
             raise WikioriginError(f"{where}: row {i}: answer_index {row['answer_index']} is not "
                                   f"one of the {len(choices)} options")
-        docs.append({"id": str(row["id"]), "prompt": mcq.question_prompt(row) + mcq.ANSWER_CUES[language],
+        docs.append({"id": str(row["id"]), "prompt": mcq.question_prompt(row) + mcq.answer_cue(language),
                      "choices": choices, "answer_index": row["answer_index"], "type": row["type"],
                      "region": row["region"], "title": row["title"]})
     return docs
@@ -90,7 +91,7 @@ def mcq_task(name: str, data: Path, language: str, meta: dict) -> dict:
     each document's field as it is (no Jinja rendering, no parsing of a rendered list)."""
     return {**_dataset(name, data), "output_type": "multiple_choice", "doc_to_text": "prompt",
             "doc_to_choice": "choices", "doc_to_target": "answer_index",
-            "target_delimiter": mcq.DELIMITERS[language], "num_fewshot": 0,
+            "target_delimiter": mcq.delimiter(language), "num_fewshot": 0,
             "metric_list": [{"metric": "acc", **_MEAN}, {"metric": "acc_norm", **_MEAN}],
             "metadata": {"version": 1.0, **meta}}
 
@@ -158,10 +159,7 @@ def _language(rows: list[dict], path, language: str | None) -> str:
             raise WikioriginError(f"{path}: rows in several languages ({', '.join(found)}); "
                                   "export each apart or give --language")
         language = found[0] if found else "ja"
-    if language not in mcq.ANSWER_CUES:
-        raise WikioriginError(f"{path}: language {language!r} has no answer cue "
-                              f"(known: {', '.join(mcq.ANSWER_CUES)}); give --language")
-    return language
+    return open_language(language)  # any open Wikipedia's; English cue where ours has none
 
 
 def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:

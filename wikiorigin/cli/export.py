@@ -13,8 +13,9 @@ def add_commands(sub) -> None:
     x.add_argument("dataset", help="mcq.parquet, released YokaiEval rows (JSON/Parquet) or freeform.parquet")
     x.add_argument("--out", required=True, help="directory for TASK.yaml, TASK.jsonl, TASK.README.md")
     x.add_argument("--task", default=None, help="task name (default: wikiorigin_ + the file's stem)")
-    x.add_argument("--language", choices=("ja", "en"), default=None,
-                   help="multiple choice: answer cue and delimiter (default: the rows' language column, else ja)")
+    x.add_argument("--language", default=None,
+                   help="multiple choice: answer cue and delimiter, the code of any open Wikipedia "
+                        "(default: the rows' language column, else ja)")
     x.add_argument("--source-language", action="store_true", help="free-form: ask in the item's language")
     x.set_defaults(func=cmd_export_lmeval)
 
