@@ -8,6 +8,7 @@ parameters) goes into the schema metadata under the key ``wikiorigin``, as JSON.
 from __future__ import annotations
 
 import json
+import lzma
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -111,18 +112,21 @@ def read_provenance(path) -> dict:
 
 
 def read_rows(path, columns: list[str] | None = None) -> list[dict]:
-    """Rows of a Parquet file or of a JSON file holding a list of objects (a ``{"data": [...]}``
-    wrapper is opened); a missing file, bad JSON or other shapes are errors naming the file."""
+    """Rows of a Parquet file or of a JSON file (``.json`` or ``.json.xz``) holding a list of
+    objects (a ``{"data": [...]}`` wrapper is opened); a missing file, bad JSON or other shapes
+    are errors naming the file."""
     path = Path(path)
     if not path.exists():
         raise WikioriginError(f"{path}: no such file")
     if path.suffix == ".parquet":
         names = pq.read_schema(path).names
         return pq.read_table(path, columns=[c for c in columns if c in names] if columns else None).to_pylist()
+    opener = lzma.open if path.suffix == ".xz" else open  # released files come xz-compressed too
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise WikioriginError(f"{path}: not JSON ({exc})") from None
+        with opener(path, "rt", encoding="utf-8") as f:
+            rows = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError, lzma.LZMAError, EOFError) as exc:
+        raise WikioriginError(f"{path}: not JSON ({str(exc).splitlines()[0]})") from None
     if isinstance(rows, dict):
         rows = rows.get("data") or rows.get("rows") or [rows]
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):

@@ -73,10 +73,12 @@ class Wiki:
 
     @property
     def domain(self) -> str:
+        """The edition's host name (``ja.wikipedia.org``)."""
         return f"{self.subdomain}.wikipedia.org"
 
     @property
     def is_open(self) -> bool:
+        """Whether the edition is open (not closed, private or fishbowl)."""
         return self.status == "open"
 
     def as_dict(self) -> dict:

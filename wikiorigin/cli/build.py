@@ -60,6 +60,7 @@ def _add_mcq(build) -> None:
 
 
 def cmd_build_mcq(args) -> int:
+    """`wikiorigin build mcq`: YokaiEval-style questions from an articles file (or, with --dry-run, the calls it would make)."""
     from ..builders.mcq import MCQConfig, build_mcq, plan_mcq
 
     from ..labels import load_labels
@@ -99,6 +100,7 @@ def _add_freeform(build) -> None:
 
 
 def cmd_build_freeform(args) -> int:
+    """`wikiorigin build freeform`: WikiOriginQA free-form questions from an origin corpus (or the plan with --dry-run)."""
     from ..builders.freeform import FreeformConfig, build_freeform, plan_freeform
 
     generator = llm_client(args, args.model)
@@ -132,6 +134,7 @@ def _add_preference(build) -> None:
 
 
 def cmd_build_preference(args) -> int:
+    """`wikiorigin build preference`: CARE preference pairs from several models' answers rated by a judge."""
     from ..builders.preference import build_preferences, plan_preferences
 
     responders = {m: llm_client(args, m) for m in (name.strip() for name in args.models.split(",")) if m}
@@ -162,6 +165,7 @@ def _add_card(build) -> None:
 
 
 def cmd_build_card(args) -> int:
+    """`wikiorigin build card`: the dataset card (README.md with the hub's YAML) of a directory of sets."""
     from ..builders.dataset import write_card
 
     card = write_card(args.directory, args.kind, args.title, args.description)

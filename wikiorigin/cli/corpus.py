@@ -34,6 +34,7 @@ def _dump_options(c) -> None:
 
 
 def cmd_corpus_yokai(args) -> int:
+    """`wikiorigin corpus yokai`: the articles a list page links to, from a multistream dump."""
     from ..files import check_output
 
     check_output(args.out)  # before any work: not a directory, writable
@@ -54,6 +55,7 @@ def cmd_corpus_yokai(args) -> int:
 
 
 def cmd_corpus_origin(args) -> int:
+    """`wikiorigin corpus origin`: the articles of an origin subset, with Wikidata names and regions."""
     from ..files import check_output
 
     check_output(args.out)  # before any work: not a directory, writable

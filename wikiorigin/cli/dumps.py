@@ -67,6 +67,7 @@ def _single_country(args) -> int:
 
 
 def cmd_languages(args) -> int:
+    """`wikiorigin languages`: the open editions (or every wiki, or the single-country languages)."""
     from ..languages import registry
 
     if args.single_country:
@@ -113,6 +114,7 @@ def _print_files(files) -> int:
 
 
 def cmd_download(args) -> int:
+    """`wikiorigin download`: the dump files of the wikis asked, verified by checksum (or their list with --dry-run)."""
     import os
 
     from ..dumps import fetch
@@ -153,6 +155,7 @@ def _add_scan(sub) -> None:
 
 
 def cmd_scan(args) -> int:
+    """`wikiorigin scan`: one wiki's dump parts -> the creation time of each page (pages Parquet)."""
     from ..files import check_output
 
     check_output(args.out)  # before any work: not a directory, writable
@@ -190,6 +193,7 @@ def _add_qids(sub) -> None:
 
 
 def cmd_qids(args) -> int:
+    """`wikiorigin qids`: a page_props dump -> each page's Wikidata item (qids Parquet)."""
     import time
 
     from ..files import check_output

@@ -113,6 +113,7 @@ def _mcq_rows(args):
 
 
 def cmd_eval_mcq(args) -> int:
+    """`wikiorigin eval mcq`: a multiple-choice set answered by a model (generation or log-likelihood) or recorded answers, scored."""
     from ..evaluators import mcq
     from ..evaluators.signature import mcq_settings
 
@@ -163,6 +164,7 @@ def _add_freeform(e) -> None:
 
 
 def cmd_eval_freeform(args) -> int:
+    """`wikiorigin eval freeform`: free-form questions answered by a model, scored by exact match and chrF."""
     from ..evaluators import freeform
 
     rows = freeform.read_freeform(args.questions)
@@ -186,6 +188,7 @@ def _add_judge(e) -> None:
 
 
 def cmd_eval_judge(args) -> int:
+    """`wikiorigin eval judge`: CARE answers rated 1-10 by an LLM judge against the references."""
     from ..evaluators import judge as judging
 
     rows = judging.read_care(args.questions)
@@ -242,6 +245,7 @@ def _paraphrases(args, articles: dict):
 
 
 def cmd_eval_leakage(args) -> int:
+    """`wikiorigin eval leakage`: perplexity of articles against paraphrases under a local model."""
     from ..evaluators import leakage
 
     articles = leakage.read_texts(args.articles, "text")
@@ -270,6 +274,7 @@ def _add_compare(e) -> None:
 
 
 def cmd_eval_compare(args) -> int:
+    """`wikiorigin eval compare`: several runs ranked, with published figures and warnings where settings differ."""
     from ..evaluators.report import compare_runs
 
     result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,

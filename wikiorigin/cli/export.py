@@ -21,6 +21,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_export_lmeval(args) -> int:
+    """`wikiorigin export lm-eval`: a dataset written as an lm-evaluation-harness task."""
     from ..export_lmeval import export_lmeval
 
     r = export_lmeval(args.dataset, args.out, task=args.task, language=args.language,

@@ -39,6 +39,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_origins(args) -> int:
+    """`wikiorigin origins`: the first edition of every Wikidata item, over the wikis of a dump tree."""
     from ..files import check_output
 
     check_output(args.out)  # before any work: not a directory, writable
@@ -67,6 +68,7 @@ def cmd_origins(args) -> int:
 
 
 def cmd_subset(args) -> int:
+    """`wikiorigin subset`: the items that originate in one edition."""
     from ..languages import lookup
     from ..origin import subset
 

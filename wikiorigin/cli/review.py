@@ -35,6 +35,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_review_serve(args) -> int:
+    """`wikiorigin review serve`: the review page for one annotator, until interrupted."""
     import getpass
 
     from ..review.app import serve
@@ -48,6 +49,7 @@ def cmd_review_serve(args) -> int:
 
 
 def cmd_review_stats(args) -> int:
+    """`wikiorigin review stats`: decisions per annotator, reasons and agreement."""
     import json
 
     from ..review.stats import format_stats, review_stats
@@ -61,6 +63,7 @@ def cmd_review_stats(args) -> int:
 
 
 def cmd_review_export(args) -> int:
+    """`wikiorigin review export`: the accepted items with their edits, by a policy."""
     from ..review.export import export_reviewed
 
     r = export_reviewed(args.dataset, args.db, args.out, policy=args.policy)

@@ -56,6 +56,7 @@ class ModelRunner:
 
     @property
     def name(self) -> str:
+        """The model's name in reports: its directory's name."""
         return self.path.name
 
     def _prefix(self) -> int:

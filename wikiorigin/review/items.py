@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import lzma
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import WikioriginError
+from ..files import read_rows
 
 __all__ = ["KINDS", "EDITABLE", "Dataset", "Item", "load_dataset", "load_articles", "content_sha1",
            "cited_numbers", "find_article", "segments", "wikipedia_url", "view"]
@@ -65,20 +65,6 @@ class Dataset:
         self.by_key = {item.key: item for item in self.items}
 
 
-def _read_json(path: Path) -> list[dict]:
-    opener = lzma.open if path.suffix == ".xz" else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            rows = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError, lzma.LZMAError, EOFError) as exc:
-        raise WikioriginError(f"{path}: not JSON ({str(exc).splitlines()[0]})") from None
-    if isinstance(rows, dict):
-        rows = rows.get("data") or rows.get("rows") or [rows]
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise WikioriginError(f"{path}: expected a list of objects")
-    return rows
-
-
 def _read_rows(path: Path):
     """The rows of a dataset file and, for Parquet, its schema."""
     import pyarrow as pa
@@ -89,7 +75,7 @@ def _read_rows(path: Path):
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory, not a dataset file")
     if path.suffix != ".parquet":
-        return _read_json(path), None
+        return read_rows(path), None
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
