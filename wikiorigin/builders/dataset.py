@@ -86,7 +86,7 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
              f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.", "", "## Sources and build", ""]
     for path, meta in zip(files, metas):
         keep = {k: meta[k] for k in ("version", "builder", "articles", "language", "generator",
-                                     "checker", "prompt_sha1", "seed", "usage") if k in meta}
+                                     "checker", "prompt_sha1", "labels", "labels_sha1", "seed", "usage") if k in meta}
         lines += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
     lines += _review_lines(files, metas)
     lines += ["", "## License", "",
