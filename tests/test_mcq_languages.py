@@ -1,7 +1,10 @@
 """Multiple-choice sets in other languages and scripts: a Greek set from the elwikivoyage
 multistream sample (list page -> corpus -> MCQ set -> evaluation) and an English one from the
 Simple English excerpt, built through the loopback OpenAI-compatible server and evaluated
-with a tiny local model in both modes; labels files and their one-line errors."""
+with a tiny local model in both modes; labels files and their one-line errors.
+
+It stays at the top of tests/ (not in tests/builders/) because it crosses the stages, dump to
+evaluation, and is where the top-level module ``wikiorigin/labels.py`` is tested."""
 
 import json
 import re

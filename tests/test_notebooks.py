@@ -22,8 +22,8 @@ def test_origins_notebook():
 
 def test_build_notebook_against_the_test_server(monkeypatch):
     from tests.openai_server import ChatServer
-    from tests.test_build_freeform import scripted as freeform_answers
-    from tests.test_build_mcq import scripted as mcq_answers
+    from tests.builders.test_freeform import scripted as freeform_answers
+    from tests.builders.test_mcq import scripted as mcq_answers
 
     def answer(messages):
         task = messages[0]["content"].splitlines()[0]

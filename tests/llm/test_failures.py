@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.builders.test_mcq import scripted
 from tests.openai_server import ChatServer
-from tests.test_build_mcq import scripted
 from wikiorigin.cli import main
 from wikiorigin.errors import WikioriginError
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache, RunLock, worst_case_seconds

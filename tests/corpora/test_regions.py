@@ -7,8 +7,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from tests.corpora.test_origin import _items
 from tests.sparql_server import SparqlEndpoint
-from tests.test_corpus_origin import _items
 from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.corpora.regions import first_level_division, resolve_regions
 from wikiorigin.dumps.pages import Multistream

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from wikiorigin.cli import _parser
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _options(parser, name="wikiorigin"):

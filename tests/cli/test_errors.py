@@ -7,7 +7,7 @@ import pytest
 
 from wikiorigin.cli import main
 
-DUMPS = Path(__file__).resolve().parent / "data" / "dumps"
+DUMPS = Path(__file__).resolve().parents[1] / "data" / "dumps"
 EL_INDEX = DUMPS / "elwikivoyage-pages-articles-multistream-index-p2566p2583.txt.bz2"
 EL = DUMPS / "elwikivoyage-pages-articles-multistream-p2566p2583.xml.bz2"
 
@@ -16,7 +16,7 @@ EL = DUMPS / "elwikivoyage-pages-articles-multistream-p2566p2583.xml.bz2"
     ["scan", str(DUMPS / "elwikivoyage-stub-meta-history-sample.xml.gz"), "--wiki", "elwikivoyage",
      "--allow-non-wikipedia"],
     ["qids", str(DUMPS / "enwiki-2025-page_props-header-excerpt.sql"), "--wiki", "en"],
-    ["origins", str(Path(__file__).resolve().parent / "data" / "tree")],
+    ["origins", str(Path(__file__).resolve().parents[1] / "data" / "tree")],
     ["corpus", "yokai", "--dump", str(EL), "--index", str(EL_INDEX), "--list-page", "Τύνιδα"],
 ])
 def test_an_output_that_is_a_directory(argv, tmp_path, capsys):
