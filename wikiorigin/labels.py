@@ -4,6 +4,7 @@ A labels file is JSON (the presets ship in ``wikiorigin/data/labels/``)::
 
     {"name": "korean-folklore",
      "subject": "the spirit or creature the article describes",      (optional)
+     "prompts": "yokai-ja",                                           (optional)
      "types": [{"class": "behaviour", "description": "what it does", "letter": "A"}, ...],
      "regions": [{"class": "Gangwon", "description": "the province of Gangwon"}, ...]}
 
@@ -13,7 +14,10 @@ optionally the ``letter`` labellers used for it (as YokaiEval's authors did for 
 region is the item's first-level administrative division, which ``corpus origin`` derives from
 Wikidata (``region`` column of an origin corpus), never asked of the model. ``subject``
 (optional) is how the question prompts speak of an article's subject; without it they say
-"the article's subject".
+"the article's subject". ``prompts`` (optional, only ``"yokai-ja"``) asks for the paper's
+Japanese yokai prompts when the questions are in Japanese; without it Japanese questions get
+the any-language prompts (English instructions naming Japanese and the ``subject``), so an
+origin corpus of jawiki is not asked about yokai.
 
 Two presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
 the default for Japanese list-page articles) and ``origin`` (general types for any culture's
@@ -32,10 +36,13 @@ from pathlib import Path
 
 from .errors import WikioriginError
 
-__all__ = ["LabelClass", "Labels", "load_labels", "parse_labels", "presets", "WIKIDATA"]
+__all__ = ["LabelClass", "Labels", "load_labels", "parse_labels", "presets", "WIKIDATA", "YOKAI_PROMPTS"]
 
 WIKIDATA = "wikidata"
 """The ``regions`` value of a labels file whose region comes from Wikidata, not the model."""
+
+YOKAI_PROMPTS = "yokai-ja"
+"""The ``prompts`` value of a labels file whose Japanese questions use the paper's yokai prompts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +59,9 @@ class LabelClass:
 class Labels:
     """A labels file: its ``name``, the ``types`` and ``regions`` classes (``regions`` empty
     when ``region_source`` is ``"wikidata"``; else ``"model"``), the ``subject`` phrase of the
-    prompts (None: the article's subject), where it came from (``source``) and the ``sha1`` of
-    its content."""
+    prompts (None: the article's subject), where it came from (``source``), the ``sha1`` of
+    its content and ``prompts`` (``"yokai-ja"``: the paper's Japanese prompts for Japanese
+    questions; None: the any-language prompts)."""
 
     name: str
     types: tuple[LabelClass, ...]
@@ -62,6 +70,7 @@ class Labels:
     subject: str | None
     source: str
     sha1: str
+    prompts: str | None = None
 
     @property
     def type_names(self) -> list[str]:
@@ -113,12 +122,16 @@ def parse_labels(data, where: str) -> Labels:
     """The :class:`Labels` of a parsed labels file (``where`` names it in errors)."""
     if not isinstance(data, dict):
         raise WikioriginError(f"{where}: expected a JSON object with types and regions")
-    unknown = set(data) - {"name", "description", "subject", "types", "regions"}
+    unknown = set(data) - {"name", "description", "subject", "prompts", "types", "regions"}
     if unknown:
         raise WikioriginError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     subject = data.get("subject")
     if subject is not None and (not isinstance(subject, str) or not subject.strip()):
         raise WikioriginError(f"{where}: subject: expected a phrase, got {subject!r}")
+    prompts = data.get("prompts")
+    if prompts is not None and prompts != YOKAI_PROMPTS:
+        raise WikioriginError(f"{where}: prompts: the one accepted value is {YOKAI_PROMPTS!r} (the paper's "
+                              f"Japanese yokai prompts), got {prompts!r}")
     types = _classes(data.get("types"), "types", where)
     regions_raw = data.get("regions")
     if regions_raw == WIKIDATA:
@@ -128,7 +141,7 @@ def parse_labels(data, where: str) -> Labels:
     blob = json.dumps(data, ensure_ascii=False, sort_keys=True).encode()
     name = data.get("name") or Path(where).stem
     return Labels(str(name), types, regions, source, subject.strip() if subject else None, where,
-                  hashlib.sha1(blob).hexdigest())
+                  hashlib.sha1(blob).hexdigest(), prompts)
 
 
 def load_labels(name_or_path) -> Labels:

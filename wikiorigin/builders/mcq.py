@@ -18,8 +18,9 @@ Steps, each with a reason for every row it drops (kept in the ``failed`` file):
    the set (0, 1, 2, 3 in turn over a seeded order), not left where the model put it.
 
 Any language with an open Wikipedia (``language``, a registry code; default: the articles'
-wiki's): Japanese keeps the paper's Japanese prompts; every other language gets one set of
-English instructions that name the language the question, options and answer are written in
+wiki's): Japanese questions with labels that ask for them (``yokai-ja``) keep the paper's
+Japanese yokai prompts; every other build (any other language, or Japanese with other labels,
+such as ``origin``) gets one set of English instructions that name the language the question, options and answer are written in
 (as the free-form builder does) and speak of the article's subject, not of "this creature",
 unless the labels file's ``subject`` says so. The language is in every row, in the prompts
 (hence the request cache key, and ``prompt_sha1``) and in the provenance the dataset card reads.
@@ -44,7 +45,7 @@ from ..labels import WIKIDATA, Labels, load_labels
 from ..languages import open_language, wiki_language
 from ..llm import ChatRequest, LLMClient
 from ..schemas import FAILED, MCQ
-from .prompts import label_prompt, label_schema, mcq_prompt, prompt_sha1
+from .prompts import label_prompt, label_schema, mcq_prompt, prompt_sha1, yokai_prompts
 
 __all__ = ["MCQConfig", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
 
@@ -193,12 +194,13 @@ class _Run:
                  language: str, labels: Labels):
         self.generator, self.checker, self.config, self.report = generator, checker, config, report
         self.language, self.labels = language, labels
-        self.version = prompt_sha1(language, labels.region_source)
+        self.yokai = yokai_prompts(language, labels)
+        self.version = prompt_sha1(language, labels.region_source, self.yokai)
         self.failures: list[dict] = []
 
     def prompt(self, step: str, **fields) -> str:
         """The system prompt of ``step`` in this build's language."""
-        return mcq_prompt(self.language, step, self.labels.subject, **fields)
+        return mcq_prompt(self.language, step, self.labels.subject, yokai=self.yokai, **fields)
 
     def fail(self, article, step, reason, question: dict | None = None) -> None:
         """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the

@@ -1,6 +1,8 @@
-"""The question builders' prompts, written for wikiorigin: the MCQ builder's in Japanese
-(following the YokaiEval paper's conditions, not its wording) and, for every other language,
-in English naming the language the question is written in; and the free-form
+"""The question builders' prompts, written for wikiorigin: the MCQ builder's yokai prompts in
+Japanese (following the YokaiEval paper's conditions, not its wording; only for Japanese
+questions with labels that ask for them, ``"prompts": "yokai-ja"``, as the ``yokai-ja`` preset
+does) and, for everything else (any other language, or Japanese with other labels), in English
+naming the language the question is written in; and the free-form
 builder's (WikiOriginQA's steps; English instructions, the question in the item's language).
 Each prompt's first line names its task, so logs and test servers can tell them apart;
 :func:`prompt_sha1` and :func:`freeform_sha1` change when any text changes (each row and the
@@ -13,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 
-from ..labels import WIKIDATA
+from ..labels import WIKIDATA, YOKAI_PROMPTS
 from ..languages import language_name
 from ..schemas import FREEFORM_CRITERIA as CRITERIA, MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
-__all__ = ["MCQ_PROMPTS", "MCQ_PROMPTS_ANY", "MCQ_TYPE_ONLY", "mcq_prompts", "mcq_prompt",
+__all__ = ["MCQ_PROMPTS", "MCQ_PROMPTS_ANY", "MCQ_TYPE_ONLY", "yokai_prompts", "mcq_prompts", "mcq_prompt",
            "label_prompt", "label_schema", "TYPES", "REGIONS", "prompt_sha1", "FREEFORM_PROMPTS", "CRITERIA", "freeform_sha1"]
 
 MCQ_PROMPTS = {
@@ -53,8 +55,9 @@ MCQ_PROMPTS = {
         ),
     },
 }
-"""The MCQ builder's Japanese prompts (the paper's conditions, our wording), by step
-(``generate``, ``check``, ...): format strings the builder fills with the article and its settings."""
+"""The MCQ builder's Japanese yokai prompts (the paper's conditions, our wording), by step
+(``generate``, ``check``, ...): format strings the builder fills with the article and its
+settings. Used only for Japanese questions whose labels ask for them (:func:`yokai_prompts`)."""
 
 # Every other language: English instructions that name the language the question is written
 # in ({language}, its English name) and speak of the article's subject ({subject}: the labels
@@ -94,8 +97,9 @@ MCQ_PROMPTS_ANY = {
         "Answer with JSON only, the class names as written: {{\"type\": ..., \"region\": ...}}"
     ),
 }
-"""The MCQ builder's prompts for every language but Japanese, by step: English instructions
-naming the target ``{language}`` (its English name) and the ``{subject}``."""
+"""The MCQ builder's prompts for every language (Japanese too, unless the labels ask for the
+yokai prompts), by step: English instructions naming the target ``{language}`` (its English
+name) and the ``{subject}``."""
 
 # The label step when the region comes from Wikidata (the labels file says "regions":
 # "wikidata"): the model gives the type only.
@@ -110,21 +114,29 @@ MCQ_TYPE_ONLY = {
         "Answer with JSON only, the class name as written: {{\"type\": ...}}"
     ),
 }
-"""The label step's prompt when the region comes from Wikidata (type only), for Japanese
-(``ja``) and every other language (``any``)."""
+"""The label step's prompt when the region comes from Wikidata (type only), with the yokai
+prompts (``ja``) and with the any-language ones (``any``)."""
 
 
-def mcq_prompts(language: str) -> dict:
-    """The MCQ prompts of ``language`` by step: the Japanese ones for ``ja``, else the English
-    instructions of :data:`MCQ_PROMPTS_ANY` (still to be filled with the language's name)."""
-    return MCQ_PROMPTS["ja"] if language == "ja" else MCQ_PROMPTS_ANY
+def yokai_prompts(language: str, labels=None) -> bool:
+    """Whether questions in ``language`` with ``labels`` (:class:`~wikiorigin.labels.Labels`)
+    get the paper's Japanese yokai prompts: Japanese, and labels that ask for them
+    (``"prompts": "yokai-ja"``, as the ``yokai-ja`` preset does)."""
+    return language == "ja" and labels is not None and labels.prompts == YOKAI_PROMPTS
 
 
-def mcq_prompt(language: str, step: str, subject: str | None = None, **fields) -> str:
-    """The system prompt of one ``step`` in ``language``: the Japanese one (filled with
-    ``fields``), or the English instructions filled with the language's English name, the
+def mcq_prompts(language: str, yokai: bool = False) -> dict:
+    """The MCQ prompts by step: the Japanese yokai ones when ``yokai`` (see
+    :func:`yokai_prompts`), else the English instructions of :data:`MCQ_PROMPTS_ANY` (still to
+    be filled with the language's name)."""
+    return MCQ_PROMPTS["ja"] if yokai else MCQ_PROMPTS_ANY
+
+
+def mcq_prompt(language: str, step: str, subject: str | None = None, *, yokai: bool = False, **fields) -> str:
+    """The system prompt of one ``step``: the Japanese yokai one when ``yokai`` (filled with
+    ``fields``), or the English instructions filled with the English name of ``language``, the
     ``subject`` phrase (default: the article's subject) and ``fields``."""
-    if language == "ja":
+    if yokai:
         text = MCQ_PROMPTS["ja"][step]
         return text.format(**fields) if fields else text
     return MCQ_PROMPTS_ANY[step].format(language=language_name(language), subject=subject or "the article's subject",
@@ -133,21 +145,21 @@ def mcq_prompt(language: str, step: str, subject: str | None = None, **fields) -
 
 def label_prompt(language: str, labels) -> str:
     """The label step's prompt with the classes of ``labels`` (:class:`~wikiorigin.labels.Labels`):
-    in Japanese the class names as the paper listed them (a gloss of each class added for any
-    labels but ``yokai-ja``), otherwise one ``- class: description`` line each; type only when
-    the region comes from Wikidata."""
-    ja = language == "ja"
-    if ja:
+    with the yokai prompts the class names as the paper listed them (a gloss of each class
+    added for any labels but ``yokai-ja``), otherwise one ``- class: description`` line each;
+    type only when the region comes from Wikidata."""
+    yokai = yokai_prompts(language, labels)
+    if yokai:
         types, regions = ", ".join(labels.type_names), ", ".join(labels.region_names)
     else:
         types = "\n".join(f"- {c.name}: {c.description}" for c in labels.types)
         regions = "\n".join(f"- {c.name}: {c.description}" for c in labels.regions)
     if labels.region_source == WIKIDATA:
-        text = MCQ_TYPE_ONLY["ja" if ja else "any"]
-        text = text.format(types=types) if ja else text.format(types=types, language=language_name(language))
+        text = MCQ_TYPE_ONLY["ja" if yokai else "any"]
+        text = text.format(types=types) if yokai else text.format(types=types, language=language_name(language))
     else:
-        text = mcq_prompt(language, "label", labels.subject, types=types, regions=regions)
-    if ja and labels.name != "yokai-ja":  # the paper's classes need no gloss; others do
+        text = mcq_prompt(language, "label", labels.subject, yokai=yokai, types=types, regions=regions)
+    if yokai and labels.name != "yokai-ja":  # the paper's classes need no gloss; others do
         text += "\n" + "\n".join(f"{c.name}: {c.description}" for c in labels.types + labels.regions)
     return text
 
@@ -161,17 +173,20 @@ def label_schema(labels) -> dict:
             "properties": {"type": {"enum": labels.type_names}, "region": {"enum": labels.region_names}}}
 
 
-def prompt_sha1(language: str, region_source: str = "model") -> str:
-    """The hash of the prompts of one language (stored in each row and the cache key): the
-    Japanese prompts for ``ja`` (as they always were), else the English instructions with the
-    language code; with Wikidata regions, the type-only label prompt too."""
-    prompts = dict(mcq_prompts(language))
+def prompt_sha1(language: str, region_source: str = "model", yokai: bool = False) -> str:
+    """The hash of the prompts of one build (stored in each row and the cache key): the
+    Japanese yokai prompts when ``yokai`` (the hash they always had: ``prompt_sha1("ja",
+    yokai=True)`` is the ``yokai-ja`` builds'), else the English instructions with the language
+    code; with Wikidata regions, the type-only label prompt too."""
+    prompts = dict(mcq_prompts(language, yokai))
     if region_source != "model":
-        prompts["label"] = MCQ_TYPE_ONLY["ja" if language == "ja" else "any"]
+        prompts["label"] = MCQ_TYPE_ONLY["ja" if yokai else "any"]
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(prompts.items()))
-    if language != "ja":
+    if not yokai:
         blob += f"\x00language={language}"
     return hashlib.sha1(blob.encode()).hexdigest()
+
+
 # WikiOriginQA: instructions in English, the question in the item's language; the criteria
 # that "score" names are the free-form schema's (``schemas.FREEFORM_CRITERIA``).
 FREEFORM_PROMPTS = {
