@@ -177,3 +177,41 @@ def test_a_country_code_suggests_its_language(name, suggested):
     """`--wiki jp` (Japan) suggests ja: the official languages of the country named."""
     with pytest.raises(UnknownWikiError, match=rf"not a Wikipedia edition: '{name}'; did you mean {suggested}"):
         lookup(name)
+
+
+# -- English names of every open Wikipedia's language (issue 14: no prompt says "in arz") -----
+
+def test_every_open_wiki_gets_a_real_english_name():
+    from wikiorigin.languages import language_name
+
+    names = {}
+    for wiki in open_wikis():
+        for code in (wiki.language, wiki.subdomain, wiki.dbname):
+            name = language_name(code)
+            assert name and name != code and name[0].isupper(), (wiki.dbname, code, name)  # "Fon" is fon's name
+        names[wiki.language] = language_name(wiki.language)
+    assert len(set(names.values())) == len(names)  # no two content languages share a name
+
+
+@pytest.mark.parametrize("code,name", [
+    ("arz", "Egyptian Arabic"), ("nan", "Min Nan Chinese"), ("zh-min-nan", "Min Nan Chinese"),
+    ("lzh", "Literary Chinese"), ("zh-classical", "Literary Chinese"), ("cdo", "Min Dong Chinese"),
+    ("sh", "Serbo-Croatian"), ("bat-smg", "Samogitian"), ("map-bms", "Banyumasan"), ("fiu-vro", "Võro"),
+    ("zh-yue", "Cantonese"), ("gom", "Goan Konkani"), ("nrm", "Norman"), ("el", "Greek"),
+])
+def test_language_names_beyond_cldr_locales(code, name):
+    from wikiorigin.languages import language_name
+
+    assert language_name(code) == name
+
+
+def test_a_code_without_a_name_never_reaches_a_prompt():
+    from wikiorigin.builders.prompts import mcq_prompt
+    from wikiorigin.errors import WikioriginError
+    from wikiorigin.languages import language_name
+
+    assert "in Egyptian Arabic" in mcq_prompt("arz", "generate", n=1) and "in arz" not in mcq_prompt("arz", "check")
+    with pytest.raises(WikioriginError, match="language 'xx-nowhere': no English name known"):
+        language_name("xx-nowhere")
+    with pytest.raises(WikioriginError, match="no English name known"):
+        mcq_prompt("qqq", "generate", n=1)

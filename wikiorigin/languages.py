@@ -186,16 +186,63 @@ def open_wikis() -> list[Wiki]:
     return registry().open()
 
 
-def language_name(code: str) -> str:
-    """The English name of a content language code (``el`` -> ``Greek``, ``zh-min-nan`` ->
-    ``Min Nan Chinese``), from CLDR through babel; the code itself when CLDR has no name."""
+# English names of the open Wikipedias' content languages that CLDR names neither as a locale
+# nor among its English display names (48 with babel 2.18; found by running language_name over
+# open_wikis() without this table, as tests/test_languages.py does). Each is the ISO 639-3
+# reference name (SIL, iso639-3.sil.org; a qualifier dropped: "Russia Buriat" -> Buryat), or,
+# marked "wm", the name of meta.wikimedia.org's List of Wikipedias, for codes outside ISO 639-3
+# or that Wikimedia uses in another sense (nrm: Norman on Wikipedia, Narom in ISO 639-3).
+_NAMES = {
+    "ami": "Amis", "azb": "South Azerbaijani", "bcl": "Central Bikol", "bdr": "West Coast Bajau",
+    "blk": "Pa'o Karen", "bol": "Bole", "btm": "Batak Mandailing", "bxr": "Buryat", "cbk": "Chavacano",
+    "cdo": "Min Dong Chinese", "dag": "Dagbani", "dga": "Southern Dagaare", "diq": "Zazaki", "dty": "Dotyali",
+    "eml": "Emilian-Romagnol",  # wm (a retired ISO 639-3 code)
+    "gcr": "Guianese Creole French", "gom": "Goan Konkani", "gpe": "Ghanaian Pidgin English", "guw": "Gun",
+    "hyw": "Western Armenian",  # wm (an IANA subtag, not ISO 639-3)
+    "igl": "Igala", "isv": "Interslavic",  # wm
+    "kai": "Karekare", "kbp": "Kabiye", "kge": "Komering", "knc": "Central Kanuri", "kus": "Kusaal",
+    "lbe": "Lak", "lld": "Ladin", "map-bms": "Banyumasan",  # wm
+    "mhr": "Eastern Mari", "mnw": "Mon", "nah": "Nahuatl", "nrm": "Norman",  # wm
+    "nup": "Nupe", "olo": "Livvi-Karelian", "pnb": "Western Punjabi", "ppl": "Pipil", "pwn": "Paiwan",
+    "rki": "Rakhine", "rmy": "Vlax Romani", "roa-tara": "Tarantino",  # wm
+    "rsk": "Pannonian Rusyn",  # wm
+    "skr": "Saraiki", "syl": "Sylheti", "szy": "Sakizaya", "tay": "Atayal", "tdd": "Tai Nua",
+}
+
+
+def _cldr_name(code: str) -> str | None:
     from babel import Locale
     from babel.core import UnknownLocaleError
 
-    try:
-        return Locale.parse(code.replace("-", "_")).english_name or code
-    except (UnknownLocaleError, ValueError):
-        return code
+    key = code.replace("-", "_")
+    name = Locale("en").languages.get(key)  # CLDR's English display names
+    if name is None:
+        try:
+            locale = Locale.parse(key)  # kept only when it is that code: zh_classical parses as zh_Hans
+            name = locale.english_name if str(locale).lower() == key.lower() else None
+        except (UnknownLocaleError, ValueError):
+            name = None
+    return name or _NAMES.get(code)
+
+
+def language_name(code: str) -> str:
+    """The English name of a content language code (``el`` -> ``Greek``, ``arz`` -> ``Egyptian
+    Arabic``, ``cdo`` -> ``Min Dong Chinese``): CLDR's through babel (a locale's name, else
+    CLDR's English display name), else a small sourced table for the open Wikipedias CLDR does
+    not name; a Wikipedia's subdomain or dbname (``bat-smg``, ``zh-min-nan``) is named by its
+    content language. A one-line :class:`~wikiorigin.errors.WikioriginError` when no name is
+    known, so that no prompt ever says "in xx"."""
+    name = _cldr_name(code)
+    if name is None:
+        try:
+            language = lookup(code).language
+        except UnknownWikiError:
+            language = None
+        name = _cldr_name(language) if language and language != code else None
+    if name is None:
+        raise WikioriginError(f"language {code!r}: no English name known for it (not in CLDR nor in "
+                              "wikiorigin.languages' table of Wikipedia languages)")
+    return name
 
 
 def open_language(code: str) -> str:
