@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -89,33 +90,55 @@ def presets() -> list[str]:
     return sorted(p.name.removesuffix(".json") for p in root.iterdir() if p.name.endswith(".json"))
 
 
+def _key(text: str) -> str:
+    """How two class names or letters are compared: NFKC, case-folded, without surrounding spaces
+    (``Tokyo`` and ``tokyo ``, ``A`` and ``a``, ``Ａ`` and ``A`` are the same)."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+def _class(raw, place: str) -> LabelClass:
+    if not isinstance(raw, dict):
+        raise WikioriginError(f"{place}: expected an object with class and description, got {raw!r}")
+    unknown = set(raw) - {"class", "description", "letter"}
+    if unknown:
+        raise WikioriginError(f"{place}: unknown field(s) {', '.join(sorted(unknown))}")
+    name, description, letter = raw.get("class"), raw.get("description"), raw.get("letter")
+    if not isinstance(name, str) or not name.strip() or "\n" in name:
+        raise WikioriginError(f"{place}.class: expected a non-empty one-line string, got {name!r}")
+    if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
+        raise WikioriginError(f"{place}.description: expected a one-line description of {name!r}, "
+                              f"got {description!r}")
+    if letter is not None and (not isinstance(letter, str) or len(letter.strip()) != 1):
+        raise WikioriginError(f"{place}.letter: expected one character, got {letter!r}")
+    return LabelClass(name.strip(), description.strip(), letter.strip() if letter else None)
+
+
 def _classes(value, key: str, where: str) -> tuple[LabelClass, ...]:
     if not isinstance(value, list) or len(value) < 2:
         raise WikioriginError(f"{where}: {key}: expected a list of two or more classes")
-    out, seen = [], set()
+    out, names, letters = [], {}, {}
     for i, raw in enumerate(value):
         place = f"{where}: {key}[{i}]"
-        if not isinstance(raw, dict):
-            raise WikioriginError(f"{place}: expected an object with class and description, got {raw!r}")
-        unknown = set(raw) - {"class", "description", "letter"}
-        if unknown:
-            raise WikioriginError(f"{place}: unknown field(s) {', '.join(sorted(unknown))}")
-        name, description, letter = raw.get("class"), raw.get("description"), raw.get("letter")
-        if not isinstance(name, str) or not name.strip() or "\n" in name:
-            raise WikioriginError(f"{place}.class: expected a non-empty one-line string, got {name!r}")
-        if name.strip() in seen:
-            raise WikioriginError(f"{place}.class: {name!r} is given twice")
-        if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
-            raise WikioriginError(f"{place}.description: expected a one-line description of {name!r}, "
-                                  f"got {description!r}")
-        if letter is not None and (not isinstance(letter, str) or len(letter.strip()) != 1):
-            raise WikioriginError(f"{place}.letter: expected one character, got {letter!r}")
-        seen.add(name.strip())
-        out.append(LabelClass(name.strip(), description.strip(), letter.strip() if letter else None))
-    letters = [c.letter for c in out if c.letter]
-    if len(set(letters)) != len(letters):
-        raise WikioriginError(f"{where}: {key}: a letter is given to two classes")
+        c = _class(raw, place)
+        if _key(c.name) in names:
+            raise WikioriginError(f"{place}.class: {raw['class']!r} is given twice (as {key}[{names[_key(c.name)]}]; "
+                                  "names are compared without case, width or surrounding spaces)")
+        if c.letter and _key(c.letter) in letters:
+            raise WikioriginError(f"{place}.letter: {c.letter!r} is given to two classes (and {key}"
+                                  f"[{letters[_key(c.letter)]}]; letters are compared without case or width)")
+        names[_key(c.name)] = i
+        if c.letter:
+            letters[_key(c.letter)] = i
+        out.append(c)
     return tuple(out)
+
+
+def _phrase(data: dict, field: str, where: str) -> str | None:
+    """An optional one-line string field of the file (``name``, ``subject``, ``description``)."""
+    value = data.get(field)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise WikioriginError(f"{where}: {field}: expected a non-empty string, got {value!r}")
+    return value.strip() if value else None
 
 
 def parse_labels(data, where: str) -> Labels:
@@ -125,9 +148,8 @@ def parse_labels(data, where: str) -> Labels:
     unknown = set(data) - {"name", "description", "subject", "prompts", "types", "regions"}
     if unknown:
         raise WikioriginError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-    subject = data.get("subject")
-    if subject is not None and (not isinstance(subject, str) or not subject.strip()):
-        raise WikioriginError(f"{where}: subject: expected a phrase, got {subject!r}")
+    name, subject = _phrase(data, "name", where), _phrase(data, "subject", where)
+    _phrase(data, "description", where)
     prompts = data.get("prompts")
     if prompts is not None and prompts != YOKAI_PROMPTS:
         raise WikioriginError(f"{where}: prompts: the one accepted value is {YOKAI_PROMPTS!r} (the paper's "
@@ -136,11 +158,13 @@ def parse_labels(data, where: str) -> Labels:
     regions_raw = data.get("regions")
     if regions_raw == WIKIDATA:
         regions, source = (), WIKIDATA
+    elif isinstance(regions_raw, str):
+        raise WikioriginError(f"{where}: regions: expected a list of classes or the string {WIKIDATA!r} "
+                              f"(lower case: regions from Wikidata), got {regions_raw!r}")
     else:
         regions, source = _classes(regions_raw, "regions", where), "model"
     blob = json.dumps(data, ensure_ascii=False, sort_keys=True).encode()
-    name = data.get("name") or Path(where).stem
-    return Labels(str(name), types, regions, source, subject.strip() if subject else None, where,
+    return Labels(name or Path(where).stem, types, regions, source, subject, where,
                   hashlib.sha1(blob).hexdigest(), prompts)
 
 
@@ -155,7 +179,12 @@ def load_labels(name_or_path) -> Labels:
         if not path.is_file():
             raise WikioriginError(f"{text}: no such labels file, and no preset of that name "
                                   f"(presets: {', '.join(presets())})")
-        raw, where = path.read_text(encoding="utf-8"), text
+        where = text
+        try:  # utf-8-sig: a byte-order mark, as some editors write, is not an error
+            raw = path.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise WikioriginError(f"{where}: byte {exc.start}: not UTF-8 text ({exc.reason}); save the labels "
+                                  "file as UTF-8") from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
