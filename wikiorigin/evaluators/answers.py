@@ -40,77 +40,16 @@ import unicodedata
 from dataclasses import dataclass
 
 from .cues import ANSWER_CUES
+from .markup import strip_markup
+from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, script
 
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
            "ascii_digits", "PARSER_VERSION"]
 
 # Bump when a change can turn a verdict: it is part of every run's signature.
-PARSER_VERSION = "3"
+PARSER_VERSION = "4"
 """The version of the answer reader's rules; bumped when a change can turn a verdict. It is
 part of every MCQ run's signature."""
-
-# -- chat markup -------------------------------------------------------------------------
-
-_SPECIAL = re.compile(
-    r"<\|[^<>|\n]{0,40}\|>"                    # <|im_end|>, <|eot_id|>, <|endoftext|>
-    r"|<[^<>|\s]{1,30}\|[^<>\n]{0,30}>"         # <EOD|LLM-jp>
-    r"|</?[a-z_][a-z0-9_]{0,30}>"              # <s>, </s>, <eos>, <end_of_turn>, <start_of_turn>
-    r"|<<\s*/?SYS\s*>>|\[/?INST\]"             # Llama-2 style
-    , re.I)
-_ASSISTANT = ("assistant", "model", "bot", "ai", "gpt", "chatbot", "response", "output",
-              "アシスタント", "応答", "回答", "出力")
-_OTHER = ("user", "human", "system", "instruction", "input", "ユーザー", "ユーザ", "システム", "指示", "入力")
-_ROLE_WORDS = "|".join(sorted(_ASSISTANT + _OTHER, key=len, reverse=True))
-# A role marker: "ROLE:" at the start of a line, a line that is only a role word, or a
-# "### ROLE" heading.
-_ROLE = re.compile(rf"^[ \t]*(?:#{{2,4}}[ \t]*)?({_ROLE_WORDS})[ \t]*(?:[:：][ \t]*|$)", re.I | re.M)
-_HEADING = re.compile(r"^[ \t]*#{2,4}[ \t]*(?:(" + _ROLE_WORDS + r")[ \t]*[:：]?)?[ \t]*$", re.I | re.M)
-
-
-_EOT = "\ue000"  # where an end-of-turn token stood (a private-use character, not white space)
-# Tokens that end a turn (not those that end a header or an instruction: <|end_header_id|>, [/INST])
-_ENDS_TURN = re.compile(r"end_?of_?(?:turn|text|sentence)|endoftext|eot_id|im_end|^<\|end\|>$|^</?eos>$|^<eod|^</s>$", re.I)
-
-
-def _turns(text: str) -> list[tuple[str | None, str]]:
-    """``text`` cut at its role markers: (role, text) pairs, role None before the first."""
-    turns, role, start = [], None, 0
-    for match in _ROLE.finditer(text):
-        word = match.group(1).lower()
-        # "回答:" and "応答:" open an answer inline too; they are role markers only as headings
-        # or alone on their line
-        if word in ("回答", "応答", "出力", "response", "output") and not _alone(text, match):
-            continue
-        turns.append((role, text[start:match.start()]))
-        role, start = ("assistant" if word in _ASSISTANT else "other"), match.end()
-    turns.append((role, text[start:]))
-    return turns
-
-
-def strip_markup(response: str) -> str:
-    """The answer without chat-template tokens and role markers. Text before the first role
-    marker is the answer when the model ended its turn after it (an end-of-turn token, or
-    another role's turn next); otherwise, as when a response repeats the end of the prompt
-    before ``ASSISTANT:``, the first assistant turn is. The answer ends at an end-of-turn token."""
-    text = _SPECIAL.sub(lambda m: "\n" + (_EOT if _ENDS_TURN.search(m.group()) else "") + "\n",
-                        ascii_digits(unicodedata.normalize("NFKC", response or "")))
-    turns = _turns(text)
-    before = turns[0][1]
-    said = before.replace(_EOT, "").strip()
-    ended = before.rstrip().endswith(_EOT) or (len(turns) > 1 and turns[1][0] == "other")
-    spoken = [t for r, t in turns if r == "assistant" and t.replace(_EOT, "").strip()]
-    answer = before if said and (ended or not spoken) else (spoken[0] if spoken else "")
-    answer = answer.lstrip().split(_EOT, 1)[0] if answer.strip().strip(_EOT) else ""
-    return _HEADING.sub("", answer).strip()
-
-
-def _alone(text: str, match) -> bool:
-    """Whether a role word is a heading (``### 応答``) or alone on its line (not ``回答：X``)."""
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    rest = text[match.end():line_end if line_end >= 0 else len(text)].strip()
-    return "#" in text[line_start:match.start()] or rest == ""
-
 
 # -- keys: how options and answers are compared --------------------------------------------
 
@@ -141,21 +80,6 @@ def _numeral_value(run: str) -> str:
     return str(total + section + (int(digits) if digits else 0))
 
 
-_DIGIT = re.compile(r"[^\x00-\x7f]")
-
-
-def ascii_digits(text: str) -> str:
-    """``text`` with every decimal digit of any script (Arabic-Indic ``٣``, Devanagari ``३``,
-    Bengali, Thai, ...) written as an ASCII digit; other characters as they are."""
-    return _DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(), "")) or m.group(), text)
-
-
-# Scripts written without spaces between words (CJK, kana, Thai, Lao, Myanmar, Khmer,
-# Tibetan): there a space is no word boundary and goes; elsewhere it keeps words apart.
-_UNSPACED = "\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
-_SPACED_CHAR = rf"[^\W_{_UNSPACED}]|[\u0300-\u036f\u0900-\u0dff]"
-
-
 def match_key(text: str) -> str:
     """``text`` as compared: NFKC, case-folded, numerals as digits (``3,000``, ``三千`` and
     ``٣٠٠٠`` are ``3000``), without punctuation; spaces are kept only between two letters or
@@ -177,10 +101,6 @@ _WORD = re.compile(_SPACED_CHAR)
 # -- the answer's parts --------------------------------------------------------------------
 
 _BULLET = re.compile(r"^\s*(?:[-・*•●▪◦]+|\(?[0-9]{1,2}[).．:：、]|[0-9]{1,2}\.(?!\d))\s*")
-# Option labels: digits (① is 1 after NFKC; other scripts' digits are made ASCII first), Latin,
-# Greek and Cyrillic letters, the katakana of Japanese lists, Korean 가나다라, Arabic أبجد and
-# Devanagari कखगघ.
-_LABEL_TOKEN = r"[0-9]{1,2}|[A-Za-z]|[Α-Ωα-ω]|[А-Яа-я]|[アイウエオカキクケコ]|[가나다라마바]|[أبجده]|[कखगघङ]"
 _LABEL = re.compile(rf"^[(（\[]?({_LABEL_TOKEN})[)）\]．.:：、]?\s*(?:番目?)?\s*(?:です|だ)?[。.]?$")
 _LABELLED = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)(.+)$")
 # The answer cues of other languages (evaluators/cues.py) open an answer only with a colon.
@@ -214,14 +134,17 @@ def _as_option(line: str, keys: list[str]) -> int | None:
         key = match_key(form)
         if key and key in keys:
             return keys.index(key) if keys.count(key) == 1 else None
-    return None
+    unaccented = [fold_greek(k) for k in keys]  # Greek capitals go without accents: ΧΕΡΣΟΝΗΣΟΣ
+    key = fold_greek(match_key(_clean(line)))
+    return unaccented.index(key) if key and unaccented.count(key) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What an answer names: ``index`` of the option (None for none or several) and ``how``
     it was read (``exact``, ``line``, ``position``, ``declared``, ``mentioned``, ``quoted``,
-    ``first-sentence``, ``paraphrase``; ``empty``, ``several``, ``none`` for no answer)."""
+    ``first-sentence``, ``paraphrase``, ``inflected``; ``empty``, ``several``, ``none`` for no
+    answer)."""
 
     index: int | None
     how: str
@@ -259,19 +182,45 @@ _DENIED_AFTER = ("ではな", "じゃな", "でな", "ではあり", "ではご�
 _DENIED_BEFORE = ("not ", "not a ", "not an ", "not the ", "nor ", "neither ", "no ")
 
 
+def _denied(text: str, x: int, y: int) -> bool:
+    """Whether the option at ``text[x:y]`` (a key) is denied (``Xではない``, ``not X``)."""
+    return text.startswith(_DENIED_AFTER, y) or text[:x].endswith(_DENIED_BEFORE)
+
+
 def _spans(text: str, key: str) -> list[tuple[int, int]]:
     """Where ``key`` occurs in ``text`` (both keys) as a whole: not inside a longer number or
-    Latin word, and not denied."""
+    word of a spaced script (a Korean particle may follow: ``서울이``), and not denied."""
     out = []
     for m in re.finditer(re.escape(key), text):
         x, y = m.span()
         if (_WORD.match(key[0]) and x and _WORD.match(text[x - 1])) or \
-                (_WORD.match(key[-1]) and y < len(text) and _WORD.match(text[y])):
+                (_WORD.match(key[-1]) and y < len(text) and _WORD.match(text[y]) and attached(text, x, y) != "particle"):
             continue
-        if text.startswith(_DENIED_AFTER, y) or text[:x].endswith(_DENIED_BEFORE):
-            continue
-        out.append((x, y))
+        if not _denied(text, x, y):
+            out.append((x, y))
     return out
+
+
+def _inflected(text: str, keys: list[str], asked: str) -> Reading | None:
+    """The last resort in spaced scripts: an option inflected in the answer, followed by up to
+    three letters of its word (Estonian ``Tallinnas``) or, in Arabic and Hebrew, preceded by a
+    clitic (``بدمشق``). Read only when exactly one option (three letters or more) occurs so, not
+    copied from the question nor denied, and no option is a prefix of another."""
+    copied, found = _copied(text, asked), set()
+    for i, key in enumerate(keys):
+        if len(key) < 3 or not (_WORD.match(key[0]) and _WORD.match(key[-1])):
+            continue
+        for m in re.finditer(re.escape(key), text):
+            x, y = m.span()
+            if attached(text, x, y) in ("suffix", "clitic") and not _denied(text, x, y) \
+                    and not any(a <= x and y <= b for a, b in copied):
+                found.add(i)
+    if len(found) != 1:
+        return None
+    i = found.pop()
+    if any(j != i and k and (k.startswith(keys[i]) or keys[i].startswith(k)) for j, k in enumerate(keys)):
+        return None
+    return Reading(i, "inflected")
 
 
 def _occurrences(text: str, keys: list[str], question: str = "") -> list[int]:
@@ -306,8 +255,9 @@ def _copied(text: str, question: str, shortest: int = 5) -> list[tuple[int, int]
 def _paraphrase(sentence: str, keys: list[str]) -> int | None:
     """The option whose distinctive characters (those no other option has; at least three)
     the sentence holds almost all of, clearly more than any other option's: the answer
-    rewords one option (``夜間にサギが青白く光る`` for ``サギが夜間に青白く光る``)."""
-    chars = [set(k) for k in keys]
+    rewords one option (``夜間にサギが青白く光る`` for ``サギが夜間に青白く光る``). Letters of
+    alphabets (Latin, Cyrillic, Arabic, ...) say nothing alone and are not counted."""
+    chars = [{c for c in k if not (c.isalpha() and _WORD.match(c) and script(c) != "HANGUL")} for k in keys]
     scores = []
     for i, own in enumerate(chars):
         mine = own - set().union(*(c for j, c in enumerate(chars) if j != i))
@@ -388,7 +338,12 @@ def read_choice(response: str | None, choices: list[str], *, labels=None, questi
     if not text or not choices:
         return Reading(None, "empty")
     reading, lines = _read_lines([l for l in (x.strip() for x in text.splitlines()) if l], keys, labels)
-    return reading or _read_text("\n".join(lines), keys, match_key(question))
+    if reading is None:
+        asked = match_key(question)
+        reading = _read_text("\n".join(lines), keys, asked)
+        if reading.how == "none":
+            reading = _inflected(match_key("\n".join(lines)), keys, asked) or reading
+    return reading
 
 
 def parse_choice(response: str | None, choices: list[str], *, labels=None, question: str = "") -> int | None:

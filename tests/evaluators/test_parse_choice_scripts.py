@@ -1,0 +1,50 @@
+"""Answers in scripts other than Japanese: options with a particle, case ending or clitic
+attached (Korean, Estonian, Arabic), denials by language, option labels of other alphabets and
+look-alike capitals, and the answers that must stay unread (an option inside an unrelated
+word, two options one the prefix of the other)."""
+
+import pytest
+
+from wikiorigin.evaluators.answers import parse_choice, read_choice
+
+KO = ["서울", "부산", "대구", "인천"]
+ET = ["Tartu", "Tallinn", "Pärnu", "Narva"]
+AR = ["القاهرة", "دمشق", "بغداد", "عمان"]
+HE = ["ירושלים", "חיפה", "אילת", "צפת"]
+
+
+@pytest.mark.parametrize("response, choices, expected", [
+    ("정답은 서울입니다.", KO, 0),
+    ("서울이 정답입니다.", KO, 0),
+    ("답: 부산", KO, 1),
+    ("제 생각에는 대구가 맞습니다.", KO, 2),
+    ("인천에서 열렸습니다.", KO, 3),
+    ("Vastus: see asub Tallinnas.", ET, 1),
+    ("Õige vastus on Tartust.", ET, 0),
+    ("الجواب: بدمشق", AR, 1),
+    ("الإجابة هي: وبغداد", AR, 2),
+    ("התשובה: בירושלים", HE, 0),
+    ("Die Antwort ist Münchens Altstadt.", ["Berlin", "München", "Hamburg", "Köln"], 1),
+])
+def test_an_option_with_a_particle_ending_or_clitic(response, choices, expected):
+    assert parse_choice(response, choices) == expected
+
+
+@pytest.mark.parametrize("response, choices", [
+    ("서울대학교 출신입니다.", KO),                                     # 서울대: not a particle
+    ("The category is unknown.", ["dog", "fox", "cat", "bird"]),        # cat inside a longer word
+    ("I have no education.", ["dog", "fox", "cat", "bird"]),            # cat inside, not at the start
+    ("Vastus: Tartus.", ["Tart", "Tartu", "Pärnu", "Narva"]),          # two options, one the other's prefix
+    ("Vastus: Tallinnas.", ["Tallinn", "Tallinna Ülikool", "Tartu", "Narva"]),  # a prefix of another option
+    ("Vastus: Tallinnas ja Tartus.", ET),                               # two options inflected
+    ("Vastus: Narvalased.", ET),                                        # more than three letters after
+    ("배우가 되었습니다.", ["배", "사과", "포도", "귤"]),              # 배 inside 배우
+])
+def test_an_option_inside_another_word_stays_unread(response, choices):
+    assert parse_choice(response, choices) is None
+
+
+def test_the_inflected_reading_says_so():
+    assert read_choice("Vastus: see asub Tallinnas.", ET).how == "inflected"
+    assert read_choice("정답은 서울입니다.", KO).how == "mentioned"
+    assert read_choice("Vastus: Tallinn.", ET).how == "exact"
