@@ -48,3 +48,31 @@ def test_the_inflected_reading_says_so():
     assert read_choice("Vastus: see asub Tallinnas.", ET).how == "inflected"
     assert read_choice("정답은 서울입니다.", KO).how == "mentioned"
     assert read_choice("Vastus: Tallinn.", ET).how == "exact"
+
+
+RU = ["Москва", "Казань", "Самара", "Омск"]
+DE = ["Berlin", "München", "Hamburg", "Köln"]
+FR = ["Paris", "Lyon", "Marseille", "Nice"]
+
+
+@pytest.mark.parametrize("response, choices, expected", [
+    ("Не Москва, а Казань.", RU, 1),
+    ("Ответ: не Москва, а Казань", RU, 1),
+    ("Nicht Berlin, sondern München.", DE, 1),
+    ("Es ist keine Hamburg, sondern Köln.", DE, 3),
+    ("Ce n'est pas Paris, c'est Lyon.", FR, 1),
+    ("Non pas Nice mais Marseille.", FR, 2),
+    ("No es Madrid, sino Sevilla.", ["Madrid", "Sevilla", "Bilbao", "Cádiz"], 1),
+    ("Non è Roma, ma Milano.", ["Roma", "Milano", "Torino", "Napoli"], 1),
+    ("Não é Lisboa, é o Porto.", ["Lisboa", "Porto", "Braga", "Faro"], 1),
+    ("Όχι η Αθήνα αλλά η Πάτρα.", ["Αθήνα", "Πάτρα", "Λάρισα", "Βόλος"], 1),
+    ("서울이 아니라 부산입니다.", KO, 1),
+    ("서울 말고 대구요.", KO, 2),
+    ("不是北京，而是上海。", ["北京", "上海", "广州", "深圳"], 1),
+    ("北京不对，答案是上海。", ["北京", "上海", "广州", "深圳"], 1),
+    ("It is not the dog; it is the fox.", ["dog", "fox", "cat", "bird"], 1),
+    ("The piano dog is it.", ["dog", "fox", "cat", "bird"], 0),   # "no" ends a longer word: no denial
+    ("서울 아니면 부산입니다.", KO, None),                            # 아니면, "or": both named
+])
+def test_denials_by_language(response, choices, expected):
+    assert parse_choice(response, choices) == expected

@@ -39,7 +39,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .cues import ANSWER_CUES
+from .cues import ANSWER_CUES, DENIALS
 from .markup import strip_markup
 from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, script
 
@@ -177,14 +177,17 @@ def _position(text: str, labels) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-# An option followed by these is denied, not named (Xではない, Xでなく, X以外).
-_DENIED_AFTER = ("ではな", "じゃな", "でな", "ではあり", "ではござ", "以外", "とは限らな")
-_DENIED_BEFORE = ("not ", "not a ", "not an ", "not the ", "nor ", "neither ", "no ")
+# What denies an option (cues.DENIALS, every language's at once): before it, one short word
+# (``the``, ``es``, ``η``) may come between; after it, as written (Xではない, 서울이 아니라).
+_DENIED_BEFORE = re.compile("(?:" + "|".join(f for before, _ in DENIALS.values() for f in before)
+                            + r")(?:\w{1,3} )?$")
+_DENIED_AFTER = re.compile("|".join(f for _, after in DENIALS.values() for f in after))
 
 
 def _denied(text: str, x: int, y: int) -> bool:
-    """Whether the option at ``text[x:y]`` (a key) is denied (``Xではない``, ``not X``)."""
-    return text.startswith(_DENIED_AFTER, y) or text[:x].endswith(_DENIED_BEFORE)
+    """Whether the option at ``text[x:y]`` (a key) is denied (``Xではない``, ``not X``,
+    ``не X``, ``不是X``)."""
+    return bool(_DENIED_AFTER.match(text, y) or _DENIED_BEFORE.search(text[max(0, x - 40):x]))
 
 
 def _spans(text: str, key: str) -> list[tuple[int, int]]:

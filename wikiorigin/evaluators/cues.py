@@ -11,7 +11,7 @@ Thai, ...), which take none, as lm-evaluation-harness's Japanese tasks do.
 
 from __future__ import annotations
 
-__all__ = ["INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS", "UNSPACED", "instruction", "answer_cue", "delimiter"]
+__all__ = ["INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS", "DENIALS", "UNSPACED", "instruction", "answer_cue", "delimiter"]
 
 INSTRUCTIONS = {
     "ja": "上の選択肢から正しいものを一つ選び、その選択肢の言葉だけで答えてください。",
@@ -37,6 +37,27 @@ ANSWER_CUES = {
     "ru": "\nОтвет:", "fr": "\nRéponse :", "de": "\nAntwort:", "es": "\nRespuesta:",
 }
 """What follows a question in log-likelihood mode, before each option, by language code."""
+
+_W = r"(?<!\w)"  # a denial word of a spaced script begins a word
+DENIALS = {
+    "ja": ((), ("ではな", "じゃな", "でな", "ではあり", "ではござ", "以外", "とは限らな")),
+    "en": ((rf"{_W}(?:not|nor|neither|no) ",), (r" (?:is|was) (?:not|wrong|incorrect)\b", r" isn t\b")),
+    "ru": ((rf"{_W}(?:не|ни|нет) ",), (r" (?:не|неверн|неправильн)",)),
+    "de": ((rf"{_W}(?:nicht|kein|keine|keinesfalls|weder) ",), (r" (?:ist )?(?:nicht|falsch)\b",)),
+    "fr": ((rf"{_W}(?:pas|non|ni|non pas) ",), (r" (?:n est pas|est faux|est incorrect)",)),
+    "es": ((rf"{_W}(?:no|ni|nunca) ",), (r" (?:no es|es incorrect)",)),
+    "it": ((rf"{_W}(?:non|né|mai) ",), (r" (?:non è|è sbagliat|è errat)",)),
+    "pt": ((rf"{_W}(?:não|nem|nunca) ",), (r" (?:não é|está errad|é errad|é incorret)",)),
+    "el": ((rf"{_W}(?:όχι|ούτε|δεν είναι|μην) ",), (r" (?:δεν|είναι λάθος)",)),
+    "ko": ((), (r"(?:이|가|은|는)? ?(?:아니(?!면)|아닌|아닙|아님|아냐|말고|틀리|틀립|틀렸|틀린)",)),
+    "zh": (("不是", "并非", "並非", "而非", "不选", "不選"),
+           ("不是正确", "不是正確", "不是答案", "不对", "不對", "不正确", "不正確", "是错", "是錯", "错误", "錯誤")),
+}
+"""What denies an option rather than names it, by language: regular expressions on match keys
+(lower case, no punctuation, one space between words) that end just before the option
+(``not ``, ``не ``, ``nicht ``, ``pas ``, ``不是``; one short word may come between: ``not the``,
+``no es``, ``όχι η``) or begin just after it (``ではない``, ``이 아니라``, ``不对``). The
+answer reader applies every language's at once: ``Не Москва, а Казань`` names Казань."""
 
 UNSPACED = frozenset({"ja", "zh", "yue", "wuu", "gan", "lzh", "zh-classical", "zh-yue", "th", "lo", "my", "km",
                       "bo", "dz"})

@@ -85,7 +85,7 @@ def lookalike(letter: str, labels) -> int | None:
 # What Korean attaches to a noun: case particles, topic markers and the copula, as the first
 # syllable of what follows the noun in the same word (서울이, 서울은, 서울입니다, 서울에서, 사과예요).
 _HANGUL_PARTICLE = re.compile("(?:이|가|은|는|을|를|의|에|로|으로|와|과|도|만|랑|이랑|처럼|까지|보다|"
-                              "입니|이다|이에|이었|였|인|일|임|예요|이야|야|라고|이라|란|이란|께|께서)")
+                              "입니|이다|이에|이었|였|인|일|임|예요|이요|요|이야|야|라고|이라|란|이란|께|께서)")
 _CLITIC_SCRIPTS = ("ARABIC", "HEBREW")
 
 
