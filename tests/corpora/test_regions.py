@@ -1,6 +1,7 @@
 """Regions from Wikidata: P131 followed up to the country's first-level division, from the JSON
 dump (a pass per level) and from SPARQL (a query per level), into the origin corpus and on to
-a multiple-choice set with the ``origin`` labels."""
+a multiple-choice set with the ``origin`` labels. The rule on realistic chains, ranks and end
+times, dump against SPARQL: tests/corpora/test_region_rules.py."""
 
 import json
 
@@ -10,7 +11,7 @@ import pytest
 from tests.corpora.test_origin import _items
 from tests.sparql_server import SparqlEndpoint
 from wikiorigin.corpora.origin import build_origin_corpus
-from wikiorigin.corpora.regions import first_level_division, resolve_regions
+from wikiorigin.corpora.regions import MAX_HOPS, first_level_division, read_region, resolve_regions
 from wikiorigin.dumps.pages import Multistream
 from wikiorigin.dumps.wikidata import Entity, entity_from_json, read_entities
 from wikiorigin.testing.wikidata import entity_json, write_wikidata_json
@@ -37,6 +38,17 @@ WORLD = {e.qid: e for e in [
     ({**WORLD, "Q12": E("Q12", ["Q11"], ["Q17"])}, None),  # a cycle
     ({k: v for k, v in WORLD.items() if k != "Q12"}, None),  # a parent missing: no guess
     ({**WORLD, "Q10": E("Q10", ["Q13"], ["Q17"])}, "Q13"),  # directly in the division
+    ({**WORLD, "Q10": E("Q10", ["Q11", "Q17"], ["Q17"])}, "Q13"),  # and in the country: adds nothing
+    ({**WORLD, "Q10": E("Q10", ["Q11", "Q12"], ["Q17"])}, "Q13"),  # two values, one division
+    ({**WORLD, "Q10": E("Q10", ["Q11", "Q14"], ["Q17"]), "Q14": E("Q14", ["Q17"], ["Q17"])}, None),  # two
+    ({**WORLD, "Q10": E("Q10", ["Q11", "Q15"], ["Q17"]), "Q15": E("Q15", [], [])}, None),  # one breaks off
+    ({**WORLD, "Q12": E("Q12", ["Q13", "Q11"], ["Q17"])}, None),  # a cycle beside the way up
+    # the reviewer's case: a chain into a former state is not the item's country (JP)
+    ({**WORLD, "Q10": E("Q10", ["Q20"], ["Q17"]), "Q20": E("Q20", ["Q21"], ["Q22"]),
+      "Q21": E("Q21", ["Q22"], ["Q22"]), "Q22": E("Q22", [], ["Q22"])}, None),
+    # without a P17 of its own, the ancestors' country (or a state) still ends the chain
+    ({**WORLD, "Q10": E("Q10", ["Q20"], []), "Q20": E("Q20", ["Q21"], ["Q22"]),
+      "Q21": E("Q21", ["Q22"], ["Q22"]), "Q22": E("Q22", [], ["Q22"])}, "Q21"),
 ])
 def test_first_level_division(entities, expected):
     assert first_level_division("Q10", entities) == expected
@@ -54,11 +66,32 @@ def test_resolve_regions_fetches_level_by_level():
     assert regions["Q10"].qid == "Q13" and regions["Q10"].label == "北海道" and regions["Q99"] is None
 
 
-def test_best_rank_first_and_deprecated_left_out():
-    line = entity_json("Q1", {"en": "x"}, claims={"P131": [("Q5", "deprecated"), "Q6", ("Q7", "preferred")],
-                                                  "P17": ["Q17"]})
+def test_the_readings_say_why():
+    several = {**WORLD, "Q10": E("Q10", ["Q11", "Q14"], ["Q17"]), "Q14": E("Q14", ["Q17"], ["Q17"])}
+    reading = read_region("Q10", several)
+    assert (reading.outcome, reading.divisions, reading.division) == ("several", ("Q13", "Q14"), None)
+    assert read_region("Q10", WORLD).outcome == "region" and read_region("Q13", WORLD).outcome == "country"
+    assert read_region("Q17", WORLD).outcome == "none"
+    assert read_region("Q10", {k: v for k, v in WORLD.items() if k != "Q12"}).outcome == "broken"
+
+
+@pytest.mark.parametrize("hops, expected", [(MAX_HOPS, "Q112"), (MAX_HOPS + 1, None)])
+def test_max_hops(hops, expected):
+    chain = [f"Q{100 + i}" for i in range(hops + 1)]  # the item, then its hops up
+    entities = {q: E(q, [up], ["Q17"]) for q, up in zip(chain, chain[1:] + ["Q17"])}
+    entities["Q17"] = E("Q17", [], ["Q17"])
+    assert first_level_division("Q100", entities) == (chain[-1] if expected else None)
+
+
+def test_best_rank_current_statements_only():
+    line = entity_json("Q1", {"en": "x"}, claims={"P131": [("Q5", "deprecated"), "Q6", ("Q7", "preferred"),
+                                                           ("Q8", "preferred", "1950-04-01"), "somevalue"],
+                                                  "P17": [("Q188712", "normal", "1947-05-02"), "Q17"]})
     entity = entity_from_json(json.loads(line))
-    assert entity.located_in == ["Q7", "Q6"] and entity.country == ["Q17"]
+    assert entity.located_in == ["Q7"] and entity.country == ["Q17"]  # preferred (current) over normal
+    line = entity_json("Q1", {"en": "x"}, claims={"P131": [("Q9", "normal"), ("Q6", "normal", "novalue"),
+                                                           ("Q8", "preferred", "somevalue")]})
+    assert entity_from_json(json.loads(line)).located_in == ["Q6", "Q9"]  # sorted; "no end time" is current
 
 
 ITEMS = [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 272, "個人")]
@@ -91,7 +124,7 @@ def test_regions_in_the_origin_corpus_offline_and_online(ja_multistream, tmp_pat
                 ((entity_from_json(json.loads(line)), line) for line in _lines())}
     with SparqlEndpoint(entities) as endpoint:
         report = build_origin_corpus(items, dump, tmp_path / "online.parquet", sparql=endpoint.url)
-        assert len(endpoint.log) == 3 and "wdt:P131" in endpoint.log[0]
+        assert len(endpoint.log) == 3 and "ps:P131" in endpoint.log[0] and "pq:P582" in endpoint.log[0]
     online = {r["qid"]: r for r in pq.read_table(tmp_path / "online.parquet").to_pylist()}
     assert {q: (r["region"], r["region_qid"]) for q, r in online.items()} == \
         {q: (r["region"], r["region_qid"]) for q, r in offline.items()}

@@ -2,8 +2,10 @@
 says of each item: its English label, its English Wikipedia title, its names and aliases in
 English and in the edition's language (the answers of the free-form questions), and its
 region: the first-level administrative division it lies in (:mod:`~wikiorigin.corpora.regions`:
-P131 followed up to the country), labelled in the edition's language (the multiple-choice
-builder's ``origin`` labels take it from here).
+its current best-rank P131 values followed up to the country), labelled in the edition's
+language (the multiple-choice builder's ``origin`` labels take it from here). An item whose
+P131 values end in different divisions has none, and is listed in the report
+(``several_regions``), never given one of them.
 
 Items come from ``wikiorigin subset`` (the ``origins`` schema); their pages are fetched by id
 from the edition's multistream dump; Wikidata comes offline from the JSON dump or online from a
@@ -41,7 +43,7 @@ from ..files import ParquetSink, provenance, read_input
 from ..languages import lookup
 from ..schemas import ORIGIN_ARTICLES
 from .articles import article_row
-from .regions import resolve_regions
+from .regions import RegionReading, resolve_regions
 
 __all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
 
@@ -53,7 +55,9 @@ _FILE_WIKI = re.compile(r"([a-z0-9_]+?)-(?:\d{8}|latest)-")
 class OriginCorpusReport:
     """What :func:`build_origin_corpus` did. ``renamed``: pages kept under their new title;
     ``mismatched``: pages left out because the dump has them under another title or as a
-    redirect (one line each, with the item, the page id and both titles)."""
+    redirect (one line each, with the item, the page id and both titles); ``several_regions``:
+    items whose P131 values end in different first-level divisions, so without a region (one
+    line each: the item and the divisions)."""
 
     wiki: str = ""
     items: int = 0
@@ -62,6 +66,7 @@ class OriginCorpusReport:
     missing_entities: list[str] = field(default_factory=list)
     renamed: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
+    several_regions: list[str] = field(default_factory=list)
     articles: int = 0
     bad_wikidata_lines: int = 0
     with_region: int = 0
@@ -171,8 +176,15 @@ def _regions(entities: dict, qids: list[str], wikidata, sparql, languages: list[
         return query_entities(sparql, sorted(wanted), languages)
 
     found = {q: entities[q] for q in qids if q in entities}
-    regions = resolve_regions(found, fetch, [languages[-1], "en"])
+    readings: dict[str, RegionReading] = {}
+    regions = resolve_regions(found, fetch, [languages[-1], "en"], readings)
     report.with_region = sum(r is not None for r in regions.values())
+    report.several_regions = [f"{q}: {', '.join(r.divisions)}" for q, r in readings.items()
+                              if r.outcome == "several"]
+    if report.several_regions:
+        report.notes.append(f"{len(report.several_regions)} items lie in several regions (P131 values in "
+                            f"different first-level divisions), so have none: "
+                            f"{'; '.join(report.several_regions[:5])}")
     return regions
 
 
@@ -220,7 +232,9 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
     meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
                       wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name,
                       renamed=len(report.renamed), mismatched=len(report.mismatched),
-                      region_rule="P131 up to the country's first-level division")
+                      several_regions=len(report.several_regions),
+                      region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
+                                  "first-level division; several divisions: none")
     with ParquetSink(out, ORIGIN_ARTICLES, meta) as sink:
         sink.write(pa.Table.from_pylist(out_rows, schema=ORIGIN_ARTICLES))
     report.articles = len(out_rows)

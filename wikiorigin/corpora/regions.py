@@ -1,17 +1,34 @@
 """An item's region: its first-level administrative division, derived from Wikidata.
 
-**The rule.** Follow "located in the administrative territorial entity" (P131, the best-ranked
-value first) up from the item, one hop at a time, until the next hop is the country: an item
-among the item's own "country" (P17) values, or an item that is its own country (P17 of itself:
-every state is). The last hop before the country is the first-level division (Japan's
-prefectures, Greece's regions, Korea's provinces, Estonia's counties): the item's region.
+**The statements.** Only current, best-rank statements of "located in the administrative
+territorial entity" (P131) and "country" (P17) count, read by one rule from the JSON dump and
+from SPARQL (:func:`~wikiorigin.dumps.wikidata.item_claims`,
+:func:`~wikiorigin.dumps.wikidata.best_rank`): a deprecated statement never; a statement
+with an "end time" (P582) qualifier is historical and left out (a former district, an empire
+the place once lay in); of the rest, the preferred statements if there are any, else the
+normal ones. An item may have several such values: every one is followed, and their order
+means nothing.
 
-- An item located directly in its country (a nationwide custom, or a first-level division
-  itself) has no region below the country: None.
-- An item with no P131 has no region: None.
-- A chain that breaks off before the country (a parent Wikidata does not have, a cycle, more
-  than :data:`MAX_HOPS` hops) gives None, never a guess: the division at that height is not
-  known to be first-level.
+**The rule.** From the item, follow every P131 value up, one hop at a time, until the next
+hop is the country. The country is one of the item's own P17 values when it has any (so a
+chain that climbs into another state, or into a former one, never stops early: it does not
+reach the item's country); an item without P17 takes the P17 of the first ancestor on the
+chain that has one, and then any item that is its own country (P17 of itself: every state)
+also counts. The last hop before the country is a first-level division (Japan's prefectures,
+Greece's regions, Korea's provinces, Estonia's counties). Each item's walk ends in one of:
+
+- ``region``: every chain that reaches the country ends in the same division: the region.
+  Chains that go straight to the country beside them add nothing (a mountain "in Japan" and
+  in a prefecture lies in that prefecture).
+- ``several``: chains end in different divisions (a mountain on the border of two
+  prefectures): no single region, None, never one picked.
+- ``country``: located directly in its country only (a nationwide custom, or a first-level
+  division itself): None.
+- ``none``: no P131: None.
+- ``broken``: a chain breaks off before the country (a parent Wikidata does not have, one
+  with no P131 that is not the item's country, a cycle, more than :data:`MAX_HOPS` hops):
+  None, never a guess, even beside a chain that reaches a division: the division at that
+  height is not known to be first-level, and the broken chain may lie in another one.
 
 Parents are read level by level: ``fetch(qids)`` returns the entities of the qids asked for
 (a pass of the Wikidata JSON dump, or a SPARQL query), asked once per level for every item at
@@ -22,14 +39,18 @@ practice: town, district or municipality, division).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..dumps.wikidata import Entity
 
-__all__ = ["Region", "first_level_division", "resolve_regions", "MAX_HOPS"]
+__all__ = ["Region", "RegionReading", "first_level_division", "read_region", "resolve_regions",
+           "MAX_HOPS", "OUTCOMES"]
 
 MAX_HOPS = 12
 """The most P131 hops followed from an item before its chain counts as broken."""
+
+OUTCOMES = ("region", "several", "country", "none", "broken")
+"""How an item's walk can end (see the module's rule)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,40 +62,93 @@ class Region:
     label: str
 
 
-def _is_country(qid: str, countries: set[str], entities: dict[str, Entity]) -> bool:
-    entity = entities.get(qid)
-    return qid in countries or (entity is not None and qid in entity.country)
+@dataclass(frozen=True, slots=True)
+class RegionReading:
+    """How an item's walk ended: ``outcome`` (one of :data:`OUTCOMES`) and the first-level
+    ``divisions`` its chains reached (sorted; one for ``region``, several for ``several``)."""
+
+    outcome: str
+    divisions: tuple[str, ...] = ()
+
+    @property
+    def division(self) -> str | None:
+        """The item's region's qid, when it has a single one."""
+        return self.divisions[0] if self.outcome == "region" else None
 
 
-def _walk(qid: str, entities: dict[str, Entity]) -> tuple[list[str], str | None]:
-    """The P131 hops from ``qid`` below its country, and how the walk ended: ``"country"``
-    (reached), None (no P131 at all), or the qid whose entity is still wanted."""
-    item = entities[qid]
-    countries, hops, current, seen = set(item.country), [], item, {qid}
-    for _ in range(MAX_HOPS):
-        if not current.located_in:
-            return hops, "top" if hops else None
-        parent = current.located_in[0]
-        if _is_country(parent, countries, entities):
-            return hops, "country"
-        if parent in seen:
-            return hops, "cycle"
-        if parent not in entities:
-            return hops, parent
-        hops.append(parent)
-        seen.add(parent)
-        current = entities[parent]
-        countries |= set(current.country) if not countries else set()
-    return hops, "too deep"
+@dataclass(slots=True)
+class _Walk:
+    """Every P131 chain up from one item: the divisions reached, the qids whose entities are
+    still wanted, whether a chain broke off, whether one went straight to the country."""
+
+    entities: dict[str, Entity]
+    own: frozenset[str]
+    divisions: set[str] = field(default_factory=set)
+    wanted: set[str] = field(default_factory=set)
+    broken: bool = False
+    direct: bool = False
+    done: set = field(default_factory=set)
+
+    def is_country(self, qid: str, inherited: frozenset[str]) -> bool:
+        """Whether ``qid`` is the country of this chain: one of the item's own P17 values when
+        it has any; else its ancestors' P17, or an item that is its own country."""
+        if self.own:
+            return qid in self.own
+        entity = self.entities.get(qid)
+        return qid in inherited or (entity is not None and qid in entity.country)
+
+    def up(self, path: tuple[str, ...], inherited: frozenset[str]) -> None:
+        """Follow every P131 value of ``path[-1]`` (``path``: the item, then the hops to it)."""
+        node = path[-1]
+        if (node, inherited) in self.done:  # reached again by another chain: walked already
+            return
+        self.done.add((node, inherited))
+        parents = self.entities[node].located_in
+        if not parents and len(path) > 1:
+            self.broken = True  # a chain that stops before the country
+        for parent in parents:
+            if self.is_country(parent, inherited):
+                if len(path) > 1:
+                    self.divisions.add(node)
+                else:
+                    self.direct = True
+            elif parent in path or len(path) > MAX_HOPS:
+                self.broken = True  # a cycle, or too deep
+            elif parent not in self.entities:
+                self.wanted.add(parent)
+            else:
+                self.up(path + (parent,), inherited or frozenset(self.entities[parent].country))
+
+
+def _walk(qid: str, entities: dict[str, Entity]) -> _Walk:
+    walk = _Walk(entities, frozenset(entities[qid].country))
+    walk.up((qid,), walk.own)
+    return walk
+
+
+def _reading(walk: _Walk, located: bool) -> RegionReading:
+    divisions = tuple(sorted(walk.divisions))
+    if len(divisions) > 1:
+        return RegionReading("several", divisions)
+    if walk.broken or walk.wanted:  # a parent not given counts as one Wikidata does not have
+        return RegionReading("broken", divisions)
+    if divisions:
+        return RegionReading("region", divisions)
+    return RegionReading("country" if walk.direct else "broken" if located else "none")
+
+
+def read_region(qid: str, entities: dict[str, Entity]) -> RegionReading:
+    """How the item's walk ends by the module's rule, given the entities of the item and its
+    P131 ancestors (a parent missing from them breaks its chain off)."""
+    if qid not in entities:
+        return RegionReading("none")
+    return _reading(_walk(qid, entities), bool(entities[qid].located_in))
 
 
 def first_level_division(qid: str, entities: dict[str, Entity]) -> str | None:
     """The qid of the item's first-level division by the module's rule, given the entities of
-    the item and its P131 ancestors; None when it has none or the chain breaks off."""
-    if qid not in entities:
-        return None
-    hops, end = _walk(qid, entities)
-    return hops[-1] if hops and end == "country" else None
+    the item and its P131 ancestors; None when it has none, several, or the chain breaks off."""
+    return read_region(qid, entities).division
 
 
 def _label(entity: Entity | None, qid: str, languages: list[str]) -> str:
@@ -83,17 +157,15 @@ def _label(entity: Entity | None, qid: str, languages: list[str]) -> str:
 
 
 def resolve_regions(items: dict[str, Entity], fetch: Callable[[set[str]], dict[str, Entity]],
-                    languages: list[str]) -> dict[str, Region | None]:
+                    languages: list[str], readings: dict[str, RegionReading] | None = None,
+                    ) -> dict[str, Region | None]:
     """The region of each of ``items`` (qid -> entity): parents fetched level by level with
     ``fetch`` until every chain has reached its country or broken off; labels in the first of
-    ``languages`` that has one."""
+    ``languages`` that has one. ``readings``, when given, gets each item's
+    :class:`RegionReading` (why an item has none: ``several`` regions, ``broken``, ...)."""
     entities = dict(items)
-    for _ in range(MAX_HOPS):
-        wanted = set()
-        for qid in items:
-            _, end = _walk(qid, entities)
-            if end not in (None, "country", "top", "cycle", "too deep"):
-                wanted.add(end)
+    for _ in range(MAX_HOPS + 1):
+        wanted = set().union(*(_walk(qid, entities).wanted for qid in items))
         if not wanted:
             break
         fetched = fetch(wanted)
@@ -102,7 +174,10 @@ def resolve_regions(items: dict[str, Entity], fetch: Callable[[set[str]], dict[s
             entities[qid] = Entity(qid)
     regions = {}
     for qid in items:
-        division = first_level_division(qid, entities)
+        reading = read_region(qid, entities)
+        if readings is not None:
+            readings[qid] = reading
+        division = reading.division
         regions[qid] = None if division is None else Region(division, _label(entities.get(division), division,
                                                                               languages))
     return regions

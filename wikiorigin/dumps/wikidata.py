@@ -1,7 +1,12 @@
 """Labels, aliases, sitelinks and place of Wikidata items: from the JSON dump, or from a SPARQL
 endpoint. The place is what the items' regions are derived from: "located in the administrative
-territorial entity" (P131) and "country" (P17), best rank first (preferred, else normal;
-deprecated statements are left out, as SPARQL's ``wdt:`` leaves them).
+territorial entity" (P131) and "country" (P17), their current best-rank values only, read by
+one rule from either source (:func:`best_rank`): deprecated statements never count; a
+statement with an "end time" (P582) qualifier, known or unknown, is historical and left out
+(an explicit "no value" end time is not one); of the rest, the preferred statements if there
+are any, else the normal ones; values that are no item (``somevalue``, ``novalue``) left out.
+The values are sorted by qid: their order in the dump, or a SPARQL endpoint's row order, means
+nothing and never changes a result.
 
 The JSON dump (``wikidata-<date>-all.json.gz``) is one entity per line between ``[`` and
 ``]``, each line ending with a comma. :func:`read_entities` streams it and, when given the
@@ -23,7 +28,8 @@ from dataclasses import dataclass, field
 from ..errors import WikioriginError
 from .compression import open_dump
 
-__all__ = ["Entity", "EntityStats", "read_entities", "query_entities", "entity_from_json", "item_claims"]
+__all__ = ["Entity", "EntityStats", "read_entities", "query_entities", "entity_from_json", "item_claims",
+           "best_rank"]
 
 _ID = re.compile(rb'"id"\s*:\s*"([QPL][0-9]+)"')
 _PREFIX = 400  # the id stands near the start of a line in every dump version
@@ -33,7 +39,7 @@ _PREFIX = 400  # the id stands near the start of a line in every dump version
 class Entity:
     """A Wikidata item as the corpora need it: its ``qid``, ``labels`` and ``aliases`` by
     language, ``sitelinks`` (dbname -> page title), the items it is ``located_in`` (P131) and
-    its ``country`` (P17), best rank first."""
+    its ``country`` (P17): current best-rank values, sorted by qid (see the module's rule)."""
 
     qid: str
     labels: dict[str, str] = field(default_factory=dict)
@@ -55,18 +61,40 @@ class EntityStats:
     notes: list[str] = field(default_factory=list)
 
 
+def _qid_order(qid: str) -> tuple[int, str]:
+    return (int(qid[1:]), qid) if qid[1:].isdigit() else (1 << 62, qid)
+
+
+def best_rank(statements: Iterable[tuple[str, str]]) -> list[str]:
+    """The best-rank values of current statements given as ``(qid, rank)`` (rank ``preferred``,
+    ``normal`` or ``deprecated``; historical ones already left out): the preferred ones if any,
+    else the normal ones, each once, sorted by qid. Both readers (dump and SPARQL) use it."""
+    found: dict[str, set[str]] = {"preferred": set(), "normal": set()}
+    for qid, rank in statements:
+        if rank in found:
+            found[rank].add(qid)
+    return sorted(found["preferred"] or found["normal"], key=_qid_order)
+
+
+def _ended(claim: dict) -> bool:
+    """Whether a statement has an end time (P582) with a value or an unknown value."""
+    snaks = (claim.get("qualifiers") or {}).get("P582") or []
+    return any((snak or {}).get("snaktype", "value") != "novalue" for snak in snaks)
+
+
 def item_claims(data: dict, prop: str) -> list[str]:
-    """The items a JSON entity's statements of ``prop`` point at: preferred rank first, then
-    normal; deprecated ones and values that are no item (``somevalue``, ``novalue``) left out."""
-    found = {"preferred": [], "normal": []}
+    """The items a JSON entity's current best-rank statements of ``prop`` point at (see the
+    module's rule: no deprecated or ended statement; preferred if any, else normal; sorted)."""
+    current = []
     for claim in (data.get("claims") or {}).get(prop) or []:
-        value = ((claim.get("mainsnak") or {}).get("datavalue") or {}).get("value")
-        rank = claim.get("rank", "normal")
-        if isinstance(value, dict) and rank in found:
-            qid = value.get("id") or (f"Q{value['numeric-id']}" if "numeric-id" in value else None)
-            if qid:
-                found[rank].append(qid)
-    return list(dict.fromkeys(found["preferred"] + found["normal"]))
+        snak = claim.get("mainsnak") or {}
+        value = (snak.get("datavalue") or {}).get("value")
+        if snak.get("snaktype", "value") != "value" or not isinstance(value, dict) or _ended(claim):
+            continue
+        qid = value.get("id") or (f"Q{value['numeric-id']}" if "numeric-id" in value else None)
+        if qid:
+            current.append((qid, claim.get("rank", "normal")))
+    return best_rank(current)
 
 
 def entity_from_json(data: dict) -> Entity:
@@ -114,6 +142,11 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
             yield entity
 
 
+_STATEMENTS = """{{ ?item p:PROP ?st . ?st ps:PROP ?value ; wikibase:rank ?rank .
+          FILTER(?rank != wikibase:DeprecatedRank) FILTER NOT EXISTS {{ ?st pq:P582 ?end }}
+          BIND("PROP" AS ?kind) BIND(STR(?rank) AS ?lang) }}"""
+# P131 and P17 as the dump is read: every current statement with its rank (?lang carries it),
+# the best rank chosen by best_rank; the rows sorted, so that a run is the same as the last.
 _QUERY = """SELECT ?item ?kind ?lang ?value WHERE {{
   VALUES ?item {{ {items} }}
   {{ ?item rdfs:label ?value . BIND("label" AS ?kind) BIND(LANG(?value) AS ?lang) }}
@@ -121,12 +154,16 @@ _QUERY = """SELECT ?item ?kind ?lang ?value WHERE {{
   UNION {{ ?article schema:about ?item ; schema:isPartOf ?site ; schema:name ?value .
           ?site wikibase:wikiGroup "wikipedia" .
           BIND("sitelink" AS ?kind) BIND(STR(?site) AS ?lang) }}
-  UNION {{ ?item wdt:P131 ?value . BIND("P131" AS ?kind) BIND("" AS ?lang) }}
-  UNION {{ ?item wdt:P17 ?value . BIND("P17" AS ?kind) BIND("" AS ?lang) }}
+  UNION """ + _STATEMENTS.replace("PROP", "P131") + """
+  UNION """ + _STATEMENTS.replace("PROP", "P17") + """
   FILTER(?kind = "sitelink" || ?kind = "P131" || ?kind = "P17" || LANG(?value) IN ({languages}))
-}}"""
+}} ORDER BY ?item ?kind ?lang ?value"""
+_RANKS = {"http://wikiba.se/ontology#PreferredRank": "preferred", "http://wikiba.se/ontology#NormalRank": "normal"}
+_ITEM = re.compile(r"http://www\.wikidata\.org/entity/(Q[0-9]+)")
 _PREFIXES = """PREFIX wd: <http://www.wikidata.org/entity/>
-PREFIX wdt: <http://www.wikidata.org/prop/direct/>
+PREFIX p: <http://www.wikidata.org/prop/>
+PREFIX ps: <http://www.wikidata.org/prop/statement/>
+PREFIX pq: <http://www.wikidata.org/prop/qualifier/>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 PREFIX schema: <http://schema.org/>
@@ -145,16 +182,37 @@ def _site_dbname(site_url: str) -> str | None:
         return None  # a site the registry does not know: not needed here
 
 
+def _read_rows(rows: list[dict], entities: dict[str, Entity], statements: dict) -> None:
+    """One query's rows into ``entities``; P131 and P17 rows as ``(qid, rank)`` into
+    ``statements[(item, prop)]``, for :func:`best_rank` once every row is in."""
+    for row in rows:
+        qid = row["item"]["value"].rsplit("/", 1)[-1]
+        kind, lang, value = row["kind"]["value"], row["lang"]["value"], row["value"]["value"]
+        entity = entities.setdefault(qid, Entity(qid))
+        if kind == "label":
+            entity.labels[lang] = value
+        elif kind == "alias":
+            entity.aliases.setdefault(lang, []).append(value)
+        elif kind in ("P131", "P17"):
+            target = _ITEM.fullmatch(value)  # an unknown value is a blank node or a genid IRI
+            if target is not None and lang in _RANKS:
+                statements.setdefault((qid, kind), []).append((target.group(1), _RANKS[lang]))
+        elif (site := _site_dbname(lang)) is not None:
+            entity.sitelinks[site] = value
+
+
 def query_entities(endpoint: str, qids: list[str], languages: list[str], batch: int = 200,
                    user_agent: str = "wikiorigin (SPARQL; research)") -> dict[str, Entity]:
-    """Labels and aliases in ``languages``, Wikipedia sitelinks, P131 and P17 (``wdt:``, the
-    best rank) of ``qids`` from a SPARQL endpoint, ``batch`` items a query."""
+    """Labels and aliases in ``languages``, Wikipedia sitelinks, P131 and P17 (current
+    statements, the best rank: the module's rule, as the dump is read) of ``qids`` from a
+    SPARQL endpoint, ``batch`` items a query, the rows in a fixed order."""
     from SPARQLWrapper import JSON, SPARQLWrapper
     from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
     client = SPARQLWrapper(endpoint, agent=user_agent)
     client.setReturnFormat(JSON)
     entities = {q: Entity(q) for q in qids}
+    statements: dict[tuple[str, str], list[tuple[str, str]]] = {}
     langs = ", ".join(f'"{lang}"' for lang in languages)
     for start in range(0, len(qids), batch):
         items = " ".join(f"wd:{q}" for q in qids[start : start + batch])
@@ -163,18 +221,7 @@ def query_entities(endpoint: str, qids: list[str], languages: list[str], batch: 
             rows = client.queryAndConvert()["results"]["bindings"]
         except (SPARQLWrapperException, OSError, KeyError, ValueError) as exc:
             raise WikioriginError(f"{endpoint}: SPARQL query for items {start + 1}.. failed: {exc}") from None
-        for row in rows:
-            qid = row["item"]["value"].rsplit("/", 1)[-1]
-            kind, lang, value = row["kind"]["value"], row["lang"]["value"], row["value"]["value"]
-            entity = entities.setdefault(qid, Entity(qid))
-            if kind == "label":
-                entity.labels[lang] = value
-            elif kind == "alias":
-                entity.aliases.setdefault(lang, []).append(value)
-            elif kind in ("P131", "P17"):
-                target = entity.located_in if kind == "P131" else entity.country
-                if value.rsplit("/", 1)[-1] not in target:
-                    target.append(value.rsplit("/", 1)[-1])
-            elif (site := _site_dbname(lang)) is not None:
-                entity.sitelinks[site] = value
+        _read_rows(rows, entities, statements)
+    for (qid, prop), found in statements.items():
+        setattr(entities[qid], "located_in" if prop == "P131" else "country", best_rank(found))
     return entities

@@ -11,19 +11,38 @@ from .files import gzip_text
 __all__ = ["entity_json", "write_wikidata_json"]
 
 
-def _statement(prop: str, target: str, rank: str = "normal") -> dict:
-    """One statement whose value is an item, as the JSON dump writes it."""
-    return {"mainsnak": {"snaktype": "value", "property": prop, "datatype": "wikibase-item",
-                         "datavalue": {"value": {"entity-type": "item", "numeric-id": int(target[1:]), "id": target},
-                                       "type": "wikibase-entityid"}},
-            "type": "statement", "rank": rank}
+def _snak(prop: str, value: str) -> dict:
+    """A snak of ``prop``: ``"somevalue"`` or ``"novalue"``, an item (``"Q17"``), else a date
+    (``"1947-05-02"``) as a time value of day precision."""
+    if value in ("somevalue", "novalue"):
+        return {"snaktype": value, "property": prop}
+    if value[:1] == "Q":
+        return {"snaktype": "value", "property": prop, "datatype": "wikibase-item",
+                "datavalue": {"value": {"entity-type": "item", "numeric-id": int(value[1:]), "id": value},
+                              "type": "wikibase-entityid"}}
+    return {"snaktype": "value", "property": prop, "datatype": "time",
+            "datavalue": {"value": {"time": f"+{value}T00:00:00Z", "timezone": 0, "before": 0, "after": 0,
+                                    "precision": 11, "calendarmodel": "http://www.wikidata.org/entity/Q1985727"},
+                          "type": "time"}}
+
+
+def _statement(prop: str, target: str, rank: str = "normal", end: str | None = None) -> dict:
+    """One statement, as the JSON dump writes it: its value ``target`` (an item, or
+    ``"somevalue"`` / ``"novalue"``), its ``rank``, and an end time (P582) qualifier when
+    ``end`` is given (a date, ``"somevalue"`` or ``"novalue"``)."""
+    statement = {"mainsnak": _snak(prop, target), "type": "statement", "rank": rank}
+    if end is not None:
+        statement["qualifiers"] = {"P582": [_snak("P582", end)]}
+        statement["qualifiers-order"] = ["P582"]
+    return statement
 
 
 def entity_json(qid: str, labels: dict[str, str], aliases: dict[str, list[str]] | None = None,
                 sitelinks: dict[str, str] | None = None, claims: dict[str, list] | None = None) -> str:
     """One line of a Wikidata JSON dump: an item with its labels, aliases, sitelinks and item
-    statements (``claims``: property -> target qids, or ``(qid, rank)`` pairs, e.g.
-    ``{"P131": ["Q1490"], "P17": ["Q17"]}``)."""
+    statements (``claims``: property -> target qids, or ``(qid, rank)`` pairs, or ``(qid, rank,
+    end)`` with an end time (P582): ``{"P131": ["Q1490", ("Q5", "normal", "1947-05-02")],
+    "P17": [("Q17", "preferred")]}``; a target may be ``"somevalue"`` or ``"novalue"``)."""
     data = {
         "type": "item", "id": qid,
         "labels": {lang: {"language": lang, "value": v} for lang, v in labels.items()},
