@@ -84,12 +84,18 @@ class MCQConfig:
 
 
 def _articles_language(rows: list[dict], path) -> str:
-    """The language of the articles' wiki (the first row's), for a build that names none."""
+    """The language of the articles' wikis, for a build that names none; a one-line error when
+    it cannot be told or the wikis are of several languages (then ``--language`` decides)."""
     wikis = sorted({r["wiki"] for r in rows})
-    code = wiki_language(wikis[0]) if wikis else "ja"
-    if code is None:
-        raise WikioriginError(f"{path}: cannot tell the language of wiki {wikis[0]!r}: give --language")
-    return code
+    languages = {wiki: wiki_language(wiki) for wiki in wikis}
+    unknown = [wiki for wiki, code in languages.items() if code is None]
+    if unknown:
+        raise WikioriginError(f"{path}: cannot tell the language of wiki {unknown[0]!r}: give --language")
+    if len(set(languages.values())) > 1:
+        mixed = ", ".join(f"{wiki}: {code}" for wiki, code in languages.items())
+        raise WikioriginError(f"{path}: the articles are from wikis of several languages ({mixed}): give --language "
+                              "for the language of the questions")
+    return next(iter(languages.values()), "ja")
 
 
 @dataclass(slots=True)
@@ -325,13 +331,13 @@ def read_articles(path, labels: Labels | None = None) -> list[dict]:
     return table.to_pylist()
 
 
-def _default_labels(rows: list[dict], has_region: bool, path) -> Labels:
+def _default_labels(rows: list[dict], has_region: bool, path, language: str | None = None) -> Labels:
     """The labels of a build that names none: ``origin`` for an origin corpus (it has Wikidata
-    regions), ``yokai-ja`` for Japanese articles from a list page; any other corpus needs its
-    culture's own classes."""
+    regions), ``yokai-ja`` for Japanese articles from a list page (``language``, else the
+    articles' own); any other corpus needs its culture's own classes."""
     if has_region:
         return load_labels("origin")
-    if _articles_language(rows, path) == "ja":
+    if (language or _articles_language(rows, path)) == "ja":
         return load_labels("yokai-ja")
     raise WikioriginError(f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no labels: "
                           "give --labels FILE with its culture's type and region classes (or a preset: "
@@ -347,7 +353,8 @@ def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
         labels = load_labels(labels)
     if labels is None:
         table = read_input(articles, ARTICLE_COLUMNS, _STAGE)
-        labels = _default_labels(table.select(["wiki"]).to_pylist(), "region" in table.column_names, articles)
+        labels = _default_labels(table.select(["wiki"]).to_pylist(), "region" in table.column_names, articles,
+                                 language)
     rows = read_articles(articles, labels)
     return rows, language or _articles_language(rows, articles), labels
 

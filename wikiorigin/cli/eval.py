@@ -120,7 +120,8 @@ def cmd_eval_mcq(args) -> int:
     from ..languages import open_language
 
     rows, join = _mcq_rows(args)
-    language = open_language(args.language) if args.language else mcq.rows_language(rows)
+    language = open_language(args.language) if args.language else mcq.rows_language(
+        rows, source=str(args.questions or args.responses))
     judge = None
     if args.mode == "loglikelihood":
         if args.endpoint or not args.model:

@@ -64,11 +64,22 @@ def _judge_unread(rows: list[dict], items: list[dict], judge) -> None:
             items[i]["correct"] = result.data["verdict"] is True
 
 
-def rows_language(rows: list[dict], default: str = "ja") -> str:
-    """The language the rows say they are in (their ``language``, when all carry the same),
-    else ``default`` (the released YokaiEval rows carry none: Japanese)."""
+def rows_language(rows: list[dict], default: str = "ja", source: str | None = None) -> str:
+    """The language the rows say they are in (their ``language``, when all carry the same), or
+    ``default`` when none carries one (the released YokaiEval rows: Japanese); rows of several
+    languages (or some with one and some without) are a one-line error naming ``source`` and
+    asking for ``--language``, never a silent Japanese instruction."""
     found = {r.get("language") for r in rows}
-    return found.pop() if len(found) == 1 and None not in found else default
+    if found <= {None}:
+        return default
+    if len(found) == 1:
+        return found.pop()
+    counts = {}
+    for r in rows:
+        counts[r.get("language") or "none"] = counts.get(r.get("language") or "none", 0) + 1
+    listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
+    raise WikioriginError(f"{source or 'the questions'}: rows in several languages ({listed}): give --language "
+                          "for the instruction and answer cue to use")
 
 
 def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRUCTIONS["ja"],
