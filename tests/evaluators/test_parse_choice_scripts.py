@@ -76,3 +76,31 @@ FR = ["Paris", "Lyon", "Marseille", "Nice"]
 ])
 def test_denials_by_language(response, choices, expected):
     assert parse_choice(response, choices) == expected
+
+
+FOUR = ["x", "y", "z", "w"]
+
+
+@pytest.mark.parametrize("response, labels, expected", [
+    ("ข", "กขคง", 1),                       # Thai labels
+    ("(ค)", "กขคง", 2),
+    ("ג", "אבגד", 2),                       # Hebrew labels
+    ("(ד)", "אבגד", 3),
+    ("答案是B", "ABCD", 1),                  # Chinese declared forms
+    ("我选B", "ABCD", 1),
+    ("答案是：C。", "ABCD", 2),
+    ("我认为答案是D。因为它最合理。", "ABCD", 3),
+    ("答案是B", None, None),                 # no labels: no position
+    ("В", "ABCD", 1),                        # a Cyrillic В with Latin labels is B by its shape
+    ("Ответ: С", "ABCD", 2),                 # Cyrillic С: C
+    ("Β", "ABCD", 1),                        # Greek Β: B
+    ("A", "АБВГ", 0),                        # Latin A: А by shape and by place
+    ("B", "АБВГ", None),                     # Latin B: В by shape, Б by place: no answer
+    ("C", "АБВГ", None),                     # no Cyrillic label looks like C
+    ("Β", "АБВГ", 2),                        # Greek Β looks like В (Greek is not read by place)
+    ("Г", "ΑΒΓΔ", 2),                        # Cyrillic Г is Greek Γ
+    ("b", "АБВГ", None),                     # small letters differ in shape
+    ("В", ["A", "B", "Б", "Г"], None),       # labels of two scripts: no guess
+])
+def test_labels_of_other_alphabets_and_lookalikes(response, labels, expected):
+    assert parse_choice(response, FOUR, labels=labels) == expected

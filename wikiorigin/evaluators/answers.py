@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from .cues import ANSWER_CUES, DENIALS
 from .markup import strip_markup
-from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, script
+from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, lookalike, script
 
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
            "ascii_digits", "PARSER_VERSION"]
@@ -105,8 +105,11 @@ _LABEL = re.compile(rf"^[(（\[]?({_LABEL_TOKEN})[)）\]．.:：、]?\s*(?:番�
 _LABELLED = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)(.+)$")
 # The answer cues of other languages (evaluators/cues.py) open an answer only with a colon.
 _CUE_WORDS = "|".join(w.strip().rstrip(":：").strip() for code, w in ANSWER_CUES.items() if code not in ("ja", "en"))
+_ZH_DECLARED = r"(?:正确|正確)?(?:答案|选项|選項)\s*(?:是|为|為)|我(?:选|選)(?:择|擇)?"  # 答案是B, 我选B
 _PREFIX = re.compile(r"^\s*(?:(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
-                     rf"\s*(?:は|:|：|is)?|(?:{_CUE_WORDS})\s*(?=[:：]))\s*[:：]?\s*", re.I)
+                     rf"\s*(?:は|:|：|is)?|(?:{_CUE_WORDS})\s*(?=[:：])|{_ZH_DECLARED})\s*[:：]?\s*", re.I)
+# A label declared in a sentence (Chinese: 我认为答案是B。), read when the prompt had labels.
+_DECLARED_LABEL = re.compile(rf"(?:{_ZH_DECLARED})\s*[:：]?\s*[(（\[]?({_LABEL_TOKEN})(?![A-Za-z0-9])")
 _CLOSING = re.compile(r"(?:です|だ|である|でしょう|と思います|が正解|が答え|だと思う)$")
 _STOPS = " \t\n。．.、,!！?？"
 _QUOTES = "「」『』\"'“”‘’【】《》〈〉*`"
@@ -166,7 +169,9 @@ def option_labels(prompt: str, choices: list[str]) -> list[str] | None:
 
 
 def _position(text: str, labels) -> int | None:
-    """The option a bare label names (``B``, ``(2)``, ``2番``), when the prompt had labels."""
+    """The option a bare label names (``B``, ``(2)``, ``2番``, ``答案是B``), when the prompt had
+    labels; a capital that looks like a label of another alphabet by its shape
+    (:func:`.scripts.lookalike`: a Cyrillic ``В`` for ``B``)."""
     if not labels:
         return None
     match = _LABEL.match(_PREFIX.sub("", text.strip().strip(_QUOTES)).strip().strip(_QUOTES))
@@ -174,7 +179,7 @@ def _position(text: str, labels) -> int | None:
         return None
     wanted = match.group(1).casefold()
     hits = [i for i, label in enumerate(labels) if label.casefold() == wanted]
-    return hits[0] if len(hits) == 1 else None
+    return hits[0] if len(hits) == 1 else (lookalike(match.group(1), list(labels)) if not hits else None)
 
 
 # What denies an option (cues.DENIALS, every language's at once): before it, one short word
@@ -299,6 +304,9 @@ def _read_lines(lines: list[str], keys: list[str], labels) -> tuple[Reading | No
         position = index if index is not None else _position(line, labels)
         if position is not None:
             return Reading(position, "line" if index is not None else "position"), lines
+    declared = {_position(m.group(1), labels) for m in _DECLARED_LABEL.finditer("\n".join(lines))} if labels else set()
+    if len(declared) == 1 and None not in declared:
+        return Reading(declared.pop(), "position"), lines
     return None, lines
 
 
