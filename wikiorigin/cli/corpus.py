@@ -73,5 +73,6 @@ def cmd_corpus_origin(args) -> int:
           f"{len(r.mismatched)} with another title or now a redirect (left out), "
           f"{len(r.missing_entities)} without Wikidata data, {r.bad_wikidata_lines} bad Wikidata "
           f"lines; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; {r.with_region} with a region "
-          f"(first-level division, {r.region_fetches} Wikidata reads of their parents)")
+          f"(first-level division, {r.region_fetches} Wikidata reads of their parents), "
+          f"{len(r.several_regions)} in several (none given)")
     return 0
