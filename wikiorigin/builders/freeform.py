@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from ..files import ParquetSink, check_output, provenance, read_input
-from ..languages import lookup
+from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
 from ..schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA
 from .prompts import FREEFORM_PROMPTS, freeform_sha1
@@ -45,14 +45,8 @@ class FreeformConfig:
 
 
 def _language_name(wiki: str) -> str:
-    from babel import Locale
-    from babel.core import UnknownLocaleError
-
-    code = lookup(wiki).language
-    try:
-        return Locale.parse(code.replace("-", "_")).english_name or code
-    except (UnknownLocaleError, ValueError):
-        return code
+    """The English name of the wiki's language, as the MCQ builder names it (never a bare code)."""
+    return language_name(lookup(wiki).language)
 
 
 def _answers(row: dict, english: str | None) -> list[str]:
