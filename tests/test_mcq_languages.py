@@ -131,7 +131,8 @@ def test_greek_set_from_the_multistream_sample(el_articles, tmp_path):
     assert meta["language"] == "el" and meta["labels"] == "el-far-east"
     from wikiorigin.builders.dataset import write_card
 
-    assert "language:\n- el\n" in write_card(out.parent, "mcq", "Far East (el)", "").read_text()
+    card = write_card(out.parent, "mcq", "Far East (el)", "").read_text()
+    assert "language:\n- el\n" in card and f'"labels_sha1": "{meta["labels_sha1"]}"' in card  # which classes
 
 
 def test_greek_without_footnotes_is_dropped_by_default(el_articles, tmp_path):
