@@ -83,7 +83,7 @@ FOUR = ["x", "y", "z", "w"]
 
 @pytest.mark.parametrize("response, labels, expected", [
     ("ข", "กขคง", 1),                       # Thai labels
-    ("(ค)", "กขคง", 2),
+    ("คำตอบ: ค", "กขคง", 2),               # the Thai answer cue
     ("ג", "אבגד", 2),                       # Hebrew labels
     ("(ד)", "אבגד", 3),
     ("答案是B", "ABCD", 1),                  # Chinese declared forms
@@ -104,3 +104,14 @@ FOUR = ["x", "y", "z", "w"]
 ])
 def test_labels_of_other_alphabets_and_lookalikes(response, labels, expected):
     assert parse_choice(response, FOUR, labels=labels) == expected
+
+
+def test_every_language_takes_one_convention_of_cue_and_delimiter():
+    from wikiorigin.evaluators.cues import ANSWER_CUES, UNSPACED, answer_cue, delimiter
+
+    for code in ("yue", "wuu", "th", "lo", "my", "km", "zh-yue", "zh-classical", "ja", "zh"):
+        assert delimiter(code) == "" and answer_cue(code) != ANSWER_CUES["en"], code
+    for code in ("bo", "dz"):  # no cue of their own: English cue, English space
+        assert code in UNSPACED and answer_cue(code) == ANSWER_CUES["en"] and delimiter(code) == " "
+    assert (delimiter("el"), delimiter("xx"), delimiter("pt-br")) == (" ", " ", " ")
+    assert answer_cue("yue") == answer_cue("zh") and answer_cue("th") == "\nคำตอบ:"

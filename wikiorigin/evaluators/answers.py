@@ -104,7 +104,8 @@ _BULLET = re.compile(r"^\s*(?:[-・*•●▪◦]+|\(?[0-9]{1,2}[).．:：、]|[
 _LABEL = re.compile(rf"^[(（\[]?({_LABEL_TOKEN})[)）\]．.:：、]?\s*(?:番目?)?\s*(?:です|だ)?[。.]?$")
 _LABELLED = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)(.+)$")
 # The answer cues of other languages (evaluators/cues.py) open an answer only with a colon.
-_CUE_WORDS = "|".join(w.strip().rstrip(":：").strip() for code, w in ANSWER_CUES.items() if code not in ("ja", "en"))
+_CUE_WORDS = "|".join(sorted({unicodedata.normalize("NFKC", w).strip().rstrip(":：").strip()  # as answers are read
+                              for code, w in ANSWER_CUES.items() if code not in ("ja", "en")}))
 _ZH_DECLARED = r"(?:正确|正確)?(?:答案|选项|選項)\s*(?:是|为|為)|我(?:选|選)(?:择|擇)?"  # 答案是B, 我选B
 _PREFIX = re.compile(r"^\s*(?:(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
                      rf"\s*(?:は|:|：|is)?|(?:{_CUE_WORDS})\s*(?=[:：])|{_ZH_DECLARED})\s*[:：]?\s*", re.I)

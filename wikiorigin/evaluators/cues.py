@@ -6,7 +6,10 @@ One small table by language (:data:`INSTRUCTIONS`, :data:`ANSWER_CUES`); a langu
 gets the English line and cue (:func:`instruction`, :func:`answer_cue`); the command line lets
 anyone pass their own (``--instruction``, ``--answer-cue``). The delimiter is a space, except
 for the languages written without spaces between words (:data:`UNSPACED`: Japanese, Chinese,
-Thai, ...), which take none, as lm-evaluation-harness's Japanese tasks do.
+Cantonese, Thai, Lao, Burmese, Khmer, ...), which have their own cue and take none, as
+lm-evaluation-harness's Japanese tasks do; one without a cue of its own (Tibetan, Dzongkha)
+takes the English cue and the English space. :data:`DENIALS` says what denies an option in
+each language, for the answer reader.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ ANSWER_CUES = {
     "ja": "\n回答：", "en": "\nAnswer:", "el": "\nΑπάντηση:", "ko": "\n답:", "ga": "\nFreagra:",
     "ca": "\nResposta:", "et": "\nVastus:", "zh": "\n答案：", "ar": "\nالإجابة:", "hi": "\nउत्तर:",
     "ru": "\nОтвет:", "fr": "\nRéponse :", "de": "\nAntwort:", "es": "\nRespuesta:",
+    # the other languages written without spaces: Chinese ones take Chinese's cue
+    "yue": "\n答案：", "wuu": "\n答案：", "gan": "\n答案：", "lzh": "\n答案：",
+    "th": "\nคำตอบ:", "lo": "\nຄຳຕອບ:", "my": "\nအဖြေ:", "km": "\nចម្លើយ:",
 }
 """What follows a question in log-likelihood mode, before each option, by language code."""
 
@@ -63,7 +69,7 @@ UNSPACED = frozenset({"ja", "zh", "yue", "wuu", "gan", "lzh", "zh-classical", "z
                       "bo", "dz"})
 """Languages written without spaces between words: no delimiter before an option."""
 
-DELIMITERS = {code: "" if code in UNSPACED else " " for code in ANSWER_CUES}
+DELIMITERS = {code: "" if code in UNSPACED else " " for code in ANSWER_CUES}  # every cued language
 """What goes between the answer cue and an option in log-likelihood mode, by language code
 (lm-evaluation-harness's ``target_delimiter``; :func:`delimiter` for any language)."""
 
@@ -84,5 +90,9 @@ def answer_cue(language: str) -> str:
 
 
 def delimiter(language: str) -> str:
-    """The delimiter before an option: none for :data:`UNSPACED` languages, else a space."""
-    return "" if language in UNSPACED or _base(language) in UNSPACED else " "
+    """The delimiter before an option: none for :data:`UNSPACED` languages with a cue of their
+    own (as lm-evaluation-harness's Japanese tasks), else a space; a language that falls back
+    on the English cue (``bo``, ``dz``) falls back on its delimiter too, so that a prompt
+    always follows one language's convention (lm-eval's default ``target_delimiter``)."""
+    cued = _base(language) in ANSWER_CUES
+    return "" if cued and (language in UNSPACED or _base(language) in UNSPACED) else " "
