@@ -165,3 +165,15 @@ def test_released_yokaieval_rows_join_articles_by_url(tmp_path):
         assert second["article"]["anchor"] == "アイヌソッキ" and second["cited"] == [492]
         assert second["link"].startswith("https://ja.wikipedia.org/wiki/%E4%BA%BA%E9%AD%9A#")
         assert json.loads(request(server.base + "api/state")[2])["total"] == 40
+
+
+def test_a_port_out_of_range_and_an_empty_annotator_are_refused(mcq_file, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    for port in ("99999", "-1", "http"):
+        out = _run("review", "serve", str(mcq_file), "--db", db, "--port", port)
+        last = out.stderr.strip().splitlines()[-1]
+        assert out.returncode == 2 and "argument --port" in last and "unexpected" not in out.stderr, out.stderr
+    assert "99999 is not a port (0 to 65535)" in _run("review", "serve", str(mcq_file), "--db", db,
+                                                      "--port", "99999").stderr
+    out = _run("review", "serve", str(mcq_file), "--db", db, "--port", "0", "--annotator", "")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--annotator '': give a name" in out.stderr

@@ -7,6 +7,19 @@ from __future__ import annotations
 __all__ = ["add_commands"]
 
 
+def _port(text: str) -> int:
+    """An ``--port`` value: a whole number from 0 to 65535 (argparse turns the error into one line)."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535)")
+    return port
+
+
 def add_commands(sub) -> None:
     """Register ``review`` and its sub-commands under ``sub``."""
     s = sub.add_parser("review", help="human review of a built dataset in the browser")
@@ -17,7 +30,7 @@ def add_commands(sub) -> None:
     v.add_argument("--db", required=True, help="the review database (SQLite; made if missing, shared by annotators)")
     v.add_argument("--host", default="127.0.0.1",
                    help="address to listen on; any other than loopback requires the printed token")
-    v.add_argument("--port", type=int, default=8765, help="port to listen on (0: a free one)")
+    v.add_argument("--port", type=_port, default=8765, help="port to listen on (0: a free one)")
     v.add_argument("--annotator", default=None, help="your name in the decisions (default: the login name)")
     v.set_defaults(func=cmd_review_serve)
     t = review.add_parser("stats", help="decisions per annotator, reasons, and agreement (kappa)")
@@ -41,7 +54,7 @@ def cmd_review_serve(args) -> int:
     from ..review.app import serve
 
     try:
-        annotator = args.annotator or getpass.getuser()
+        annotator = args.annotator if args.annotator is not None else getpass.getuser()
     except (KeyError, OSError):  # no login name (some containers)
         annotator = "annotator"
     serve(args.dataset, args.db, articles=args.articles, host=args.host, port=args.port, annotator=annotator)
