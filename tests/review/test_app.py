@@ -122,7 +122,16 @@ def test_bound_beyond_loopback_every_request_needs_the_token(mcq_file, tmp_path)
         status, headers, _ = request(f"{base}?token={token}")
         cookie = headers["Set-Cookie"]
         assert status == 200 and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        port = base.rstrip("/").rsplit(":", 1)[1]
+        assert cookie.startswith(f"wikiorigin_review_{port}={token};")  # cookies ignore ports: named after it
         assert request(base + "api/state", headers={"Cookie": cookie.split(";")[0]})[0] == 200
+        with Server(mcq_file, tmp_path / "r.sqlite", host="0.0.0.0", annotator="bob") as other:
+            other_token = re.search(r"\?token=(\S+)", other.url)[1]
+            other_base = other.base.replace("0.0.0.0", "127.0.0.1")
+            other_cookie = request(f"{other_base}?token={other_token}")[1]["Set-Cookie"].split(";")[0]
+            both = {"Cookie": cookie.split(";")[0] + "; " + other_cookie}  # the browser sends both to each
+            assert request(base + "api/state", headers=both)[0] == 200
+            assert request(other_base + "api/state", headers=both)[0] == 200
 
 
 def _run(*argv):

@@ -4,7 +4,7 @@ small JSON API over the dataset's items and the decisions database.
 Safe by default. It listens on loopback unless told otherwise, and then accepts only requests
 whose ``Host`` is a loopback name (no DNS rebinding). Bound to another address, every request
 needs the access token printed at start (``?token=`` in the URL once; a ``SameSite=Strict``,
-``HttpOnly`` cookie afterwards). Every request that changes state is a ``POST`` of JSON that
+``HttpOnly`` cookie named after the port afterwards). Every request that changes state is a ``POST`` of JSON that
 carries the server's secret in the ``X-Review-Csrf`` header (the page reads it from its own
 HTML, which another site cannot), and is refused when its ``Origin`` is another site's or
 ``Sec-Fetch-Site`` says cross-site. The page shows every text of the dataset as text (never as
@@ -48,7 +48,7 @@ _HEADERS = {
     "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-_COOKIE = "wikiorigin_review"
+_COOKIE = "wikiorigin_review_{port}"  # one per port: two servers on one host keep their own tokens
 
 
 class Review:
@@ -175,7 +175,7 @@ def _host_name(header: str) -> str:
     return header.split(":")[0]
 
 
-def _guard(app, csrf: str, token: str | None, hosts: set[str] | None):
+def _guard(app, csrf: str, token: str | None, hosts: set[str] | None, cookie: str):
     """ASGI middleware: the ``Host`` (when ``hosts`` are given), the access token (when
     required), the checks on state-changing requests, and the security headers on every
     response."""
@@ -189,7 +189,7 @@ def _guard(app, csrf: str, token: str | None, hosts: set[str] | None):
                                            headers=_HEADERS)(scope, receive, send)
         set_cookie = False
         if token is not None:
-            given = request.query_params.get("token") or request.cookies.get(_COOKIE) or ""
+            given = request.query_params.get("token") or request.cookies.get(cookie) or ""
             if not hmac.compare_digest(given.encode(), token.encode()):
                 return await PlainTextResponse("403: this review needs the token printed when the server started "
                                                "(open the URL it printed)", 403, headers=_HEADERS)(scope, receive, send)
@@ -205,7 +205,7 @@ def _guard(app, csrf: str, token: str | None, hosts: set[str] | None):
                            {h.lower() for h in _HEADERS}]
                 headers += [(k.encode(), v.encode()) for k, v in _HEADERS.items()]
                 if set_cookie:
-                    headers.append((b"set-cookie", f"{_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict".encode()))
+                    headers.append((b"set-cookie", f"{cookie}={token}; Path=/; HttpOnly; SameSite=Strict".encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -231,9 +231,10 @@ def _refuse_write(request: Request, csrf: str) -> str | None:
     return None
 
 
-def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> ASGIApp:
-    """The Starlette app of a review. ``token``: required on every request when given;
-    ``allowed_hosts``: the ``Host`` names accepted (None: any)."""
+def make_app(review: Review, token: str | None = None, allowed_hosts=None, port: int = 0) -> ASGIApp:
+    """The Starlette app of a review. ``token``: required on every request when given (its
+    cookie is named after ``port``, the port served on); ``allowed_hosts``: the ``Host`` names
+    accepted (None: any)."""
     csrf = secrets.token_urlsafe(24)
     static = resource_files("wikiorigin.review") / "static"
     page = (static / "index.html").read_text(encoding="utf-8").replace("{{CSRF}}", csrf)
@@ -271,7 +272,8 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None) -> AS
               Route("/favicon.ico", no_icon),
               Mount("/static", app=StaticFiles(directory=str(static)), name="static")]
     app = Starlette(routes=routes)
-    return _guard(app, csrf, token, {h.strip("[]") for h in allowed_hosts} if allowed_hosts else None)
+    hosts = {h.strip("[]") for h in allowed_hosts} if allowed_hosts else None
+    return _guard(app, csrf, token, hosts, _COOKIE.format(port=port))
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -308,7 +310,7 @@ def serve(dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 87
           f"{annotator}, decisions in {db}: open {url}", flush=True)
     if token:
         print("listening beyond loopback: every request needs the token in that URL", flush=True)
-    config = uvicorn.Config(make_app(review, token, hosts), log_level="warning", access_log=False,
+    config = uvicorn.Config(make_app(review, token, hosts, port), log_level="warning", access_log=False,
                             lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
     review.store.close()
