@@ -305,8 +305,10 @@ def test_loglikelihood_requests_in_another_language(el_set):
     items = mcq.evaluate_loglikelihood(rows, Recorder(), language="el")
     assert seen[0][0].endswith("\nΑπάντηση:") and seen[0][1] == " " + rows[0]["choices"][0]
     assert all(i["region"] == "Ρωσική Άπω Ανατολή" for i in items)  # kept, not cleaned into Japan's
-    mcq.evaluate_loglikelihood(rows[:1], Recorder(), language="th")  # no table entry: English cue, no space
-    assert seen[-1][0].endswith("\nAnswer:") and not seen[-1][1].startswith(" ")
+    mcq.evaluate_loglikelihood(rows[:1], Recorder(), language="th")  # unspaced, a cue of its own: no space
+    assert seen[-1][0].endswith("\nคำตอบ:") and not seen[-1][1].startswith(" ")
+    mcq.evaluate_loglikelihood(rows[:1], Recorder(), language="bo")  # no table entry: English cue and space
+    assert seen[-1][0].endswith("\nAnswer:") and seen[-1][1].startswith(" ")
 
 
 def test_language_names_and_codes():
