@@ -186,3 +186,19 @@ def test_a_port_out_of_range_and_an_empty_annotator_are_refused(mcq_file, tmp_pa
                                                       "--port", "99999").stderr
     out = _run("review", "serve", str(mcq_file), "--db", db, "--port", "0", "--annotator", "")
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--annotator '': give a name" in out.stderr
+
+
+def test_a_half_written_dataset_is_a_json_error_until_it_is_whole(mcq_file, tmp_path):
+    import json
+
+    with Server(mcq_file, tmp_path / "r.sqlite") as server:
+        assert request(server.base + "api/state")[0] == 200
+        whole = mcq_file.read_bytes()
+        mcq_file.write_bytes(whole[:len(whole) // 2])  # a rebuild caught half-way
+        for path in ("api/state", "api/item/0"):
+            status, headers, body = request(server.base + path)
+            assert status == 503 and headers["Content-Type"] == "application/json", body
+            error = json.loads(body)["error"]
+            assert "mcq.parquet: not a Parquet file" in error and "\n" not in error
+        mcq_file.write_bytes(whole)
+        assert request(server.base + "api/state")[0] == 200 and request(server.base + "api/item/0")[0] == 200

@@ -213,3 +213,27 @@ def test_freeform_and_preference_pages(browser, freeform_file, preferences_file,
         assert "先祖の霊を迎える行事。" in page.text("preference") and "rejected (score 3)" in page.text("preference")
         page.press("s")
         assert page.text("question") == "七五三とは？"
+
+
+def test_a_malformed_link_and_a_half_written_file(browser, tmp_path):
+    from tests.review.conftest import mcq_rows, write
+    from wikiorigin.schemas import MCQ
+
+    rows = mcq_rows()[:2]
+    rows[0]["url"] = "https://ja.wikipedia.org/wiki/%E3%8"  # a % escape cut short: decodeURI throws
+    rows[1]["url"] = "https://ja.wikipedia.org/wiki/%E5%9E%A2%E5%98%97"
+    dataset = write(rows, tmp_path / "mcq.parquet", MCQ, builder="mcq")
+    with Server(dataset, tmp_path / "r.sqlite") as server:
+        page = Page(browser, server.url)
+        assert page.text("question") == "垢嘗が嘗めるとされるものは何か。"
+        assert page.text("wikipedia") == "Wikipedia page: https://ja.wikipedia.org/wiki/%E3%8"
+        page.press("j")
+        assert page.text("wikipedia") == "Wikipedia page: https://ja.wikipedia.org/wiki/垢嘗"
+        whole = dataset.read_bytes()
+        dataset.write_bytes(whole[:len(whole) // 2])  # a rebuild caught half-way
+        page.press("k")
+        assert page.text("message").startswith("could not load the item: ")
+        assert "mcq.parquet: not a Parquet file" in page.text("message") and page.text("question") == ""
+        dataset.write_bytes(whole)
+        page.press("k")                               # from the first item round to the last
+        assert page.text("question") == "垢嘗を描いた画集はどれか。" and page.text("message") == ""

@@ -243,13 +243,18 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
         return HTMLResponse(page, headers=_HEADERS)
 
     async def state(request):
-        review.refresh()
-        return JSONResponse(review.state(request.query_params.get("who")))
+        try:
+            review.refresh()
+            return JSONResponse(review.state(request.query_params.get("who")))
+        except WikioriginError as exc:  # e.g. the dataset file half-written by a rebuild
+            return _json_error(503, str(exc))
 
     async def item(request):
-        review.refresh()
         try:
+            review.refresh()
             return JSONResponse(review.item(int(request.path_params["index"])))
+        except WikioriginError as exc:
+            return _json_error(503, str(exc))
         except (KeyError, ValueError):
             return _json_error(404, "no such item")
 

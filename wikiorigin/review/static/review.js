@@ -86,9 +86,21 @@ async function showCurrent() {
   $("empty").hidden = shown.length > 0;
   $("position").textContent = shown.length ? `item ${at + 1} of ${shown.length}` : "no items";
   if (!shown.length) { current = null; renderItem(null); return; }
-  current = await getJSON("api/item/" + shown[at]);
+  try {
+    current = await getJSON("api/item/" + shown[at]);
+  } catch (e) {  // e.g. the dataset file half-written by a rebuild: say so, show no item
+    current = null;
+    renderItem(null);
+    say("could not load the item: " + e.message, true);
+    return;
+  }
+  if ($("message").className === "bad") say("");  // an earlier failure is over
   renderItem(current);
   document.body.dataset.renders = String(++renders);
+}
+
+function linkText(url) {
+  try { return decodeURI(url); } catch (e) { return url; }  // a malformed % escape: the raw link
 }
 
 function renderRow(label, value) {
@@ -141,7 +153,7 @@ function renderOrigin(item) {
   for (const [k, v] of Object.entries(item.origin)) origin.appendChild(el("span", `${k} ${v}`, "tag"));
   const link = $("wikipedia");
   if (item.link && /^https?:\/\//.test(item.link)) {
-    link.href = item.link; link.hidden = false; link.textContent = "Wikipedia page: " + decodeURI(item.link);
+    link.href = item.link; link.hidden = false; link.textContent = "Wikipedia page: " + linkText(item.link);
   } else {
     link.removeAttribute("href"); link.hidden = true;
   }
