@@ -202,3 +202,44 @@ def test_a_half_written_dataset_is_a_json_error_until_it_is_whole(mcq_file, tmp_
             assert "mcq.parquet: not a Parquet file" in error and "\n" not in error
         mcq_file.write_bytes(whole)
         assert request(server.base + "api/state")[0] == 200 and request(server.base + "api/item/0")[0] == 200
+
+
+def _accept_as(mcq_file, db, annotator, index, edits):
+    import json
+
+    with Server(mcq_file, db, annotator=annotator) as server:
+        sha1 = json.loads(request(server.base + f"api/item/{index}")[2])["sha1"]
+        body = {"index": index, "sha1": sha1, "decision": "accept", **({"edits": edits} if edits else {})}
+        status, _, text = _post(server, "api/decide", body, _csrf(server))
+        assert status == 200, text
+
+
+@pytest.mark.parametrize("policy, carol, exported", [
+    ("all-accept", None, None), ("majority", None, None), ("any-accept", None, None),
+    ("all-accept", "bob", None), ("majority", "bob", "Bob Q"), ("any-accept", "bob", "Bob Q")])
+def test_accepts_that_differ_in_their_edits_are_a_conflict(mcq_file, tmp_path, policy, carol, exported):
+    import json
+
+    import pyarrow.parquet as pq
+
+    db, out = tmp_path / "r.sqlite", tmp_path / "out.parquet"
+    bob = {"question": "Bob Q", "choices": ["a", "b", "c"], "answer_index": 1}
+    _accept_as(mcq_file, db, "alice", 0, {"question": "Alice Q"})
+    _accept_as(mcq_file, db, "bob", 0, bob)
+    if carol:
+        _accept_as(mcq_file, db, "carol", 0, dict(reversed(bob.items())))  # the same edits, other key order
+    result = _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out), "--policy", policy)
+    assert result.returncode == 0, result.stderr
+    rows = {r["id"]: r for r in pq.read_table(out).to_pylist()}
+    if exported is None:
+        assert rows == {} and "1 with conflicting edits (q1)" in result.stdout, result.stdout
+    else:
+        assert rows["q1"]["question"] == exported and rows["q1"]["answer"] == "b"
+        assert rows["q1"]["review_accepts"] == 2 and "0 with conflicting edits" in result.stdout
+    from wikiorigin.files import read_provenance
+
+    review = read_provenance(out)["review"]
+    assert review["conflicts"] == (exported is None) and review["conflicting"] == ([] if exported else ["q1"])
+    stats = _run("review", "stats", "--db", str(db))
+    assert "conflicting edits (accepts that differ in their edits): 1 items (q1)" in stats.stdout, stats.stdout
+    assert json.loads(_run("review", "stats", "--db", str(db), "--json").stdout)["conflicts"] == ["q1"]

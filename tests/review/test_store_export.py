@@ -105,8 +105,9 @@ def _three_annotators(tmp_path, data):
                 store.add(item.key, item.sha1, who, "accept")
             else:
                 store.add(item.key, item.sha1, who, "reject", reason="not of this culture")
-    store.add("q1", data.items[0].sha1, "bob", "accept",
-              edits={"question": "垢嘗は何を嘗めるか。", "choices": ["垢", "油", "苔", "水"], "answer_index": 2})
+    for who in ("alice", "bob", "carol"):  # all three accept the same edits of q1
+        store.add("q1", data.items[0].sha1, who, "accept",
+                  edits={"question": "垢嘗は何を嘗めるか。", "choices": ["垢", "油", "苔", "水"], "answer_index": 2})
     store.add("q6", data.items[5].sha1, "alice", "skip")
     return store
 
@@ -181,7 +182,7 @@ def test_stats_counts_reasons_and_kappa(mcq_file, tmp_path, capsys):
     store = _three_annotators(tmp_path, data)
     stats = review_stats(store)
     assert stats["annotators"]["alice"] == {"accept": 4, "reject": 1, "skip": 1}
-    assert stats["reasons"] == {"not of this culture": 6} and stats["edited"] == 1
+    assert stats["reasons"] == {"not of this culture": 6} and stats["edited"] == 3 and stats["conflicts"] == []
     pairs = {tuple(p["annotators"]): p for p in stats["agreement"]["pairs"]}
     # alice & bob: q1 a/a, q2 a/a, q3 a/r, q4 r/r -> observed 3/4, expected 1/2, kappa 1/2
     assert pairs[("alice", "bob")]["items"] == 4 and pairs[("alice", "bob")]["cohen_kappa"] == pytest.approx(0.5)

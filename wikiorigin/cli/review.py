@@ -81,5 +81,7 @@ def cmd_review_export(args) -> int:
 
     r = export_reviewed(args.dataset, args.db, args.out, policy=args.policy)
     print(f"{r.exported} of {r.items} items accepted ({r.policy}; {r.edited} edited) -> {r.out}; "
-          f"left out: {r.rejected} rejected, {r.undecided} undecided; {r.stale} with a stale decision")
+          f"left out: {r.rejected} rejected, {r.undecided} undecided, {len(r.conflicts)} with conflicting edits"
+          + (f" ({', '.join(r.conflicts[:10])}{', ...' if len(r.conflicts) > 10 else ''})" if r.conflicts else "")
+          + f"; {r.stale} with a stale decision")
     return 0

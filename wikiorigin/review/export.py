@@ -4,21 +4,29 @@ review columns (:data:`wikiorigin.schemas.REVIEW`).
 Which items count as accepted is a policy over the annotators' decisions in force on the
 item's current content (stale and skipped decisions do not count; an item nobody decided is
 left out): ``all-accept`` (at least one accept, no reject), ``majority`` (more accepts than
-rejects) or ``any-accept`` (at least one accept). The edits applied are those of the latest
-accept that has edits. The output's provenance records the policy, the database and the
-counts, and keeps the input's own provenance under ``source``.
+rejects) or ``any-accept`` (at least one accept).
+
+An accept counts only for the content accepted: the item as it is, or as the accept's edits
+make it. When accepts differ in their edits, the versions compete (:func:`winner`): under
+``all-accept`` that is a conflict; under ``majority`` a version wins when its accepts outnumber
+all the other decisions (rejects and the other versions' accepts) together; under
+``any-accept`` the version with strictly the most accepts wins. Otherwise the item is a
+*conflict*: left out, counted and listed. The output's provenance records the policy, the
+database and the counts, and keeps the input's own provenance under ``source``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WikioriginError
 from .items import EDITABLE, Dataset, load_dataset
 from .store import Decision, open_existing, status
 
-__all__ = ["POLICIES", "ExportReport", "accepted_by", "apply_edits", "check_edits", "export_reviewed"]
+__all__ = ["POLICIES", "ExportReport", "accepted_by", "versions", "winner", "apply_edits", "check_edits",
+           "export_reviewed"]
 
 POLICIES = ("all-accept", "majority", "any-accept")
 """How the annotators' decisions on an item make it accepted (see the module's docstring)."""
@@ -36,6 +44,7 @@ class ExportReport:
     undecided: int
     stale: int
     edited: int
+    conflicts: list[str] = field(default_factory=list)  # keys of items whose accepts differ in edits
 
 
 def accepted_by(decisions: list[Decision], policy: str) -> bool:
@@ -49,6 +58,33 @@ def accepted_by(decisions: list[Decision], policy: str) -> bool:
     if policy == "any-accept":
         return accepts > 0
     raise WikioriginError(f"policy {policy!r}: expected one of {', '.join(POLICIES)}")
+
+
+def versions(decisions: list[Decision]) -> dict[str, list[Decision]]:
+    """The accepts among ``decisions`` by the content they accept: canonical JSON of their
+    edits (``"null"``: the item as it is) -> the accepts."""
+    out: dict[str, list[Decision]] = {}
+    for d in decisions:
+        if d.decision == "accept":
+            out.setdefault(json.dumps(d.edits or None, ensure_ascii=False, sort_keys=True), []).append(d)
+    return out
+
+
+def winner(decisions: list[Decision], policy: str) -> tuple[str, list[Decision]]:
+    """The outcome of an item's current accepts and rejects under ``policy``: ``("accepted",
+    the accepts of the winning version)``, ``("rejected", [])`` or ``("conflict", [])`` when
+    the accepts differ in their edits and no version wins (see the module's docstring)."""
+    if not accepted_by(decisions, policy):
+        return "rejected", []
+    groups = sorted(versions(decisions).values(), key=len, reverse=True)
+    if len(groups) == 1:
+        return "accepted", groups[0]
+    others = len(decisions) - len(groups[0])  # rejects and the other versions' accepts
+    if policy == "majority" and len(groups[0]) > others:
+        return "accepted", groups[0]
+    if policy == "any-accept" and len(groups[0]) > len(groups[1]):
+        return "accepted", groups[0]
+    return "conflict", []
 
 
 def check_edits(kind: str, edits: dict, where: str = "edits") -> dict:
@@ -111,23 +147,24 @@ def apply_edits(kind: str, row: dict, edits: dict | None) -> tuple[dict, list[st
 
 
 def _outcomes(dataset: Dataset, store, policy: str) -> tuple[list, dict]:
-    """The accepted items as (item, their decisions in force on its content, the edits to
-    apply), and the other items counted: rejected, undecided, stale (some decision is)."""
+    """The accepted items as (item, their decisions in force on its content, the accepts of
+    the version exported), and the other items counted: rejected, undecided, stale (some
+    decision is), and the keys of the conflicts."""
     by_item: dict[str, list[Decision]] = {}
     for (key, _), d in store.current().items():
         by_item.setdefault(key, []).append(d)
-    counts, accepted = {"rejected": 0, "undecided": 0, "stale": 0}, []
+    counts, accepted = {"rejected": 0, "undecided": 0, "stale": 0, "conflicts": []}, []
     for item in dataset.items:
         states = [(status(d, item.sha1), d) for d in by_item.get(item.key, [])]
         counts["stale"] += any(s == "stale" for s, _ in states)
         valid = [d for s, d in states if s in ("accepted", "rejected")]
-        if not valid:
-            counts["undecided"] += 1
-        elif not accepted_by(valid, policy):
-            counts["rejected"] += 1
+        outcome, accepts = winner(valid, policy) if valid else ("undecided", [])
+        if outcome == "accepted":
+            accepted.append((item, valid, accepts))
+        elif outcome == "conflict":
+            counts["conflicts"].append(item.key)
         else:
-            edited = [d for d in valid if d.decision == "accept" and d.edits]
-            accepted.append((item, valid, max(edited, key=lambda d: d.seq).edits if edited else None))
+            counts[outcome] += 1
     return accepted, counts
 
 
@@ -146,12 +183,12 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key))
     rows, edited = [], 0
     accepted, counts = _outcomes(dataset, store, policy)
-    for item, decisions, edits in accepted:
-        row, changed = apply_edits(dataset.kind, item.row, edits)
+    for item, decisions, accepts in accepted:
+        row, changed = apply_edits(dataset.kind, item.row, accepts[0].edits)
         edited += bool(changed)
         rows.append({**row, "review_decision": "accept",
                      "review_annotators": sorted({d.annotator for d in decisions}),
-                     "review_accepts": sum(d.decision == "accept" for d in decisions),
+                     "review_accepts": len(accepts),
                      "review_rejects": sum(d.decision == "reject" for d in decisions),
                      "review_edited": changed})
     base = dataset.schema if dataset.schema is not None else pa.Table.from_pylist(
@@ -159,11 +196,12 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     schema = pa.schema([f for f in base if f.name not in REVIEW.names] + list(REVIEW))
     source = files.read_provenance(dataset.path) if dataset.schema is not None else {}
     review = {"policy": policy, "db": str(db), "annotators": store.annotators(), "items": len(dataset.items),
-              "exported": len(rows), "edited": edited, **counts}
+              "exported": len(rows), "edited": edited, **counts, "conflicts": len(counts["conflicts"]),
+              "conflicting": counts["conflicts"]}
     meta = files.provenance(stage="review export", input=str(dataset.path), kind=dataset.kind, review=review,
                             source=source, **{k: source[k] for k in ("language", "generator", "checker",
                                                                      "prompt_sha1", "builder") if k in source})
     store.close()
     files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
     return ExportReport(out, policy, len(dataset.items), len(rows), counts["rejected"], counts["undecided"],
-                        counts["stale"], edited)
+                        counts["stale"], edited, counts["conflicts"])

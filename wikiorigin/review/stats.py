@@ -10,6 +10,7 @@ Both come from statsmodels; a kappa that is undefined (every rating the same) is
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from itertools import combinations
 
@@ -62,12 +63,17 @@ def review_stats(store: ReviewStore) -> dict:
     """Counts and agreement of the decisions in force: ``annotators`` (name -> decision ->
     count), ``reasons`` (reason -> count of rejects), ``notes`` (rejects with free text),
     ``edited`` (accepts with edits), ``items`` (items with a decision) and ``agreement``
-    (``items`` decided by two or more, Cohen's kappa per ``pairs``, ``fleiss`` for three or more)."""
+    (``items`` decided by two or more, Cohen's kappa per ``pairs``, ``fleiss`` for three or more);
+    ``conflicts``: the items whose accepts (on the same content) differ in their edits."""
     current = store.current()
     counts: dict[str, Counter] = {}
     reasons, notes, edited = Counter(), 0, 0
     by_item: dict[str, dict[str, str]] = {}
+    versions: dict[tuple[str, str], set[str]] = {}  # (item, content) -> the edits accepted on it
     for (item, annotator), d in sorted(current.items()):
+        if d.decision == "accept":
+            versions.setdefault((item, d.content_sha1), set()).add(
+                json.dumps(d.edits or None, ensure_ascii=False, sort_keys=True))
         counts.setdefault(annotator, Counter())[d.decision] += 1
         if d.decision == "reject":
             reasons[d.reason or "(note only)"] += 1
@@ -79,6 +85,7 @@ def review_stats(store: ReviewStore) -> dict:
     annotators = sorted(counts)
     return {"annotators": {a: dict(counts[a]) for a in annotators}, "reasons": dict(reasons.most_common()),
             "notes": notes, "edited": edited, "items": len({item for item, _ in current}),
+            "conflicts": sorted({item for (item, _), edits in versions.items() if len(edits) > 1}),
             "agreement": _agreement(by_item, annotators)}
 
 
@@ -92,7 +99,11 @@ def format_stats(stats: dict, db: str = "") -> str:
              f"{'annotator':<20} {'accept':>7} {'reject':>7} {'skip':>7}"]
     for name, c in stats["annotators"].items():
         lines.append(f"{name:<20} {c.get('accept', 0):>7} {c.get('reject', 0):>7} {c.get('skip', 0):>7}")
-    lines += ["", f"accepted with edits: {stats['edited']}", "reasons for rejects:"]
+    conflicts = stats["conflicts"]
+    lines += ["", f"accepted with edits: {stats['edited']}",
+              f"conflicting edits (accepts that differ in their edits): {len(conflicts)} items"
+              + (f" ({', '.join(conflicts[:10])}{', ...' if len(conflicts) > 10 else ''})" if conflicts else ""),
+              "reasons for rejects:"]
     lines += [f"  {n:>5}  {reason}" for reason, n in stats["reasons"].items()] or ["  (none)"]
     if stats["notes"]:
         lines.append(f"  ({stats['notes']} with a note)")
