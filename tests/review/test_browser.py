@@ -236,3 +236,31 @@ def test_a_malformed_link_and_a_half_written_file(browser, tmp_path):
         dataset.write_bytes(whole)
         page.press("k")                               # from the first item round to the last
         assert page.text("question") == "垢嘗を描いた画集はどれか。" and page.text("message") == ""
+
+
+def test_accepting_an_edited_item_keeps_the_edits_and_o_reverts_them(browser, mcq_file, tmp_path):
+    db = tmp_path / "r.sqlite"
+    with Server(mcq_file, db) as server:
+        page = Page(browser, server.url)
+        page.press("j")
+        assert not page.driver.find_element(By.ID, "btn-revert").is_displayed()
+        _edit_question_and_answer(page)                  # q2 edited and accepted; the page moves to q3
+        page.press("k")
+        assert page.text("question") == "垢嘗を描いたのは誰の画集か。"
+        assert page.driver.find_element(By.ID, "btn-revert").is_displayed()
+        page.press("a")                                  # accept again: the edits stay
+        page.press("k")
+        assert page.text("question") == "垢嘗を描いたのは誰の画集か。" and "edited: answer" in page.text("meta")
+        assert page.text("decisions").startswith("alice: accept") and "[edited: answer_index, question]" in page.text(
+            "decisions")
+        out = tmp_path / "kept.parquet"
+        assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
+        assert pq.read_table(out).to_pylist()[0]["question"] == "垢嘗を描いたのは誰の画集か。"
+        page.press("o")                                  # accept the original: the edits are reverted
+        page.press("k")
+        assert page.text("question") == "垢嘗を描いた画集はどれか。" and "edited" not in page.text("meta")
+        assert not page.driver.find_element(By.ID, "btn-revert").is_displayed()
+        page.press("o", wait=False)
+        WebDriverWait(browser, 10).until(lambda d: "no edits of yours" in page.text("message"))
+    assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
+    assert pq.read_table(out).to_pylist()[0]["question"] == "垢嘗を描いた画集はどれか。"

@@ -106,7 +106,8 @@ class Review:
     def item(self, index: int) -> dict:
         """One item's view (:func:`~wikiorigin.review.items.view`) with every annotator's
         decision in force on it (``stale`` when made on other content); with this annotator's
-        edits applied (``row``; ``original`` and ``edited``, the fields changed, beside it)."""
+        edits applied (``row``; ``original``, ``edited``, the fields changed, and ``edits``
+        beside it: the page resends them when the annotator accepts again)."""
         if not 0 <= index < len(self.dataset.items):
             raise KeyError(index)
         item = self.dataset.items[index]
@@ -117,7 +118,7 @@ class Review:
         mine = current.get((item.key, self.annotator))
         if mine is not None and mine.edits and status(mine, item.sha1) == "accepted":
             edited, changed = apply_edits(self.dataset.kind, shown["row"], mine.edits)
-            shown.update(original=shown["row"], row=edited, edited=changed)
+            shown.update(original=shown["row"], row=edited, edited=changed, edits=mine.edits)
         return {**shown, "decisions": decisions}
 
     def decide(self, body: dict) -> dict:

@@ -116,6 +116,7 @@ function renderMeta(item) {
   const mine = state.items[item.index];
   meta.appendChild(el("span", mine.status, "status " + mine.status));
   if (item.edited) meta.appendChild(el("span", "edited: " + item.edited.join(", "), "tag edited"));
+  $("btn-revert").hidden = !item.edits;
   const region = row.region && item.region_class && item.region_class !== row.region
     ? `${row.region} → ${item.region_class}` : row.region;
   for (const [k, v] of [["type", row.type], ["region", region], ["category", row.category],
@@ -324,8 +325,18 @@ function openWikipedia() {
   if (link.href && !link.hidden) window.open(link.href, "_blank", "noopener,noreferrer");
 }
 
+function accept() {  // an item you edited stays edited: your edits are sent again
+  if (current && current.edits) decide("accept", {edits: current.edits});
+  else decide("accept");
+}
+
+function acceptOriginal() {  // revert your edits: accept the item as the file has it
+  if (current && current.edits) decide("accept");
+  else say("no edits of yours on this item to revert");
+}
+
 const ACTIONS = {
-  a: () => decide("accept"), r: openReject, e: openEdit, s: () => decide("skip"), u: undo,
+  a: accept, o: acceptOriginal, r: openReject, e: openEdit, s: () => decide("skip"), u: undo,
   j: () => move(1), ArrowRight: () => move(1), k: () => move(-1), ArrowLeft: () => move(-1),
   w: openWikipedia, "?": () => $("help-dialog").showModal(),
   p: () => { $("filter-status").value = "pending"; refilter(); },
@@ -359,7 +370,7 @@ async function refilter() {
 
 async function main() {
   document.addEventListener("keydown", onKey);
-  const buttons = {"btn-accept": "a", "btn-reject": "r", "btn-edit": "e", "btn-skip": "s", "btn-undo": "u",
+  const buttons = {"btn-accept": "a", "btn-revert": "o", "btn-reject": "r", "btn-edit": "e", "btn-skip": "s", "btn-undo": "u",
                    "btn-prev": "k", "btn-next": "j", "btn-wiki": "w", "btn-help": "?"};
   for (const [id, key] of Object.entries(buttons)) $(id).addEventListener("click", () => ACTIONS[key]());
   $("reject-confirm").addEventListener("click", confirmReject);
