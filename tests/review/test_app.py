@@ -169,7 +169,7 @@ def test_released_yokaieval_rows_join_articles_by_url(tmp_path):
     with Server("tests/data/yokaieval/YokaiEval-first40.json.xz", tmp_path / "y.sqlite",
                 "--articles", str(tmp_path / "a.parquet")) as server:
         first, second = (json.loads(request(server.base + f"api/item/{i}")[2]) for i in (0, 1))
-        assert first["key"] == "#0" and first["cited"] == [1] and first["article"]["title"] == "アイヌカイセイ"
+        assert first["key"] == "#" + first["sha1"][:16] and first["cited"] == [1] and first["article"]["title"] == "アイヌカイセイ"
         assert first["article"]["segments"][1] == {"text": "[1]", "ref": 1, "cited": True}
         assert second["article"]["anchor"] == "アイヌソッキ" and second["cited"] == [492]
         assert second["link"].startswith("https://ja.wikipedia.org/wiki/%E4%BA%BA%E9%AD%9A#")
@@ -243,3 +243,43 @@ def test_accepts_that_differ_in_their_edits_are_a_conflict(mcq_file, tmp_path, p
     stats = _run("review", "stats", "--db", str(db))
     assert "conflicting edits (accepts that differ in their edits): 1 items (q1)" in stats.stdout, stats.stdout
     assert json.loads(_run("review", "stats", "--db", str(db), "--json").stdout)["conflicts"] == ["q1"]
+
+
+def test_rows_without_ids_keep_their_decisions_when_a_row_is_inserted(preferences_file, tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+
+    from wikiorigin.schemas import PREFERENCES
+
+    db = tmp_path / "p.sqlite"
+    with Server(preferences_file, db) as server:
+        csrf = _csrf(server)
+        for index, extra in ((0, {"decision": "accept"}), (1, {"decision": "reject", "reason": "duplicate"})):
+            sha1 = json.loads(request(server.base + f"api/item/{index}")[2])["sha1"]
+            assert _post(server, "api/decide", {"index": index, "sha1": sha1, **extra}, csrf)[0] == 200
+        server.kill()
+    rows = pq.read_table(preferences_file).to_pylist()
+    new = {**rows[0], "prompt": "節分とは？", "chosen": "豆をまいて鬼を払う行事。"}
+    write([new] + rows, preferences_file, PREFERENCES, builder="preference")  # a row inserted at the top
+    with Server(preferences_file, db) as server:
+        state = json.loads(request(server.base + "api/state")[2])
+        assert [r["status"] for r in state["items"]] == ["pending", "accepted", "rejected"]
+        assert state["start"] == 0
+    assert sqlite_meta(db)["keyed_by"] == "content"
+    with_ids = tmp_path / "preferences.json"  # the same rows with ids: another dataset for this database
+    with_ids.write_text(json.dumps([{**r, "id": f"p{i}"} for i, r in enumerate(rows)], ensure_ascii=False))
+    out = _run("review", "serve", str(with_ids), "--db", str(db), "--port", "0")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "reviews preferences.parquet, whose items are keyed by content, not by id" in out.stderr
+
+
+def sqlite_meta(db) -> dict:
+    """The ``meta`` table of a review database."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        return dict(con.execute("SELECT key, value FROM meta"))
+    finally:
+        con.close()

@@ -18,11 +18,17 @@ def test_kinds_keys_and_hashes(mcq_file, freeform_file, preferences_file, tmp_pa
     data = load_dataset(mcq_file)
     assert [i.key for i in data.items] == ["q1", "q2", "q3", "q4", "q5", "q6"]
     assert data.items[0].sha1 == content_sha1(dict(reversed(list(data.items[0].row.items()))))  # key order
-    assert [i.key for i in load_dataset(preferences_file).items] == ["#0", "#1"]  # no ids
+    prefs = load_dataset(preferences_file)  # no ids: keyed by content
+    assert [i.key for i in prefs.items] == ["#" + i.sha1[:16] for i in prefs.items] and prefs.keyed_by == "content"
+    assert data.keyed_by == "id"
     rows = mcq_rows()
     rows[1]["id"] = "q1"  # ids that repeat are not keys
+    rows[3] = dict(rows[2])  # two identical rows: the second is told apart by ~2
     write(rows, tmp_path / "dup.parquet", MCQ)
-    assert load_dataset(tmp_path / "dup.parquet").items[1].key == "#1"
+    keys = [i.key for i in load_dataset(tmp_path / "dup.parquet").items]
+    assert keys[1] == "#" + content_sha1(rows[1])[:16] and keys[3] == keys[2] + "~2"
+    write([rows[0]] + rows, tmp_path / "dup.parquet", MCQ)  # a row inserted at the top: the keys stay
+    assert [i.key for i in load_dataset(tmp_path / "dup.parquet").items][2:] == keys[1:]
 
 
 @pytest.mark.parametrize("content, message", [

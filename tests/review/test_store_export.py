@@ -25,7 +25,7 @@ YOKAI = "tests/data/yokaieval/YokaiEval-first40.json.xz"
 
 
 def _store(tmp_path, dataset):
-    return ReviewStore(tmp_path / "review.sqlite", dataset.path.name, dataset.kind, list(dataset.by_key))
+    return ReviewStore(tmp_path / "review.sqlite", dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)
 
 
 def test_decisions_are_appended_and_the_latest_counts(mcq_file, tmp_path):
@@ -141,7 +141,7 @@ def test_apply_edits_keeps_the_shape_of_released_rows():
 
 def test_released_yokaieval_json_is_reviewed_and_exported(tmp_path):
     data = load_dataset(YOKAI)
-    assert data.kind == "mcq" and len(data.items) == 40 and data.items[3].key == "#3"
+    assert data.kind == "mcq" and len(data.items) == 40 and data.items[3].key == "#" + data.items[3].sha1[:16]
     store = _store(tmp_path, data)
     for item in data.items[:3]:
         store.add(item.key, item.sha1, "alice", "accept")

@@ -62,7 +62,8 @@ class Review:
         self.dataset = load_dataset(self.path)
         self._stamp = self._file_stamp()
         self.articles = load_articles(articles) if articles else None
-        self.store = ReviewStore(db, self.path.name, self.dataset.kind, list(self.dataset.by_key))
+        self.store = ReviewStore(db, self.path.name, self.dataset.kind, list(self.dataset.by_key),
+                                 self.dataset.keyed_by)
         self.annotator = annotator
 
     def _file_stamp(self):

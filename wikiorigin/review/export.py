@@ -180,7 +180,7 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         raise WikioriginError(f"--policy {policy}: expected one of {', '.join(POLICIES)}")
     dataset = load_dataset(dataset_path)
     out = files.check_output(out)
-    store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key))
+    store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)
     rows, edited = [], 0
     accepted, counts = _outcomes(dataset, store, policy)
     for item, decisions, accepts in accepted:

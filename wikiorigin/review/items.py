@@ -3,8 +3,11 @@ the view the review page shows (the article with the cited footnotes marked).
 
 A dataset is ``mcq.parquet`` (or the released YokaiEval rows, JSON, optionally ``.xz``),
 ``freeform.parquet`` or ``preferences.parquet``; its kind is told by its columns. An item's
-key is its ``id`` when the rows have unique ids, else ``#`` and its row number; its content hash
-is the SHA-1 of the row as canonical JSON, so a decision made on other content shows as stale.
+key is its ``id`` when the rows have unique ids, else ``#`` and the start of its content hash
+(``~2``, ``~3``... after the second, third... of identical rows), so that inserting or removing
+rows keeps every decision on its item. The content hash is the SHA-1 of the row as canonical
+JSON, so a decision made on other content shows as stale (a row without an id that changes is
+another item: its old decisions no longer apply).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from urllib.parse import quote, unquote, urlsplit
 from ..errors import WikioriginError
 from ..files import read_rows
 
-__all__ = ["KINDS", "EDITABLE", "Dataset", "Item", "load_dataset", "load_articles", "content_sha1",
+__all__ = ["KINDS", "EDITABLE", "Dataset", "Item", "load_dataset", "load_articles", "content_sha1", "content_keys",
            "cited_numbers", "find_article", "segments", "wikipedia_url", "view"]
 
 KINDS = {"mcq": ("question", "choices"), "freeform": ("question", "answers"),
@@ -60,6 +63,7 @@ class Dataset:
     items: list[Item]
     schema: object = None  # pyarrow.Schema of a Parquet input, else None
     by_key: dict = field(default_factory=dict)
+    keyed_by: str = "id"  # "id", or "content" when the rows have no unique ids
 
     def __post_init__(self):
         self.by_key = {item.key: item for item in self.items}
@@ -106,8 +110,22 @@ def load_dataset(path) -> Dataset:
             raise WikioriginError(f"{path}: row {i}: no {', '.join(missing)}")
     ids = [str(r["id"]) if r.get("id") not in (None, "") else None for r in rows]
     unique = None not in ids and len(set(ids)) == len(ids)
-    items = [Item(i, ids[i] if unique else f"#{i}", content_sha1(row), row) for i, row in enumerate(rows)]
-    return Dataset(path, kind, items, schema)
+    hashes = [content_sha1(row) for row in rows]
+    keys = ids if unique else content_keys(hashes)
+    items = [Item(i, keys[i], hashes[i], row) for i, row in enumerate(rows)]
+    return Dataset(path, kind, items, schema, keyed_by="id" if unique else "content")
+
+
+def content_keys(hashes: list[str]) -> list[str]:
+    """The keys of rows without unique ids: ``#`` and 16 hex digits of each content hash,
+    ``~N`` added to the Nth of identical rows (counted in file order, so stable when other
+    rows come or go)."""
+    seen: dict[str, int] = {}
+    keys = []
+    for sha1 in hashes:
+        seen[sha1] = seen.get(sha1, 0) + 1
+        keys.append(f"#{sha1[:16]}" + (f"~{seen[sha1]}" if seen[sha1] > 1 else ""))
+    return keys
 
 
 def load_articles(path) -> dict:

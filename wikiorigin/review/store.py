@@ -7,8 +7,9 @@ and a killed server loses nothing. Nothing is updated or deleted: an undo is a r
 row it takes back. An annotator's state of an item is their latest row not taken back; it is
 *stale* when its content hash is not the item's current one (the dataset changed since).
 
-The ``meta`` table records which dataset a database reviews (file name and kind), so that a
-database is not used for another dataset by mistake.
+The ``meta`` table records which dataset a database reviews (file name, kind, and how its
+items are keyed: ``id`` or ``content``), so that a database is not used for another dataset by
+mistake.
 """
 
 from __future__ import annotations
@@ -75,11 +76,12 @@ class Decision:
 class ReviewStore:
     """The decisions of one dataset's review, in the SQLite file ``path`` (made if missing).
 
-    ``dataset`` and ``kind`` name the dataset reviewed: a new database records them; an
-    existing one of another kind, or whose decided items are none of ``keys``, is an error.
+    ``dataset``, ``kind`` and ``keyed_by`` name the dataset reviewed: a new database records
+    them; an existing one of another kind, keyed otherwise, or whose decided items are none of
+    ``keys``, is an error.
     """
 
-    def __init__(self, path, dataset: str, kind: str, keys=None):
+    def __init__(self, path, dataset: str, kind: str, keys=None, keyed_by: str | None = None):
         self.path = Path(path)
         if self.path.is_dir():
             raise WikioriginError(f"{self.path}: a directory; give a database file (e.g. review.sqlite)")
@@ -91,18 +93,22 @@ class ReviewStore:
             self.con.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise WikioriginError(f"{self.path}: not a review database ({exc})") from None
-        self._claim(dataset, kind, keys)
+        self._claim(dataset, kind, keys, keyed_by)
 
-    def _claim(self, dataset: str, kind: str, keys) -> None:
+    def _claim(self, dataset: str, kind: str, keys, keyed_by: str | None) -> None:
         meta = dict(self.con.execute("SELECT key, value FROM meta"))
         if not meta:
+            rows = [("dataset", dataset), ("kind", kind), ("schema", "1")]
+            rows += [("keyed_by", keyed_by)] if keyed_by else []
             with self.con:
-                self.con.executemany("INSERT INTO meta VALUES (?, ?)",
-                                     [("dataset", dataset), ("kind", kind), ("schema", "1")])
+                self.con.executemany("INSERT INTO meta VALUES (?, ?)", rows)
             return
         if meta.get("kind") != kind:
             raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')} ({meta.get('kind')}), "
                                   f"not a {kind} dataset like {dataset}; give another --db")
+        if keyed_by and meta.get("keyed_by", keyed_by) != keyed_by:
+            raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')}, whose items are keyed by "
+                                  f"{meta['keyed_by']}, not by {keyed_by} like {dataset}'s; give another --db")
         decided = {r[0] for r in self.con.execute("SELECT DISTINCT item FROM decisions")}
         if keys is not None and decided and not decided & set(keys):
             raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')}: none of its {len(decided)} "
@@ -169,7 +175,8 @@ class ReviewStore:
         return [r[0] for r in self.con.execute("SELECT DISTINCT annotator FROM decisions ORDER BY annotator")]
 
 
-def open_existing(path, dataset: str | None = None, kind: str | None = None, keys=None) -> ReviewStore:
+def open_existing(path, dataset: str | None = None, kind: str | None = None, keys=None,
+                  keyed_by: str | None = None) -> ReviewStore:
     """An existing review database (stats, export); a missing file is an error, and so is one
     that reviews another dataset than ``dataset`` of ``kind`` with ``keys``, when given."""
     path = Path(path)
@@ -183,7 +190,7 @@ def open_existing(path, dataset: str | None = None, kind: str | None = None, key
         raise WikioriginError(f"{path}: not a review database ({exc})") from None
     if kind is None:
         return ReviewStore(path, meta.get("dataset", "?"), meta.get("kind", "?"))
-    return ReviewStore(path, dataset or "?", kind, keys)
+    return ReviewStore(path, dataset or "?", kind, keys, keyed_by)
 
 
 def status(decision: Decision | None, sha1: str) -> str:
