@@ -34,7 +34,7 @@ def mixed(tmp_path_factory):
 def test_build_on_a_corpus_of_several_languages_asks_for_language(mixed, tmp_path, capsys):
     with ChatServer(answer=lambda messages: "{}") as server:
         args = ["build", "mcq", "--articles", str(mixed), "--out", str(tmp_path / "m.parquet"), "--model", "gen",
-                "--base-url", server.url]
+                "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]
         for extra in (["--dry-run"], [], ["--labels", "yokai-ja", "--dry-run"]):
             assert main(args + extra) == 2
             err = capsys.readouterr().err.strip()
