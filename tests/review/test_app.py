@@ -13,6 +13,7 @@ import pytest
 
 from tests.review.conftest import HOSTILE, mcq_rows, write
 from tests.review.server import Server, request
+from wikiorigin.errors import WikioriginError
 from wikiorigin.schemas import MCQ
 
 pytest.importorskip("uvicorn", reason="the review server needs its extra: pip install -e .[review]")
@@ -283,3 +284,64 @@ def sqlite_meta(db) -> dict:
         return dict(con.execute("SELECT key, value FROM meta"))
     finally:
         con.close()
+
+
+def _korean_rows() -> list[dict]:
+    rows = mcq_rows()[:3]
+    for row, (region, type_) in zip(rows, [("Gangwon", "behaviour"), ("Jeju", "appearance"), ("Jeju", "origin")]):
+        row.update(region=region, type=type_, language="ko", question=f"{region} 도깨비?")
+    return rows
+
+
+@pytest.mark.parametrize("labels, types, regions", [
+    (None, ["appearance", "behaviour", "origin"], ["Gangwon", "Jeju"]),   # no labels named: the rows' values
+    ("korean-folklore", ["behaviour", "appearance", "origin", "customs"], ["Gangwon", "Jeju", "Gyeonggi"])])
+def test_a_korean_set_offers_and_accepts_its_own_classes(tmp_path, labels, types, regions):
+    import json
+
+    meta = {"builder": "mcq", "language": "ko"}
+    if labels:  # a labels file beside the set, named in its provenance
+        from wikiorigin.labels import load_labels
+
+        spec = {"name": labels, "types": [{"class": c, "description": c} for c in types],
+                "regions": [{"class": c, "description": c} for c in regions]}
+        (tmp_path / f"{labels}.json").write_text(json.dumps(spec), encoding="utf-8")
+        meta.update(labels=labels, labels_sha1=load_labels(tmp_path / f"{labels}.json").sha1)
+    dataset = write(_korean_rows(), tmp_path / "mcq.parquet", MCQ, **meta)
+    with Server(dataset, tmp_path / "r.sqlite") as server:
+        state = json.loads(request(server.base + "api/state")[2])
+        assert state["types"] == types and state["regions"] == regions
+        item = json.loads(request(server.base + "api/item/0")[2])
+        assert item["region_class"] is None  # YokaiEval's messy-label cleaning is for YokaiEval only
+        csrf = _csrf(server)
+        for edits, ok in [({"region": "Jeju", "type": "origin"}, True), ({"region": "九州"}, False),
+                          ({"type": "妖怪の行う行動"}, False), ({"region": "Gyeonggi", "type": "customs"}, bool(labels))]:
+            status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "accept",
+                                                           "edits": edits}, csrf)
+            assert (status == 200) == ok, (edits, body)
+            if not ok:
+                assert "is not one of this set's" in json.loads(body)["error"]
+
+
+def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file):
+    import json
+
+    from wikiorigin.labels import load_labels
+    from wikiorigin.review.classes import mcq_classes
+    from wikiorigin.review.export import check_edits
+    from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
+
+    origin = load_labels("origin")
+    rows = mcq_rows()[:2]
+    for row, region in zip(rows, ("Κρήτη", "Αττική")):
+        row.update(region=region, type="customs and beliefs", language="el")
+    dataset = write(rows, tmp_path / "el.parquet", MCQ, builder="mcq", labels="origin", labels_sha1=origin.sha1)
+    with Server(dataset, tmp_path / "el.sqlite") as server:
+        state = json.loads(request(server.base + "api/state")[2])
+    assert state["types"] == origin.type_names and state["regions"] == ["Αττική", "Κρήτη"]  # regions: Wikidata's
+    classes = mcq_classes(dataset, rows, {"labels": "origin", "labels_sha1": origin.sha1})
+    assert check_edits("mcq", {"type": "people", "region": "Κρήτη"}, classes=classes)
+    with pytest.raises(WikioriginError, match="region 'Gangwon' is not one of this set's"):
+        check_edits("mcq", {"region": "Gangwon"}, classes=classes)
+    yokai = mcq_classes(mcq_file, mcq_rows(), {})  # no labels named, YokaiEval's types in the rows
+    assert yokai["yokai"] and yokai["types"] == MCQ_TYPES and yokai["regions"] == MCQ_REGIONS

@@ -32,7 +32,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from ..errors import WikioriginError
-from ..schemas import MCQ_REGIONS, MCQ_TYPES
 from .export import apply_edits, check_edits
 from .items import EDITABLE, load_articles, load_dataset, view
 from .store import DECISIONS, REASONS, ReviewStore, status
@@ -102,7 +101,7 @@ class Review:
                 "reviewed": sum(r["status"] in ("accepted", "rejected") for r in rows), "total": len(rows),
                 "by_group": by_group, "group_by": group, "start": start if who == self.annotator else 0,
                 "reasons": list(REASONS), "editable": list(EDITABLE[self.dataset.kind]),
-                "types": MCQ_TYPES, "regions": MCQ_REGIONS}
+                "types": self.dataset.classes.get("types", []), "regions": self.dataset.classes.get("regions", [])}
 
     def item(self, index: int) -> dict:
         """One item's view (:func:`~wikiorigin.review.items.view`) with every annotator's
@@ -140,7 +139,7 @@ class Review:
         if edits is not None:
             if decision != "accept" or not isinstance(edits, dict):
                 raise ValueError("edits come with an accept, as an object")
-            check_edits(self.dataset.kind, edits)
+            check_edits(self.dataset.kind, edits, classes=self.dataset.classes or None)
             apply_edits(self.dataset.kind, item.row, edits)  # e.g. an answer beyond the options
         if note is not None and (not isinstance(note, str) or len(note) > 2000):
             raise ValueError("the note must be a text of at most 2000 characters")

@@ -87,10 +87,14 @@ def winner(decisions: list[Decision], policy: str) -> tuple[str, list[Decision]]
     return "conflict", []
 
 
-def check_edits(kind: str, edits: dict, where: str = "edits") -> dict:
+def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None) -> dict:
     """Edits of one item, checked: only the kind's editable fields (:data:`EDITABLE`), with
-    values of the right shape; returns them. A bad edit is a one-line error."""
-    from ..schemas import MCQ_REGIONS
+    values of the right shape, a type and a region among the set's ``classes`` (``types``,
+    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; default YokaiEval's); returns
+    them. A bad edit is a one-line error."""
+    from ..schemas import MCQ_REGIONS, MCQ_TYPES
+
+    classes = classes or {"types": MCQ_TYPES, "regions": MCQ_REGIONS}
 
     unknown = sorted(set(edits) - set(EDITABLE[kind]))
     if unknown:
@@ -112,8 +116,10 @@ def check_edits(kind: str, edits: dict, where: str = "edits") -> dict:
             raise WikioriginError(f"{where}: a question needs two or more choices")
         if "answer_index" in edits and choices is not None and not 0 <= edits["answer_index"] < len(choices):
             raise WikioriginError(f"{where}: answer_index {edits['answer_index']} is not one of the choices")
-        if edits.get("region") and edits["region"] not in MCQ_REGIONS:
-            raise WikioriginError(f"{where}: region {edits['region']!r} is not one of {', '.join(MCQ_REGIONS)}")
+        for name, allowed in (("type", classes["types"]), ("region", classes["regions"])):
+            if edits.get(name) and edits[name] not in allowed:
+                raise WikioriginError(f"{where}: {name} {edits[name]!r} is not one of this set's: "
+                                      f"{', '.join(allowed) or '(none)'}")
     return edits
 
 

@@ -64,6 +64,7 @@ class Dataset:
     schema: object = None  # pyarrow.Schema of a Parquet input, else None
     by_key: dict = field(default_factory=dict)
     keyed_by: str = "id"  # "id", or "content" when the rows have no unique ids
+    classes: dict = field(default_factory=dict)  # mcq: the types and regions offered (review.classes)
 
     def __post_init__(self):
         self.by_key = {item.key: item for item in self.items}
@@ -113,7 +114,13 @@ def load_dataset(path) -> Dataset:
     hashes = [content_sha1(row) for row in rows]
     keys = ids if unique else content_keys(hashes)
     items = [Item(i, keys[i], hashes[i], row) for i, row in enumerate(rows)]
-    return Dataset(path, kind, items, schema, keyed_by="id" if unique else "content")
+    classes = {}
+    if kind == "mcq":
+        from ..files import read_provenance
+        from .classes import mcq_classes
+
+        classes = mcq_classes(path, rows, read_provenance(path) if schema is not None else {})
+    return Dataset(path, kind, items, schema, keyed_by="id" if unique else "content", classes=classes)
 
 
 def content_keys(hashes: list[str]) -> list[str]:
@@ -215,7 +222,7 @@ def wikipedia_url(row: dict, article: dict | None) -> str | None:
 
 def view(dataset: Dataset, item: Item, articles: dict | None) -> dict:
     """What the page shows of an item: its fields (JSON-safe), its region's class (a released
-    row's label cleaned), the article cut into text and footnote marks, the cited references,
+    YokaiEval row's label cleaned), the article cut into text and footnote marks, the cited references,
     where it came from and a safe link to Wikipedia."""
     row = json.loads(json.dumps(item.row, ensure_ascii=False, default=str))
     cited = cited_numbers(row.get("ref"))
@@ -228,7 +235,7 @@ def view(dataset: Dataset, item: Item, articles: dict | None) -> dict:
     origin = {k: row.get(k) for k in ("generator", "checker", "prompt_sha1", "source_revision_id",
                                        "chosen_model", "rejected_model", "language", "qid") if row.get(k)}
     region = None
-    if dataset.kind == "mcq" and row.get("region"):
+    if dataset.kind == "mcq" and row.get("region") and dataset.classes.get("yokai"):
         from ..evaluators.questions import clean_region  # the released rows' messy labels -> a class
 
         region = clean_region(row["region"])

@@ -288,7 +288,8 @@ function openEdit() {
       box.appendChild(f);
     } else {
       const options = name === "type" ? state.types : name === "region" ? state.regions : null;
-      const value = name === "region" && !state.regions.includes(row.region) ? current.region_class : row[name];
+      const messy = name === "region" && current.region_class && !state.regions.includes(row.region);
+      const value = messy ? current.region_class : row[name];  // a released row's label: its class
       box.appendChild(field(name, value, options));
     }
   }
