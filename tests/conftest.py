@@ -4,6 +4,14 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data" / "dumps"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _run_in_a_temporary_directory(tmp_path, monkeypatch):
+    """Each test runs in its own directory, so a file written relative to the working
+    directory (a default `llm-cache.sqlite`, an output) cannot litter the checkout."""
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture(scope="session")

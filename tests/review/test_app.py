@@ -15,6 +15,7 @@ from tests.review.conftest import HOSTILE, mcq_rows, write
 from tests.review.server import Server, request
 from wikiorigin.errors import WikioriginError
 from wikiorigin.schemas import MCQ
+from tests.conftest import ROOT
 
 pytest.importorskip("uvicorn", reason="the review server needs its extra: pip install -e .[review]")
 
@@ -167,7 +168,7 @@ def test_released_yokaieval_rows_join_articles_by_url(tmp_path):
     articles = [{**base, "page_id": 1, "title": "アイヌカイセイ", "text": "空家に現れる[1]。", "url": None},
                 {**base, "page_id": 2, "title": "人魚", "anchor": "アイヌソッキ", "text": "人魚の肉[492]。", "url": None}]
     write(articles, tmp_path / "a.parquet", ARTICLES)
-    with Server("tests/data/yokaieval/YokaiEval-first40.json.xz", tmp_path / "y.sqlite",
+    with Server(str(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz"), tmp_path / "y.sqlite",
                 "--articles", str(tmp_path / "a.parquet")) as server:
         first, second = (json.loads(request(server.base + f"api/item/{i}")[2]) for i in (0, 1))
         assert first["key"] == "#" + first["sha1"][:16] and first["cited"] == [1] and first["article"]["title"] == "アイヌカイセイ"

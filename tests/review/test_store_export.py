@@ -20,8 +20,9 @@ from wikiorigin.review.items import load_dataset
 from wikiorigin.review.stats import format_stats, review_stats
 from wikiorigin.review.store import ReviewStore, status
 from wikiorigin.schemas import MCQ, REVIEW
+from tests.conftest import ROOT
 
-YOKAI = "tests/data/yokaieval/YokaiEval-first40.json.xz"
+YOKAI = str(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz")
 
 
 def _store(tmp_path, dataset):
