@@ -2,7 +2,8 @@
 
 Serves a directory with HTML directory listings and HTTP Range, and can misbehave on chosen
 paths: ``drop`` (close the connection half-way through the first response), ``html`` (answer
-with an HTML page), ``500-once`` (fail the first request).
+with an HTML page), ``500-once`` (fail the first request), ``429:N`` (answer 429 Too Many
+Requests with ``Retry-After: N`` to the first request).
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ class MirrorHandler(BaseHTTPRequestHandler):
         if fault == "500-once":
             del self.faults[path]
             return self.send_error(500)
+        if fault and fault.startswith("429:"):
+            del self.faults[path]
+            self.send_response(429)
+            self.send_header("Retry-After", fault[4:])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if fault == "html":
             return self._send(b"<!DOCTYPE html><html><body>Mirror maintenance</body></html>",
                               "text/html")

@@ -32,3 +32,19 @@ def test_no_retries():
 @pytest.mark.parametrize("attempt", [0, 4])
 def test_never_more_than_max_wait(attempt):
     assert Backoff(5, base=100.0, max_wait=1.0).delay(attempt) == 1.0
+
+
+def test_retry_after_reads_the_forms_servers_send():
+    import email.utils
+    import time
+
+    from wikiorigin.retry import retry_after
+
+    assert retry_after({"retry-after": "7"}) == 7.0
+    assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5  # the finer one wins
+    assert retry_after({"retry-after": "-3"}) == 0.0
+    soon = email.utils.formatdate(time.time() + 100, usegmt=True)
+    assert 95 <= retry_after({"retry-after": soon}) <= 100
+    assert retry_after({"retry-after": email.utils.formatdate(time.time() - 100, usegmt=True)}) == 0.0
+    for unreadable in ({}, {"retry-after": "soon"}, {"retry-after": "nan"}, {"retry-after": "inf"}):
+        assert retry_after(unreadable) is None

@@ -5,16 +5,19 @@ requests in ``llm/client.py``). The loops stay with their callers, since each kn
 its errors may pass with time and what a failure returns; the arithmetic of the waits and the
 decision to give up live here. Try ``attempt`` (from 0) failed: wait :meth:`Backoff.delay`
 seconds, unless :meth:`Backoff.exhausted` (no try left) or :meth:`Backoff.refuses` (the server
-asks for a longer wait than ``max_wait``).
+asks for a longer wait than ``max_wait``). :func:`retry_after` reads that word from a
+response's headers.
 """
 
 from __future__ import annotations
 
+import email.utils
 import math
 import random
+import time
 from dataclasses import dataclass
 
-__all__ = ["Backoff"]
+__all__ = ["Backoff", "retry_after"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +53,24 @@ class Backoff:
             if self.jitter:
                 retry_after *= 0.5 + random.random()
         return min(self.max_wait, retry_after)
+
+
+def retry_after(headers) -> float | None:
+    """A server's wait in seconds from response ``headers`` (any mapping with ``get``):
+    ``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP date (a date past is 0);
+    None when it sent none or nothing readable."""
+    ms, value = headers.get("retry-after-ms"), headers.get("retry-after")
+    for text, scale in ((ms, 1000), (value, 1)):
+        try:
+            seconds = float(text) / scale if text is not None else None
+        except ValueError:
+            seconds = None
+        if seconds is not None and math.isfinite(seconds):
+            return max(0.0, seconds)
+    if value is None:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

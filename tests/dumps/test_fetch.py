@@ -122,3 +122,22 @@ def test_cli_dry_run_and_fetch(mirror_root, tmp_path, capsys, monkeypatch):
 
     report = build_origins(out, tmp_path / "origins.parquet")
     assert report.origins.items > 0 and [r.wiki for r in report.shards] == ["jawiki"]
+
+
+def test_a_mirror_asking_to_wait_is_heard(mirror_root, tmp_path):
+    """429 with Retry-After: a wait within max_wait is taken as the mirror asks (not the 0.01 s
+    backoff); a longer one ends that file's download at once, with a line saying so."""
+    import time
+
+    with Mirror(mirror_root) as m:
+        files, _ = plan(CLIENT, m.url, ["kowiki"], "20260801", ["page_props"], tmp_path / "tree")
+        m.faults[files[0].url.removeprefix(m.url)] = "429:1"
+        began = time.monotonic()
+        assert len(download(CLIENT, files).fetched) == 1
+        assert time.monotonic() - began >= 1.0  # the mirror's word, not the backoff
+        files, _ = plan(CLIENT, m.url, ["kowiki"], "20260801", ["page_props"], tmp_path / "tree2")
+        m.faults[files[0].url.removeprefix(m.url)] = "429:86400"
+        began = time.monotonic()
+        with pytest.raises(FetchError, match=r"HTTP 429 .*asks to wait 86,400 s, more than 300 s; try again later"):
+            download(CLIENT, files)
+        assert time.monotonic() - began < 5  # no day-long sleep

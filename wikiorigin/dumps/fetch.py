@@ -29,7 +29,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import WikioriginError
 from ..progress import Progress
-from ..retry import Backoff
+from ..retry import Backoff, retry_after
 from .layout import KINDS
 
 __all__ = ["DEFAULT_MIRROR", "FETCH_KINDS", "Client", "RemoteFile", "FetchError", "plan", "download"]
@@ -49,11 +49,12 @@ _CHUNK = 1 << 20
 class FetchError(WikioriginError):
     """A download that failed: unreachable, missing, not a file, or a wrong checksum.
 
-    ``retry`` says whether trying again may help (connection trouble, 429, 5xx)."""
+    ``retry`` says whether trying again may help (connection trouble, 429, 5xx);
+    ``retry_after`` is the mirror's ``Retry-After`` in seconds, when it sent one."""
 
-    def __init__(self, message: str, retry: bool = False):
+    def __init__(self, message: str, retry: bool = False, retry_after: float | None = None):
         super().__init__(message)
-        self.retry = retry
+        self.retry, self.retry_after = retry, retry_after
 
 
 @dataclass(slots=True)
@@ -70,13 +71,16 @@ class RemoteFile:
 
 @dataclass(slots=True)
 class Client:
-    """HTTP GETs with a User-Agent that names the tool and a contact, retries and resume."""
+    """HTTP GETs with a User-Agent that names the tool and a contact, retries and resume.
+    A wait between tries is at most ``max_wait`` seconds; a mirror whose ``Retry-After`` asks
+    for more ends that file's download at once."""
 
     contact: str
     user_agent: str | None = None
     timeout: float = 60.0
     retries: int = 5
     backoff: float = 1.0
+    max_wait: float = 300.0
 
     def __post_init__(self):
         if not self.user_agent:
@@ -100,7 +104,7 @@ class Client:
             response = urllib.request.urlopen(request, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             retry = exc.code == 429 or exc.code >= 500
-            raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}", retry) from None
+            raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}", retry, retry_after(exc.headers)) from None
         except (urllib.error.URLError, OSError) as exc:
             raise FetchError(f"{url}: cannot connect: {getattr(exc, 'reason', exc)}", True) from None
         if response.headers.get_content_type() == "text/html" and not url.endswith(("/", ".html")):
@@ -320,7 +324,7 @@ def fetch_one(client: Client, remote: RemoteFile, progress=None) -> int:
     remote.dest.parent.mkdir(parents=True, exist_ok=True)
     part = remote.dest.with_name(remote.dest.name + ".part")
     moved = 0
-    backoff = Backoff(client.retries, client.backoff)
+    backoff = Backoff(client.retries, client.backoff, client.max_wait)
     for attempt in backoff.tries:
         start = part.stat().st_size if part.exists() else 0
         try:
@@ -335,9 +339,13 @@ def fetch_one(client: Client, remote: RemoteFile, progress=None) -> int:
                 raise ConnectionError(f"connection closed after {copied} of {length} bytes")
             break
         except (http.client.HTTPException, OSError, FetchError) as exc:
+            wait = exc.retry_after if isinstance(exc, FetchError) else None
             if backoff.exhausted(attempt) or (isinstance(exc, FetchError) and not exc.retry):
                 raise FetchError(f"{remote.url}: {exc}" if not isinstance(exc, FetchError) else str(exc)) from None
-            time.sleep(backoff.delay(attempt))
+            if backoff.refuses(wait):
+                raise FetchError(f"{exc}: the mirror asks to wait {wait:,.0f} s, more than {client.max_wait:,.0f} s; "
+                                 "try again later (finished files are kept, this one resumes)") from None
+            time.sleep(backoff.delay(attempt, wait))
     problem = _verify(part, remote)
     if problem:
         part.unlink()

@@ -9,12 +9,11 @@ naming the variable that holds the key) instead of a run in which every request 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
-import time
 
 from ..errors import WikioriginError
+from ..retry import retry_after
 
 __all__ = ["OpenAIBackend", "TransientError", "RequestError", "EndpointError"]
 
@@ -211,26 +210,6 @@ def _reason(exc) -> str:
 
 
 def _retry_after(response) -> float | None:
-    """The server's wait in seconds: ``retry-after-ms``, ``Retry-After`` in seconds or as an
-    HTTP date; None when it sent none (or nothing readable)."""
-    if response is None:
-        return None
-    ms, value = response.headers.get("retry-after-ms"), response.headers.get("retry-after")
-    for text, scale in ((ms, 1000), (value, 1)):
-        if text is not None and _is_number(text):
-            return max(0.0, float(text) / scale)
-    if value is None:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    """The server's wait in seconds (:func:`~wikiorigin.retry.retry_after`); None when it
+    sent none or there is no response."""
+    return None if response is None else retry_after(response.headers)
