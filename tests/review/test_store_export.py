@@ -174,6 +174,7 @@ def test_eval_lmeval_and_card_take_the_reviewed_file(mcq_file, tmp_path, capsys)
     assert cli.main(["build", "card", str(d), "--kind", "mcq", "--title", "Reviewed yokai"]) == 0
     card = (d / "README.md").read_text(encoding="utf-8")
     assert "## Human review" in card and "3 of 6 items accepted by human review (policy majority" in card
+    assert "0 left out as annotators accepted different edits" in card
 
 
 def test_stats_counts_reasons_and_kappa(mcq_file, tmp_path, capsys):

@@ -57,7 +57,8 @@ def _review_lines(files: list[Path], metas: list[dict]) -> list[str]:
         lines.append(f"- `{path.name}`: {review.get('exported')} of {review.get('items')} items accepted by "
                      f"human review (policy {review.get('policy')}; annotators: {who}); "
                      f"{review.get('edited', 0)} edited, {review.get('rejected', 0)} rejected, "
-                     f"{review.get('undecided', 0)} undecided, {review.get('stale', 0)} with a stale decision")
+                     f"{review.get('undecided', 0)} undecided, {review.get('stale', 0)} with a stale decision, "
+                     f"{review.get('conflicts', 0)} left out as annotators accepted different edits")
     return ["", "## Human review", "", *lines] if lines else []
 
 
