@@ -108,8 +108,7 @@ class _Run:
             leak = next((a for a in answers if a.casefold() in asked), None)
             if leak:
                 self.fail(row, "leak", f"the question contains the answer {leak!r}",
-                          {"question_source": self.questions[row["qid"]], "question": result.data["question_en"],
-                           "answers": answers})
+                          self.made(row, result.data["question_en"], answers))
             else:
                 candidates.append((row, result.data["question_en"], answers))
         return candidates
