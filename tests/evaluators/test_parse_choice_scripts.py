@@ -25,6 +25,10 @@ HE = ["ירושלים", "חיפה", "אילת", "צפת"]
     ("الإجابة هي: وبغداد", AR, 2),
     ("התשובה: בירושלים", HE, 0),
     ("Die Antwort ist Münchens Altstadt.", ["Berlin", "München", "Hamburg", "Köln"], 1),
+    ("Думаю, что в Казани.", ["Москва", "Казань", "Самара", "Омск"], 1),   # ь replaced
+    ("Родом из Москвы.", ["Москва", "Казань", "Самара", "Омск"], 0),        # а replaced
+    ("Στην Αθήνα ζει.", ["Αθήνα", "Πάτρα", "Λάρισα", "Βόλος"], 0),
+    ("Ο ήρωας ήρθε από την Πάτρας", ["Αθήνα", "Πάτρα", "Λάρισα", "Βόλος"], 1),
 ])
 def test_an_option_with_a_particle_ending_or_clitic(response, choices, expected):
     assert parse_choice(response, choices) == expected
@@ -39,6 +43,10 @@ def test_an_option_with_a_particle_ending_or_clitic(response, choices, expected)
     ("Vastus: Tallinnas ja Tartus.", ET),                               # two options inflected
     ("Vastus: Narvalased.", ET),                                        # more than three letters after
     ("배우가 되었습니다.", ["배", "사과", "포도", "귤"]),              # 배 inside 배우
+    ("Казанский собор.", ["Москва", "Казань", "Самара", "Омск"]),      # more than three letters after the stem
+    ("Из Москвы или Самары.", ["Москва", "Казань", "Самара", "Омск"]),  # two options declined
+    ("Мамы нет.", ["Мама", "Папа", "Баба", "Деда"]),                   # stems of four letters or more only
+    ("Родом из Москвы.", ["Москва", "Москв", "Самара", "Омск"]),       # an option is the other's stem
 ])
 def test_an_option_inside_another_word_stays_unread(response, choices):
     assert parse_choice(response, choices) is None

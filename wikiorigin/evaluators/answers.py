@@ -210,24 +210,37 @@ def _spans(text: str, key: str) -> list[tuple[int, int]]:
     return out
 
 
+_SOFT_END = frozenset("aeiouyаеёиоуыэюяьйαεηιουωάέήίόύώς")  # endings a declension replaces
+
+
+def _forms(key: str) -> list[str]:
+    """What of an option an inflected word begins with: the option, and for an option ending
+    in a vowel or soft sign also its stem (Russian ``Москва`` -> ``Москвы``, ``Казань`` ->
+    ``Казани``)."""
+    return [key, key[:-1]] if len(key) >= 5 and key[-1] in _SOFT_END else [key]  # a stem of 4 letters or more
+
+
 def _inflected(text: str, keys: list[str], asked: str) -> Reading | None:
     """The last resort in spaced scripts: an option inflected in the answer, followed by up to
-    three letters of its word (Estonian ``Tallinnas``) or, in Arabic and Hebrew, preceded by a
-    clitic (``بدمشق``). Read only when exactly one option (three letters or more) occurs so, not
-    copied from the question nor denied, and no option is a prefix of another."""
+    three letters of its word (Estonian ``Tallinnas``; a final vowel or soft sign may be
+    replaced: Russian ``Казани``) or, in Arabic and Hebrew, preceded by a clitic
+    (``بدمشق``). Read only when exactly one option (three letters or more) occurs so, not
+    copied from the question nor denied, and no option begins another's form."""
     copied, found = _copied(text, asked), set()
     for i, key in enumerate(keys):
         if len(key) < 3 or not (_WORD.match(key[0]) and _WORD.match(key[-1])):
             continue
-        for m in re.finditer(re.escape(key), text):
-            x, y = m.span()
-            if attached(text, x, y) in ("suffix", "clitic") and not _denied(text, x, y) \
-                    and not any(a <= x and y <= b for a, b in copied):
-                found.add(i)
+        for form in _forms(key):
+            for m in re.finditer(re.escape(form), text):
+                x, y = m.span()
+                if attached(text, x, y) in ("suffix", "clitic") and not _denied(text, x, y) \
+                        and not any(a <= x and y <= b for a, b in copied):
+                    found.add(i)
     if len(found) != 1:
         return None
     i = found.pop()
-    if any(j != i and k and (k.startswith(keys[i]) or keys[i].startswith(k)) for j, k in enumerate(keys)):
+    if any(j != i and k and any(k.startswith(f) or f.startswith(k) for f in _forms(keys[i]))
+           for j, k in enumerate(keys)):
         return None
     return Reading(i, "inflected")
 
