@@ -3,7 +3,7 @@
 Every message says what was expected, what was seen, and where (file, byte offset, page).
 """
 
-__all__ = ["WikioriginError", "DumpError", "UnknownWikiError"]
+__all__ = ["WikioriginError", "DumpError", "UnknownWikiError", "MissingExtra"]
 
 
 class WikioriginError(Exception):
@@ -19,3 +19,9 @@ class UnknownWikiError(WikioriginError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class MissingExtra(WikioriginError, ImportError):
+    """A feature whose optional dependencies are not installed; the message says which extra
+    to install and how. An environment problem (exit 2), still an ``ImportError`` to callers
+    that test for one."""

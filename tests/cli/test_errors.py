@@ -23,3 +23,24 @@ def test_an_output_that_is_a_directory(argv, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path}: a directory; give a file name" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("missing, argv, extra", [
+    ("starlette", ["review", "serve", "{yokai}", "--db", "r.sqlite", "--port", "0"], "review"),
+    ("torch", ["eval", "mcq", "--questions", "{yokai}", "--model", "some-model-dir", "--out", "out"], "eval"),
+])
+def test_a_missing_optional_dependency_is_the_environment(missing, argv, extra, tmp_path):
+    """Without an extra installed, the command says which and how to install it: one line,
+    exit 2 (the environment), not an unexpected error."""
+    import subprocess
+    import sys
+
+    yokai = str(Path(__file__).resolve().parents[1] / "data" / "yokaieval" / "YokaiEval-first40.json.xz")
+    (tmp_path / "some-model-dir").mkdir()
+    code = (f"import sys; sys.modules[{missing!r}] = None\n"
+            "from wikiorigin.cli import main\n"
+            f"sys.exit(main({[a.format(yokai=yokai) for a in argv]!r}))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and f".[{extra}]" in run.stderr
+    assert "unexpected" not in run.stderr

@@ -55,6 +55,11 @@ def parser() -> argparse.ArgumentParser:
 _parser = parser  # the name the tests import
 
 
+# The optional dependencies and the extra of setup.py that installs each.
+_EXTRAS = {"torch": "eval", "transformers": "eval", "scipy": "eval", "dask": "dask", "distributed": "dask",
+           "starlette": "review", "uvicorn": "review", "statsmodels": "review"}
+
+
 def _unexpected(exc: Exception) -> int:
     first = str(exc).splitlines()[0] if str(exc) else ""
     print(f"wikiorigin: error: unexpected {type(exc).__name__}: {first} "
@@ -78,6 +83,16 @@ def main(argv: list[str] | None = None) -> int:
         print("wikiorigin: interrupted; finished work is kept (completed files, shards, the request cache): "
               "run the same command again to resume", file=sys.stderr)
         return 130
+    except ImportError as exc:  # an optional dependency not installed: the environment
+        module = (exc.name or "").split(".")[0]
+        extra = _EXTRAS.get(module)
+        if extra is None or args.debug:
+            if args.debug:
+                raise
+            return _unexpected(exc)
+        print(f"wikiorigin: error: `wikiorigin {args.command}` needs {module}, which is not installed: "
+              f"pip install -e '.[{extra}]' in the wikiorigin checkout", file=sys.stderr)
+        return 2
     except OSError as exc:  # the environment: a full disk, a permission, a file gone
         if args.debug:
             raise

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..errors import WikioriginError
+from ..errors import MissingExtra, WikioriginError
 from ..files import provenance, write_table
 
 __all__ = ["write_results", "summary_json", "markdown_table", "bar_plot", "compare_runs", "read_summary",
@@ -41,7 +41,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError as exc:
-        raise ImportError("plots need matplotlib: pip install -e '.[eval]' in the wikiorigin checkout") from exc
+        raise MissingExtra("plots need matplotlib: pip install -e '.[eval]' in the wikiorigin checkout") from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib import font_manager

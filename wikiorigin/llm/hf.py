@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import MissingExtra, WikioriginError
 
 __all__ = ["pick_device", "pick_dtype", "load_causal_lm", "context_length", "is_oom", "require_torch"]
 
@@ -21,12 +21,13 @@ INSTALL = "pip install -e '.[eval]' in the wikiorigin checkout"
 
 
 def require_torch(what: str):
-    """torch, or an ImportError that says ``what`` needs the eval extra and how to install it."""
+    """torch, or a :class:`~wikiorigin.errors.MissingExtra` (an ImportError) that says ``what``
+    needs the eval extra and how to install it."""
     try:
         import torch
         import transformers  # noqa: F401  (checked here, imported where used)
     except ImportError as exc:
-        raise ImportError(f"{what} needs: {INSTALL}") from exc
+        raise MissingExtra(f"{what} needs: {INSTALL}") from exc
     return torch
 
 
