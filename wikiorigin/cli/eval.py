@@ -116,12 +116,14 @@ def cmd_eval_mcq(args) -> int:
     """`wikiorigin eval mcq`: a multiple-choice set answered by a model (generation or log-likelihood) or recorded answers, scored."""
     from ..evaluators import mcq
     from ..evaluators.signature import mcq_settings
-
     from ..languages import open_language
 
+    try:  # before any file is read
+        language = open_language(args.language) if args.language else None
+    except WikioriginError as exc:
+        raise WikioriginError(f"--{exc}") from None
     rows, join = _mcq_rows(args)
-    language = open_language(args.language) if args.language else mcq.rows_language(
-        rows, source=str(args.questions or args.responses))
+    language = language or mcq.rows_language(rows, source=str(args.questions or args.responses))
     judge = None
     if args.mode == "loglikelihood":
         if args.endpoint or not args.model:
