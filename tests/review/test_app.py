@@ -117,7 +117,8 @@ def test_state_changes_need_the_secret_same_origin_and_json(mcq_file, tmp_path):
 def test_bound_beyond_loopback_every_request_needs_the_token(mcq_file, tmp_path):
     with Server(mcq_file, tmp_path / "r.sqlite", host="0.0.0.0") as server:
         token = re.search(r"\?token=(\S+)", server.url)[1]
-        base = server.base.replace("0.0.0.0", "127.0.0.1")
+        assert "0.0.0.0" not in server.url  # a name others can open: this machine's
+        base = re.sub(r"//[^/]+:", "//127.0.0.1:", server.base)
         for url in (base, base + "api/state", base + "static/review.js", base + "?token=wrong"):
             status, _, body = request(url)
             assert status == 403 and "token" in body, url
@@ -129,7 +130,7 @@ def test_bound_beyond_loopback_every_request_needs_the_token(mcq_file, tmp_path)
         assert request(base + "api/state", headers={"Cookie": cookie.split(";")[0]})[0] == 200
         with Server(mcq_file, tmp_path / "r.sqlite", host="0.0.0.0", annotator="bob") as other:
             other_token = re.search(r"\?token=(\S+)", other.url)[1]
-            other_base = other.base.replace("0.0.0.0", "127.0.0.1")
+            other_base = re.sub(r"//[^/]+:", "//127.0.0.1:", other.base)
             other_cookie = request(f"{other_base}?token={other_token}")[1]["Set-Cookie"].split(";")[0]
             both = {"Cookie": cookie.split(";")[0] + "; " + other_cookie}  # the browser sends both to each
             assert request(base + "api/state", headers=both)[0] == 200

@@ -310,6 +310,8 @@ def serve(dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 87
     loopback = is_loopback(host)
     token = None if loopback else secrets.token_urlsafe(18)
     hosts = ["127.0.0.1", "localhost", "::1", host] if loopback else None
+    if host in ("0.0.0.0", "::", ""):  # every interface: name one others can reach
+        host = socket.getfqdn() or socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
     print(f"reviewing {review.path} ({len(review.dataset.items)} {review.dataset.kind} items) as "
