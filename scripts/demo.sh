@@ -25,7 +25,7 @@ echo; echo "== Page -> Wikidata item from a page_props dump"
 wikiorigin qids "$D/testwiki-page_props-synthetic.sql.gz" --wiki simplewiki \
   --out "$OUT/qids/simplewiki.parquet"
 
-echo; echo "== Origins: the first edition of every item, over a 7-Wikipedia fixture tree"
+echo; echo "== Origins: the first edition of every item, over an 8-Wikipedia fixture tree (7 with page_props)"
 echo "   (tests/data/tree, made by scripts/make_fixtures.py; eowiki lacks page_props)"
 wikiorigin origins tests/data/tree --out "$OUT/origins.parquet" --jobs 2
 wikiorigin subset "$OUT/origins.parquet" --wiki ja --out "$OUT/items-jawiki.parquet"

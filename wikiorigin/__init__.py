@@ -22,14 +22,11 @@ example runs in ``tests/test_api_docs.py``)::
     import wikiorigin as wo
 
     # the origin of each Wikidata item in the bundled dump tree
-    report = wo.build_origins("tests/data/tree", "origins.parquet")
+    report = wo.build_origins("tests/data/tree", "work/origins.parquet")
     print(report.origins.items, "items;", report.origins.tied, "tied")
 
-    # a released YokaiEval responses file, scored without a model
-    import lzma, pathlib
-    released = lzma.open("tests/data/yokaieval/responses-gpt4o-mini.json.xz").read()
-    pathlib.Path("responses.json").write_bytes(released)
-    rows = wo.read_questions("responses.json")
+    # a released YokaiEval responses file (.json or .json.xz), scored without a model
+    rows = wo.read_questions("tests/data/yokaieval/responses-gpt4o-mini.json.xz")
     items = wo.evaluate_generate(rows, recorded="gpt-4o-mini")
     print(wo.evaluators.summarize(items)["accuracy"])
 
