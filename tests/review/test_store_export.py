@@ -151,6 +151,10 @@ def test_released_yokaieval_json_is_reviewed_and_exported(tmp_path):
     released = json.loads(lzma.open(YOKAI).read())
     assert [r["question"] for r in rows] == [r["question"] for r in released[:3]]
     assert rows[0]["ref"] == released[0]["ref"] and rows[0]["review_decision"] == "accept"
+    from wikiorigin.builders.dataset import write_card  # the release's licence carries over
+
+    card = write_card(tmp_path, "mcq", "Reviewed YokaiEval", "").read_text(encoding="utf-8")
+    assert "license: cc-by-nc-sa-4.0" in card and "language:\n- ja\n" in card and "no commercial use" in card
 
 
 def test_eval_lmeval_and_card_take_the_reviewed_file(mcq_file, tmp_path, capsys):

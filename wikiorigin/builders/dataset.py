@@ -62,6 +62,23 @@ def _review_lines(files: list[Path], metas: list[dict]) -> list[str]:
     return ["", "## Human review", "", *lines] if lines else []
 
 
+_LICENCE_TEXT = {
+    "cc-by-sa-4.0": "The questions are derived from Wikipedia articles (text under CC BY-SA 4.0, "
+                    "https://creativecommons.org/licenses/by-sa/4.0/); this dataset is shared under the "
+                    "same license. Each row names its source article (`url`, `source_revision_id`).",
+    "cc-by-nc-sa-4.0": "Some rows come from a dataset released under CC BY-NC-SA 4.0 (the YokaiEval "
+                       "rows, https://creativecommons.org/licenses/by-nc-sa/4.0/), itself derived from "
+                       "Wikipedia (CC BY-SA 4.0); this dataset is shared under CC BY-NC-SA 4.0: no "
+                       "commercial use.",
+}
+
+
+def _licence(metas: list[dict]) -> str:
+    """CC BY-SA 4.0 (Wikipedia's), unless a file's provenance names a source under the
+    non-commercial CC BY-NC-SA 4.0 (a review of the released YokaiEval rows): then that."""
+    return "cc-by-nc-sa-4.0" if any(m.get("license") == "cc-by-nc-sa-4.0" for m in metas) else "cc-by-sa-4.0"
+
+
 def write_card(directory, kind: str, title: str, description: str) -> Path:
     """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset)."""
     directory = Path(directory)
@@ -72,9 +89,10 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     metas = [read_provenance(p) for p in files]
     languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(files, kind))
     category, task_id = TASKS[kind]
+    licence = _licence(metas)
     front = [
         "---",
-        "license: cc-by-sa-4.0",
+        f"license: {licence}",
         "language:", *[f"- {lang}" for lang in languages or ["mul"]],
         "task_categories:", f"- {category}",
         "task_ids:", f"- {task_id}",
@@ -90,10 +108,7 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
                                      "checker", "prompt_sha1", "labels", "labels_sha1", "seed", "usage") if k in meta}
         lines += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
     lines += _review_lines(files, metas)
-    lines += ["", "## License", "",
-              "The questions are derived from Wikipedia articles (text under CC BY-SA 4.0, "
-              "https://creativecommons.org/licenses/by-sa/4.0/); this dataset is shared under the "
-              "same license. Each row names its source article (`url`, `source_revision_id`).", ""]
+    lines += ["", "## License", "", _LICENCE_TEXT[licence], ""]
     card = directory / "README.md"
     card.write_text("\n".join(lines), encoding="utf-8")
     return card

@@ -201,12 +201,14 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         [i.row for i in dataset.items]).schema
     schema = pa.schema([f for f in base if f.name not in REVIEW.names] + list(REVIEW))
     source = files.read_provenance(dataset.path) if dataset.schema is not None else {}
+    if dataset.schema is None and dataset.kind == "mcq":  # the released YokaiEval rows (JSON)
+        source = {"language": "ja", "license": "cc-by-nc-sa-4.0", "released": str(dataset.path.name)}
     review = {"policy": policy, "db": str(db), "annotators": store.annotators(), "items": len(dataset.items),
               "exported": len(rows), "edited": edited, **counts, "conflicts": len(counts["conflicts"]),
               "conflicting": counts["conflicts"]}
     meta = files.provenance(stage="review export", input=str(dataset.path), kind=dataset.kind, review=review,
                             source=source, **{k: source[k] for k in ("language", "generator", "checker",
-                                                                     "prompt_sha1", "builder") if k in source})
+                                                                     "prompt_sha1", "builder", "license") if k in source})
     store.close()
     files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
     return ExportReport(out, policy, len(dataset.items), len(rows), counts["rejected"], counts["undecided"],
