@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.review.conftest import HOSTILE, mcq_rows, write
 from tests.review.server import Server, request
 from wikiorigin.errors import WikioriginError
 from wikiorigin.schemas import MCQ
-from tests.conftest import ROOT
 
 pytest.importorskip("uvicorn", reason="the review server needs its extra: pip install -e .[review]")
 

@@ -11,6 +11,7 @@ import sqlite3
 import pyarrow.parquet as pq
 import pytest
 
+from tests.conftest import ROOT
 from tests.review.conftest import mcq_rows, write
 from wikiorigin import cli
 from wikiorigin.errors import WikioriginError
@@ -20,7 +21,6 @@ from wikiorigin.review.items import load_dataset
 from wikiorigin.review.stats import format_stats, review_stats
 from wikiorigin.review.store import ReviewStore, status
 from wikiorigin.schemas import MCQ, REVIEW
-from tests.conftest import ROOT
 
 YOKAI = str(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz")
 
@@ -217,3 +217,23 @@ def test_bad_input_is_one_line_naming_the_file(mcq_file, articles_file, tmp_path
         assert cli.main(argv) == 2, argv
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
+
+
+def test_decisions_on_rows_that_changed_are_said_not_silently_dropped(tmp_path, capsys):
+    """Released rows have no ids: a changed row is a new item, and its old decision no longer
+    applies; the export says how many decided items the file no longer has."""
+    rows = json.loads(lzma.open(YOKAI).read())[:5]
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    data = load_dataset(path)
+    store = _store(tmp_path, data)
+    for item in data.items[:3]:
+        store.add(item.key, item.sha1, "alice", "accept")
+    store.close()
+    rows[0]["question"] += "（改）"
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    assert cli.main(["review", "export", str(path), "--db", str(tmp_path / "review.sqlite"),
+                     "--out", str(tmp_path / "out.parquet")]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 5 items accepted" in out and "1 decided items are no longer in" in out
+    assert read_provenance(tmp_path / "out.parquet")["review"]["orphaned"] == 1

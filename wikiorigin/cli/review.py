@@ -83,5 +83,7 @@ def cmd_review_export(args) -> int:
     print(f"{r.exported} of {r.items} items accepted ({r.policy}; {r.edited} edited) -> {r.out}; "
           f"left out: {r.rejected} rejected, {r.undecided} undecided, {len(r.conflicts)} with conflicting edits"
           + (f" ({', '.join(r.conflicts[:10])}{', ...' if len(r.conflicts) > 10 else ''})" if r.conflicts else "")
-          + f"; {r.stale} with a stale decision")
+          + f"; {r.stale} with a stale decision"
+          + (f"; {r.orphaned} decided items are no longer in {args.dataset} (removed, or rows without an id "
+             "that changed: their decisions are kept in the database, unused)" if r.orphaned else ""))
     return 0

@@ -45,6 +45,7 @@ class ExportReport:
     stale: int
     edited: int
     conflicts: list[str] = field(default_factory=list)  # keys of items whose accepts differ in edits
+    orphaned: int = 0  # decided items the file no longer has (removed, or an id-less row changed)
 
 
 def accepted_by(decisions: list[Decision], policy: str) -> bool:
@@ -209,7 +210,8 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     meta = files.provenance(stage="review export", input=str(dataset.path), kind=dataset.kind, review=review,
                             source=source, **{k: source[k] for k in ("language", "generator", "checker",
                                                                      "prompt_sha1", "builder", "license") if k in source})
+    review["orphaned"] = len({d.item for d in store.current().values()} - set(dataset.by_key))
     store.close()
     files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
     return ExportReport(out, policy, len(dataset.items), len(rows), counts["rejected"], counts["undecided"],
-                        counts["stale"], edited, counts["conflicts"])
+                        counts["stale"], edited, counts["conflicts"], review["orphaned"])
