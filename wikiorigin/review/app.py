@@ -111,7 +111,7 @@ class Review:
         if not 0 <= index < len(self.dataset.items):
             raise KeyError(index)
         item = self.dataset.items[index]
-        current = self.store.current()
+        current = self.store.current(item.key)
         decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1}
                      for (k, _), d in sorted(current.items()) if k == item.key]
         shown = view(self.dataset, item, self.articles)

@@ -150,23 +150,27 @@ class ReviewStore:
         self._insert(target.item, target.content_sha1, annotator, "undo", None, None, None, target.seq)
         return target
 
-    def history(self) -> list[Decision]:
-        """Every row, in the order written."""
+    def history(self, item: str | None = None) -> list[Decision]:
+        """Every row (or every row on ``item``: an undo row names the item it undoes), in the
+        order written."""
+        where, args = ("WHERE item = ? ", (item,)) if item is not None else ("", ())
         rows = self.con.execute("SELECT seq, item, content_sha1, annotator, at, decision, reason, note, "
-                                "edits, undoes FROM decisions ORDER BY seq")
+                                f"edits, undoes FROM decisions {where}ORDER BY seq", args)
         return [Decision(*r[:8], json.loads(r[8]) if r[8] else None, r[9]) for r in rows]
 
-    def effective(self, annotator: str | None = None) -> list[Decision]:
-        """The decisions in force, oldest first: not undo rows, not taken back."""
-        rows = self.history()
+    def effective(self, annotator: str | None = None, item: str | None = None) -> list[Decision]:
+        """The decisions in force (on ``item``, when given), oldest first: not undo rows, not
+        taken back."""
+        rows = self.history(item)
         undone = {d.undoes for d in rows if d.decision == "undo"}
         return [d for d in rows if d.decision != "undo" and d.seq not in undone
                 and (annotator is None or d.annotator == annotator)]
 
-    def current(self) -> dict[tuple[str, str], Decision]:
-        """The state: ``(item, annotator)`` -> their latest decision in force."""
+    def current(self, item: str | None = None) -> dict[tuple[str, str], Decision]:
+        """The state: ``(item, annotator)`` -> their latest decision in force (on ``item``
+        only, when given: one indexed query, for the page's item view)."""
         state = {}
-        for d in self.effective():
+        for d in self.effective(item=item):
             state[(d.item, d.annotator)] = d
         return state
 
