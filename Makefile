@@ -40,7 +40,7 @@ docs: $(VENV)/.test
 	$(BIN)/python scripts/api_docs.py docs/api
 
 $(VENV)/.bench: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[bench,eval]" $(TORCH)
+	$(BIN)/python -m pip install -q -e ".[bench,eval,review]" $(TORCH)
 	touch $@
 
 bench: $(VENV)/.bench
@@ -54,6 +54,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_wikidata.py
 	$(BIN)/python bench/bench_llm.py
 	$(BIN)/python bench/bench_eval.py
+	$(BIN)/python bench/bench_review.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache docs/api
