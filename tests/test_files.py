@@ -65,3 +65,10 @@ def test_a_sink_writes_whole_files_or_nothing(tmp_path):
             sink.write(pa.Table.from_pylist([{"qid": "Q1", "n": 1}], schema=SCHEMA))
             raise RuntimeError("killed mid-write")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]  # nothing torn left
+
+
+def test_check_output_refuses_to_overwrite_an_input(tmp_path):
+    source = _parquet(tmp_path / "items.parquet")
+    with pytest.raises(WikioriginError, match=r"items.parquet: the output would overwrite the input"):
+        check_output(tmp_path / "sub" / ".." / "items.parquet", inputs=[None, source])
+    assert check_output(tmp_path / "other.parquet", inputs=[source]).name == "other.parquet"

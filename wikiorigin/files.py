@@ -160,10 +160,14 @@ def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | No
     return pq.read_table(path, columns=columns)
 
 
-def check_output(path) -> Path:
-    """An output file's path, checked before any work: not a directory; its directory made if
-    missing, and writable."""
+def check_output(path, inputs: Iterable = ()) -> Path:
+    """An output file's path, checked before any work: not a directory, not one of the run's
+    ``inputs`` (writing it would destroy what the run reads); its directory made if missing,
+    and writable."""
     path = Path(path)
+    for source in inputs:
+        if source is not None and Path(source).resolve() == path.resolve():
+            raise WikioriginError(f"{path}: the output would overwrite the input {source}; give another file")
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / 'out.parquet'})")
     parent = path.parent

@@ -185,7 +185,7 @@ def subset(
 ) -> int:
     """The items that originate in ``wiki`` (optionally filtered and sampled) into ``out``."""
     input_schema(origins, ("qid", "origin_wiki", "n_wikis", "lead_days"), "wikiorigin origins")
-    check_output(out)
+    check_output(out, inputs=[origins])
     where = ["origin_wiki = $wiki", "n_wikis >= $min_editions"]
     params: dict = {"wiki": wiki, "min_editions": min_editions}
     if max_editions is not None:

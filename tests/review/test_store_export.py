@@ -237,3 +237,54 @@ def test_decisions_on_rows_that_changed_are_said_not_silently_dropped(tmp_path, 
     out = capsys.readouterr().out
     assert "2 of 5 items accepted" in out and "1 decided items are no longer in" in out
     assert read_provenance(tmp_path / "out.parquet")["review"]["orphaned"] == 1
+
+
+def _decided(mcq_file, tmp_path):
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    for item in data.items[:3]:
+        store.add(item.key, item.sha1, "alice", "accept")
+    store.close()
+    return tmp_path / "review.sqlite"
+
+
+def test_export_never_overwrites_what_it_reads(mcq_file, tmp_path, capsys):
+    db = _decided(mcq_file, tmp_path)
+    before = (mcq_file.read_bytes(), db.read_bytes())
+    for out, says in ((db, "would overwrite the input"), (mcq_file, "would overwrite the input"),
+                      (tmp_path / "reviewed.json", "ending in .parquet")):
+        assert cli.main(["review", "export", str(mcq_file), "--db", str(db), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
+    assert (mcq_file.read_bytes(), db.read_bytes()) == before
+    assert cli.main(["review", "stats", "--db", str(db)]) == 0  # the decisions are all there
+
+
+def test_databases_it_cannot_trust_are_refused_as_they_are(mcq_file, tmp_path, capsys):
+    db = _decided(mcq_file, tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER decisions_append_only_u")
+    con.execute("UPDATE decisions SET edits = '[1, 2]' WHERE seq = 2")
+    con.commit()
+    con.close()
+    assert cli.main(["review", "export", str(mcq_file), "--db", str(db), "--out", str(tmp_path / "o.parquet")]) == 2
+    assert "decision 2: its edits are not a JSON object" in capsys.readouterr().err
+    newer = tmp_path / "newer.sqlite"
+    newer.write_bytes(_decided(mcq_file, tmp_path / "n").read_bytes())
+    con = sqlite3.connect(newer)
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    con.commit()
+    con.close()
+    for argv in (["review", "stats", "--db", str(newer)],
+                 ["review", "export", str(mcq_file), "--db", str(newer), "--out", str(tmp_path / "o.parquet")]):
+        assert cli.main(argv) == 2
+        assert "review schema '2', not '1'" in capsys.readouterr().err
+    other = tmp_path / "other.sqlite"  # another program's database: left untouched
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE meta (name TEXT, size INTEGER)")
+    con.commit()
+    con.close()
+    before = other.read_bytes()
+    with pytest.raises(WikioriginError, match=r"not a review database \(it holds the tables meta\)"):
+        ReviewStore(other, "mcq.parquet", "mcq")
+    assert other.read_bytes() == before

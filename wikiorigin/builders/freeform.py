@@ -159,7 +159,7 @@ def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig |
     dropped ones with their reason into ``<out>.failed.parquet``. Returns counts per step."""
     config = config or FreeformConfig()
     rows = read_origin_articles(articles)
-    check_output(out)
+    check_output(out, inputs=[articles])
     run = _Run(generator, config)
     live = run.generate(rows)
     for _ in range(config.rounds):

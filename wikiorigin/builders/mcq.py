@@ -366,7 +366,7 @@ def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = N
     config = config or MCQConfig()
     checker = checker or generator
     rows, language, labels = _setup(articles, config)
-    check_output(out)
+    check_output(out, inputs=[articles])
     report = MCQReport(articles=len(rows))
     run = _Run(generator, checker, config, report, language, labels)
     out_rows = run.label(run.attribute(run.check(run.generate(rows))))

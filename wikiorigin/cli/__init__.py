@@ -31,11 +31,15 @@ class _Help(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """Every command's parser (sub-commands inherit it): help with defaults."""
+    """Every command's parser (sub-commands inherit it): help with defaults, errors in one line."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", _Help)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        """A wrong option is one line, like every other error (exit 2); --help has the usage."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -37,7 +37,7 @@ def cmd_corpus_yokai(args) -> int:
     """`wikiorigin corpus yokai`: the articles a list page links to, from a multistream dump."""
     from ..files import check_output
 
-    check_output(args.out)  # before any work: not a directory, writable
+    check_output(args.out, inputs=[args.dump, args.index])  # not a directory, writable, no input
     from ..corpora.yokai import build_list_corpus
     from ..dumps.pages import Multistream
 
@@ -58,7 +58,7 @@ def cmd_corpus_origin(args) -> int:
     """`wikiorigin corpus origin`: the articles of an origin subset, with Wikidata names and regions."""
     from ..files import check_output
 
-    check_output(args.out)  # before any work: not a directory, writable
+    check_output(args.out, inputs=[args.items, args.dump, args.wikidata])  # not a directory, writable, no input
     from ..corpora.origin import build_origin_corpus
     from ..dumps.pages import Multistream
 

@@ -158,7 +158,7 @@ def cmd_scan(args) -> int:
     """`wikiorigin scan`: one wiki's dump parts -> the creation time of each page (pages Parquet)."""
     from ..files import check_output
 
-    check_output(args.out)  # before any work: not a directory, writable
+    check_output(args.out, inputs=args.inputs)  # before any work: not a directory, writable, no input
     from ..dumps.scan import scan_to_parquet
 
     wiki = _wiki(args)
@@ -198,7 +198,7 @@ def cmd_qids(args) -> int:
 
     from ..files import check_output
 
-    check_output(args.out)  # before any work: not a directory, writable
+    check_output(args.out, inputs=[args.page_props])  # before any work: not a directory, writable, no input
     from ..dumps.sql import qids_to_parquet
 
     wiki = _wiki(args)

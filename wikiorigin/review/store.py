@@ -31,6 +31,9 @@ REASONS = ("not backed by the article", "two options right", "answer wrong", "no
            "question unclear", "duplicate", "other")
 """The fixed reasons a reject offers (free text goes in the note)."""
 
+SCHEMA_VERSION = "1"
+"""The version of the database's tables, recorded in its ``meta``; another is refused."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS decisions (
@@ -81,24 +84,55 @@ class ReviewStore:
     ``keys``, is an error.
     """
 
-    def __init__(self, path, dataset: str, kind: str, keys=None, keyed_by: str | None = None):
+    def __init__(self, path, dataset: str, kind: str, keys=None, keyed_by: str | None = None,
+                 readonly: bool = False):
         self.path = Path(path)
         if self.path.is_dir():
             raise WikioriginError(f"{self.path}: a directory; give a database file (e.g. review.sqlite)")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.con = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self.con.execute("PRAGMA journal_mode=WAL")
-            self.con.execute("PRAGMA synchronous=FULL")
-            self.con.executescript(_SCHEMA)
+            self.con = self._connect(readonly)
+            self._check_tables()
+            if not readonly:
+                self.con.execute("PRAGMA journal_mode=WAL")
+                self.con.execute("PRAGMA synchronous=FULL")
+                self.con.executescript(_SCHEMA)
+            self._claim(dataset, kind, keys, keyed_by, readonly)
         except sqlite3.DatabaseError as exc:
             raise WikioriginError(f"{self.path}: not a review database ({exc})") from None
-        self._claim(dataset, kind, keys, keyed_by)
 
-    def _claim(self, dataset: str, kind: str, keys, keyed_by: str | None) -> None:
+    def _connect(self, readonly: bool) -> sqlite3.Connection:
+        """Read-write (the file made if missing), or read-only for stats and export: also in a
+        directory where SQLite cannot make its WAL side files (then as an immutable file)."""
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        for mode in ("mode=ro", "immutable=1"):
+            con = sqlite3.connect(f"file:{self.path}?{mode}", uri=True, timeout=30, check_same_thread=False)
+            try:
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return con
+            except sqlite3.OperationalError:
+                con.close()
+        raise WikioriginError(f"{self.path}: cannot be opened for reading (its directory may be read-only "
+                              "while the database is in WAL mode: copy it with its -wal file elsewhere)")
+
+    def _check_tables(self) -> None:
+        """A file with tables must hold ours: a database of another program is left untouched."""
+        tables = {r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables.discard("sqlite_sequence")
+        if tables and not {"meta", "decisions"} <= tables:
+            raise WikioriginError(f"{self.path}: not a review database (it holds the tables "
+                                  f"{', '.join(sorted(tables))}); give another --db")
+
+    def _claim(self, dataset: str, kind: str, keys, keyed_by: str | None, readonly: bool = False) -> None:
         meta = dict(self.con.execute("SELECT key, value FROM meta"))
+        if meta and meta.get("schema") != SCHEMA_VERSION:
+            raise WikioriginError(f"{self.path}: review schema {meta.get('schema')!r}, not {SCHEMA_VERSION!r}: "
+                                  "made by another version of wikiorigin; use that version")
+        if not meta and readonly:
+            raise WikioriginError(f"{self.path}: not a review database (no record of the dataset it reviews)")
         if not meta:
-            rows = [("dataset", dataset), ("kind", kind), ("schema", "1")]
+            rows = [("dataset", dataset), ("kind", kind), ("schema", SCHEMA_VERSION)]
             rows += [("keyed_by", keyed_by)] if keyed_by else []
             with self.con:
                 self.con.executemany("INSERT INTO meta VALUES (?, ?)", rows)
@@ -156,7 +190,19 @@ class ReviewStore:
         where, args = ("WHERE item = ? ", (item,)) if item is not None else ("", ())
         rows = self.con.execute("SELECT seq, item, content_sha1, annotator, at, decision, reason, note, "
                                 f"edits, undoes FROM decisions {where}ORDER BY seq", args)
-        return [Decision(*r[:8], json.loads(r[8]) if r[8] else None, r[9]) for r in rows]
+        return [Decision(*r[:8], self._edits(r[0], r[8]), r[9]) for r in rows]
+
+    def _edits(self, seq: int, text: str | None) -> dict | None:
+        """A row's edits (a JSON object), or a one-line error naming the database and the row."""
+        if not text:
+            return None
+        try:
+            edits = json.loads(text)
+        except json.JSONDecodeError:
+            edits = None
+        if not isinstance(edits, dict):
+            raise WikioriginError(f"{self.path}: decision {seq}: its edits are not a JSON object ({text[:60]!r})")
+        return edits
 
     def effective(self, annotator: str | None = None, item: str | None = None) -> list[Decision]:
         """The decisions in force (on ``item``, when given), oldest first: not undo rows, not
@@ -184,17 +230,29 @@ def open_existing(path, dataset: str | None = None, kind: str | None = None, key
     """An existing review database (stats, export); a missing file is an error, and so is one
     that reviews another dataset than ``dataset`` of ``kind`` with ``keys``, when given."""
     path = Path(path)
+    if path.is_dir():
+        raise WikioriginError(f"{path}: a directory, not a review database")
     if not path.is_file():
         raise WikioriginError(f"{path}: no such review database (make one with `wikiorigin review serve`)")
+    if kind is None:  # whatever it reviews
+        return _any(path)
+    return ReviewStore(path, dataset or "?", kind, keys, keyed_by, readonly=True)
+
+
+def _any(path: Path) -> ReviewStore:
+    """An existing database, read-only, for whatever dataset it reviews (stats)."""
+    probe = ReviewStore.__new__(ReviewStore)
+    probe.path = path
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        meta = dict(con.execute("SELECT key, value FROM meta"))
-        con.close()
+        probe.con = probe._connect(readonly=True)
+        probe._check_tables()
+        meta = dict(probe.con.execute("SELECT key, value FROM meta"))
     except sqlite3.DatabaseError as exc:
         raise WikioriginError(f"{path}: not a review database ({exc})") from None
-    if kind is None:
-        return ReviewStore(path, meta.get("dataset", "?"), meta.get("kind", "?"))
-    return ReviewStore(path, dataset or "?", kind, keys, keyed_by)
+    finally:
+        if getattr(probe, "con", None) is not None:
+            probe.con.close()
+    return ReviewStore(path, meta.get("dataset", "?"), meta.get("kind", "?"), readonly=True)
 
 
 def status(decision: Decision | None, sha1: str) -> str:
