@@ -106,7 +106,7 @@ cat demo-out/table8/comparison.md
 echo; echo "-- where our reading of llm-jp's answers differs from the published verdicts:"
 sed -n '/## Where we differ/,/## By type/p' demo-out/eval-llm-jp-13b-instruct-full-jaster-v1.0/report.md | head -12
 
-echo; echo "== Human review of the yokai questions in the browser (issue 12)"
+echo; echo "== Human review of the yokai questions in the browser"
 echo "   Start the review page (it prints the URL to open; Ctrl-C stops it, every decision is"
 echo "   already saved, and the same command resumes where you stopped):"
 echo "     .venv/bin/wikiorigin review serve demo-out/YokaiEval-first40.json --articles demo-out/yokai.parquet \\"
