@@ -19,7 +19,8 @@ import pyarrow.parquet as pq
 from . import __version__
 from .errors import WikioriginError
 
-__all__ = ["ParquetSink", "write_table", "read_provenance", "provenance", "input_schema", "read_input", "check_output"]
+__all__ = ["ParquetSink", "write_table", "read_provenance", "schema_provenance", "provenance", "input_schema",
+           "read_input", "check_output"]
 
 _KEY = b"wikiorigin"
 
@@ -105,10 +106,15 @@ def write_table(table: pa.Table | Iterable[pa.RecordBatch], path, schema: pa.Sch
     return sink.rows
 
 
+def schema_provenance(schema: pa.Schema) -> dict:
+    """The provenance stored in a schema's metadata (empty when wikiorigin wrote none), for a
+    caller that has read the file's schema already."""
+    return json.loads((schema.metadata or {}).get(_KEY, b"{}"))
+
+
 def read_provenance(path) -> dict:
     """The provenance stored in a file written by wikiorigin."""
-    meta = pq.read_schema(path).metadata or {}
-    return json.loads(meta.get(_KEY, b"{}"))
+    return schema_provenance(pq.read_schema(path))
 
 
 def read_rows(path, columns: list[str] | None = None) -> list[dict]:

@@ -144,3 +144,12 @@ def test_cli_card_for_an_empty_directory(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["build", "card", str(tmp_path / "empty"), "--kind", "mcq", "--title", "X"]) == 2
     assert "empty: no Parquet files to describe" in capsys.readouterr().err
+
+
+def test_card_names_a_file_that_is_not_parquet(tmp_path):
+    from wikiorigin.builders.dataset import write_card
+    from wikiorigin.errors import WikioriginError
+
+    (tmp_path / "test.parquet").write_text("not parquet")
+    with pytest.raises(WikioriginError, match=r"test\.parquet: not a Parquet file \("):
+        write_card(tmp_path, "mcq", "X", "")

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import WikioriginError
-from ..files import read_provenance
+from ..files import schema_provenance
 
 __all__ = ["write_card", "TASKS"]
 
@@ -35,13 +36,23 @@ def _size_category(rows: int) -> str:
     return next((label for limit, label in _SIZES if rows < limit), "n>1M")
 
 
-def _row_languages(files: list[Path], kind: str) -> set[str]:
+def _open(path: Path) -> pq.ParquetFile:
+    """One of the dataset's files, its footer read once (rows, schema, provenance); a file that
+    is not Parquet is a one-line error naming it."""
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise WikioriginError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]})") from None
+
+
+def _row_languages(parquets: list[pq.ParquetFile], kind: str) -> set[str]:
     """The languages the rows themselves say (their ``language`` column); a free-form set also
     asks each question in English (``question``) beside the item's language."""
     found = set()
-    for path in files:
-        if "language" in pq.read_schema(path).names:
-            found |= {v for v in pq.read_table(path, columns=["language"]).column(0).unique().to_pylist() if v}
+    for parquet in parquets:
+        if "language" in parquet.schema_arrow.names:
+            column = parquet.read(columns=["language"]).column(0)
+            found |= {v for v in column.unique().to_pylist() if v}
     return found | ({"en"} if kind == "freeform" and found else set())
 
 
@@ -85,9 +96,10 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
     if not files:
         raise WikioriginError(f"{directory}: no Parquet files to describe")
-    rows = sum(pq.ParquetFile(p).metadata.num_rows for p in files)
-    metas = [read_provenance(p) for p in files]
-    languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(files, kind))
+    parquets = [_open(p) for p in files]
+    rows = sum(p.metadata.num_rows for p in parquets)
+    metas = [schema_provenance(p.schema_arrow) for p in parquets]
+    languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(parquets, kind))
     category, task_id = TASKS[kind]
     licence = _licence(metas)
     front = [
