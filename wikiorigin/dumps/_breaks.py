@@ -2,10 +2,8 @@
 
 A structural break is an element not closed where the next one starts (see
 :mod:`wikiorigin.dumps.stubs`). The compiled core (``_scanblock.c``) finds breaks in its one
-pass; the pure-Python path (``_pyscan.py``) looks for cheap signs first (a second ``<page>``,
-unpaired ``<revision>`` tags, a head or a timestamp the strict patterns do not match) and then
-walks the page here with :func:`page_break`, so that both report the same break with the same
-message. Offsets are positions in the buffer given.
+pass; the pure-Python path (``_pyscan.py``) walks every page here with :func:`page_break`,
+so that both report the same break with the same message. Offsets are positions in the buffer given.
 """
 
 from __future__ import annotations
