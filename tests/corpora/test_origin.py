@@ -213,3 +213,16 @@ def test_a_file_that_is_not_an_items_file(ja_multistream, data_dir, tmp_path, ca
     text.write_text("not parquet")
     code, _, err = _run(capsys, text, ja_multistream, tmp_path / "b.parquet", "--wikidata", str(data_dir / WD))
     assert code == 2 and f"{text}: not a Parquet file" in err and "expected the output of `wikiorigin subset`" in err
+
+
+def test_an_unwanted_entity_is_never_read_past_its_id(data_dir, tmp_path):
+    # the real sample, plus an unwanted item whose id stands past the prefix the regex reads
+    # and whose claims are malformed: it is skipped on its id, not reported as a bad line
+    late = '{"type":"item","labels":{"en":{"language":"en","value":"' + "x" * 500 + '"}},' \
+           '"id":"Q77","claims":{"P131":"torn"}},'
+    lines = (data_dir / WD).read_text().splitlines()
+    dump = tmp_path / "late.json"
+    dump.write_text("\n".join(lines[:2] + [late] + lines[2:]) + "\n")
+    stats = EntityStats()
+    assert [e.qid for e in read_entities(dump, ["Q1", "Q8"], stats)] == ["Q1", "Q8"]
+    assert (stats.bad_lines, stats.found) == (0, 2)

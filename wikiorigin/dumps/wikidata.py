@@ -130,6 +130,9 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
                 continue
         try:
             data = json.loads(line.rstrip(b","))
+            if wanted is not None and data["id"].encode() not in wanted:
+                stats.parsed += 1  # an id the regex did not see: its claims are never read
+                continue
             entity = entity_from_json(data)
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             stats.bad_lines += 1
@@ -137,9 +140,8 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
                 stats.notes.append(f"{path}: line {number}: not an entity in JSON ({exc}): {line[:60]!r}")
             continue
         stats.parsed += 1
-        if wanted is None or entity.qid.encode() in wanted:
-            stats.found += 1
-            yield entity
+        stats.found += 1
+        yield entity
 
 
 _STATEMENTS = """{{ ?item p:PROP ?st . ?st ps:PROP ?value ; wikibase:rank ?rank .
