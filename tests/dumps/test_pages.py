@@ -150,3 +150,19 @@ def test_fetching_articles_shows_progress(data_dir, capsys, monkeypatch):
     ms = Multistream(data_dir / EL, data_dir / EL_INDEX)
     ms.get(ms.titles())
     assert f"{EL}: articles: 17/17 articles (" in capsys.readouterr().err
+
+
+def test_redirect_chains_are_followed_hop_by_hop(tmp_path):
+    dump, index = _dump(tmp_path, [
+        _page(1, "A", redirect="B"),
+        _page(2, "B", redirect="C"),
+        _page(3, "C", "the end"),
+        _page(4, "D", redirect="C"),
+    ], per_stream=1)
+    ms = Multistream(dump, index)
+    got = ms.get(["A", "D", "C"])
+    assert {k: p.title for k, p in got.items()} == {"A": "C", "D": "C", "C": "C"}
+    assert ms.problems == []
+    short = Multistream(dump, index)
+    assert short.get(["A"], max_hops=1)["A"].title == "A"
+    assert short.problems == ["'A': more than 1 redirects"]

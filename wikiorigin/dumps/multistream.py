@@ -213,8 +213,7 @@ class Multistream:
         keys = list(keys)
         pages = self._fetch({k: self.entry(k) for k in keys})
         if follow_redirects:
-            for key, page in list(pages.items()):
-                pages[key] = self._follow(key, page, max_hops)
+            self._follow(pages, max_hops)
         return pages
 
     def missing(self, keys: Iterable[str | int]) -> list:
@@ -247,23 +246,34 @@ class Multistream:
                 progress.update(len(by_stream[offset]))
         return found
 
-    def _follow(self, key, page: PageText, max_hops: int) -> PageText:
-        seen = {page.page_id}
-        current = page
+    def _follow(self, pages: dict, max_hops: int) -> None:
+        """Replace each redirect in ``pages`` by its target, hop by hop: the targets of one hop
+        are fetched together (each stream read once, on the pool's threads). A loop, a target
+        not in the dump or more than ``max_hops`` redirects is reported in ``problems``."""
+        problems: dict = {}
+        chasing = {key: (page, {page.page_id}) for key, page in pages.items()}  # key: (now, seen)
         for _ in range(max_hops):
-            if current.redirect is None:
-                return current
-            target = self.entry(current.redirect)
-            if target is None:
-                self.problems.append(f"{key!r}: redirect to {current.redirect!r}, not in the dump")
-                return current
-            if target.page_id in seen:
-                self.problems.append(f"{key!r}: redirect loop at {current.redirect!r}")
-                return page
-            seen.add(target.page_id)
-            current = self._fetch({key: target})[key]
-        self.problems.append(f"{key!r}: more than {max_hops} redirects")
-        return page
+            targets = {}
+            for key, (current, seen) in chasing.items():
+                if current.redirect is None:
+                    pages[key] = current
+                    continue
+                target = self.entry(current.redirect)
+                if target is None:
+                    problems[key] = f"{key!r}: redirect to {current.redirect!r}, not in the dump"
+                    pages[key] = current
+                elif target.page_id in seen:
+                    problems[key] = f"{key!r}: redirect loop at {current.redirect!r}"
+                else:
+                    seen.add(target.page_id)
+                    targets[key] = target
+            if not targets:
+                break
+            chasing = {key: (page, chasing[key][1]) for key, page in self._fetch(targets).items()}
+        else:  # still redirected after max_hops: the redirect itself is kept
+            for key in chasing:
+                problems[key] = f"{key!r}: more than {max_hops} redirects"
+        self.problems.extend(problems[key] for key in pages if key in problems)
 
 
 class _Reader:
