@@ -73,10 +73,7 @@ def mcq_documents(rows: list[dict], language: str, where: str) -> list[dict]:
 def freeform_documents(rows: list[dict], source_language: bool = False) -> list[dict]:
     """lm-eval documents of free-form questions: ``prompt`` (as ``wikiorigin eval freeform``
     asks, in English or with ``source_language`` in the item's language) and ``answers``."""
-    field, template = ("question_source", freeform.PROMPTS["source"]) if source_language else (
-        "question", freeform.PROMPTS["en"])
-    return [{"id": str(r.get("id") or r.get("qid") or i),
-             "prompt": template.format(question=r.get(field) or r["question"]),
+    return [{"id": str(r.get("id") or r.get("qid") or i), "prompt": freeform.question_prompt(r, source_language),
              "answers": [str(a) for a in r["answers"]], "qid": r.get("qid"),
              "origin_wiki": r.get("origin_wiki")} for i, r in enumerate(rows)]
 

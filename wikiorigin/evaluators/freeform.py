@@ -23,7 +23,7 @@ from ..errors import WikioriginError
 from ..files import read_rows
 
 __all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein",
-           "answer_text", "romanize", "read_freeform", "evaluate_freeform", "summarize_freeform",
+           "answer_text", "romanize", "read_freeform", "question_prompt", "evaluate_freeform", "summarize_freeform",
            "write_freeform_results", "freeform_settings", "SAMPLING", "ANSWER_READER_VERSION"]
 
 CHAR_ORDER = 6
@@ -142,13 +142,20 @@ def read_freeform(path) -> list[dict]:
     return rows
 
 
+def question_prompt(row: dict, source_language: bool = False) -> str:
+    """The prompt a free-form question is asked with: in English, or with ``source_language``
+    in the item's language (``question_source``, the English question where it has none)."""
+    if source_language:
+        return PROMPTS["source"].format(question=row.get("question_source") or row["question"])
+    return PROMPTS["en"].format(question=row["question"])
+
+
 def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False, **sampling) -> list[dict]:
     """Ask each question (in English, or with ``source_language`` in the item's language) and
     score the answer: exact match, chrF (nearest answer), best chrF, and an exact match after
     romanization (unidecode), kept apart."""
     sampling = {**SAMPLING, **sampling}
-    field, template = ("question_source", PROMPTS["source"]) if source_language else ("question", PROMPTS["en"])
-    prompts = [template.format(question=r.get(field) or r["question"]) for r in rows]
+    prompts = [question_prompt(r, source_language) for r in rows]
     responses = model.generate(prompts, **sampling)
     items = []
     for row, prompt, response in zip(rows, prompts, responses):
