@@ -66,6 +66,24 @@ def test_undo_takes_back_the_latest_decision_in_force(mcq_file, tmp_path):
     assert [d.decision for d in store.history()].count("undo") == 2  # nothing deleted
 
 
+def test_the_state_follows_decisions_of_servers_sharing_the_database(mcq_file, tmp_path):
+    data = load_dataset(mcq_file)
+    mine, theirs = _store(tmp_path, data), _store(tmp_path, data)  # one server per annotator
+    a, b = data.items[:2]
+    mine.add(a.key, a.sha1, "alice", "accept")
+    first = mine.current()
+    first.clear()  # a caller's copy: the store's own state is untouched
+    assert set(mine.current()) == {("q1", "alice")}
+    theirs.add(b.key, b.sha1, "bob", "reject", reason="duplicate")
+    assert set(mine.current()) == {("q1", "alice"), ("q2", "bob")}
+    theirs.undo("bob")
+    assert set(mine.current()) == {("q1", "alice")}
+    stats = ReviewStore(tmp_path / "review.sqlite", "?", None, readonly=True)  # whatever it reviews
+    assert set(stats.current()) == {("q1", "alice")}
+    with pytest.raises(ValueError, match="needs the dataset's kind"):
+        ReviewStore(tmp_path / "other.sqlite", "?", None)
+
+
 def test_a_decision_on_other_content_is_stale(mcq_file, tmp_path):
     data = load_dataset(mcq_file)
     store = _store(tmp_path, data)

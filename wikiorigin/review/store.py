@@ -81,12 +81,15 @@ class ReviewStore:
 
     ``dataset``, ``kind`` and ``keyed_by`` name the dataset reviewed: a new database records
     them; an existing one of another kind, keyed otherwise, or whose decided items are none of
-    ``keys``, is an error.
+    ``keys``, is an error. ``kind=None`` (read-only only, for stats): whatever it reviews.
     """
 
-    def __init__(self, path, dataset: str, kind: str, keys=None, keyed_by: str | None = None,
+    def __init__(self, path, dataset: str, kind: str | None, keys=None, keyed_by: str | None = None,
                  readonly: bool = False):
+        if kind is None and not readonly:
+            raise ValueError("ReviewStore: a database opened for writing needs the dataset's kind")
         self.path = Path(path)
+        self._state: tuple[int | None, dict] | None = None  # (last seq, current()) while nothing is added
         if self.path.is_dir():
             raise WikioriginError(f"{self.path}: a directory; give a database file (e.g. review.sqlite)")
         try:
@@ -124,8 +127,8 @@ class ReviewStore:
             raise WikioriginError(f"{self.path}: not a review database (it holds the tables "
                                   f"{', '.join(sorted(tables))}); give another --db")
 
-    def _claim(self, dataset: str, kind: str, keys, keyed_by: str | None, readonly: bool = False) -> None:
-        meta = dict(self.con.execute("SELECT key, value FROM meta"))
+    def _claim(self, dataset: str, kind: str | None, keys, keyed_by: str | None, readonly: bool = False) -> None:
+        meta = self.meta()
         if meta and meta.get("schema") != SCHEMA_VERSION:
             raise WikioriginError(f"{self.path}: review schema {meta.get('schema')!r}, not {SCHEMA_VERSION!r}: "
                                   "made by another version of wikiorigin; use that version")
@@ -136,6 +139,8 @@ class ReviewStore:
             rows += [("keyed_by", keyed_by)] if keyed_by else []
             with self.con:
                 self.con.executemany("INSERT INTO meta VALUES (?, ?)", rows)
+            return
+        if kind is None:  # read-only, whatever it reviews (stats)
             return
         if meta.get("kind") != kind:
             raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')} ({meta.get('kind')}), "
@@ -214,11 +219,18 @@ class ReviewStore:
 
     def current(self, item: str | None = None) -> dict[tuple[str, str], Decision]:
         """The state: ``(item, annotator)`` -> their latest decision in force (on ``item``
-        only, when given: one indexed query, for the page's item view)."""
-        state = {}
-        for d in self.effective(item=item):
-            state[(d.item, d.annotator)] = d
-        return state
+        only, when given: one indexed query, for the page's item view). The whole state is
+        read again only when a row was added since (by any server sharing the database: rows
+        are append-only, so the last sequence number tells)."""
+        if item is None:
+            last = self.con.execute("SELECT max(seq) FROM decisions").fetchone()[0]
+            if self._state is None or self._state[0] != last:
+                self._state = (last, self._read_current(None))
+            return dict(self._state[1])
+        return self._read_current(item)
+
+    def _read_current(self, item: str | None) -> dict[tuple[str, str], Decision]:
+        return {(d.item, d.annotator): d for d in self.effective(item=item)}
 
     def annotators(self) -> list[str]:
         """Everyone who has written a decision, by name."""
@@ -234,25 +246,7 @@ def open_existing(path, dataset: str | None = None, kind: str | None = None, key
         raise WikioriginError(f"{path}: a directory, not a review database")
     if not path.is_file():
         raise WikioriginError(f"{path}: no such review database (make one with `wikiorigin review serve`)")
-    if kind is None:  # whatever it reviews
-        return _any(path)
     return ReviewStore(path, dataset or "?", kind, keys, keyed_by, readonly=True)
-
-
-def _any(path: Path) -> ReviewStore:
-    """An existing database, read-only, for whatever dataset it reviews (stats)."""
-    probe = ReviewStore.__new__(ReviewStore)
-    probe.path = path
-    try:
-        probe.con = probe._connect(readonly=True)
-        probe._check_tables()
-        meta = dict(probe.con.execute("SELECT key, value FROM meta"))
-    except sqlite3.DatabaseError as exc:
-        raise WikioriginError(f"{path}: not a review database ({exc})") from None
-    finally:
-        if getattr(probe, "con", None) is not None:
-            probe.con.close()
-    return ReviewStore(path, meta.get("dataset", "?"), meta.get("kind", "?"), readonly=True)
 
 
 def status(decision: Decision | None, sha1: str) -> str:
