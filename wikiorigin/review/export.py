@@ -153,12 +153,13 @@ def apply_edits(kind: str, row: dict, edits: dict | None) -> tuple[dict, list[st
     return new, changed
 
 
-def _outcomes(dataset: Dataset, store, policy: str) -> tuple[list, dict]:
+def _outcomes(dataset: Dataset, current: dict, policy: str) -> tuple[list, dict]:
     """The accepted items as (item, their decisions in force on its content, the accepts of
     the version exported), and the other items counted: rejected, undecided, stale (some
-    decision is), and the keys of the conflicts."""
+    decision is), and the keys of the conflicts; ``current`` is the store's state
+    (:meth:`~wikiorigin.review.store.ReviewStore.current`)."""
     by_item: dict[str, list[Decision]] = {}
-    for (key, _), d in store.current().items():
+    for (key, _), d in current.items():
         by_item.setdefault(key, []).append(d)
     counts, accepted = {"rejected": 0, "undecided": 0, "stale": 0, "conflicts": []}, []
     for item in dataset.items:
@@ -191,7 +192,8 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         raise WikioriginError(f"{out}: the reviewed set is Parquet: give a file name ending in .parquet")
     store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)
     rows, edited = [], 0
-    accepted, counts = _outcomes(dataset, store, policy)
+    current = store.current()
+    accepted, counts = _outcomes(dataset, current, policy)
     for item, decisions, accepts in accepted:
         row, changed = apply_edits(dataset.kind, item.row, accepts[0].edits)
         edited += bool(changed)
@@ -208,11 +210,11 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         source = {"language": "ja", "license": "cc-by-nc-sa-4.0", "released": str(dataset.path.name)}
     review = {"policy": policy, "db": str(db), "annotators": store.annotators(), "items": len(dataset.items),
               "exported": len(rows), "edited": edited, **counts, "conflicts": len(counts["conflicts"]),
-              "conflicting": counts["conflicts"]}
+              "conflicting": counts["conflicts"],
+              "orphaned": len({d.item for d in current.values()} - set(dataset.by_key))}
     meta = files.provenance(stage="review export", input=str(dataset.path), kind=dataset.kind, review=review,
                             source=source, **{k: source[k] for k in ("language", "generator", "checker",
                                                                      "prompt_sha1", "builder", "license") if k in source})
-    review["orphaned"] = len({d.item for d in store.current().values()} - set(dataset.by_key))
     store.close()
     files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
     return ExportReport(out, policy, len(dataset.items), len(rows), counts["rejected"], counts["undecided"],
