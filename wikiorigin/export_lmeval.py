@@ -53,21 +53,14 @@ class LmEvalExport:
     readme: Path
 
 
-def mcq_documents(rows: list[dict], language: str, where: str) -> list[dict]:
-    """lm-eval documents of questions read by :func:`~wikiorigin.evaluators.mcq.read_questions`:
-    ``prompt`` (the whole context), ``choices``, ``answer_index``, and id, type, region, title."""
-    docs = []
-    for i, row in enumerate(rows):
-        choices = row["choices"]
-        if not all(c.strip() for c in choices):
-            raise WikioriginError(f"{where}: row {i}: an empty option (lm-eval divides by its length)")
-        if not 0 <= row["answer_index"] < len(choices):
-            raise WikioriginError(f"{where}: row {i}: answer_index {row['answer_index']} is not "
-                                  f"one of the {len(choices)} options")
-        docs.append({"id": str(row["id"]), "prompt": mcq.question_prompt(row) + mcq.answer_cue(language),
-                     "choices": choices, "answer_index": row["answer_index"], "type": row["type"],
-                     "region": row["region"], "title": row["title"]})
-    return docs
+def mcq_documents(rows: list[dict], language: str) -> list[dict]:
+    """lm-eval documents of questions read (and checked) by
+    :func:`~wikiorigin.evaluators.mcq.read_questions`: ``prompt`` (the whole context),
+    ``choices``, ``answer_index``, and id, type, region, title."""
+    cue = mcq.answer_cue(language)
+    return [{"id": str(row["id"]), "prompt": mcq.question_prompt(row) + cue, "choices": row["choices"],
+             "answer_index": row["answer_index"], "type": row["type"], "region": row["region"],
+             "title": row["title"]} for row in rows]
 
 
 def freeform_documents(rows: list[dict], source_language: bool = False) -> list[dict]:
@@ -148,17 +141,6 @@ def _kind(rows: list[dict], path) -> str:
     return "mcq" if has_choices else "freeform"
 
 
-def _language(rows: list[dict], path, language: str | None) -> str:
-    """``language`` if given, else the one value of the rows' ``language`` column, else ja."""
-    if language is None:
-        found = sorted({str(r["language"]) for r in rows if r.get("language")})
-        if len(found) > 1:
-            raise WikioriginError(f"{path}: rows in several languages ({', '.join(found)}); "
-                                  "export each apart or give --language")
-        language = found[0] if found else "ja"
-    return open_language(language)  # any open Wikipedia's; English cue where ours has none
-
-
 def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
     run = (f"lm_eval --model hf --model_args pretrained=MODEL --tasks {result.task} "
            f"--include_path {result.yaml.parent}")
@@ -205,8 +187,10 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
     meta = {"wikiorigin": __version__, "source": str(source),
             "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "kind": kind}
     if kind == "mcq":
-        language = _language(raw, path, language)
-        docs = mcq_documents(mcq.read_questions(path), language, str(path))
+        questions = mcq.read_questions(path)
+        # as eval mcq decides it: the rows' one language, else ja; any open Wikipedia's
+        language = open_language(language or mcq.rows_language(questions, source=str(path)))
+        docs = mcq_documents(questions, language)
         meta.update(language=language, rows=len(docs))
         config = mcq_task(name, data, language, meta)
     else:
