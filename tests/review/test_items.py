@@ -41,6 +41,17 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path, content, message):
         load_dataset(tmp_path / "d.json")
 
 
+@pytest.mark.parametrize("name, make, message", [
+    ("d.parquet", lambda p: p.write_bytes(b"PAR1 half a file"), "not a Parquet file"),
+    ("d.parquet", lambda p: p.mkdir(), "a directory"), ("d.json", lambda p: p.mkdir(), "a directory"),
+    ("d.parquet", lambda p: None, "no such file .*wikiorigin build mcq"),
+    ("d.json.xz", lambda p: None, "no such file .*wikiorigin build mcq")])
+def test_unreadable_dataset_files_are_one_line_naming_the_file(tmp_path, name, make, message):
+    make(tmp_path / name)
+    with pytest.raises(WikioriginError, match=f"{name}: .*{message}"):
+        load_dataset(tmp_path / name)
+
+
 def test_footnotes_cited_and_cut():
     assert cited_numbers([1, 3]) == [1, 3] and cited_numbers("[1][12]") == [1, 12] and cited_numbers(None) == []
     parts = segments("A[1]. B[注 1] C[2]", [1])

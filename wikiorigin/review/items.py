@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import WikioriginError
-from ..files import read_rows
+from ..files import read_input, read_rows
 
 __all__ = ["KINDS", "EDITABLE", "Dataset", "Item", "load_dataset", "load_articles", "content_sha1", "content_keys",
            "cited_numbers", "find_article", "segments", "wikipedia_url", "view"]
@@ -72,20 +72,14 @@ class Dataset:
 
 def _read_rows(path: Path):
     """The rows of a dataset file and, for Parquet, its schema."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if not path.exists():
-        raise WikioriginError(f"{path}: no such file (make one with `{_MADE_BY}`)")
+    if path.suffix == ".parquet":
+        table = read_input(path, (), _MADE_BY)
+        return table.to_pylist(), table.schema
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory, not a dataset file")
-    if path.suffix != ".parquet":
-        return read_rows(path), None
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise WikioriginError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]})") from None
-    return table.to_pylist(), table.schema
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such file (make one with `{_MADE_BY}`)")
+    return read_rows(path), None
 
 
 def _kind(path: Path, names) -> str:
@@ -138,8 +132,6 @@ def content_keys(hashes: list[str]) -> list[str]:
 def load_articles(path) -> dict:
     """An ``articles.parquet`` as look-ups: by ``("page", wiki, page_id)``, ``("qid", qid)``,
     ``("title", title, anchor)`` and ``("title", title, None)`` (the first article wins)."""
-    from ..files import read_input
-
     rows = read_input(path, ["title", "text", "references"], "wikiorigin corpus yokai|origin").to_pylist()
     index: dict = {}
     for row in rows:
