@@ -58,8 +58,8 @@ class Review:
         if not annotator or len(annotator) > 64 or not annotator.isprintable():
             raise WikioriginError(f"--annotator {annotator!r}: give a name of 1 to 64 printable characters")
         self.path = Path(dataset)
+        self._stamp = self._file_stamp() if self.path.exists() else None
         self.dataset = load_dataset(self.path)
-        self._stamp = self._file_stamp()
         self.articles = load_articles(articles) if articles else None
         self.store = ReviewStore(db, self.path.name, self.dataset.kind, list(self.dataset.by_key),
                                  self.dataset.keyed_by)
@@ -71,9 +71,12 @@ class Review:
 
     def refresh(self) -> None:
         """Read the dataset again if its file changed since (decisions on changed items turn stale)."""
-        if self.path.exists() and self._file_stamp() != self._stamp:
+        if not self.path.exists():
+            return
+        stamp = self._file_stamp()  # taken before reading: a change while it is read shows next time
+        if stamp != self._stamp:
             self.dataset = load_dataset(self.path)
-            self._stamp = self._file_stamp()
+            self._stamp = stamp
 
     def state(self, who: str | None = None) -> dict:
         """Every item's state for ``who`` (default: this annotator), progress by group, and the
