@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from .cues import ANSWER_CUES, DENIALS
 from .markup import strip_markup
-from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, lookalike, script
+from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, lookalike, script, spaced
 
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
            "ascii_digits", "PARSER_VERSION"]
@@ -95,7 +95,6 @@ def match_key(text: str) -> str:
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _LONE_SPACE = re.compile(rf"(?<!{_SPACED_CHAR}) | (?!{_SPACED_CHAR})")
-_WORD = re.compile(_SPACED_CHAR)
 
 
 # -- the answer's parts --------------------------------------------------------------------
@@ -202,8 +201,8 @@ def _spans(text: str, key: str) -> list[tuple[int, int]]:
     out = []
     for m in re.finditer(re.escape(key), text):
         x, y = m.span()
-        if (_WORD.match(key[0]) and x and _WORD.match(text[x - 1])) or \
-                (_WORD.match(key[-1]) and y < len(text) and _WORD.match(text[y]) and attached(text, x, y) != "particle"):
+        if (spaced(key[0]) and x and spaced(text[x - 1])) or \
+                (spaced(key[-1]) and y < len(text) and spaced(text[y]) and attached(text, x, y) != "particle"):
             continue
         if not _denied(text, x, y):
             out.append((x, y))
@@ -228,7 +227,7 @@ def _inflected(text: str, keys: list[str], asked: str) -> Reading | None:
     copied from the question nor denied, and no option begins another's form."""
     copied, found = _copied(text, asked), set()
     for i, key in enumerate(keys):
-        if len(key) < 3 or not (_WORD.match(key[0]) and _WORD.match(key[-1])):
+        if len(key) < 3 or not (spaced(key[0]) and spaced(key[-1])):
             continue
         for form in _forms(key):
             for m in re.finditer(re.escape(form), text):
@@ -279,7 +278,7 @@ def _paraphrase(sentence: str, keys: list[str]) -> int | None:
     the sentence holds almost all of, clearly more than any other option's: the answer
     rewords one option (``夜間にサギが青白く光る`` for ``サギが夜間に青白く光る``). Letters of
     alphabets (Latin, Cyrillic, Arabic, ...) say nothing alone and are not counted."""
-    chars = [{c for c in k if not (c.isalpha() and _WORD.match(c) and script(c) != "HANGUL")} for k in keys]
+    chars = [{c for c in k if not (c.isalpha() and spaced(c) and script(c) != "HANGUL")} for k in keys]
     scores = []
     for i, own in enumerate(chars):
         mine = own - set().union(*(c for j, c in enumerate(chars) if j != i))

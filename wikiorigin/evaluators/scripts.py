@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["ascii_digits", "fold_greek", "script", "lookalike", "attached", "UNSPACED_RANGES", "SPACED_CHAR", "LABEL_TOKEN"]
+__all__ = ["ascii_digits", "fold_greek", "script", "lookalike", "attached", "spaced", "UNSPACED_RANGES", "SPACED_CHAR", "LABEL_TOKEN"]
 
 _DIGIT = re.compile(r"[^\x00-\x7f]")
 
@@ -95,9 +95,9 @@ def attached(text: str, x: int, y: int) -> str | None:
     it (``"suffix"``: Estonian ``Tallinnas``) or, in Arabic and Hebrew, before it
     (``"clitic"``: ``بدمشق``), at most three letters either way; None when it is not so joined."""
     start, end = x, y
-    while start and _wordish(text[start - 1]):
+    while start and spaced(text[start - 1]):
         start -= 1
-    while end < len(text) and _wordish(text[end]):
+    while end < len(text) and spaced(text[end]):
         end += 1
     before, after = text[start:x], text[y:end]
     first, last = script(text[x]), script(text[y - 1])
@@ -115,6 +115,7 @@ def attached(text: str, x: int, y: int) -> str | None:
 _SPACED = re.compile(SPACED_CHAR)
 
 
-def _wordish(char: str) -> bool:
-    """Whether ``char`` is a letter, digit or mark of a spaced script."""
-    return bool(_SPACED.match(char))
+def spaced(char: str) -> bool:
+    """Whether ``char`` is a letter, digit or mark of a script that spaces its words
+    (:data:`SPACED_CHAR`)."""
+    return _SPACED.match(char) is not None
