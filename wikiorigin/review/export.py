@@ -17,13 +17,12 @@ database and the counts, and keeps the input's own provenance under ``source``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WikioriginError
 from .items import EDITABLE, Dataset, load_dataset
-from .store import Decision, open_existing, status
+from .store import Decision, edits_key, open_existing, status
 
 __all__ = ["POLICIES", "ExportReport", "accepted_by", "versions", "winner", "apply_edits", "check_edits",
            "export_reviewed"]
@@ -67,7 +66,7 @@ def versions(decisions: list[Decision]) -> dict[str, list[Decision]]:
     out: dict[str, list[Decision]] = {}
     for d in decisions:
         if d.decision == "accept":
-            out.setdefault(json.dumps(d.edits or None, ensure_ascii=False, sort_keys=True), []).append(d)
+            out.setdefault(edits_key(d.edits), []).append(d)
     return out
 
 

@@ -10,11 +10,10 @@ Both come from statsmodels; a kappa that is undefined (every rating the same) is
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from itertools import combinations
 
-from .store import ReviewStore
+from .store import ReviewStore, edits_key
 
 __all__ = ["review_stats", "format_stats"]
 
@@ -72,8 +71,7 @@ def review_stats(store: ReviewStore) -> dict:
     versions: dict[tuple[str, str], set[str]] = {}  # (item, content) -> the edits accepted on it
     for (item, annotator), d in sorted(current.items()):
         if d.decision == "accept":
-            versions.setdefault((item, d.content_sha1), set()).add(
-                json.dumps(d.edits or None, ensure_ascii=False, sort_keys=True))
+            versions.setdefault((item, d.content_sha1), set()).add(edits_key(d.edits))
         counts.setdefault(annotator, Counter())[d.decision] += 1
         if d.decision == "reject":
             reasons[d.reason or "(note only)"] += 1

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import WikioriginError
 
-__all__ = ["DECISIONS", "REASONS", "Decision", "ReviewStore", "open_existing", "status"]
+__all__ = ["DECISIONS", "REASONS", "Decision", "ReviewStore", "open_existing", "status", "edits_key"]
 
 DECISIONS = ("accept", "reject", "skip")
 """What an annotator can decide on an item (an edit is an ``accept`` with edits)."""
@@ -172,7 +172,7 @@ class ReviewStore:
 
     def _insert(self, item, sha1, annotator, decision, reason, note, edits, undoes) -> Decision:
         at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        text = json.dumps(edits, ensure_ascii=False, sort_keys=True) if edits else None
+        text = edits_key(edits) if edits else None
         with self.con:
             cur = self.con.execute(
                 "INSERT INTO decisions (item, content_sha1, annotator, at, decision, reason, note, edits, undoes)"
@@ -257,3 +257,9 @@ def status(decision: Decision | None, sha1: str) -> str:
     if decision.content_sha1 != sha1:
         return "stale"
     return "accepted" if decision.decision == "accept" else "rejected"
+
+
+def edits_key(edits: dict | None) -> str:
+    """An accept's edits as canonical JSON (``"null"``: none, the item as it is): accepts with
+    the same key accept the same version of an item (export's versions, stats' conflicts)."""
+    return json.dumps(edits or None, ensure_ascii=False, sort_keys=True)
