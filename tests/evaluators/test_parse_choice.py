@@ -197,5 +197,6 @@ def test_digits_of_any_script_are_ascii():
     from wikiorigin.evaluators.answers import ascii_digits, match_key
 
     assert ascii_digits("٠١٢٣ ۴۵ ३४ ๕ ১") == "0123 45 34 5 1"
+    assert ascii_digits("三千年、２番、Ⅻ、⑤ and 42") == "三千年、2番、Ⅻ、⑤ and 42"  # digits only (Nd), the rest kept
     assert match_key("٣,٠٠٠") == match_key("3,000") == match_key("三千") == "3000"
     assert match_key("Η  Καμτσάτκα!") == "η καμτσάτκα" and match_key("雪 女") == "雪女"

@@ -14,13 +14,13 @@ import unicodedata
 
 __all__ = ["ascii_digits", "fold_greek", "script", "lookalike", "attached", "spaced", "UNSPACED_RANGES", "SPACED_CHAR", "LABEL_TOKEN"]
 
-_DIGIT = re.compile(r"[^\x00-\x7f]")
+_DIGIT = re.compile(r"[^\D0-9]")  # a decimal digit (Unicode Nd) other than 0-9
 
 
 def ascii_digits(text: str) -> str:
     """``text`` with every decimal digit of any script (Arabic-Indic ``٣``, Devanagari ``३``,
     Bengali, Thai, ...) written as an ASCII digit; other characters as they are."""
-    return _DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(), "")) or m.group(), text)
+    return _DIGIT.sub(lambda m: str(unicodedata.decimal(m.group())), text)
 
 
 _GREEK_MARKED = re.compile("[\u0386-\u03ce\u1f00-\u1ffc]")
