@@ -60,7 +60,6 @@ _ATTRIBUTE = {"type": "object", "required": ["refs"],
               "properties": {"refs": {"type": "array", "items": {"type": "integer"}}}}
 
 
-
 @dataclass(slots=True)
 class MCQConfig:
     """Settings of :func:`build_mcq` that change the questions: the ``language`` of the
@@ -320,15 +319,12 @@ ARTICLE_COLUMNS = ("wiki", "page_id", "title", "revision_id", "url", "text", "re
 _STAGE = "wikiorigin corpus yokai (or corpus origin)"
 
 
-def read_articles(path, labels: Labels | None = None) -> list[dict]:
-    """The rows of an article corpus, checked before any call is paid for (with Wikidata
-    regions, the corpus must carry ``region``: ``corpus origin``'s)."""
-    table = read_input(path, ARTICLE_COLUMNS, _STAGE)
-    if labels is not None and labels.region_source == WIKIDATA and "region" not in table.column_names:
+def _check_regions(has_region: bool, path, labels: Labels) -> None:
+    """With Wikidata regions, the corpus must carry ``region`` (``corpus origin``'s)."""
+    if labels.region_source == WIKIDATA and not has_region:
         raise WikioriginError(f"{path}: no region column, which the labels {labels.source} take from Wikidata "
                               "(build the corpus with `wikiorigin corpus origin`, or give --labels FILE "
                               "with region classes)")
-    return table.to_pylist()
 
 
 def _default_labels(rows: list[dict], has_region: bool, path, language: str | None = None) -> Labels:
@@ -348,14 +344,11 @@ def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     """The articles, the language of the questions and the labels, all checked before any
     call is paid for."""
     language = open_language(config.language) if config.language else None
-    labels = config.labels
-    if isinstance(labels, str):
-        labels = load_labels(labels)
-    if labels is None:
-        table = read_input(articles, ARTICLE_COLUMNS, _STAGE)
-        labels = _default_labels(table.select(["wiki"]).to_pylist(), "region" in table.column_names, articles,
-                                 language)
-    rows = read_articles(articles, labels)
+    labels = load_labels(config.labels) if isinstance(config.labels, str) else config.labels
+    table = read_input(articles, ARTICLE_COLUMNS, _STAGE)  # read once, checked before any call
+    rows, has_region = table.to_pylist(), "region" in table.column_names
+    labels = labels or _default_labels(rows, has_region, articles, language)
+    _check_regions(has_region, articles, labels)
     return rows, language or _articles_language(rows, articles), labels
 
 
