@@ -19,7 +19,7 @@ from ..labels import WIKIDATA, YOKAI_PROMPTS
 from ..languages import language_name
 from ..schemas import FREEFORM_CRITERIA as CRITERIA, MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
-__all__ = ["MCQ_PROMPTS", "MCQ_PROMPTS_ANY", "MCQ_TYPE_ONLY", "yokai_prompts", "mcq_prompts", "mcq_prompt",
+__all__ = ["MCQ_PROMPTS", "MCQ_PROMPTS_ANY", "MCQ_TYPE_ONLY", "yokai_prompts", "mcq_prompt",
            "label_prompt", "label_schema", "TYPES", "REGIONS", "prompt_sha1", "FREEFORM_PROMPTS", "CRITERIA", "freeform_sha1"]
 
 MCQ_PROMPTS = {
@@ -125,13 +125,6 @@ def yokai_prompts(language: str, labels=None) -> bool:
     return language == "ja" and labels is not None and labels.prompts == YOKAI_PROMPTS
 
 
-def mcq_prompts(language: str, yokai: bool = False) -> dict:
-    """The MCQ prompts by step: the Japanese yokai ones when ``yokai`` (see
-    :func:`yokai_prompts`), else the English instructions of :data:`MCQ_PROMPTS_ANY` (still to
-    be filled with the language's name)."""
-    return MCQ_PROMPTS["ja"] if yokai else MCQ_PROMPTS_ANY
-
-
 def mcq_prompt(language: str, step: str, subject: str | None = None, *, yokai: bool = False, **fields) -> str:
     """The system prompt of one ``step``: the Japanese yokai one when ``yokai`` (filled with
     ``fields``), or the English instructions filled with the English name of ``language``, the
@@ -178,7 +171,7 @@ def prompt_sha1(language: str, region_source: str = "model", yokai: bool = False
     Japanese yokai prompts when ``yokai`` (the hash they always had: ``prompt_sha1("ja",
     yokai=True)`` is the ``yokai-ja`` builds'), else the English instructions with the language
     code; with Wikidata regions, the type-only label prompt too."""
-    prompts = dict(mcq_prompts(language, yokai))
+    prompts = dict(MCQ_PROMPTS["ja"] if yokai else MCQ_PROMPTS_ANY)
     if region_source != "model":
         prompts["label"] = MCQ_TYPE_ONLY["ja" if yokai else "any"]
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(prompts.items()))
