@@ -225,13 +225,15 @@ def _cldr_name(code: str) -> str | None:
     return name or _NAMES.get(code)
 
 
+@lru_cache(maxsize=None)
 def language_name(code: str) -> str:
     """The English name of a content language code (``el`` -> ``Greek``, ``arz`` -> ``Egyptian
     Arabic``, ``cdo`` -> ``Min Dong Chinese``): CLDR's through babel (a locale's name, else
     CLDR's English display name), else a small sourced table for the open Wikipedias CLDR does
     not name; a Wikipedia's subdomain or dbname (``bat-smg``, ``zh-min-nan``) is named by its
     content language. A one-line :class:`~wikiorigin.errors.WikioriginError` when no name is
-    known, so that no prompt ever says "in xx"."""
+    known, so that no prompt ever says "in xx". Each code is looked up once (the builders ask
+    for every row)."""
     name = _cldr_name(code)
     if name is None:
         try:
