@@ -195,12 +195,20 @@ def _denied(text: str, x: int, y: int) -> bool:
     return bool(_DENIED_AFTER.match(text, y) or _DENIED_BEFORE.search(text[max(0, x - 40):x]))
 
 
+def _found(text: str, key: str):
+    """The spans where ``key`` (not empty) occurs in ``text``, left to right, not overlapping
+    (as ``re.finditer`` of the escaped key, without compiling a pattern per option)."""
+    x = text.find(key)
+    while x >= 0:
+        yield x, x + len(key)
+        x = text.find(key, x + len(key))
+
+
 def _spans(text: str, key: str) -> list[tuple[int, int]]:
     """Where ``key`` occurs in ``text`` (both keys) as a whole: not inside a longer number or
     word of a spaced script (a Korean particle may follow: ``서울이``), and not denied."""
     out = []
-    for m in re.finditer(re.escape(key), text):
-        x, y = m.span()
+    for x, y in _found(text, key):
         if (spaced(key[0]) and x and spaced(text[x - 1])) or \
                 (spaced(key[-1]) and y < len(text) and spaced(text[y]) and attached(text, x, y) != "particle"):
             continue
@@ -230,8 +238,7 @@ def _inflected(text: str, keys: list[str], asked: str) -> Reading | None:
         if len(key) < 3 or not (spaced(key[0]) and spaced(key[-1])):
             continue
         for form in _forms(key):
-            for m in re.finditer(re.escape(form), text):
-                x, y = m.span()
+            for x, y in _found(text, form):
                 if attached(text, x, y) in ("suffix", "clitic") and not _denied(text, x, y) \
                         and not any(a <= x and y <= b for a, b in copied):
                     found.add(i)
