@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from ..errors import DumpError
 from ..progress import Progress
 from .compression import open_dump
-from .pagexml import PageText, find_page
+from .pagexml import PageText, find_pages
 from .titles import TitleNormalizer
 from .xmlhead import SiteInfo, read_header
 
@@ -230,7 +230,7 @@ class Multistream:
         def read(offset):
             data = self._read_stream(offset)
             where = f"{self.dump}: stream at byte {offset}"
-            return offset, {pid: find_page(data, pid, where) for _, pid in by_stream[offset]}
+            return offset, find_pages(data, (pid for _, pid in by_stream[offset]), where)
 
         with ThreadPoolExecutor(max(1, self.threads)) as pool, \
                 Progress(f"{self.dump.name}: articles", total=sum(map(len, by_stream.values())),

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from ..errors import DumpError
 from .xmltext import element, unescape
 
-__all__ = ["PageText", "parse_page", "parse_pages", "find_page"]
+__all__ = ["PageText", "parse_page", "parse_pages", "find_pages"]
 
 _TITLE = element("title")
 _NS = element("ns", rb"-?\d+")
@@ -23,6 +23,7 @@ _ID = element("id", rb"\d+")
 _REDIRECT = re.compile(rb'<redirect title="([^"]*)"')
 _TIMESTAMP = element("timestamp", rb"[^<]+")
 _TEXT = re.compile(rb"<text\b[^>]*?(?:/>|>([^<]*)</text>)")
+_HEAD = re.compile(rb"<page>\s*<title>[^<]*</title>\s*<ns>-?\d+</ns>\s*<id>(\d+)</id>")
 
 
 @dataclass(slots=True)
@@ -82,12 +83,20 @@ def parse_pages(data: bytes, where: str) -> Iterator[PageText]:
         start = data.find(b"<page>", end)
 
 
-def find_page(data: bytes, page_id: int, where: str) -> PageText | None:
-    """Only the page ``page_id`` of a stream (the others' text is not decoded)."""
-    head = re.search(rb"<page>\s*<title>[^<]*</title>\s*<ns>-?\d+</ns>\s*<id>%d</id>" % page_id, data)
-    if head is None:
-        return None
-    end = data.find(b"</page>", head.start())
-    if end < 0:
-        raise DumpError(f"{where}: a <page> without </page>")
-    return parse_page(data[head.start() : end], where)
+def find_pages(data: bytes, page_ids, where: str) -> dict[int, PageText | None]:
+    """Only the pages ``page_ids`` of a stream, in one pass over its page heads (the others'
+    text is not decoded): ``{page_id: PageText}``, None for an id the stream does not hold."""
+    wanted: dict[int, PageText | None] = dict.fromkeys(page_ids)
+    left = set(wanted)
+    for head in _HEAD.finditer(data):
+        page_id = int(head.group(1))
+        if page_id not in left:
+            continue
+        end = data.find(b"</page>", head.start())
+        if end < 0:
+            raise DumpError(f"{where}: a <page> without </page>")
+        wanted[page_id] = parse_page(data[head.start() : end], where)
+        left.discard(page_id)
+        if not left:
+            break
+    return wanted
