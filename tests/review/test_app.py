@@ -203,6 +203,9 @@ def test_a_half_written_dataset_is_a_json_error_until_it_is_whole(mcq_file, tmp_
             assert status == 503 and headers["Content-Type"] == "application/json", body
             error = json.loads(body)["error"]
             assert "mcq.parquet: not a Parquet file" in error and "\n" not in error
+        status, headers, body = _post(server, "api/decide", {"index": 0, "sha1": "0" * 40, "decision": "accept"},
+                                      _csrf(server))
+        assert status == 503 and "mcq.parquet: not a Parquet file" in json.loads(body)["error"], body
         mcq_file.write_bytes(whole)
         assert request(server.base + "api/state")[0] == 200 and request(server.base + "api/item/0")[0] == 200
 

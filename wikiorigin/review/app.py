@@ -246,24 +246,31 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
     async def index(request):
         return HTMLResponse(page, headers=_HEADERS)
 
-    async def state(request):
-        try:
-            review.refresh()
-            return JSONResponse(review.state(request.query_params.get("who")))
-        except WikioriginError as exc:  # e.g. the dataset file half-written by a rebuild
-            return _json_error(503, str(exc))
+    def fresh(handler):
+        """``handler`` on the dataset as its file is now (read again if it changed); a file
+        that cannot be read (e.g. half-written by a rebuild) or a database row that cannot is a
+        JSON error, until it is whole."""
+        async def refreshed(request):
+            try:
+                review.refresh()
+                return await handler(request)
+            except WikioriginError as exc:
+                return _json_error(503, str(exc))
+        return refreshed
 
+    @fresh
+    async def state(request):
+        return JSONResponse(review.state(request.query_params.get("who")))
+
+    @fresh
     async def item(request):
         try:
-            review.refresh()
             return JSONResponse(review.item(int(request.path_params["index"])))
-        except WikioriginError as exc:
-            return _json_error(503, str(exc))
         except (KeyError, ValueError):
             return _json_error(404, "no such item")
 
+    @fresh
     async def decide(request):
-        review.refresh()
         try:
             body = await request.json()
             return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
