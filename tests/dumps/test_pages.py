@@ -5,7 +5,7 @@ import pytest
 from wikiorigin.dumps.pages import Multistream, TitleNormalizer, iter_pages
 from wikiorigin.dumps.xmlhead import SiteInfo
 from wikiorigin.errors import DumpError
-from wikiorigin.testing import write_multistream
+from wikiorigin.testing import write_multistream, xml
 
 EL = "elwikivoyage-pages-articles-multistream-p2566p2583.xml.bz2"
 EL_INDEX = "elwikivoyage-pages-articles-multistream-index-p2566p2583.txt.bz2"
@@ -55,20 +55,15 @@ def test_title_normalizer():
 
 
 def _page(pid, title, body="text", redirect=None):
-    red = f'    <redirect title="{redirect}" />\n' if redirect else ""
-    return (f"  <page>\n    <title>{title}</title>\n    <ns>0</ns>\n    <id>{pid}</id>\n{red}"
-            f"    <revision>\n      <id>{pid * 10}</id>\n      <timestamp>2020-01-01T00:00:00Z</timestamp>\n"
-            f'      <text bytes="4" xml:space="preserve">{body}</text>\n    </revision>\n  </page>\n')
+    rev = xml.revision(pid * 10, "2020-01-01T00:00:00Z", xml.contributor("Ed"), xml.text(body))
+    return xml.page(title, 0, pid, [rev], redirect=redirect)
 
 
 def _dump(tmp_path, pages, per_stream=2):
-    xml = tmp_path / "src.xml"
-    xml.write_text('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">\n'
-                   "  <siteinfo>\n    <dbname>testwiki</dbname>\n    <case>first-letter</case>\n"
-                   '    <namespaces>\n      <namespace key="0" case="first-letter" />\n'
-                   "    </namespaces>\n  </siteinfo>\n" + "".join(pages) + "</mediawiki>\n")
+    source = tmp_path / "src.xml"
+    source.write_text(xml.header("testwiki") + "".join(pages) + xml.FOOTER)
     dump, index = tmp_path / "d.xml.bz2", tmp_path / "i.txt.bz2"
-    write_multistream(xml, dump, index, pages_per_stream=per_stream)
+    write_multistream(source, dump, index, pages_per_stream=per_stream)
     return dump, index
 
 
