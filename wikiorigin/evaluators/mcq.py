@@ -132,7 +132,8 @@ def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja", cue
     ``numpy.argmax``. Each item has ``loglikelihoods``, the three predictions and
     ``correct``, ``correct_norm``, ``correct_bytes``."""
     sep, cue = delimiter(language), answer_cue(language) if cue is None else cue
-    requests = [(question_prompt(r) + cue, sep + c) for r in rows for c in r["choices"]]
+    contexts = [question_prompt(r) + cue for r in rows]  # one per question, shared by its options
+    requests = [(context, sep + c) for r, context in zip(rows, contexts) for c in r["choices"]]
     scores = model.loglikelihood(requests, batch_size=batch_size)
     items, k = [], 0
     for row in rows:
