@@ -82,6 +82,10 @@ def test_decisions_stale_after_the_file_changes(mcq_file, tmp_path):
             status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
                                                            "edits": edits}, csrf)
             assert status == 400 and message in json.loads(body)["error"], body
+        for decision, message in [("delete", "decision 'delete': expected one of accept, reject, skip"),
+                                  ("reject", "a reject needs a reason or a note")]:
+            status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": decision}, csrf)
+            assert status == 400 and json.loads(body)["error"] == message, body
         rows = mcq_rows()
         rows[0]["question"] = "垢嘗が嘗めるものは？"
         write(rows, mcq_file, MCQ, builder="mcq")  # changed under the running review

@@ -34,7 +34,7 @@ from starlette.types import ASGIApp
 from ..errors import WikioriginError
 from .export import apply_edits, check_edits
 from .items import EDITABLE, load_articles, load_dataset, view
-from .store import DECISIONS, REASONS, ReviewStore, status
+from .store import REASONS, ReviewStore, status
 
 __all__ = ["Review", "make_app", "is_loopback", "bind", "serve"]
 
@@ -116,7 +116,7 @@ class Review:
         item = self.dataset.items[index]
         current = self.store.current(item.key)
         decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1}
-                     for (k, _), d in sorted(current.items()) if k == item.key]
+                     for _, d in sorted(current.items())]
         shown = view(self.dataset, item, self.articles)
         mine = current.get((item.key, self.annotator))
         if mine is not None and mine.edits and status(mine, item.sha1) == "accepted":
@@ -134,8 +134,6 @@ class Review:
         if body.get("sha1") != item.sha1:
             raise ValueError("the item changed since the page showed it: reload")
         decision, reason, note = body.get("decision"), body.get("reason") or None, body.get("note") or None
-        if decision not in DECISIONS:
-            raise ValueError(f"decision {decision!r}: expected one of {', '.join(DECISIONS)}")
         if reason is not None and reason not in REASONS:
             raise ValueError(f"reason {reason!r}: expected one of {', '.join(REASONS)}")
         edits = body.get("edits") or None
