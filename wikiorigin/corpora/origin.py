@@ -123,15 +123,16 @@ def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
     """``(item, page)`` for the items whose page the dump has under the recorded title, or
     under a new title it was evidently moved to (see the module's rules); the others go to
     ``report.missing_pages`` / ``report.mismatched``. Raises if most titles differ."""
-    ids = [_edition(r, wiki)["page_id"] for r in rows]
-    pages = dump.get(ids, follow_redirects=False)
+    editions = [_edition(r, wiki) for r in rows]
+    pages = dump.get([e["page_id"] for e in editions], follow_redirects=False)
     same = dump.normalize
-    moved = [_edition(r, wiki)["title"] for r, i in zip(rows, ids)
-             if i in pages and same(pages[i].title) != same(_edition(r, wiki)["title"])]
+    moved = [e["title"] for e in editions
+             if e["page_id"] in pages and same(pages[e["page_id"]].title) != same(e["title"])]
     old_titles = dump.get(moved, follow_redirects=False) if moved else {}
     kept, found = [], 0
-    for item, page_id in zip(rows, ids):
-        page, title = pages.get(page_id), _edition(item, wiki)["title"]
+    for item, edition in zip(rows, editions):
+        page_id, title = edition["page_id"], edition["title"]
+        page = pages.get(page_id)
         where = f"{item['qid']}: page {page_id}"
         if page is None:
             report.missing_pages.append(f"{item['qid']} (page {page_id})")
@@ -214,7 +215,7 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
     domain = lookup(wiki).domain
     out_rows = []
     for item, page in kept:
-        entity = entities.get(item["qid"])
+        entity, region = entities.get(item["qid"]), regions.get(item["qid"])
         if entity is None or not (entity.labels or entity.sitelinks):
             report.missing_entities.append(item["qid"])
             entity = Entity(item["qid"])
@@ -225,8 +226,8 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
             enwiki_title=entity.sitelinks.get("enwiki"),
             origin_wiki=wiki,
             n_wikis=item["n_wikis"],
-            region=None if regions.get(item["qid"]) is None else regions[item["qid"]].label,
-            region_qid=None if regions.get(item["qid"]) is None else regions[item["qid"]].qid,
+            region=None if region is None else region.label,
+            region_qid=None if region is None else region.qid,
         )
         out_rows.append(row)
     meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
