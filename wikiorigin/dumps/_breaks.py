@@ -40,6 +40,7 @@ def text_span(buf: bytes, tag: bytes, start: int, end: int) -> tuple[int, int] |
 
 
 def is_closed(buf: bytes, at: int, end: int, tag: bytes) -> bool:
+    """Whether ``</tag>`` stands whole at ``at``, before ``end``."""
     close = b"</" + tag + b">"
     return buf.startswith(close, at) and at + len(close) <= end
 

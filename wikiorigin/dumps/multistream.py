@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import bz2
+import io
 import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ import pyarrow.compute as pc
 from ..errors import DumpError
 from ..progress import Progress
 from .compression import open_dump
-from .pagexml import PageText, find_pages
+from .pagexml import find_pages
 from .titles import TitleNormalizer
 from .xmlhead import SiteInfo, read_header
 
@@ -198,7 +199,7 @@ class Multistream:
         except (OSError, EOFError, ValueError) as exc:
             raise DumpError(f"{self.dump}: not a bzip2 multistream dump: its first {first} bytes "
                             f"are no bzip2 stream ({exc})") from None
-        info, _ = read_header(_Reader(data).read, self.dump)
+        info, _ = read_header(io.BytesIO(data).read, self.dump)
         return info
 
     def entry(self, key: str | int) -> _Entry | None:
@@ -274,13 +275,3 @@ class Multistream:
             for key in chasing:
                 problems[key] = f"{key!r}: more than {max_hops} redirects"
         self.problems.extend(problems[key] for key in pages if key in problems)
-
-
-class _Reader:
-    def __init__(self, data: bytes):
-        self.data, self.pos = data, 0
-
-    def read(self, n: int) -> bytes:
-        out = self.data[self.pos : self.pos + n]
-        self.pos += len(out)
-        return out
