@@ -15,6 +15,8 @@ file to the benchmark rows by the question's choices and stem (robust to a chang
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..errors import WikioriginError
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
 from .answers import PARSER_VERSION, parse_choice, read_choice
@@ -74,9 +76,7 @@ def rows_language(rows: list[dict], default: str = "ja", source: str | None = No
         return default
     if len(found) == 1:
         return found.pop()
-    counts = {}
-    for r in rows:
-        counts[r.get("language") or "none"] = counts.get(r.get("language") or "none", 0) + 1
+    counts = Counter(r.get("language") or "none" for r in rows)
     listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
     raise WikioriginError(f"{source or 'the questions'}: rows in several languages ({listed}): give --language "
                           "for the instruction and answer cue to use")
@@ -181,9 +181,7 @@ def summarize(items: list[dict]) -> dict:
         summary["accuracy"] = summary["acc"]
     else:
         read = [i for i in items if i["pred"] is not None]
-        ways: dict[str, int] = {}
-        for item in items:
-            ways[item["read_as"]] = ways.get(item["read_as"], 0) + 1
+        ways = Counter(item["read_as"] for item in items)
         summary.update(coverage=len(read) / len(items), unread=len(items) - len(read),
                        failed=ways.get("failed", 0), missing=ways.get("missing", 0),
                        accuracy_read=_rate(read, "correct"), read_as=dict(sorted(ways.items())),
@@ -192,8 +190,8 @@ def summarize(items: list[dict]) -> dict:
         judged = [i for i in items if i.get("reference_judge") is not None]
         if judged:  # where the reference judge (the paper's GPT-4o) gave a verdict
             summary["accuracy_by_reference"] = sum(i["reference_judge"] is True for i in items) / len(items)
-            summary["agreement_with_reference_judge"] = _rate(
-                [{"ok": bool(i["correct"]) == i["reference_judge"]} for i in judged], "ok")
+            summary["agreement_with_reference_judge"] = sum(
+                bool(i["correct"]) == i["reference_judge"] for i in judged) / len(judged)
             summary["reference_disagreements"] = reference_disagreements(items)
     for field, label in (("type", "by_type"), ("region", "by_region")):
         groups: dict[str, list] = {}
