@@ -76,3 +76,12 @@ def test_bad_labels_file_through_the_cli(articles, tmp_path, capsys, data, place
 
 def test_presets_still_load():
     assert load_labels("yokai-ja").prompts == "yokai-ja" and load_labels("origin").prompts is None
+
+
+def test_the_yokai_preset_is_the_schema_vocabulary():
+    # the same classes live in two places: the preset the builder labels with, and the
+    # schema's lists that the evaluators and review read released rows by; they must agree
+    from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
+
+    labels = load_labels("yokai-ja")
+    assert labels.type_names == MCQ_TYPES and labels.region_names == MCQ_REGIONS
