@@ -3,6 +3,7 @@
 Prints, from one run on this machine:
 - scan / decompression-only throughput of the same file (anchor: >= 0.4 gzip, >= 0.7 bzip2 x2);
 - scan / mwxml throughput on the same input (anchor: >= 30x);
+- the pure-Python path (no compiled core) / decompression-only, gzip, 50 MB (recorded);
 - peak RSS of `wikiorigin scan` on a 50 MB and a 500 MB input (anchor: flat, < 300 MB).
 Synthetic inputs are cached in bench/out/. Sizes: WIKIORIGIN_BENCH_MB (default 500).
 """
@@ -16,6 +17,7 @@ import sys
 from isal import igzip
 
 from common import PY, cached, peak_rss_mb, timed
+from wikiorigin.dumps import scanner as fast_scan
 from wikiorigin.dumps.compression import open_dump
 from wikiorigin.dumps.stubs import scan_pages, scan_pages_mwxml
 from wikiorigin.testing import write_history_xml
@@ -103,6 +105,15 @@ def main() -> None:
     f_per_page = f_s / scanner.stats.pages
     print(f"  mwxml {pages / m_s:,.0f} pages/s, fast {1 / f_per_page:,.0f} pages/s")
     ratio_line("scan / mwxml", f_per_page, m_s / pages, 30, "pages per second ratio")
+
+    core, fast_scan.CORE = fast_scan.CORE, None  # the path taken where no C compiler built it
+    try:
+        d_s, nbytes, s_s = best_of(3, small)
+    finally:
+        fast_scan.CORE = core
+    print(f"  pure Python, gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
+          f"scan {nbytes / s_s / 1e6:,.0f} MB/s")
+    print(f"{'scan / decompression, gzip, pure Python':<44} {d_s / s_s:7.2f} (throughput ratio; recorded)")
 
     for path in (small, big):
         out = path.with_suffix(".pages.parquet")
