@@ -134,6 +134,8 @@ def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_
     assert all(abs(a["original_nll_per_char"] - b["original_nll_per_char"]) > 1e-6 for a, b in zip(items, other))
     with pytest.raises(WikioriginError, match="--stride is for overlapping windows"):
         leakage.leakage_check(articles, paraphrases, model, windows="disjoint", stride=8)
+    with pytest.raises(WikioriginError, match=r"windows must be one of \('disjoint', 'overlap'\), got 'rolling'"):
+        leakage.leakage_check(articles, paraphrases, model, windows="rolling")
     path = tmp_path / "p.json"
     path.write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False))
     pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")

@@ -21,6 +21,7 @@ import zlib
 
 from ..errors import WikioriginError
 from ..files import read_rows
+from .token_logprobs import WINDOWS
 
 __all__ = ["text_scores", "read_texts", "paraphrase", "leakage_check", "write_leakage_results",
            "PARAPHRASE_PROMPT", "leakage_settings"]
@@ -92,8 +93,8 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     ``"disjoint"`` is lm-evaluation-harness's ``loglikelihood_rolling`` layout (a token just
     after a window's start is predicted from little more than itself). A text that fits in the
     context is one window either way, so both give the same numbers there."""
-    if windows not in ("overlap", "disjoint"):
-        raise WikioriginError(f"leakage check: windows must be 'overlap' or 'disjoint', got {windows!r}")
+    if windows not in WINDOWS:
+        raise WikioriginError(f"leakage check: windows must be one of {WINDOWS}, got {windows!r}")
     if stride is not None and windows == "disjoint":
         raise WikioriginError("leakage check: --stride is for overlapping windows "
                               "(disjoint ones predict a whole context each)")
