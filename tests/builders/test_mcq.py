@@ -153,3 +153,14 @@ def test_card_names_a_file_that_is_not_parquet(tmp_path):
     (tmp_path / "test.parquet").write_text("not parquet")
     with pytest.raises(WikioriginError, match=r"test\.parquet: not a Parquet file \("):
         write_card(tmp_path, "mcq", "X", "")
+
+
+def test_near_duplicates_are_looked_for_within_one_article_of_one_wiki():
+    from wikiorigin.builders.mcq import _deduplicate
+
+    dropped = []
+    same = {"question": "Where is it said to appear?"}
+    candidates = [({"wiki": "jawiki", "page_id": 5}, 0, same), ({"wiki": "elwiki", "page_id": 5}, 0, same),
+                  ({"wiki": "jawiki", "page_id": 5}, 1, same)]
+    kept = _deduplicate(candidates, 0.8, lambda article, *rest: dropped.append(article["wiki"]))
+    assert [(a["wiki"], n) for a, n, _ in kept] == [("jawiki", 0), ("elwiki", 0)] and dropped == ["jawiki"]

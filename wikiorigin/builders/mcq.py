@@ -168,10 +168,11 @@ def balance_positions(rows: list[dict], seed: int) -> None:
 
 
 def _deduplicate(candidates: list[tuple], threshold: float, fail) -> list[tuple]:
-    """Drop near-identical questions of one article (before any more calls are paid for)."""
-    by_article: dict[int, list] = {}
+    """Drop near-identical questions of one article (before any more calls are paid for); an
+    article is its wiki and page id, as in the rows' ids (page ids of two wikis may be equal)."""
+    by_article: dict[tuple[str, int], list] = {}
     for item in candidates:
-        by_article.setdefault(item[0]["page_id"], []).append(item)
+        by_article.setdefault((item[0]["wiki"], item[0]["page_id"]), []).append(item)
     kept = []
     for items in by_article.values():
         drop = set(near_duplicates([q["question"] for _, _, q in items], threshold))
