@@ -84,6 +84,25 @@ def test_the_state_follows_decisions_of_servers_sharing_the_database(mcq_file, t
         ReviewStore(tmp_path / "other.sqlite", "?", None)
 
 
+def test_the_kept_state_is_the_state_read_whole_after_any_sequence_of_decisions(mcq_file, tmp_path):
+    import random
+
+    data = load_dataset(mcq_file)
+    mine, theirs = _store(tmp_path, data), _store(tmp_path, data)
+    rng = random.Random(7)
+    for step in range(200):
+        store, who = rng.choice([(mine, "alice"), (theirs, "bob"), (theirs, "carol")])
+        item = rng.choice(data.items)
+        if rng.random() < 0.2:
+            store.undo(who)
+        else:
+            decision = rng.choice(["accept", "reject", "skip"])
+            store.add(item.key, item.sha1, who, decision, reason="duplicate" if decision == "reject" else None,
+                      edits={"question": f"問{step}"} if decision == "accept" and rng.random() < 0.3 else None)
+        if rng.random() < 0.5:
+            assert mine.current() == {(d.item, d.annotator): d for d in mine.effective()}, step
+
+
 def test_a_decision_on_other_content_is_stale(mcq_file, tmp_path):
     data = load_dataset(mcq_file)
     store = _store(tmp_path, data)

@@ -89,7 +89,8 @@ class ReviewStore:
         if kind is None and not readonly:
             raise ValueError("ReviewStore: a database opened for writing needs the dataset's kind")
         self.path = Path(path)
-        self._state: tuple[int | None, dict] | None = None  # (last seq, current()) while nothing is added
+        self._state: dict | None = None  # current(), kept up to date with the rows after _seen
+        self._seen = 0
         if self.path.is_dir():
             raise WikioriginError(f"{self.path}: a directory; give a database file (e.g. review.sqlite)")
         try:
@@ -189,12 +190,14 @@ class ReviewStore:
         self._insert(target.item, target.content_sha1, annotator, "undo", None, None, None, target.seq)
         return target
 
-    def history(self, item: str | None = None) -> list[Decision]:
-        """Every row (or every row on ``item``: an undo row names the item it undoes), in the
-        order written."""
-        where, args = ("WHERE item = ? ", (item,)) if item is not None else ("", ())
+    def history(self, item: str | None = None, after: int = 0) -> list[Decision]:
+        """Every row (or every row on ``item``: an undo row names the item it undoes; only the
+        rows after sequence number ``after``, when given), in the order written."""
+        where, args = "WHERE seq > ?", [after]
+        if item is not None:
+            where, args = where + " AND item = ?", args + [item]
         rows = self.con.execute("SELECT seq, item, content_sha1, annotator, at, decision, reason, note, "
-                                f"edits, undoes FROM decisions {where}ORDER BY seq", args)
+                                f"edits, undoes FROM decisions {where} ORDER BY seq", args)
         return [Decision(*r[:8], self._edits(r[0], r[8]), r[9]) for r in rows]
 
     def _edits(self, seq: int, text: str | None) -> dict | None:
@@ -220,14 +223,20 @@ class ReviewStore:
     def current(self, item: str | None = None) -> dict[tuple[str, str], Decision]:
         """The state: ``(item, annotator)`` -> their latest decision in force (on ``item``
         only, when given: one indexed query, for the page's item view). The whole state is
-        read again only when a row was added since (by any server sharing the database: rows
-        are append-only, so the last sequence number tells)."""
-        if item is None:
-            last = self.con.execute("SELECT max(seq) FROM decisions").fetchone()[0]
-            if self._state is None or self._state[0] != last:
-                self._state = (last, self._read_current(None))
-            return dict(self._state[1])
-        return self._read_current(item)
+        kept between calls and brought up to date with the rows added since (by any server
+        sharing the database: rows are append-only and numbered in order); an undo among them
+        has it read again whole."""
+        if item is not None:
+            return self._read_current(item)
+        new = None if self._state is None else self.history(after=self._seen)
+        if new is None or any(d.decision == "undo" for d in new):
+            # the number first: a row added while the state is read is applied again next time, harmlessly
+            self._seen = self.con.execute("SELECT coalesce(max(seq), 0) FROM decisions").fetchone()[0]
+            self._state = self._read_current(None)
+        else:  # a new row is the latest of its annotator on its item, and in force
+            self._state.update(((d.item, d.annotator), d) for d in new)
+            self._seen = max((d.seq for d in new), default=self._seen)
+        return dict(self._state)
 
     def _read_current(self, item: str | None) -> dict[tuple[str, str], Decision]:
         return {(d.item, d.annotator): d for d in self.effective(item=item)}
