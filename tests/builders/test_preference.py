@@ -142,3 +142,14 @@ def test_no_judge_is_said_before_any_answer_is_paid_for(questions, tmp_path):
         every = {(r["question"], m): s for r in rows for m, s in (("good", 9.0), ("bad", 2.0))}
         counts = build_preferences(path, tmp_path / "p.parquet", models, None, ratings=every)
     assert counts["pairs"] == 6 and all(c["model"] in ("good", "bad") for c in server.calls)
+
+
+def test_an_output_that_is_the_input_is_refused_before_any_call(questions, tmp_path):
+    path, _ = questions
+    with ChatServer(answer=scripted) as server:
+        models = clients(server, tmp_path, ["good", "bad"])
+        with pytest.raises(WikioriginError, match="would overwrite the input"):
+            build_preferences(path, path, models, models["good"])
+        with pytest.raises(WikioriginError, match="a directory; give a file name"):
+            build_preferences(path, tmp_path, models, models["good"])
+        assert server.calls == []

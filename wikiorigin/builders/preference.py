@@ -12,13 +12,18 @@ import pyarrow as pa
 
 from ..care import JUDGE_SHA1, parse_rating, rating_request, read_care
 from ..errors import WikioriginError
-from ..files import ParquetSink, provenance
+from ..files import ParquetSink, check_output, provenance
 from ..llm import ChatRequest, LLMClient
 from ..schemas import FAILED, PREFERENCES
 
 __all__ = ["build_preferences", "plan_preferences"]
 
 ANSWER_PARAMS = {"temperature": 0.7}
+
+
+def _answer_request(row: dict) -> ChatRequest:
+    """The request that asks a responder to answer the CARE ``row``'s question."""
+    return ChatRequest([{"role": "user", "content": row["question"]}], dict(ANSWER_PARAMS), "care-answer")
 
 
 def _failure(row: dict, model: str, step: str, reason: str, answer: str | None = None) -> dict:
@@ -30,7 +35,8 @@ def _failure(row: dict, model: str, step: str, reason: str, answer: str | None =
 def _rate(rows: list[dict], answers: dict, judge: LLMClient | None, ratings: dict | None,
           counts: dict, failures: list[dict]) -> dict:
     """``{(question, model): score}``: a human rating where ``ratings`` has one, else the
-    judge's; failed answers and unreadable ratings go to ``failures``."""
+    judge's (``judge`` is None only when ``ratings`` covers every answer: checked before any
+    answer is paid for); failed answers and unreadable ratings go to ``failures``."""
     scores, to_judge = {}, []
     for name, results in answers.items():
         for row, result in zip(rows, results):
@@ -41,8 +47,6 @@ def _rate(rows: list[dict], answers: dict, judge: LLMClient | None, ratings: dic
                 scores[(row["question"], name)] = float(ratings[(row["question"], name)])
             else:
                 to_judge.append((row, name, result.text))
-    if to_judge and judge is None:
-        raise WikioriginError(f"{len(to_judge)} answers have no rating: give a judge model")
     verdicts = judge.run([rating_request(row, text) for row, _, text in to_judge]) if to_judge else []
     for (row, name, text), verdict in zip(to_judge, verdicts):
         rating, reason = (None, verdict.error) if verdict.error else parse_rating(verdict.text)
@@ -79,15 +83,14 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
     judge_errors, pairs); a :class:`~wikiorigin.errors.WikioriginError` when answers are left
     with no rating and no judge."""
     rows = read_care(questions)
+    check_output(out, inputs=[questions])  # before any answer is paid for
     if judge is None:
         unrated = [(r["question"], name) for r in rows for name in responders
                    if (r["question"], name) not in (ratings or {})]
         if unrated:  # said before any answer is paid for
             raise WikioriginError(f"{len(unrated)} answers would have no rating "
                                   f"(first: {unrated[0][1]} on {unrated[0][0][:40]!r}): give a judge model")
-    prompts = [[{"role": "user", "content": r["question"]}] for r in rows]
-    answers = {name: client.run([ChatRequest(p, dict(ANSWER_PARAMS), "care-answer") for p in prompts])
-               for name, client in responders.items()}
+    answers = {name: client.run([_answer_request(r) for r in rows]) for name, client in responders.items()}
     counts, failures = {"questions": len(rows), "answer_errors": 0, "judge_errors": 0}, []
     scores = _rate(rows, answers, judge, ratings, counts, failures)
     pairs = _pairs(rows, answers, scores, min_gap, language)
@@ -109,9 +112,7 @@ def plan_preferences(questions, responders: dict[str, LLMClient]) -> dict:
     """A dry run: the answer calls not in the cache and their input tokens; each answer then
     costs one judge call unless a human rating covers it."""
     rows = read_care(questions)
-    plans = [client.dry_run([ChatRequest([{"role": "user", "content": r["question"]}],
-                                         dict(ANSWER_PARAMS), "care-answer") for r in rows])
-             for client in responders.values()]
+    plans = [client.dry_run([_answer_request(r) for r in rows]) for client in responders.values()]
     return {"requests": sum(p["requests"] for p in plans), "calls": sum(p["calls"] for p in plans),
             "input_tokens": sum(p["input_tokens"] for p in plans),
             "later_calls_at_most": len(rows) * len(responders)}
