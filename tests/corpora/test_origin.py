@@ -226,3 +226,10 @@ def test_an_unwanted_entity_is_never_read_past_its_id(data_dir, tmp_path):
     stats = EntityStats()
     assert [e.qid for e in read_entities(dump, ["Q1", "Q8"], stats)] == ["Q1", "Q8"]
     assert (stats.bad_lines, stats.found) == (0, 2)
+
+
+def test_the_library_refuses_an_output_that_is_an_input(ja_multistream, data_dir, tmp_path):
+    items = tmp_path / "items.parquet"
+    _items(items, ROWS)
+    with pytest.raises(WikioriginError, match="would overwrite the input"):
+        build_origin_corpus(items, Multistream(*ja_multistream[:2]), items, wikidata=data_dir / WD)

@@ -49,3 +49,9 @@ def test_cli_and_missing_list_page(ja_multistream, tmp_path, capsys):
     assert "'河童' is linked but not in the dump" in captured.err
     with pytest.raises(WikioriginError, match="no page 'Nothing here' .*list page"):
         build_list_corpus(Multistream(dump, index), tmp_path / "z.parquet", list_page="Nothing here")
+
+
+def test_the_library_refuses_an_output_that_is_an_input(ja_multistream):
+    dump, index, _ = ja_multistream
+    with pytest.raises(WikioriginError, match="would overwrite the input"):
+        build_list_corpus(Multistream(dump, index), index)

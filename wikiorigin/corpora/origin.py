@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 from ..dumps.pages import Multistream, PageText
 from ..dumps.wikidata import Entity, EntityStats, query_entities, read_entities
 from ..errors import WikioriginError
-from ..files import ParquetSink, provenance, read_input
+from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
 from ..schemas import ORIGIN_ARTICLES
 from .articles import article_row
@@ -198,6 +198,7 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
     titles, is an error before anything is read from Wikidata or written."""
     if (wikidata is None) == (sparql is None):
         raise WikioriginError("give the Wikidata JSON dump (--wikidata) or a SPARQL endpoint (--sparql)")
+    check_output(out, inputs=[items, dump.dump, dump.index, wikidata])  # before any work
     started = time.perf_counter()
     wiki = dump_wiki(dump)
     table, rows = _read_items(items, wiki, dump)

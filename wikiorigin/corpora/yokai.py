@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ..dumps.pages import Multistream
 from ..errors import WikioriginError
-from ..files import ParquetSink, provenance
+from ..files import ParquetSink, check_output, provenance
 from ..schemas import ARTICLES
 from .articles import article_row
 
@@ -74,6 +74,7 @@ def list_links(wikitext: str, dump: Multistream) -> list[tuple[str, str | None]]
 def build_list_corpus(dump: Multistream, out, list_page: str = YOKAI_LIST_PAGE,
                       domain: str | None = None) -> ListCorpusReport:
     """Write the ``articles`` of the pages linked from ``list_page`` to ``out``."""
+    check_output(out, inputs=[dump.dump, dump.index])  # before any work
     started = time.perf_counter()
     listing = dump.get([list_page]).get(list_page)
     if listing is None:
