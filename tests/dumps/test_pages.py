@@ -5,7 +5,7 @@ import pytest
 from wikiorigin.dumps.pages import Multistream, TitleNormalizer, iter_pages
 from wikiorigin.dumps.xmlhead import SiteInfo
 from wikiorigin.errors import DumpError
-from wikiorigin.testing import write_multistream, xml
+from wikiorigin.testing import page_xml, write_multistream, xml
 
 EL = "elwikivoyage-pages-articles-multistream-p2566p2583.xml.bz2"
 EL_INDEX = "elwikivoyage-pages-articles-multistream-index-p2566p2583.txt.bz2"
@@ -55,8 +55,7 @@ def test_title_normalizer():
 
 
 def _page(pid, title, body="text", redirect=None):
-    rev = xml.revision(pid * 10, "2020-01-01T00:00:00Z", xml.contributor("Ed"), xml.text(body))
-    return xml.page(title, 0, pid, [rev], redirect=redirect)
+    return page_xml(pid, title, body, redirect=redirect).decode()
 
 
 def _dump(tmp_path, pages, per_stream=2):
