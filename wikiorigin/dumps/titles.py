@@ -12,6 +12,8 @@ from .xmlhead import SiteInfo
 
 __all__ = ["TitleNormalizer"]
 
+_SPACES = re.compile(r"[ _]+")
+
 
 class TitleNormalizer:
     """MediaWiki's title normalization for one site (its namespaces and ``<case>``)."""
@@ -24,7 +26,8 @@ class TitleNormalizer:
                 self.prefixes[name.replace("_", " ").casefold()] = (key, name)
 
     def __call__(self, title: str) -> str:
-        title = re.sub(r"[ _]+", " ", title.replace("\u200e", "").replace("\u200f", "")).strip()
+        """``title`` as MediaWiki stores it on this site (see the module's docstring)."""
+        title = _SPACES.sub(" ", title.replace("\u200e", "").replace("\u200f", "")).strip()
         title = title.split("#", 1)[0].strip()
         if title.startswith(":"):
             title = title[1:].strip()
