@@ -59,6 +59,9 @@ def test_labels_are_found_in_the_recorded_prompt():
     assert option_labels("問\nア. 新しい家\nイ. 空家\nウ. 公園\nエ. 神社", CHOICES) == list("アイウエ")
     assert option_labels("問\n1 新しい家\n2 空家\n3 公園\n4 神社", CHOICES) == list("1234")
     assert option_labels("問\n- 新しい家\n- 空家\n- 公園\n- 神社", CHOICES) is None
+    assert option_labels("問\n\n  A\n  1) 新しい家  \n(2) 空家\n3：公園\n4\t神社\n", CHOICES) == list("1234")
+    assert option_labels("問\nA) 新しい家の\nB) 空家\nC) 公園\nD) 神社", CHOICES) is None  # not the option
+    assert option_labels("問\nA) \nB) 空家", ["", "空家"]) is None  # an empty option is not told
     assert parse_choice("イ", CHOICES, labels=list("アイウエ")) == 1
     assert parse_choice("②", CHOICES, labels=list("1234")) == 1
 

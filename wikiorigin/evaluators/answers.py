@@ -153,18 +153,27 @@ class Reading:
     how: str
 
 
+# A line's label and what separates it from the option (the option is checked apart: one
+# pattern for every prompt, not one compiled per option).
+_LABEL_HEAD = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)", re.M)
+_LINE_END = re.compile(r"\s*$", re.M)
+
+
 def option_labels(prompt: str, choices: list[str]) -> list[str] | None:
     """The labels a prompt showed before its options (``["1", "2", "3", "4"]``, ``A``-``D``,
     ``①``-``④``, ``ア``-``エ``), or None when they were unlabelled (``- `` bullets) or cannot
-    be told."""
-    labels = []
+    be told (an empty option among them)."""
     text = unicodedata.normalize("NFKC", prompt or "")
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    heads = [m for m in (_LABEL_HEAD.match(text, at) for at in starts) if m]
+    labels = []
     for choice in choices:
-        option = re.escape(unicodedata.normalize("NFKC", choice).strip())
-        match = re.search(rf"(?m)^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+){option}\s*$", text)
-        if not match:
+        option = unicodedata.normalize("NFKC", choice).strip()
+        label = None if not option else next((m.group(1) for m in heads if text.startswith(option, m.end())
+                      and _LINE_END.match(text, m.end() + len(option))), None)
+        if label is None:
             return None
-        labels.append(match.group(1))
+        labels.append(label)
     return labels if len(set(labels)) == len(labels) else None
 
 
