@@ -89,10 +89,20 @@ def match_key(text: str) -> str:
     text = ascii_digits(unicodedata.normalize("NFKC", text)).casefold()
     text = _THOUSANDS.sub("", text)
     text = _NUMERAL.sub(lambda m: _numeral_value(m.group()), text)
-    kept = "".join(c if unicodedata.category(c)[0] in "LNM" else " " for c in text)
-    return _LONE_SPACE.sub("", " ".join(kept.split()))
+    return _LONE_SPACE.sub("", " ".join(text.translate(_KEPT).split()))
 
 
+class _Kept(dict):
+    """For ``str.translate``: a letter, number or mark stays, anything else is a space; each
+    character's category looked up once, when first met."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        self[code] = kept = char if unicodedata.category(char)[0] in "LNM" else " "
+        return kept
+
+
+_KEPT = _Kept()
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _LONE_SPACE = re.compile(rf"(?<!{_SPACED_CHAR}) | (?!{_SPACED_CHAR})")
 
