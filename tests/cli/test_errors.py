@@ -44,3 +44,24 @@ def test_a_missing_optional_dependency_is_the_environment(missing, argv, extra, 
     assert run.returncode == 2, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and f".[{extra}]" in run.stderr
     assert "unexpected" not in run.stderr
+
+
+@pytest.mark.parametrize("argv, option, value", [
+    (["origins", "tree", "--out", "o.parquet"], "--jobs", "0"),
+    (["download", "jawiki", "--out", "tree"], "--jobs", "-2"),
+    (["scan", "d.xml", "--wiki", "ja", "--out", "p.parquet"], "--threads", "0"),
+    (["corpus", "yokai", "--dump", "d.bz2", "--index", "i.bz2", "--out", "a.parquet"], "--threads", "0"),
+    (["build", "mcq", "--articles", "a.parquet", "--out", "m.parquet", "--model", "m"], "--per-article", "0"),
+    (["build", "freeform", "--articles", "a.parquet", "--out", "f.parquet", "--model", "m"], "--rounds", "-1"),
+    (["eval", "freeform", "--questions", "f.parquet", "--model", "m", "--out", "r"], "--batch-size", "0"),
+    (["eval", "leakage", "--articles", "a.parquet", "--model", "m", "--out", "r"], "--max-chars", "0"),
+    (["eval", "leakage", "--articles", "a.parquet", "--model", "m", "--out", "r"], "--limit", "-5"),
+    (["eval", "leakage", "--articles", "a.parquet", "--model", "m", "--out", "r"], "--stride", "0"),
+])
+def test_a_count_that_is_not_positive_is_a_wrong_option(argv, option, value, capsys):
+    """`--jobs 0` used to reach the library and end as an unexpected error (exit 1)."""
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, option, value])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert f"argument {option}: expected a number >" in err and value in err

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .options import llm_client, llm_options
+from .options import llm_client, llm_options, positive
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
@@ -53,7 +53,7 @@ def _add_mcq(build) -> None:
                         "list-page articles)")
     b.add_argument("--keep-unreferenced", action="store_true",
                    help="keep questions from articles without any footnote (no attribution; default: drop them)")
-    b.add_argument("--per-article", type=int, default=1, help="questions asked of each article")
+    b.add_argument("--per-article", type=positive(int), default=1, help="questions asked of each article")
     b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
     _dry_run(b)
     b.set_defaults(func=cmd_build_mcq)
@@ -93,7 +93,7 @@ def _add_freeform(build) -> None:
     b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--model", required=True, help="the generator model")
     llm_options(b)
-    b.add_argument("--rounds", type=int, default=1, help="refinement passes")
+    b.add_argument("--rounds", type=positive(int, zero=True), default=1, help="refinement passes")
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
     _dry_run(b)
     b.set_defaults(func=cmd_build_freeform)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from .options import positive
 
 __all__ = ["add_commands"]
 
@@ -30,7 +31,7 @@ def _dump_options(c) -> None:
     c.add_argument("--dump", required=True, help="the edition's pages-articles-multistream.xml.bz2")
     c.add_argument("--index", required=True, help="its pages-articles-multistream-index.txt.bz2")
     c.add_argument("--out", required=True, help="articles Parquet file to write")
-    c.add_argument("--threads", type=int, default=2, help="streams decompressed in parallel")
+    c.add_argument("--threads", type=positive(int), default=2, help="streams decompressed in parallel")
 
 
 def cmd_corpus_yokai(args) -> int:

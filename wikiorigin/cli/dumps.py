@@ -8,7 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .options import namespaces
+from .options import namespaces, positive
 
 __all__ = ["add_commands"]
 
@@ -96,7 +96,7 @@ def _add_download(sub) -> None:
                    help="comma-separated: stubs, export, page_props, multistream, history, wikidata")
     s.add_argument("--mirror", default="https://dumps.wikimedia.org", help="base URL of the tree")
     s.add_argument("--out", required=True, help="local tree to fill (same layout)")
-    s.add_argument("--jobs", type=int, default=3, help="parallel downloads")
+    s.add_argument("--jobs", type=positive(int), default=3, help="parallel downloads")
     s.add_argument("--contact", default=None, help="email or URL for the User-Agent")
     s.add_argument("--user-agent", default=None, help="the whole User-Agent, if you must")
     s.add_argument("--dry-run", action="store_true", help="list the files and sizes only")
@@ -149,7 +149,7 @@ def _add_scan(sub) -> None:
     s.add_argument("--namespaces", type=namespaces, default=None, help="e.g. 0 or 0,14")
     s.add_argument("--engine", choices=("fast", "mwxml"), default="fast",
                    help="fast: our scanner (C core); mwxml: the mwxml library, slow, the oracle")
-    s.add_argument("--threads", type=int, default=1, help="decoder threads (bzip2)")
+    s.add_argument("--threads", type=positive(int), default=1, help="decoder threads (bzip2)")
     _allow_non_wikipedia(s)
     s.set_defaults(func=cmd_scan)
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import WikioriginError
-from .options import llm_client, llm_options, model, model_options, sampling
+from .options import llm_client, llm_options, model, model_options, positive, sampling
 from .outcome import requests_outcome
 
 __all__ = ["add_commands"]
@@ -219,12 +219,12 @@ def _add_leakage(e) -> None:
     e.add_argument("--articles", required=True, help="articles.parquet (title, text)")
     e.add_argument("--paraphrases", default=None, help="Parquet/JSON with title, paraphrase")
     e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
-    e.add_argument("--max-chars", type=int, default=1500, help="the passage of each article compared")
-    e.add_argument("--limit", type=int, default=None, help="the first N articles only")
+    e.add_argument("--max-chars", type=positive(int), default=1500, help="the passage of each article compared")
+    e.add_argument("--limit", type=positive(int), default=None, help="the first N articles only")
     e.add_argument("--windows", choices=("overlap", "disjoint"), default="overlap",
                    help="texts longer than the model's context: overlapping windows (default; every token "
                         "after at least half a context) or lm-evaluation-harness's disjoint ones")
-    e.add_argument("--stride", type=int, default=None,
+    e.add_argument("--stride", type=positive(int), default=None,
                    help="tokens each overlapping window predicts (default half the model's context)")
     model_options(e, endpoint=False)
     llm_options(e)

@@ -115,7 +115,7 @@ def model_options(e, required: bool = True, endpoint: bool = True) -> None:
         e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
     e.add_argument("--device", default="auto", help="cuda, mps or cpu (default: the first there)")
     e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
-    e.add_argument("--batch-size", type=int, default=32, help="largest batch; halved on out-of-memory")
+    e.add_argument("--batch-size", type=positive(int), default=32, help="largest batch; halved on out-of-memory")
     e.add_argument("--no-chat-template", action="store_true", help="send raw prompts")
     e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
                    help="log-likelihoods: the tokenizer's own special tokens before the context, as "

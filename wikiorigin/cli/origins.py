@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .options import memory_size
+from .options import memory_size, positive
 
 __all__ = ["add_commands"]
 
@@ -19,7 +19,7 @@ def add_commands(sub) -> None:
     s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs",
                    help="where creation times come from: stub-meta-history XML, full-history XML, or the "
                         "MediaWiki history TSV dumps")
-    s.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    s.add_argument("--jobs", type=positive(int), default=1, help="local worker processes")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...)")
     s.add_argument("--memory-limit", default="4GB", type=memory_size,
                    help="DuckDB's memory limit for the reduction, e.g. 4GB, 512MB (default 4GB)")
