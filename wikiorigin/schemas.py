@@ -6,7 +6,7 @@ import pyarrow as pa
 
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
            "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS",
-           "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "FAILED"]
+           "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "FAILED", "REVIEW"]
 
 # The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
 # ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
@@ -249,4 +249,3 @@ REVIEW = pa.schema(
 )
 """The columns ``wikiorigin review export`` adds to the input's: the decision, who decided,
 the counts of accepts and rejects, and the fields that edits changed."""
-__all__ += ["REVIEW"]
