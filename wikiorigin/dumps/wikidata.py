@@ -25,7 +25,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..errors import WikioriginError
+from ..errors import UnknownWikiError, WikioriginError
+from ..languages import lookup
 from .compression import open_dump
 
 __all__ = ["Entity", "EntityStats", "read_entities", "query_entities", "entity_from_json", "item_claims",
@@ -175,9 +176,6 @@ PREFIX wikibase: <http://wikiba.se/ontology#>
 
 def _site_dbname(site_url: str) -> str | None:
     """``https://ja.wikipedia.org/`` -> ``jawiki`` (the sitelink key of the JSON dump)."""
-    from ..errors import UnknownWikiError
-    from ..languages import lookup
-
     try:
         return lookup(site_url.split("//", 1)[-1].split("/", 1)[0]).dbname
     except UnknownWikiError:
