@@ -222,7 +222,7 @@ def qids_table(path, wiki: str, stats: SqlStats | None = None) -> pa.Table:
         warnings.warn(f"{path}: {dump.stats.bad_values} wikibase_item values not a QID and "
                       f"{dump.stats.unreadable} rows unreadable, left out; the first: "
                       f"{dump.stats.notes[0]}", stacklevel=2)
-    wikis = pa.array([wiki] * table.num_rows, pa.string())
+    wikis = pa.repeat(pa.scalar(wiki, pa.string()), table.num_rows)
     return pa.table([wikis, table["page_id"], table["qid"]], schema=QIDS)
 
 
