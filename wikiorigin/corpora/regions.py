@@ -165,9 +165,9 @@ def resolve_regions(items: dict[str, Entity], fetch: Callable[[set[str]], dict[s
     :class:`RegionReading` (why an item has none: ``several`` regions, ``broken``, ...)."""
     entities, pending = dict(items), set(items)
     for _ in range(MAX_HOPS + 1):
-        # an item whose walk wants nothing is settled: entities are only added (a fetch gives the
-        # qids asked for, none of which was known), so its
-        # walk cannot change; only the others are walked again at the next level
+        # an item whose walk wants nothing is settled: entities are only added (a fetch gives
+        # the qids asked for, none of them known yet), so its walk cannot change; only the
+        # others are walked again at the next level
         wanted_by = {qid: _walk(qid, entities).wanted for qid in pending}
         pending = {qid for qid, wanted in wanted_by.items() if wanted}
         wanted = set().union(*wanted_by.values())
