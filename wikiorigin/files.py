@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 from . import __version__
 from .errors import WikioriginError
 
-__all__ = ["ParquetSink", "write_table", "read_provenance", "schema_provenance", "provenance", "read_rows", "input_schema",
-           "read_input", "check_output"]
+__all__ = ["ParquetSink", "write_table", "read_provenance", "schema_provenance", "provenance", "read_rows",
+           "input_schema", "read_input", "check_output"]
 
 _KEY = b"wikiorigin"
 
