@@ -81,8 +81,10 @@ def build_list_corpus(dump: Multistream, out, list_page: str = YOKAI_LIST_PAGE,
         raise WikioriginError(f"{dump.dump}: no page {list_page!r} (the list page) in this dump")
     links = list_links(listing.text, dump)
     report = ListCorpusReport(linked=len(links))
-    report.missing = [t for t in dict.fromkeys(t for t, _ in links) if dump.entry(t) is None]
-    wanted = [t for t in dict.fromkeys(t for t, _ in links) if dump.entry(t) is not None]
+    titles = list(dict.fromkeys(t for t, _ in links))
+    indexed = {t: dump.entry(t) is not None for t in titles}  # each title looked up once
+    report.missing = [t for t in titles if not indexed[t]]
+    wanted = [t for t in titles if indexed[t]]
     pages = dump.get(wanted)
     report.found = len(pages)
     report.redirected = sum(1 for t, p in pages.items() if p.title != t)
