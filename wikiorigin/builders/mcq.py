@@ -65,8 +65,8 @@ class MCQConfig:
     """Settings of :func:`build_mcq` that change the questions: the ``language`` of the
     questions (a registry code; None: the articles' wiki's), the ``labels`` (a preset's name,
     a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``origin`` for an origin
-    corpus, ``yokai-ja`` for Japanese list-page articles, else an error), questions ``per_article``, the ``seed`` of option shuffling,
-    the article length sent (``max_article_chars``), the similarity above which a question is
+    corpus, ``yokai-ja`` for Japanese list-page articles, else an error), questions
+    ``per_article``, the ``seed`` of option shuffling, the article length sent (``max_article_chars``), the similarity above which a question is
     a near duplicate (``duplicate_threshold``), the sampling ``params``, and whether a question
     from an article with no footnotes at all is kept without attribution
     (``keep_unreferenced``; the paper's condition, the default, drops it). They are recorded
