@@ -46,7 +46,6 @@ from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, a
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
            "ascii_digits", "PARSER_VERSION"]
 
-# Bump when a change can turn a verdict: it is part of every run's signature.
 PARSER_VERSION = "4"
 """The version of the answer reader's rules; bumped when a change can turn a verdict. It is
 part of every MCQ run's signature."""

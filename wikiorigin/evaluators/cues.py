@@ -69,11 +69,6 @@ UNSPACED = frozenset({"ja", "zh", "yue", "wuu", "gan", "lzh", "zh-classical", "z
                       "bo", "dz"})
 """Languages written without spaces between words: no delimiter before an option."""
 
-DELIMITERS = {code: "" if code in UNSPACED else " " for code in ANSWER_CUES}  # every cued language
-"""What goes between the answer cue and an option in log-likelihood mode, by language code
-(lm-evaluation-harness's ``target_delimiter``; :func:`delimiter` for any language)."""
-
-
 def _base(language: str) -> str:
     """``zh-yue`` -> ``zh-yue`` when the table has it, else ``zh``; ``pt-br`` -> ``pt``."""
     return language if language in ANSWER_CUES else language.split("-", 1)[0]
@@ -96,3 +91,8 @@ def delimiter(language: str) -> str:
     always follows one language's convention (lm-eval's default ``target_delimiter``)."""
     cued = _base(language) in ANSWER_CUES
     return "" if cued and (language in UNSPACED or _base(language) in UNSPACED) else " "
+
+
+DELIMITERS = {code: delimiter(code) for code in ANSWER_CUES}
+"""What goes between the answer cue and an option in log-likelihood mode, by language code
+(lm-evaluation-harness's ``target_delimiter``; :func:`delimiter` for any language)."""
