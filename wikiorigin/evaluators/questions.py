@@ -89,11 +89,10 @@ def _region(raw: dict) -> str:
     return raw.get("region") or ""
 
 
-def _check(value, kinds, what: str, where: str):
-    if value is not None and not isinstance(value, kinds):
-        raise WikioriginError(f"{where}: {what} is {type(value).__name__} {value!r}, expected "
-                              + " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,))))
-    return value
+def _check(value, kind: type, what: str, where: str) -> None:
+    """A field that is absent (None) or of ``kind``; else a one-line error naming the row."""
+    if value is not None and not isinstance(value, kind):
+        raise WikioriginError(f"{where}: {what} is {type(value).__name__} {value!r}, expected {kind.__name__}")
 
 
 def _choices(raw: dict, where: str) -> list[str]:
