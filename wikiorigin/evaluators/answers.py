@@ -147,7 +147,7 @@ def _as_option(line: str, keys: list[str]) -> int | None:
         if key and key in keys:
             return keys.index(key) if keys.count(key) == 1 else None
     unaccented = [fold_greek(k) for k in keys]  # Greek capitals go without accents: ΧΕΡΣΟΝΗΣΟΣ
-    key = fold_greek(match_key(_clean(line)))
+    key = fold_greek(key)  # the last form's: the cleaned line
     return unaccented.index(key) if key and unaccented.count(key) == 1 else None
 
 
@@ -316,24 +316,24 @@ def _paraphrase(sentence: str, keys: list[str]) -> int | None:
 def _read_lines(lines: list[str], keys: list[str], labels) -> tuple[Reading | None, list[str]]:
     """Stages 2 and 3: an answer that is an option, a shortened option or a label, whole or
     line by line. Returns the reading (None: read on) and the lines left to read."""
+    per_line = [_as_option(l, keys) for l in lines]  # each worked out once, used by every stage below
+    as_key = [match_key(_clean(l)) for l in lines]
     if len(lines) == 1:
-        index = _as_option(lines[0], keys)
-        if index is not None:
-            return Reading(index, "exact"), lines
+        if per_line[0] is not None:
+            return Reading(per_line[0], "exact"), lines
         position = _position(lines[0], labels)
         if position is not None:
             return Reading(position, "position"), lines
-        whole = match_key(_clean(lines[0]))
+        whole = as_key[0]
         inside = [i for i, k in enumerate(keys) if len(whole) >= 2 and whole in k and 5 * len(whole) >= 2 * len(k)]
         if len(inside) == 1:  # a shortened option
             return Reading(inside[0], "shortened"), lines
     # an echoed option list (bulleted lines that begin with three or more of the options)
-    as_key = [match_key(_clean(l)) for l in lines]
     listing = [bool(_BULLET.match(l)) and any(o and k.startswith(o) for o in keys) for l, k in zip(lines, as_key)]
     listed = {i for l, k, on in zip(lines, as_key, listing) if on for i, o in enumerate(keys) if o and k.startswith(o)}
     if len(listed) >= min(3, len(keys)):
         return None, [l for l, on in zip(lines, listing) if not on]
-    named = {i for i in (_as_option(l, keys) for l in lines) if i is not None}
+    named = {i for i in per_line if i is not None}
     if named:
         return (Reading(named.pop(), "line") if len(named) == 1 else Reading(None, "several")), lines
     for line in lines:
