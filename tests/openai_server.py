@@ -2,8 +2,16 @@
 
 ``answer(messages) -> str`` scripts the replies. ``faults`` is a list consumed one per call:
 ``"429"`` (with ``Retry-After``), ``"500"``, ``"slow"`` (waits ``slow_seconds``), ``"truncated"``
-(a body cut short), ``"nonjson"`` (a 200 that is not JSON), ``"401"``, ``"404"``. ``delay`` is
+(a body cut short), ``"nonjson"`` (a 200 that is not JSON), ``"401"``, ``"404"``, ``"empty"``
+(content ``""``), ``"null"`` (content null), ``"html"`` (a 200 HTML page), ``"nochoices"`` (a JSON
+body without ``choices``), ``"length"`` (the answer cut off by the output limit). ``delay`` is
 added to every call.
+
+``reasoning=True`` behaves as OpenAI's reasoning models do: a ``temperature`` or ``top_p`` other
+than 1 is a 400 ``unsupported_value``, ``max_tokens`` a 400 ``unsupported_parameter`` (they want
+``max_completion_tokens``), and the usage reports ``reasoning_tokens`` (``reasoning_tokens`` per
+answer, counted in ``completion_tokens``). ``json_schema=False`` refuses a ``response_format``
+(400), as servers without structured outputs do.
 
 The endpoint check's requests (``GET /v1/models``, ``GET /v1/models/MODEL``) go to ``probes``,
 not ``calls``. ``models`` (None: any model) lists the models served: another model is a 404.
@@ -78,17 +86,33 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(server.slow_seconds)
         if fault == "nonjson":
             return self._raw(200, b"<html>not json</html>", "application/json")
+        if fault == "html":
+            return self._raw(200, b"<!DOCTYPE html><html><body>Bad gateway</body></html>", "text/html")
+        if fault == "nochoices":
+            return self._send(200, {"object": "error", "message": "overloaded"})
+        refused = self._refused_parameter(body)
+        if refused:
+            return self._send(400, {"error": {"message": refused[2], "type": "invalid_request_error",
+                                              "param": refused[0], "code": refused[1]}})
         takes_model = len(inspect.signature(server.answer).parameters) > 1  # answer(messages, model)
         content = server.answer(body["messages"], body["model"]) if takes_model else server.answer(body["messages"])
+        finish = "stop"
+        if fault in ("empty", "null"):
+            content = "" if fault == "empty" else None
+        elif fault == "length":
+            content, finish = (content or "")[: len(content or "") // 2], "length"
+        reasoning = server.reasoning_tokens if server.reasoning else 0
         payload = {
             "id": f"chatcmpl-{len(server.calls)}", "object": "chat.completion", "created": 0,
             "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
+            "choices": [{"index": 0, "finish_reason": finish,
                          "message": {"role": "assistant", "content": content}}],
             "usage": {"prompt_tokens": sum(len(m["content"]) for m in body["messages"]) // 4,
-                      "completion_tokens": len(content) // 4,
+                      "completion_tokens": len(content or "") // 4 + reasoning,
                       "total_tokens": 0},
         }
+        if server.reasoning:
+            payload["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning}
         if fault == "truncated":
             data = json.dumps(payload).encode()
             self.send_response(200)
@@ -100,6 +124,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self._send(200, payload)
+
+    def _refused_parameter(self, body) -> tuple[str, str, str] | None:
+        """(param, code, message) of a parameter this server refuses, or None."""
+        server = self.server.owner
+        if server.reasoning:
+            for name in ("temperature", "top_p"):
+                if name in body and body[name] != 1:
+                    return (name, "unsupported_value", f"Unsupported value: '{name}' does not support "
+                            f"{body[name]} with this model. Only the default (1) value is supported.")
+            if "max_tokens" in body:
+                return ("max_tokens", "unsupported_parameter", "Unsupported parameter: 'max_tokens' is not "
+                        "supported with this model. Use 'max_completion_tokens' instead.")
+        if not server.json_schema and "response_format" in body:
+            return ("response_format", "unsupported_parameter", "response_format is not supported by this server")
+        return None
 
     def _send(self, status, payload, headers=None):
         self._raw(status, json.dumps(payload).encode(), "application/json", headers)
@@ -125,10 +164,11 @@ class _Server(ThreadingHTTPServer):
 
 class ChatServer:
     def __init__(self, answer=None, delay: float = 0.0, *, models=None, list_models: bool = True,
-                 api_key: str | None = None):
+                 api_key: str | None = None, reasoning: bool = False, json_schema: bool = True):
         self.answer = answer or (lambda messages: json.dumps({"echo": messages[-1]["content"]}))
         self.delay, self.faults, self.calls, self.probes = delay, [], [], []
         self.models, self.list_models, self.api_key = models, list_models, api_key
+        self.reasoning, self.json_schema, self.reasoning_tokens = reasoning, json_schema, 64
         self.retry_after, self.slow_seconds = 0.05, 2.0
         self.lock = threading.Lock()
 

@@ -9,6 +9,8 @@ import json
 import math
 import re
 
+from ..llm.client import REASONING_EFFORTS
+
 __all__ = ["llm_options", "llm_client", "model_options", "model", "sampling", "positive", "memory_size",
            "namespaces"]
 
@@ -75,6 +77,14 @@ def llm_options(b) -> None:
     b.add_argument("--rpm", type=positive(int), default=None, help="requests per minute at most")
     b.add_argument("--tpm", type=positive(int), default=None, help="tokens per minute at most")
     b.add_argument("--prices", type=prices, default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
+    b.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=None,
+                   help="a reasoning model (OpenAI's o-series and GPT-5, or a server that takes the parameter): "
+                        "send reasoning_effort and no sampling parameter (temperature, top_p), the output "
+                        "limit as max_completion_tokens; reasoning tokens are counted in the usage")
+    b.add_argument("--structured-outputs", choices=("auto", "off"), default="auto",
+                   help="auto: send each JSON schema as a json_schema response_format where the server takes it "
+                        "(else ask for JSON in the prompt and repair once; the provenance says which); "
+                        "off: always the prompt")
     w = b.add_argument_group("timeouts, retries and waits", _WAITS)
     w.add_argument("--timeout", type=positive(float), default=60, metavar="SECONDS",
                    help="seconds one try may take (default: %(default)s)")
@@ -96,7 +106,8 @@ def llm_client(args, name):
         backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint,
                                 timeout=args.timeout)
     return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency, retries=args.retries,
-                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=args.prices)
+                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=args.prices,
+                     reasoning_effort=args.reasoning_effort, structured_outputs=args.structured_outputs == "auto")
 
 
 # --- the model under evaluation (`eval`) -------------------------------------------------------
@@ -135,7 +146,8 @@ def model(args):
 
         backend = OpenAIBackend(args.model, base_url=args.endpoint, timeout=args.timeout)
         return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
-                                       retries=args.retries, max_wait=args.max_wait))
+                                       retries=args.retries, max_wait=args.max_wait,
+                                       reasoning_effort=getattr(args, "reasoning_effort", None)))
     from ..evaluators.models import LocalModel
 
     return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,

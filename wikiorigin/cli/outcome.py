@@ -10,10 +10,13 @@ __all__ = ["requests_outcome", "print_usage"]
 
 def print_usage(clients) -> None:
     """One usage line on stderr per ``(name, client)`` pair (``name: requests, tokens, cost,
-    waits``), priced with the client's own prices; a client that is None is passed over."""
+    waits``), priced with the client's own prices, and the client's warnings (a reasoning effort
+    the server seems to ignore); a client that is None is passed over."""
     for name, client in clients:
         if client is not None:
             print(f"{name}: {client.usage.summary(client.prices)}", file=sys.stderr)
+            for warning in client.warnings():
+                print(f"wikiorigin: warning: {warning}", file=sys.stderr)
 
 
 def requests_outcome(clients, where: str) -> int:

@@ -74,6 +74,6 @@ class EndpointModel:
         params = {"temperature": temperature, "max_tokens": max_new_tokens, "top_p": top_p, "seed": seed}
         results = self.client.run([ChatRequest(
             ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": p}],
-            params, "eval") for p in prompts])
+            params, "eval", truncated_ok=True) for p in prompts])
         return [None if r.error else r.text for r in results]
 

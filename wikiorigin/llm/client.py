@@ -14,6 +14,21 @@ have given up the endpoint is taken for down: the rest of that run is not sent. 
 schema gets its answer parsed and validated, with one repair round (the model is shown the
 error) before the row is given up. Nothing raises for one bad row: a failed request comes back
 as a :class:`ChatResult` with ``error`` set, for the caller's ``failed`` file.
+
+Reasoning models (``reasoning_effort``): the requests carry ``reasoning_effort`` and none of
+the sampling parameters (``temperature``, ``top_p``, ...: OpenAI's reasoning models refuse
+them), and the output limit goes as ``max_completion_tokens`` where the server wants it; the
+effort is part of the cache key, and the reasoning tokens are counted. The first call of a run
+goes alone: a server that refuses one of the run's parameters is an :class:`EndpointError`
+naming it and the option that changes it, before anything else is sent. Requests with a schema
+are sent with a ``response_format`` of that JSON schema (structured outputs: OpenAI, Azure,
+vLLM, llama.cpp) unless ``structured_outputs`` is False or the server refuses it; the answer is
+validated either way, and ``usage.structured`` counts the calls answered under the schema.
+
+Only complete, usable answers are kept (and cached): an empty answer or an HTML page is
+retried, then failed; an answer cut off by the output limit is a failed request unless the
+request says a cut answer is still an answer (``truncated_ok``, as an evaluation with a
+token budget does).
 """
 
 from __future__ import annotations
@@ -31,7 +46,25 @@ from ..retry import Backoff
 from .cache import RequestCache, request_key
 from .openai_backend import EndpointError, RequestError, TransientError
 
-__all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json", "worst_case_seconds"]
+__all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json", "worst_case_seconds",
+           "REASONING_EFFORTS", "SAMPLING_PARAMS", "strict_schema"]
+
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+"""The values of ``reasoning_effort`` that OpenAI's reasoning models take."""
+
+SAMPLING_PARAMS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "logprobs",
+                   "top_logprobs", "logit_bias", "n")
+"""The parameters a request to a reasoning model goes without."""
+
+# What a user changes when a server refuses one of these parameters.
+_OPTION_FOR = {
+    "temperature": "this looks like a reasoning model: give --reasoning-effort (then no sampling "
+                   "parameter is sent)",
+    "top_p": "this looks like a reasoning model: give --reasoning-effort (then no sampling parameter is sent)",
+    "reasoning_effort": "leave out --reasoning-effort (the model does not take it) or give another level",
+    "max_completion_tokens": "the server takes no max_completion_tokens: leave out --reasoning-effort",
+    "seed": "the server takes no seed",
+}
 
 
 @dataclass(slots=True)
@@ -43,6 +76,7 @@ class ChatRequest:
     params: dict = field(default_factory=dict)
     prompt_version: str = ""
     schema: dict | None = None  # JSON schema the answer must satisfy
+    truncated_ok: bool = False  # an answer cut off by the output limit is still an answer
 
 
 @dataclass(slots=True)
@@ -57,6 +91,8 @@ class ChatResult:
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0
+    finish_reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -71,7 +107,9 @@ class Usage:
     retries: int = 0
     failures: int = 0
     input_tokens: int = 0
-    output_tokens: int = 0
+    output_tokens: int = 0  # reasoning tokens included, as servers count and price them
+    reasoning_tokens: int = 0
+    structured: int = 0  # calls answered under a JSON-schema response_format
     repairs: int = 0
     waited: float = 0.0
 
@@ -94,7 +132,8 @@ class Usage:
         cost = self.cost(prices)
         return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
                 f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
-                f"output tokens" + (f", ${cost:,.4f}" if cost is not None else "")
+                f"output tokens"
+                + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "") + (f", ${cost:,.4f}" if cost is not None else "")
                 + f", {self.waited:,.1f} s waiting")
 
 
@@ -163,13 +202,18 @@ class LLMClient:
     def __init__(self, backend, cache: RequestCache | None = None, *, concurrency: int = 8,
                  retries: int = 3, backoff: float = 1.0, max_wait: float = 120.0,
                  rpm: int | None = None, tpm: int | None = None, prices: dict | None = None,
-                 check: bool = True, stop_after: int = 10):
+                 check: bool = True, stop_after: int = 10, reasoning_effort: str | None = None,
+                 structured_outputs: bool = True):
         if concurrency < 1:
             raise ValueError(f"LLMClient: concurrency must be >= 1, not {concurrency}")
         if stop_after < 1:
             raise ValueError(f"LLMClient: stop_after must be >= 1, not {stop_after}")
         if retries < 0 or not max_wait >= 0:
             raise ValueError(f"LLMClient: retries and max_wait must be >= 0, not {retries} and {max_wait}")
+        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"LLMClient: reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                             f"not {reasoning_effort!r}")
+        self.reasoning_effort, self.structured_outputs = reasoning_effort, structured_outputs
         self.backend, self.cache = backend, cache
         self.concurrency, self.retries = concurrency, retries
         self.backoff, self.max_wait = backoff, max_wait
@@ -180,11 +224,44 @@ class LLMClient:
         self._check_error: Exception | None = None
         self.stop_after = stop_after
         self._given_up, self._down = 0, None
+        self._first_sent = not check
+
+    def params(self, params: dict) -> dict:
+        """The parameters a request is sent with: as given, or, with a ``reasoning_effort``,
+        without the sampling parameters, with the effort, and with the output limit as
+        ``max_completion_tokens`` (which counts the reasoning). They are what the cache key holds,
+        so answers of another effort are never served for this one."""
+        if self.reasoning_effort is None:
+            return dict(params)
+        kept = {k: v for k, v in params.items() if k not in SAMPLING_PARAMS}
+        if "max_tokens" in kept:  # reasoning models count their reasoning in this limit
+            kept["max_completion_tokens"] = kept.pop("max_tokens")
+        return {**kept, "reasoning_effort": self.reasoning_effort}
+
+    def settings(self) -> dict:
+        """How this client asks, for a dataset's provenance: the backend, model, reasoning
+        effort and structured outputs (``json_schema`` while the server takes them, else
+        ``prompt``; ``usage.structured`` counts the calls answered under a schema)."""
+        return {"backend": self.backend.key, "model": self.backend.model,
+                "reasoning_effort": self.reasoning_effort,
+                "structured_outputs": "json_schema" if self.structured_outputs and self._takes_schema() else "prompt"}
+
+    def warnings(self) -> list[str]:
+        """What the run's answers say about its settings: a reasoning effort the server seems
+        to ignore (no reasoning tokens reported in any answer)."""
+        if self.reasoning_effort and self.usage.calls and not self.usage.reasoning_tokens:
+            return [f"{self.backend.model}: reasoning_effort {self.reasoning_effort!r} was sent, but the server "
+                    f"reported no reasoning tokens in {self.usage.calls} answers: it may have ignored it"]
+        return []
+
+    def _takes_schema(self) -> bool:
+        """Whether the backend can be sent a JSON-schema ``response_format`` (not refused yet)."""
+        return hasattr(self.backend, "json_schema") and self.backend.json_schema is not False
 
     def key(self, request: ChatRequest) -> str:
         """The cache key of ``request`` with this client's backend and model (:func:`request_key`)."""
         return request_key(self.backend.key, self.backend.model, request.messages,
-                           request.params, request.prompt_version)
+                           self.params(request.params), request.prompt_version)
 
     def dry_run(self, requests: list[ChatRequest]) -> dict:
         """How many calls a run would make (cache hits excluded) and their input tokens."""
@@ -264,35 +341,71 @@ class LLMClient:
         return ChatResult(result.text, error=fixed.error or f"invalid JSON after one repair: {problem}")
 
     async def _ask(self, messages, request: ChatRequest, gate, limit) -> ChatResult:
-        key = request_key(self.backend.key, self.backend.model, messages, request.params, request.prompt_version)
+        params = self.params(request.params)
+        key = request_key(self.backend.key, self.backend.model, messages, params, request.prompt_version)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage.cache_hits += 1
             return ChatResult(hit["text"], cached=True, input_tokens=hit["input_tokens"],
-                              output_tokens=hit["output_tokens"])
+                              output_tokens=hit["output_tokens"], reasoning_tokens=hit.get("reasoning_tokens", 0),
+                              finish_reason=hit.get("finish_reason"))
         if not self._checked:
             await self._ensure_checked()
+        if request.schema is not None and self.structured_outputs and self._takes_schema():
+            params = {**params, "response_format": {"type": "json_schema", "json_schema": {
+                "name": "answer", "schema": strict_schema(request.schema), "strict": True}}}
+        if not self._first_sent:  # the first call goes alone: a refused parameter stops the run
+            async with self._check_lock:
+                if self._check_error is not None:
+                    raise self._check_error
+                if not self._first_sent:
+                    answer, error = await self._call(messages, params, limit, request, first=True)
+                    self._first_sent = True
+                    return self._kept(key, answer, error)
         async with gate:
             if self._down is not None:
                 return ChatResult(None, error=f"not sent: {self._down}")
-            answer, error = await self._call(messages, request.params, limit)
+            answer, error = await self._call(messages, params, limit, request)
+        return self._kept(key, answer, error)
+
+    def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
+        """The result of one call; a usable answer is counted and cached at once."""
         if error is not None:
             return ChatResult(None, error=error)
         self.usage.calls += 1
         self.usage.input_tokens += answer["input_tokens"]
         self.usage.output_tokens += answer["output_tokens"]
+        self.usage.reasoning_tokens += answer.get("reasoning_tokens", 0)
+        self.usage.structured += bool(answer.pop("json_schema", False))
         if self.cache is not None:
             self.cache.put(key, answer)
-        return ChatResult(answer["text"], input_tokens=answer["input_tokens"],
-                          output_tokens=answer["output_tokens"])
+        return ChatResult(answer["text"], input_tokens=answer["input_tokens"], output_tokens=answer["output_tokens"],
+                          reasoning_tokens=answer.get("reasoning_tokens", 0),
+                          finish_reason=answer.get("finish_reason"))
 
-    async def _call(self, messages, params, limit) -> tuple[dict | None, str | None]:
-        """The backend's answer, retried with backoff; or why there is none."""
+    def _refusal(self, exc: RequestError) -> EndpointError:
+        """A server's refusal of one of the run's parameters, as one line before anything is paid."""
+        hint = _OPTION_FOR.get(exc.param, "change the option that sets it")
+        return EndpointError(f"{getattr(self.backend, 'url', self.backend.key)} refuses the parameter "
+                             f"{exc.param!r} for the model {self.backend.model!r} ({exc}): {hint}")
+
+    async def _call(self, messages, params, limit, request: ChatRequest,
+                    first: bool = False) -> tuple[dict | None, str | None]:
+        """The backend's answer, retried with backoff; or why there is none. An empty answer or
+        an HTML page is retried like a server error; an answer cut off by the output limit is no
+        answer unless the request takes one (``truncated_ok``). On the run's ``first`` call, a
+        refused parameter raises :class:`EndpointError` for the whole run."""
         backoff = Backoff(self.retries, self.backoff, self.max_wait, jitter=True)
         for attempt in backoff.tries:
             self.usage.waited += await limit.wait(estimate_tokens(messages))
             try:
                 answer = await self.backend.chat(messages, params)
+                _usable(answer, request, params)
+            except _CutOff as exc:
+                return None, str(exc)
             except RequestError as exc:
+                if first and exc.param:
+                    self._check_error = self._refusal(exc)
+                    raise self._check_error from None
                 return None, f"refused: {exc}"
             except TransientError as exc:
                 if backoff.exhausted(attempt):
@@ -316,6 +429,55 @@ class LLMClient:
             self._down = (f"the endpoint seems down ({self._given_up} requests in a row gave up; "
                           f"the last: {error})")
         return error
+
+
+class _CutOff(Exception):
+    """An answer stopped by the output limit, for a request that wants a whole one."""
+
+
+def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
+    """Raises unless ``answer`` may be kept: :class:`_CutOff` for an answer stopped by the
+    output limit (unless the request takes one), :class:`TransientError` for an empty answer or
+    an HTML page (retried: servers and proxies send them when they are in trouble)."""
+    if answer.get("finish_reason") == "length":
+        if request.truncated_ok:
+            return
+        limit = params.get("max_tokens", params.get("max_completion_tokens"))
+        reasoning = answer.get("reasoning_tokens") or 0
+        raise _CutOff("cut off by the output limit" + (f" of {limit} tokens" if limit is not None else "")
+                      + (f" ({reasoning} of them reasoning)" if reasoning else "")
+                      + ": raise --max-tokens" + (" or lower --reasoning-effort" if reasoning else ""))
+    text = answer.get("text") or ""
+    if not text.strip():
+        raise TransientError("an empty answer")
+    if text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
+        raise TransientError("an HTML page, not an answer")
+
+
+_STRICT_DROPS = ("minLength", "maxLength", "minItems", "maxItems", "pattern", "format", "minimum",
+                 "maximum", "uniqueItems")
+
+
+def strict_schema(schema: dict) -> dict:
+    """``schema`` in the form strict structured outputs take: every object closed
+    (``additionalProperties: false``) with every property required (one that was optional may
+    also be null), and the keywords strict mode does not take dropped (the answer is still
+    validated against the full ``schema`` here)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in _STRICT_DROPS}
+    if "items" in out:
+        out["items"] = strict_schema(out["items"])
+    if out.get("type") == "object" or "properties" in out:
+        properties = {k: strict_schema(v) for k, v in (out.get("properties") or {}).items()}
+        required = set(out.get("required") or ())
+        for name, value in properties.items():
+            kinds = value.get("type")
+            kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
+            if name not in required and kinds and "null" not in kinds:
+                value["type"] = kinds + ["null"]
+        out.update(properties=properties, required=list(properties), additionalProperties=False)
+    return out
 
 
 def _check(result: ChatResult, schema: dict) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 
 from ..errors import WikioriginError
 from ..retry import retry_after
@@ -31,7 +32,13 @@ class TransientError(Exception):
 
 
 class RequestError(Exception):
-    """A request the backend refuses (too long, malformed): not worth retrying."""
+    """A request the backend refuses (too long, malformed): not worth retrying. ``param`` and
+    ``code`` are the server's, when it names the parameter it refuses (OpenAI's
+    ``unsupported_parameter`` / ``unsupported_value``)."""
+
+    def __init__(self, message: str, param: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.param, self.code = param, code
 
 
 class EndpointError(WikioriginError):
@@ -45,6 +52,12 @@ class OpenAIBackend:
     not positive). :meth:`check` raises :class:`EndpointError` for an endpoint that cannot serve."""
 
     name = "openai"
+    # Which parameter carries the output limit: "max_tokens" until the server refuses it
+    # (OpenAI's reasoning models want "max_completion_tokens"); learned once, then kept.
+    limit_param = "max_tokens"
+    # Whether the server takes ``response_format`` with a JSON schema: None until a request
+    # has tried, False once a server refused it (the client then validates and repairs).
+    json_schema: bool | None = None
 
     def __init__(self, model: str, base_url: str | None = None, *, azure_endpoint: str | None = None,
                  api_version: str | None = None, timeout: float = 60.0):
@@ -85,7 +98,34 @@ class OpenAIBackend:
         return self._client
 
     async def chat(self, messages: list[dict], params: dict) -> dict:
-        """``{"text", "input_tokens", "output_tokens"}``; raises TransientError to be retried."""
+        """``{"text", "input_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
+        "json_schema"}``; raises :class:`TransientError` to be retried, :class:`RequestError`
+        for a refusal. ``params`` are the request's; ``max_tokens`` goes as
+        ``max_completion_tokens`` where the server wants it, and a ``response_format`` the
+        server refuses is dropped (``json_schema`` False in the answer): both learned from the
+        server's 400, once, and kept for the rest of the run."""
+        while True:
+            wire = self._wire(params)
+            try:
+                return await self._create(messages, wire)
+            except RequestError as exc:
+                if exc.param == "max_tokens" and self.limit_param == "max_tokens" and "max_tokens" in wire:
+                    self.limit_param = "max_completion_tokens"
+                elif "response_format" in wire and _about_response_format(exc) and self.json_schema is not False:
+                    self.json_schema = False
+                else:
+                    raise
+
+    def _wire(self, params: dict) -> dict:
+        """The parameters as this server takes them (see :meth:`chat`)."""
+        wire = dict(params)
+        if "max_tokens" in wire and self.limit_param != "max_tokens":
+            wire[self.limit_param] = wire.pop("max_tokens")
+        if self.json_schema is False:
+            wire.pop("response_format", None)
+        return wire
+
+    async def _create(self, messages: list[dict], params: dict) -> dict:
         openai = self._openai
         try:
             client = self._client_for_this_loop()
@@ -101,16 +141,26 @@ class OpenAIBackend:
         except openai.APIStatusError as exc:  # 400 (e.g. longer than the context), 401, 404, ...
             if exc.status_code in (408, 409):
                 raise TransientError(f"{exc.status_code}: {_reason(exc)}", _retry_after(exc.response)) from None
-            raise RequestError(f"{exc.status_code}: {_reason(exc)}") from None
+            param, code = _refused_parameter(exc)
+            raise RequestError(f"{exc.status_code}: {_reason(exc)}", param, code) from None
         except json.JSONDecodeError as exc:  # the SDK lets a body that is not JSON through
             raise TransientError(f"a response body that is not JSON: {exc}") from None
-        choice = response.choices[0] if response.choices else None
-        if choice is None or choice.message is None:
+        choices = getattr(response, "choices", None)  # a 200 with a body that is no completion
+        if not isinstance(choices, list):
+            raise TransientError(f"a response without choices ({_sample(response)})")
+        choice = choices[0] if choices else None
+        if choice is None or getattr(choice, "message", None) is None:
             raise TransientError("a response without a choice")
+        if "response_format" in params and self.json_schema is None:
+            self.json_schema = True
         usage = response.usage
+        details = getattr(usage, "completion_tokens_details", None) if usage else None
         return {"text": choice.message.content or "",
-                "input_tokens": usage.prompt_tokens if usage else 0,
-                "output_tokens": usage.completion_tokens if usage else 0}
+                "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
+                "output_tokens": (usage.completion_tokens or 0) if usage else 0,
+                "reasoning_tokens": (getattr(details, "reasoning_tokens", None) or 0) if details else 0,
+                "finish_reason": choice.finish_reason,
+                "json_schema": "response_format" in params}
 
     async def aclose(self) -> None:
         """Close the HTTP client of this loop (before the loop itself closes)."""
@@ -195,6 +245,32 @@ def _connection_problem(exc, timeout: float) -> str:
         if isinstance(link, OSError) and link.strerror:
             return link.strerror
     return str(exc.__cause__ or exc)
+
+
+def _refused_parameter(exc) -> tuple[str | None, str | None]:
+    """The parameter a 400 refuses and the server's code for it (OpenAI's error body names
+    both: ``{"error": {"param": "temperature", "code": "unsupported_value"}}``); servers that
+    only say it in words (``Unsupported parameter: 'max_tokens'``) are read too."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    param = error.get("param") if isinstance(error, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    if not param:
+        said = re.search(r"[Uu]nsupported (?:parameter|value)[^'\"]*['\"]([a-z_]+)['\"]", _reason(exc))
+        param = said.group(1) if said else None
+    return (param if isinstance(param, str) else None), (code if isinstance(code, str) else None)
+
+
+def _about_response_format(exc: RequestError) -> bool:
+    """Whether a refusal is of the ``response_format`` (a server without structured outputs)."""
+    return exc.param == "response_format" or any(
+        word in str(exc).lower() for word in ("response_format", "json_schema", "response format"))
+
+
+def _sample(response) -> str:
+    """The start of a body that is not what was asked for, on one line."""
+    text = " ".join(str(response).split())
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _reason(exc) -> str:

@@ -49,7 +49,7 @@ class TransformersBackend:
         ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True,
                                                  return_tensors="pt", return_dict=True)
         limit = context_length(self.lm.config)
-        wanted = int(params.get("max_tokens", self.max_new_tokens))
+        wanted = int(params.get("max_tokens", params.get("max_completion_tokens", self.max_new_tokens)))
         if limit and ids["input_ids"].shape[1] + wanted > limit:
             raise RequestError(f"{ids['input_ids'].shape[1]} prompt tokens + {wanted} new exceed the "
                                f"model's {limit} positions")
@@ -62,8 +62,10 @@ class TransformersBackend:
         with self._lock, torch.no_grad():
             output = self.lm.generate(**ids, **options)
         new = output[0, ids["input_ids"].shape[1]:]
+        ended = int(new.shape[0]) < wanted or (new.shape[0] and int(new[-1]) == self.tokenizer.eos_token_id)
         return {"text": self.tokenizer.decode(new, skip_special_tokens=True),
-                "input_tokens": int(ids["input_ids"].shape[1]), "output_tokens": int(new.shape[0])}
+                "input_tokens": int(ids["input_ids"].shape[1]), "output_tokens": int(new.shape[0]),
+                "finish_reason": "stop" if ended else "length"}
 
     async def chat(self, messages: list[dict], params: dict) -> dict:
         """``{"text", "input_tokens", "output_tokens"}`` of one chat, generated in a worker
