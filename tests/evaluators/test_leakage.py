@@ -82,7 +82,7 @@ def test_paraphrases_that_fail_are_left_out_and_said(tmp_path):
     with ChatServer(lambda m: "" if "天狗" in m[-1]["content"] else "言い換え") as server:
         client = LLMClient(OpenAIBackend("p", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
         done, failed = leakage.paraphrase(passages, client)
-    assert set(done) == {"A", "C"} and failed == {"B": "empty paraphrase"}
+    assert set(done) == {"A", "C"} and set(failed) == {"B"} and "empty" in failed["B"]
 
 
 def test_cli_with_paraphrases_from_an_llm(tmp_path, tiny_model_dir, capsys):
@@ -155,3 +155,107 @@ def test_leakage_offers_no_endpoint(capsys):
     with _pytest.raises(SystemExit):
         cli.main(["eval", "leakage", "--help"])
     assert "--endpoint" not in capsys.readouterr().out
+
+
+class _Recorder:
+    """A stand-in for a local model: each text's tokens are its characters, with a
+    log-probability from the character; the texts it was asked to score are kept."""
+
+    name = "recorder"
+
+    def __init__(self):
+        self.texts = []
+
+    def token_logprobs(self, texts, windows="overlap", stride=None):
+        self.texts += list(texts)
+        return [[-(ord(c) % 7 + 1) / 4 for c in t] for t in texts]
+
+
+def test_paraphrases_are_cut_as_the_originals_are():
+    """Issue 18: a paraphrase (of the whole article, from a file) is cut by the same rule as its
+    original, the first max_chars characters, so the two passages are alike in length."""
+    articles, paraphrases = _articles(4)
+    paraphrases = {t: text * 3 for t, text in paraphrases.items()}  # far longer than the passage
+    model = _Recorder()
+    items, _ = leakage.leakage_check(articles, paraphrases, model, max_chars=25)
+    assert model.texts == [leakage.passage(articles[t], 25) for t in articles] + \
+        [leakage.passage(paraphrases[t], 25) for t in articles]
+    assert all(i["original_chars"] == i["paraphrase_chars"] == 25 for i in items)
+    assert leakage.passage("河童は川に住む", 3) == "河童は"  # characters (code points), not bytes or tokens
+    short = {t: text[:10] for t, text in paraphrases.items()}  # shorter than the budget: kept whole
+    items, _ = leakage.leakage_check(articles, short, _Recorder(), max_chars=25)
+    assert all(i["paraphrase_chars"] == 10 and i["original_chars"] == 25 for i in items)
+
+
+def test_a_sample_is_drawn_by_its_seed_whatever_the_order_of_the_rows():
+    titles = [f"妖怪{i}" for i in range(50)]
+    sample = leakage.draw_sample(titles, 20, seed=0)
+    assert len(sample.titles) == 20 == len(set(sample.titles)) and sample.population == 50
+    assert (sample.n, sample.seed) == (20, 0)
+    assert leakage.draw_sample(list(reversed(titles)), 20, seed=0).titles == sample.titles
+    assert leakage.draw_sample(random.Random(1).sample(titles, 50), 20, seed=0).titles == sample.titles
+    assert set(leakage.draw_sample(titles, 20, seed=1).titles) != set(sample.titles)
+    assert sample.titles != tuple(titles[:20])  # at random, not the first 20
+    # an added article changes the sample only where it ranks among the drawn
+    more = leakage.draw_sample(titles + ["新しい妖怪"], 20, seed=0).titles
+    assert len(set(more) - set(sample.titles)) <= 1
+    assert set(leakage.draw_sample(titles, 99, seed=0).titles) == set(titles)
+    assert leakage.draw_sample(titles, 5, seed=None).titles == tuple(titles[:5])  # --limit: the first 5
+    assert leakage.draw_sample(titles, None).titles == tuple(titles)
+    with pytest.raises(WikioriginError, match="n must be a whole number > 0, got 0"):
+        leakage.draw_sample(titles, 0)
+
+
+def test_the_sample_is_compared_and_recorded():
+    articles, paraphrases = _articles(12)
+    sample = leakage.draw_sample(articles, 5, seed=3)
+    items, summary = leakage.leakage_check(articles, paraphrases, _Recorder(), max_chars=30, sample=sample)
+    assert [i["title"] for i in items] == list(sample.titles) and summary["n"] == 5
+    assert summary["sample"] == {"n": 5, "seed": 3, "population": 12, "titles": list(sample.titles)}
+    settings = leakage.leakage_settings(_Recorder(), max_chars=30, articles=articles, paraphrases=paraphrases,
+                                        sample=sample)
+    assert settings["sample"] == 5 and settings["sample_seed"] == 3 and "limit" not in settings
+    chosen = {t: articles[t] for t in sample.titles}  # the data hash is of the articles compared
+    assert settings["data"] == leakage.leakage_settings(_Recorder(), articles=chosen, sample=sample)["data"]
+    first = leakage.leakage_settings(_Recorder(), sample=leakage.draw_sample(articles, 4, seed=None))
+    assert first["limit"] == 4 and "sample" not in first
+
+
+def test_cli_sample_seed_and_limit(tmp_path, tiny_model_dir, capsys):
+    """`--sample N --seed S` (default 20 and 0, the paper's) draws the same articles from the
+    rows in any order, among those the paraphrase file covers; the summary names them, the
+    signature says N and the seed; `--limit N` still takes the first N in file order."""
+    articles, paraphrases = _articles(12)
+    del paraphrases["妖怪11"]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False))
+
+    def run(name, rows, *more):
+        pq.write_table(pa.table({"title": [t for t, _ in rows], "text": [x for _, x in rows]}),
+                       tmp_path / f"{name}.parquet")
+        assert cli.main(["eval", "leakage", "--articles", str(tmp_path / f"{name}.parquet"), "--paraphrases",
+                         str(path), "--model", str(tiny_model_dir), "--device", "cpu", "--max-chars", "60",
+                         "--out", str(tmp_path / name), *more]) == 0
+        return json.loads((tmp_path / name / "summary.json").read_text())
+
+    rows = list(articles.items())
+    drawn = run("drawn", rows, "--sample", "5", "--seed", "7")
+    again = run("again", list(reversed(rows)), "--sample", "5", "--seed", "7")
+    expected = leakage.draw_sample([t for t in articles if t in paraphrases], 5, seed=7)
+    assert drawn["sample"]["titles"] == again["sample"]["titles"] == list(expected.titles)
+    assert drawn["sample"]["population"] == 11 and drawn["n"] == 5  # 妖怪11 has no paraphrase: never drawn
+    assert drawn["settings"]["sample"] == 5 and drawn["settings"]["sample_seed"] == 7
+    assert "sample:5" in drawn["signature"] and "sample_seed:7" in drawn["signature"]
+    assert drawn["signature"] == again["signature"]
+    assert "drawn at random from 11: --sample 5 --seed 7" in (tmp_path / "drawn" / "report.md").read_text()
+    default = run("default", rows)
+    assert default["sample"] == {"n": 20, "seed": 0, "population": 11, "titles": default["sample"]["titles"]}
+    assert sorted(default["sample"]["titles"]) == sorted(expected.titles + tuple(
+        t for t in paraphrases if t not in expected.titles))
+    first = run("first", rows, "--limit", "4")
+    assert first["sample"]["titles"] == list(articles)[:4] and first["settings"]["limit"] == 4
+    assert "sample" not in first["settings"]
+    with pytest.raises(SystemExit):
+        cli.main(["eval", "leakage", "--articles", "a", "--paraphrases", "p", "--model", "m", "--out", "o",
+                  "--sample", "5", "--limit", "4"])
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -220,7 +220,13 @@ def _add_leakage(e) -> None:
     e.add_argument("--paraphrases", default=None, help="Parquet/JSON with title, paraphrase")
     e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
     e.add_argument("--max-chars", type=positive(int), default=1500, help="the passage of each article compared")
-    e.add_argument("--limit", type=positive(int), default=None, help="the first N articles only")
+    chosen = e.add_mutually_exclusive_group()
+    chosen.add_argument("--sample", type=_sample_size, default=20, metavar="N",
+                        help="N articles drawn at random with --seed (default 20, as the YokaiEval paper; "
+                             "'all': every one), the same for the same N and seed whatever the rows' order; "
+                             "with --paraphrases, among the articles the file paraphrases")
+    chosen.add_argument("--limit", type=positive(int), default=None,
+                        help="the first N articles in file order instead of a random sample")
     e.add_argument("--windows", choices=("overlap", "disjoint"), default="overlap",
                    help="texts longer than the model's context: overlapping windows (default; every token "
                         "after at least half a context) or lm-evaluation-harness's disjoint ones")
@@ -230,16 +236,21 @@ def _add_leakage(e) -> None:
     llm_options(e)
 
 
-def _paraphrases(args, articles: dict):
-    """The paraphrases to compare ``articles`` with: read from a file, or written by an LLM
-    (then its client, else None)."""
+def _sample_size(text: str):
+    """``--sample``: a whole number > 0, or ``all`` (None: every article)."""
+    return None if text == "all" else positive(int)(text)
+
+
+def _paraphrases(args, articles: dict, given: dict | None):
+    """The paraphrases to compare ``articles`` with: ``given`` (read from a file), or written
+    by an LLM (then its client, else None)."""
     from ..evaluators import leakage
 
-    if args.paraphrases:
-        return leakage.read_texts(args.paraphrases, "paraphrase"), None
+    if given is not None:
+        return given, None
     if not args.paraphrase_model:
         raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
-    passages = {t: text[:args.max_chars] for t, text in articles.items()}
+    passages = {t: leakage.passage(text, args.max_chars) for t, text in articles.items()}
     source = llm_client(args, args.paraphrase_model)
     paraphrases, failed = leakage.paraphrase(passages, source)
     for title, reason in list(failed.items())[:5]:
@@ -252,14 +263,17 @@ def cmd_eval_leakage(args) -> int:
     from ..evaluators import leakage
 
     articles = leakage.read_texts(args.articles, "text")
-    if args.limit:
-        articles = dict(list(articles.items())[:args.limit])
-    paraphrases, source = _paraphrases(args, articles)
+    given = leakage.read_texts(args.paraphrases, "paraphrase") if args.paraphrases else None
+    pool = [t for t in articles if given is None or leakage.passage(given.get(t) or "", args.max_chars).strip()]
+    sample = leakage.draw_sample(pool, args.limit or args.sample, seed=None if args.limit else args.seed)
+    articles = {t: articles[t] for t in sample.titles}
+    paraphrases, source = _paraphrases(args, articles, given)
     m = model(args)
     items, summary = leakage.leakage_check(articles, paraphrases, m, max_chars=args.max_chars,
-                                           windows=args.windows, stride=args.stride)
+                                           windows=args.windows, stride=args.stride, sample=sample)
     settings = leakage.leakage_settings(m, max_chars=args.max_chars, articles=articles, paraphrases=paraphrases,
-                                        paraphraser=source, windows=args.windows, stride=args.stride)
+                                        paraphraser=source, windows=args.windows, stride=args.stride,
+                                        sample=sample)
     leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
     return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
                                       f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "

@@ -1,30 +1,42 @@
 """Training-data leakage check (as in the YokaiEval paper): is a model's likelihood of an
 article's own wording clearly higher than of a paraphrase that says the same?
 
-For each article, the same passage (the first ``max_chars`` characters) and its paraphrase are
-scored under the local model: negative log-likelihood per character (comparable across the two
-texts, whose tokenizations differ), per-token perplexity, Min-K% probability (the mean
-log-probability of the k% least likely tokens) and the zlib ratio (log-perplexity over the
-zlib-compressed size). Across articles, a paired Wilcoxon signed-rank test (scipy) on the
-per-character NLL, with the matched-pairs rank-biserial correlation as effect size: a strongly
-negative effect (the originals much more likely) hints that the articles were trained on.
+For each article, a passage of the original and of its paraphrase, both cut by one rule
+(:func:`passage`: the first ``max_chars`` characters of each, so that a paraphrase of the whole
+article is cut where the original is), are scored under the local model: negative
+log-likelihood per character (comparable across the two texts, whose tokenizations differ),
+per-token perplexity, Min-K% probability (the mean log-probability of the k% least likely
+tokens) and the zlib ratio (log-perplexity over the zlib-compressed size). Across articles, a
+paired Wilcoxon signed-rank test (scipy) on the per-character NLL, with the matched-pairs
+rank-biserial correlation as effect size: a strongly negative effect (the originals much more
+likely) hints that the articles were trained on.
 
 Paraphrases come from a file (``title``, ``paraphrase``) or from an LLM through
 :class:`~wikiorigin.llm.LLMClient` (cached, so a re-run pays for no paraphrase twice).
+
+The paper compared 20 articles chosen at random; :func:`draw_sample` draws such a sample
+reproducibly (each title ranked by a keyed hash of the seed and the title: the same seed draws
+the same articles whatever the order of the rows), and :func:`leakage_check` records it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import statistics
 import zlib
+from dataclasses import dataclass
 
 from ..errors import WikioriginError
 from ..files import read_rows
 from .token_logprobs import WINDOWS
 
-__all__ = ["text_scores", "read_texts", "paraphrase", "leakage_check", "write_leakage_results",
-           "PARAPHRASE_PROMPT", "leakage_settings"]
+__all__ = ["text_scores", "read_texts", "paraphrase", "passage", "Sample", "draw_sample", "leakage_check",
+           "write_leakage_results", "PARAPHRASE_PROMPT", "SAMPLE", "leakage_settings"]
+
+SAMPLE = 20
+"""How many articles the YokaiEval paper compared, chosen at random: ``eval leakage``'s
+default ``--sample``."""
 
 PARAPHRASE_PROMPT = (
     "task: paraphrase\n"
@@ -34,6 +46,43 @@ PARAPHRASE_PROMPT = (
 )
 """The instruction that asks a chat model for a paraphrase of a passage: same language,
 facts and length, as few shared word sequences as it can."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """The articles a leakage check compares and how they were chosen: ``titles`` (in the
+    order drawn) out of ``population`` candidates; ``n`` asked for (None: every one) and
+    ``seed`` (None: not at random, the first ``n`` in the order given, as ``--limit``)."""
+
+    titles: tuple[str, ...]
+    population: int
+    n: int | None = None
+    seed: int | None = 0
+
+
+def draw_sample(titles, n: int | None, seed: int | None = 0) -> Sample:
+    """``n`` of ``titles`` at random, reproducibly: each title is ranked by the SHA-256 of the
+    seed and the title, and the ``n`` lowest are drawn, so the same ``n`` and ``seed`` draw
+    the same articles whatever the order of ``titles`` (and a title added to the file changes
+    the sample only if it ranks among them). ``n`` None: every title, in the order given;
+    ``seed`` None: the first ``n`` in the order given."""
+    titles = list(dict.fromkeys(titles))
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise WikioriginError(f"leakage sample: n must be a whole number > 0, got {n!r}")
+    if n is None:
+        chosen = titles
+    elif seed is None:
+        chosen = titles[:n]
+    else:
+        rank = lambda t: hashlib.sha256(f"{seed}\0{t}".encode("utf-8")).digest()  # noqa: E731
+        chosen = sorted(titles, key=rank)[:n]
+    return Sample(tuple(chosen), len(titles), n, None if n is None else seed)
+
+
+def passage(text: str, max_chars: int) -> str:
+    """The part of a text a leakage check scores: its first ``max_chars`` characters (Unicode
+    code points), the one rule for an article and for its paraphrase."""
+    return text[:max_chars]
 
 
 def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
@@ -82,8 +131,13 @@ def _rank_biserial(diffs: list[float]) -> float:
 
 
 def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, *, max_chars: int = 1500,
-                  k: float = 0.2, windows: str = "overlap", stride: int | None = None) -> tuple[list[dict], dict]:
+                  k: float = 0.2, windows: str = "overlap", stride: int | None = None,
+                  sample: Sample | None = None) -> tuple[list[dict], dict]:
     """Items (one per article with both texts) and the summary with the paired test.
+
+    Both texts are cut by :func:`passage` (the first ``max_chars`` characters of each).
+    ``sample`` (:func:`draw_sample`): compare only its titles, and record it in the summary
+    (``sample``: ``n``, ``seed``, ``population``, ``titles``); without one, every article.
 
     Texts longer than the model's context are scored in ``windows`` (see
     :meth:`~wikiorigin.evaluators.models.LocalModel.token_logprobs`): ``"overlap"`` by
@@ -98,11 +152,13 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     if stride is not None and windows == "disjoint":
         raise WikioriginError("leakage check: --stride is for overlapping windows "
                               "(disjoint ones predict a whole context each)")
-    titles = [t for t in articles if t in paraphrases and articles[t].strip() and paraphrases[t].strip()]
+    candidates = list(sample.titles) if sample is not None else list(articles)
+    titles = [t for t in candidates if passage(articles.get(t) or "", max_chars).strip()
+              and passage(paraphrases.get(t) or "", max_chars).strip()]
     if len(titles) < 2:
         raise WikioriginError(f"only {len(titles)} articles have a paraphrase: at least 2 are needed")
-    originals = [articles[t][:max_chars] for t in titles]
-    others = [paraphrases[t] for t in titles]
+    originals = [passage(articles[t], max_chars) for t in titles]
+    others = [passage(paraphrases[t], max_chars) for t in titles]
     logprobs = model.token_logprobs(originals + others, windows=windows, stride=stride)
     items = []
     for i, title in enumerate(titles):
@@ -117,7 +173,10 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     test = wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items])
     mean = lambda key: sum(i[key] for i in items) / len(items)  # noqa: E731
     summary = {"model": model.name, "mode": "leakage", "n": len(items), "max_chars": max_chars,
-               "without_paraphrase": len(articles) - len(titles), "k": k, "windows": windows,
+               "without_paraphrase": len(candidates) - len(titles), "k": k, "windows": windows,
+               "sample": None if sample is None else {"n": sample.n, "seed": sample.seed,
+                                                      "population": sample.population,
+                                                      "titles": list(sample.titles)},
                "original_nll_per_char": mean("original_nll_per_char"),
                "paraphrase_nll_per_char": mean("paraphrase_nll_per_char"),
                "original_perplexity": mean("original_perplexity"),
@@ -133,15 +192,24 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
 
 def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: str = "overlap",
                      stride: int | None = None, articles: dict[str, str] | None = None,
-                     paraphrases: dict[str, str] | None = None, paraphraser=None, **more) -> dict:
+                     paraphrases: dict[str, str] | None = None, paraphraser=None,
+                     sample: Sample | None = None, **more) -> dict:
     """The settings of :func:`leakage_check` with these arguments (see
     :mod:`~wikiorigin.evaluators.signature`): ``articles`` and ``paraphrases`` as given to
-    it (hashed), the ``paraphraser`` LLM client if one wrote them; ``more``: further options
-    of the check, recorded as given."""
+    it (hashed; with a ``sample``, those of its titles only), the ``paraphraser`` LLM client if
+    one wrote them, the ``sample``: ``sample`` (its ``n``, or ``all``) and ``sample_seed``,
+    or ``limit`` for the first ``n``; ``more``: further options of the check, recorded as given."""
     from .signature import client_name, data_hash, run_settings, text_hash
 
     def hashed(texts):
+        if texts is not None and sample is not None:
+            texts = {t: texts[t] for t in sample.titles if t in texts}
         return None if texts is None else data_hash([{"t": t, "x": x} for t, x in texts.items()], ("t", "x"))
+
+    if sample is not None and sample.n is not None and sample.seed is None:
+        more = {**more, "limit": sample.n}
+    elif sample is not None:
+        more = {**more, "sample": "all" if sample.n is None else sample.n, "sample_seed": sample.seed}
 
     length = getattr(model, "max_length", None)
     if windows == "overlap" and length:  # what token_logprobs uses; disjoint windows predict max_length each
@@ -174,6 +242,16 @@ def _plot(path, items: list[dict], model: str) -> None:
     plt.close(fig)
 
 
+def _chosen(sample: dict | None) -> str:
+    """How the articles were chosen, for the report (the titles are in ``summary.json``)."""
+    if not sample or sample["n"] is None:
+        return ""
+    if sample["seed"] is None:
+        return f" (the first {sample['n']} of {sample['population']})"
+    return (f" (drawn at random from {sample['population']}: --sample {sample['n']} --seed {sample['seed']}; "
+            "the titles in summary.json)")
+
+
 def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | None = None,
                           settings: dict | None = None):
     """Write a leakage check to directory ``out``: ``items.parquet``, ``summary.json``,
@@ -184,7 +262,8 @@ def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | No
 
     s = summary
     lines = [f"# Leakage check: {s['model']}", "",
-             f"{s['n']} articles (first {s['max_chars']} characters) against their paraphrases"
+             f"{s['n']} articles{_chosen(s.get('sample'))} against their paraphrases, each text cut "
+             f"to its first {s['max_chars']} characters"
              + (f"; {s['without_paraphrase']} without a paraphrase left out" if s["without_paraphrase"] else "") + ".",
              "", markdown_table(["text", "NLL per char", "perplexity", f"Min-{int(s['k'] * 100)}% log-prob"], [
                  ["original", s["original_nll_per_char"], s["original_perplexity"], s["original_min_k"]],
