@@ -143,3 +143,38 @@ def test_an_answer_cut_off_by_the_limit_is_no_answer_unless_asked_for(tmp_path):
         request = ChatRequest([{"role": "user", "content": "q"}], {"max_tokens": 5}, "v1", truncated_ok=True)
         [taken] = llm.run([request])
         assert taken.error is None and taken.finish_reason == "length" and len(llm.cache) == 1
+
+
+def _questions(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from wikiorigin.schemas import MCQ
+
+    rows = [{"id": f"q{i}", "question": f"河童の好物は何か。{i}", "choices": ["胡瓜", "茄子", "大根", "蕪"],
+             "answer": "胡瓜", "answer_index": 0, "ref": [1], "title": "河童", "wiki": "jawiki",
+             "page_id": 1, "url": "https://ja.wikipedia.org/wiki/河童", "language": "ja"}
+            for i in range(3)]
+    path = tmp_path / "mcq.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    return path
+
+
+def test_an_endpoint_evaluation_of_a_reasoning_model(tmp_path, capsys):
+    from wikiorigin import cli
+
+    questions = _questions(tmp_path)
+    with ChatServer(lambda messages: "胡瓜", reasoning=True) as server:
+        base = ["eval", "mcq", "--questions", str(questions), "--model", "gpt-5", "--endpoint", server.url,
+                "--cache", str(tmp_path / "c.sqlite")]
+        assert cli.main([*base, "--out", str(tmp_path / "plain")]) == 2  # temperature refused: one line
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "refuses the parameter 'temperature'" in err[0] and "--reasoning-effort" in err[0]
+        assert len(server.calls) == 1
+        assert cli.main([*base, "--reasoning-effort", "low", "--out", str(tmp_path / "run")]) == 0
+        sent = server.calls[1:]
+        assert len(sent) == 3 and all(b["reasoning_effort"] == "low" and "temperature" not in b for b in sent)
+        assert all(b["max_completion_tokens"] == 128 for b in sent)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["accuracy"] == 1.0
+    assert "|effort:low|" in json.dumps(summary) and "temp:" not in json.dumps(summary) and summary["settings"]["reasoning_effort"] == "low"

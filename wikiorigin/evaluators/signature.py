@@ -52,6 +52,7 @@ FIELDS = (  # (settings key, abbreviation), in the signature's order
     ("dtype", "dtype"),
     ("device", "device"),
     ("template", "template"),  # chat@<sha1-8 of the chat template>, raw, or server (an endpoint's)
+    ("reasoning_effort", "effort"),  # an endpoint's reasoning effort (then no sampling parameter is sent)
     ("instruction", "instruction"),  # sha1-8 of the prompt template or instruction line
     ("language", "lang"),
     ("temperature", "temp"),
@@ -176,13 +177,15 @@ def model_settings(model) -> dict:
     """What identifies the model under evaluation and how it runs: ``model``, and for a
     local model ``dtype``, ``device``, ``template`` and ``max_length``; for an endpoint the
     server applies its own template. Reads attributes with defaults, so any object with a
-    ``name`` works; ``None`` (recorded responses) gives ``{}``."""
+    ``name`` works; ``None`` (recorded responses) gives ``{}``. An endpoint asked with a
+    reasoning effort names it (``reasoning_effort``)."""
     if model is None:
         return {}
     name = getattr(model, "name", None) or type(model).__name__
     client = getattr(model, "client", None)
     if getattr(client, "backend", None) is not None:  # EndpointModel
-        return {"model": client_name(client), "template": "server"}
+        effort = getattr(client, "reasoning_effort", None)
+        return {"model": client_name(client), "template": "server", **({"reasoning_effort": effort} if effort else {})}
     path = getattr(model, "path", None)
     inner = getattr(model, "model", None)
     config = getattr(inner, "config", None)
@@ -248,6 +251,9 @@ def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_te
         settings.pop("template", None)
     if sampling is not None:
         settings.update({**SAMPLING_DEFAULTS, **{k: v for k, v in sampling.items() if v is not None}})
+        if settings.get("reasoning_effort"):  # a reasoning model is sent no sampling parameter
+            for key in ("temperature", "top_p"):
+                settings.pop(key, None)
     settings.update({k: v for k, v in fields.items() if v is not None})
     settings["version"] = __version__
     for key, value in settings.items():
