@@ -1,65 +1,124 @@
-"""CARE and its judge: the question files, a rubric per CARE category, and the LLM judge that
-rates an answer 1-10 against the reference answer. One judge for the whole package: the
-preference builder (:mod:`wikiorigin.builders.preference`) rates answers with it to choose
-pairs, the judge evaluator (:mod:`wikiorigin.evaluators.judge`) to score a model.
+"""CARE and its judge: the question files, the rated-response files, a rubric per CARE
+category, and the LLM judge that rates an answer 1-10 against the reference answer. One judge
+for the whole package: the preference builder (:mod:`wikiorigin.builders.preference`) rates
+answers with it to choose pairs, the judge evaluator (:mod:`wikiorigin.evaluators.judge`) to
+score a model.
 
 The judge sees the question, the reference answer written by a person of the culture, the
-rubric of the question's category and the answer to grade; it explains briefly and ends with
-``Rating: [[n]]``, the format of CARE's published judge outputs, so our ratings and theirs are
-read by one parser. :func:`parse_rating` reads that line and its common variants; a rating that
-is missing, out of 1-10 or given twice with different values is unreadable, never guessed.
+rubric of the question's category (what each band of 1-10 means for it) and the answer to
+grade; it explains briefly and ends with ``Rating: [[n]]``, the format of CARE's published
+judge outputs, so our ratings and theirs are read by one parser. :func:`parse_rating` reads
+that line and its common variants; a rating that is missing, out of 1-10 or given twice with
+different values is unreadable, never guessed. It samples as CARE's responders and judge did
+(:data:`JUDGE_PARAMS`: temperature 0.7, top-p 1.0, at most 1,024 output tokens).
+
+:func:`read_rated` reads people's ratings of recorded responses (CARE's released annotations
+reshaped to one row per rated response: ``question``, ``model``, ``response``, ``rating``).
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
+import lzma
+import math
 import re
 import unicodedata
+from pathlib import Path
 
 from .errors import WikioriginError
 from .files import read_rows
 
-__all__ = ["read_care", "judge_messages", "rating_request", "parse_rating", "RUBRICS", "DEFAULT_RUBRIC",
-           "JUDGE_PROMPT", "JUDGE_VERSION", "JUDGE_PARAMS", "JUDGE_RULES", "JUDGE_SHA1"]
+__all__ = ["read_care", "read_rated", "question_key", "judge_messages", "rating_request", "parse_rating",
+           "RUBRICS", "DEFAULT_RUBRIC", "RATED_FIELDS", "JUDGE_PROMPT", "JUDGE_VERSION", "JUDGE_PARAMS",
+           "JUDGE_RULES", "JUDGE_SHA1"]
 
-# What matters for each CARE category (``culture_type``), in our words.
+
+def _bands(focus: str, low: str, middle: str, good: str, best: str) -> str:
+    """A category's rubric: what to look at, then what each band of the 1-10 scale means."""
+    return f"{focus}\n1-3: {low}\n4-6: {middle}\n7-8: {good}\n9-10: {best}"
+
+
+# What matters for each CARE category (``culture_type``) and what each score band means, in our words.
 RUBRICS = {
-    "Cultural entities": "Is the named person, place, work or thing the right one, with correct facts about it?",
-    "Opinion": "Does it reflect the views commonly held in this culture, fairly and without stereotypes?",
-    "Social norms": "Does it describe the norms, manners and customs of this culture accurately?",
-    "Cultural commonsense": "Is the everyday knowledge that people of this culture share stated correctly?",
-    "Literacy": "Is the knowledge of this culture's literature, language and writing correct?",
+    "Cultural entities": _bands(
+        "Look at whether the person, place, work, food or event named is the one asked about, and whether "
+        "what is said of it is true.",
+        "the wrong entity, facts about it that are false, or no real answer.",
+        "the right entity, but a fact asked about is wrong or missing, or several candidates are offered "
+        "without choosing.",
+        "the right entity with correct facts; a small omission or loose wording.",
+        "the right entity, every fact correct and at least as complete as the reference, with useful context."),
+    "Opinion": _bands(
+        "Look at whether the answer reports the views that people of this culture commonly hold, and "
+        "reports them fairly.",
+        "a view alien to the culture, a stereotype, or one narrow opinion passed off as everyone's.",
+        "near the common view but generic enough to fit any culture, or claiming more agreement than there is.",
+        "the commonly held views, stated fairly and with their reasons; little on where people disagree.",
+        "the views of the reference, why people hold them and where they differ (by region, age or group), "
+        "with no stereotype."),
+    "Social norms": _bands(
+        "Look at whether the manners, etiquette, customs and taboos described are the ones this culture "
+        "actually observes.",
+        "a norm described wrongly, or advice that would give offence or mislead someone in this culture.",
+        "the main point right, but details wrong, missing or borrowed from another culture.",
+        "the norm and how it is practised described correctly; little on context or exceptions.",
+        "what is done, when and why, complete and correct, with the exceptions a member of the culture "
+        "would mention."),
+    "Cultural commonsense": _bands(
+        "Look at whether the everyday knowledge that people of this culture share (daily life, seasons, "
+        "habits, common practice) is stated correctly.",
+        "wrong about what people there take for granted, or an answer from another culture's daily life.",
+        "broadly true but vague, partly wrong, or beside the point of the question.",
+        "correct, and what a local would say; small gaps.",
+        "correct, specific and complete, as a well-informed local would put it."),
+    "Literacy": _bands(
+        "Look at whether what is said of the culture's literature, language, writing, idioms and sayings "
+        "is correct.",
+        "the wrong work, author, reading or meaning, or an invented quotation or origin.",
+        "the right work or expression but a wrong detail, meaning or usage.",
+        "correct meaning, source and usage; a small omission.",
+        "correct and precise, with the usage or background the reference gives, in careful language."),
 }
-"""What matters for each CARE category (``culture_type``), in our words: category -> rubric."""
-DEFAULT_RUBRIC = "Is it correct and fitting for this culture?"
-"""The rubric of a category that :data:`RUBRICS` does not name."""
+"""Each CARE category (``culture_type``) -> its rubric, in our words: what to look at, then
+what the bands 1-3, 4-6, 7-8 and 9-10 mean for that category."""
+DEFAULT_RUBRIC = _bands(
+    "Look at whether the answer is correct and fits this culture.",
+    "wrong, beside the question, or harmful.",
+    "partly correct, with errors or large gaps.",
+    "correct and fitting the culture; small gaps.",
+    "correct, complete and fitting; as good as the reference or better.")
+"""The rubric of a category that :data:`RUBRICS` does not name (the same bands, in general terms)."""
 
 JUDGE_PROMPT = (
     "task: rate\n"
-    "You are grading an answer to a question about a culture ({culture}). A person of that "
-    "culture wrote the reference answer. What matters for this kind of question ({category}): "
-    "{rubric} Weigh, in this order: agreement with the reference on the facts, fit to the "
-    "culture, helpfulness, clarity. An answer may differ in wording or add correct detail; "
-    "wrong facts or stereotypes cost the most.\n"
+    "You grade an answer to a question about a culture ({culture}). The reference answer was written "
+    "by a person of that culture. Weigh, in this order: whether the answer agrees with the reference on "
+    "the facts, whether it fits the culture, whether it helps the asker, whether it is clear. An answer "
+    "may be worded differently from the reference or add correct detail; wrong facts and stereotypes "
+    "cost the most.\n"
+    "How to grade this kind of question ({category}):\n"
+    "{rubric}\n"
     "Explain your grade in two or three sentences, then give it on the last line exactly as "
-    "`Rating: [[n]]`, n an integer from 1 (wrong or harmful) to 10 (as good as the reference "
-    "or better)."
+    "`Rating: [[n]]`, n an integer from 1 to 10."
 )
 """The judge's instructions, a format string with ``{culture}``, ``{category}`` and
 ``{rubric}``; the judge answers ``Rating: [[n]]`` (read by :func:`parse_rating`)."""
-# The request cache's version of a rating request, and its sampling.
 JUDGE_VERSION = "care-rate"
 """The request cache's prompt version of a rating request."""
-JUDGE_PARAMS = {"temperature": 0}
-"""The sampling of a rating request (greedy)."""
-# Everything that changes a rating but the models, and its hash: a preference file's provenance
-# carries the hash, a judged run's signature its first 8 digits (``jprompt``).
+JUDGE_PARAMS = {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024}
+"""The default sampling of a rating request: CARE's (temperature 0.7, top-p 1.0, at most
+1,024 output tokens). :func:`rating_request` takes other settings."""
+# Everything that changes a rating but the models and the sampling, and its hash: a preference
+# file's provenance carries the hash, a judged run's signature its first 8 digits (``jprompt``).
 JUDGE_RULES = JUDGE_PROMPT + json.dumps([RUBRICS, DEFAULT_RUBRIC], sort_keys=True, ensure_ascii=False)
-"""Everything that changes a rating but the models: the prompt and the rubrics."""
+"""Everything that changes a rating but the models and the sampling: the prompt and the rubrics."""
 JUDGE_SHA1 = hashlib.sha1(JUDGE_RULES.encode("utf-8")).hexdigest()
 """The SHA-1 of :data:`JUDGE_RULES`: a preference file's provenance carries it, a judged
 run's signature its first 8 digits (``jprompt``)."""
+RATED_FIELDS = ("question", "model", "response", "rating")
+"""The fields of a rated-response file (:func:`read_rated`); other fields are ignored."""
 
 
 def read_care(path) -> list[dict]:
@@ -75,6 +134,108 @@ def read_care(path) -> list[dict]:
     return rows
 
 
+def question_key(text: str) -> str:
+    """How a question is matched between files: Unicode NFC with the outer whitespace
+    stripped (an editor or a CSV export may change either)."""
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def read_rated(path) -> list[dict]:
+    """Rated responses, one dict per row (``question``, ``model``, ``response``, ``rating`` a
+    float, ``row``), from JSON (a list of objects), JSON Lines (``.jsonl``, ``.ndjson``, or
+    one object a line under ``.json``), CSV (a header line) or Parquet; ``.xz`` compressed
+    too. Rows are numbered from 1, a CSV's header not counted. A missing field, a rating that
+    is not a finite number, an empty question, model or response, or a second rating of one
+    model on one question (questions compared by :func:`question_key`) is a one-line
+    :class:`~wikiorigin.errors.WikioriginError` naming the file and row."""
+    rows, first = [], {}
+    for n, record in enumerate(_records(Path(path)), 1):
+        where = f"{path}: row {n}"
+        if not isinstance(record, dict):
+            raise WikioriginError(f"{where}: not an object with the fields {', '.join(RATED_FIELDS)}")
+        for name in ("question", "model", "response"):
+            _check_text(record.get(name), name, where)
+        rating = _rating(record.get("rating"), where)
+        key = (question_key(record["question"]), record["model"].strip())
+        if key in first:
+            raise WikioriginError(f"{where}: a second rating of model {key[1]!r} on one question "
+                                  f"(the first: row {first[key]})")
+        first[key] = n
+        rows.append({"question": record["question"], "model": key[1], "response": record["response"],
+                     "rating": rating, "row": n})
+    if not rows:
+        raise WikioriginError(f"{path}: no rated responses")
+    return rows
+
+
+def _check_text(value, name: str, where: str) -> None:
+    if value is None:
+        raise WikioriginError(f"{where}: no {name} (the fields: {', '.join(RATED_FIELDS)})")
+    if not isinstance(value, str):
+        raise WikioriginError(f"{where}: {name} {value!r} is not text")
+    if not value.strip():
+        raise WikioriginError(f"{where}: empty {name}")
+
+
+def _rating(value, where: str) -> float:
+    """A rating as a finite float; a bool, a word or NaN is an error naming ``where``."""
+    if value is None:
+        raise WikioriginError(f"{where}: no rating (the fields: {', '.join(RATED_FIELDS)})")
+    if isinstance(value, str) and not value.strip():
+        raise WikioriginError(f"{where}: empty rating")
+    try:
+        number = None if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None:
+        raise WikioriginError(f"{where}: rating {value!r} is not a number")
+    if not math.isfinite(number):
+        raise WikioriginError(f"{where}: rating {value!r} is not a finite number")
+    return number
+
+
+def _records(path: Path) -> list:
+    """The records of a rated file, by its name's ending (before ``.xz``)."""
+    kind = path.name.removesuffix(".xz").rsplit(".", 1)[-1].lower()
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such file")
+    if kind == "parquet":
+        return read_rows(path, list(RATED_FIELDS))
+    opener = lzma.open if path.suffix == ".xz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            if kind == "csv":
+                return list(csv.DictReader(f))
+            text = f.read()
+    except (UnicodeDecodeError, lzma.LZMAError, EOFError, csv.Error) as exc:
+        raise WikioriginError(f"{path}: unreadable ({str(exc).splitlines()[0]})") from None
+    return _json_records(path, text, lines=kind in ("jsonl", "ndjson"))
+
+
+def _json_records(path: Path, text: str, lines: bool) -> list:
+    """A JSON list of objects (a ``{"data": [...]}`` wrapper opened), or JSON Lines."""
+    if not lines:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":  # "Extra data": one object a line under a .json name
+                raise WikioriginError(f"{path}: not JSON ({exc})") from None
+            lines = True
+    if lines:
+        data = []
+        for n, line in enumerate(text.splitlines(), 1):
+            try:
+                data += [json.loads(line)] if line.strip() else []
+            except json.JSONDecodeError as exc:
+                raise WikioriginError(f"{path}: line {n}: not JSON ({exc.msg})") from None
+        return data
+    if isinstance(data, dict):
+        data = data.get("data") or data.get("rows") or [data]
+    if not isinstance(data, list):
+        raise WikioriginError(f"{path}: expected a list of objects, or JSON Lines")
+    return data
+
+
 def judge_messages(row: dict, answer: str) -> list[dict]:
     """The chat that asks the judge to rate ``answer`` to the CARE ``row``: the instructions
     with the rubric of the row's category, then the question, reference and answer."""
@@ -85,12 +246,12 @@ def judge_messages(row: dict, answer: str) -> list[dict]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def rating_request(row: dict, answer: str):
-    """:func:`judge_messages` as a :class:`~wikiorigin.llm.ChatRequest` (greedy, free text:
-    read the reply with :func:`parse_rating`)."""
+def rating_request(row: dict, answer: str, params: dict | None = None):
+    """:func:`judge_messages` as a :class:`~wikiorigin.llm.ChatRequest` sampled with ``params``
+    (default :data:`JUDGE_PARAMS`, CARE's), free text: read the reply with :func:`parse_rating`."""
     from .llm import ChatRequest
 
-    return ChatRequest(judge_messages(row, answer), dict(JUDGE_PARAMS), JUDGE_VERSION)
+    return ChatRequest(judge_messages(row, answer), dict(JUDGE_PARAMS if params is None else params), JUDGE_VERSION)
 
 
 _BRACKETED = re.compile(r"\[\[\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*10\s*)?\]\]")

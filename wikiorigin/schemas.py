@@ -6,7 +6,8 @@ import pyarrow as pa
 
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
            "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS",
-           "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "FAILED", "REVIEW"]
+           "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "PREFERENCES_CONVERSATIONAL", "FAILED",
+           "REVIEW"]
 
 # The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
 # ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
@@ -218,6 +219,18 @@ PREFERENCES = pa.schema(
 )
 """``preferences.parquet`` (``wikiorigin build preference``): TRL's preference format, with
 CARE's category and culture."""
+
+_MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])  # one chat message
+
+# preferences.parquet with --format conversational: TRL's conversational preference format
+PREFERENCES_CONVERSATIONAL = pa.schema(
+    [("prompt", pa.list_(_MESSAGE)), ("chosen", pa.list_(_MESSAGE)), ("rejected", pa.list_(_MESSAGE))]
+    + [f for f in PREFERENCES if f.name not in ("prompt", "chosen", "rejected")]
+)
+"""``preferences.parquet`` of ``wikiorigin build preference --format conversational``: TRL's
+conversational preference format (``prompt`` the user's message, ``chosen`` and ``rejected``
+the assistant's, each a list of messages, so a trainer applies the chat template), then the
+columns of :data:`PREFERENCES`."""
 
 # <out>.failed.parquet of every builder: one row per input or candidate that a step dropped.
 # Columns a builder does not know are null: a CARE question has no wiki, page or item.

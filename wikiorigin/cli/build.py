@@ -120,13 +120,32 @@ def cmd_build_freeform(args) -> int:
 # --- preference --------------------------------------------------------------------------------
 
 def _add_preference(build) -> None:
-    b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)")
-    b.add_argument("--questions", required=True, help="CARE JSON, or Parquet/JSON with question, answer")
+    b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)",
+                         description="Pairs from people's ratings of recorded responses (--rated: no model is "
+                                     "called), or from models' answers rated by an LLM judge (--models, "
+                                     "--judge-model; both sample as CARE did: temperature 0.7, top-p 1.0, at most "
+                                     "1,024 output tokens).")
+    b.add_argument("--questions", required=True,
+                   help="CARE JSON, or Parquet/JSON with question, answer (each pair's culture and category)")
     b.add_argument("--out", required=True,
                    help="preferences.parquet (failed answers and ratings: OUT.failed.parquet; OUT.lock while it runs)")
-    b.add_argument("--models", required=True, help="comma-separated models that answer")
-    b.add_argument("--judge-model", required=True, help="the model that rates 1-10")
-    b.add_argument("--min-gap", type=float, default=2.0, help="least score difference of a pair")
+    b.add_argument("--rated", default=None, metavar="FILE",
+                   help="rated responses (JSON, JSON Lines, CSV or Parquet with question, model, response, rating): "
+                        "pairs of these very texts, no model called (--models, --judge-model and --dry-run are "
+                        "refused with it); a rated question not in --questions is left out, counted and listed "
+                        "in OUT.failed.parquet; a bad row is an error naming it, before anything is written")
+    b.add_argument("--models", default=None, help="comma-separated models that answer (without --rated)")
+    b.add_argument("--judge-model", default=None, help="the model that rates the answers 1-10 (without --rated)")
+    b.add_argument("--pairs", choices=("best-worst", "all"), default="best-worst",
+                   help="best-worst: per question the highest- against the lowest-rated response (CARE's rule; "
+                        "among equal ratings the model whose name sorts first); all: every two responses whose "
+                        "ratings differ by --min-gap or more")
+    b.add_argument("--min-gap", type=positive(float, zero=True), default=None,
+                   help="least rating gap of a pair (default: 2 with --pairs all, any gap with best-worst); "
+                        "equal ratings never make a pair")
+    b.add_argument("--format", choices=("standard", "conversational"), default="standard",
+                   help="standard: prompt, chosen and rejected as strings; conversational: as lists of chat "
+                        "messages (TRL's conversational form, so the trainer applies the chat template)")
     b.add_argument("--language", default="ja", help="the language of the questions and answers")
     _dry_run(b)
     llm_options(b)
@@ -134,9 +153,15 @@ def _add_preference(build) -> None:
 
 
 def cmd_build_preference(args) -> int:
-    """`wikiorigin build preference`: CARE preference pairs from several models' answers rated by a judge."""
+    """`wikiorigin build preference`: CARE preference pairs from rated responses (--rated), or from
+    several models' answers rated by a judge."""
     from ..builders.preference import build_preferences, plan_preferences
+    from ..errors import WikioriginError
 
+    if args.rated:
+        return _rated_preferences(args)
+    if not args.models or not args.judge_model:
+        raise WikioriginError("give --models and --judge-model (or --rated FILE)")
     responders = {m: llm_client(args, m) for m in (name.strip() for name in args.models.split(",")) if m}
     if args.dry_run:
         return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
@@ -144,12 +169,31 @@ def cmd_build_preference(args) -> int:
     from ..llm.lock import RunLock
 
     with RunLock(args.out):
-        counts = build_preferences(args.questions, args.out, responders, judge,
-                                   min_gap=args.min_gap, language=args.language)
+        counts = build_preferences(args.questions, args.out, responders, judge, pairs=args.pairs,
+                                   min_gap=args.min_gap, format=args.format, language=args.language)
     print_usage([*responders.items(), ("judge", judge)])
     print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
           f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
     return requests_outcome([*responders.values(), judge], _failed_rows(args.out))
+
+
+def _rated_preferences(args) -> int:
+    """`build preference --rated`: pairs from recorded ratings; no model, so no model option."""
+    from ..builders.preference import build_rated_preferences
+    from ..errors import WikioriginError
+
+    given = [o for o, v in (("--models", args.models), ("--judge-model", args.judge_model),
+                            ("--dry-run", args.dry_run)) if v]
+    if given:
+        raise WikioriginError(f"--rated makes pairs from recorded ratings and calls no model: leave out "
+                              f"{', '.join(given)}")
+    counts = build_rated_preferences(args.questions, args.rated, args.out, pairs=args.pairs, min_gap=args.min_gap,
+                                     format=args.format, language=args.language)
+    left = (f"; {counts['unmatched_questions']} rated questions not in {args.questions} left out, listed in "
+            f"{_failed_rows(args.out)}") if counts["unmatched_questions"] else ""
+    print(f"{counts['pairs']} pairs from {counts['questions']} rated questions "
+          f"({counts['responses']} responses{left}) -> {args.out}")
+    return 0
 
 
 # --- card --------------------------------------------------------------------------------------
