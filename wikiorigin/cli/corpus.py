@@ -14,7 +14,7 @@ def add_commands(sub) -> None:
     """Register ``corpus`` and its sub-commands ``yokai`` and ``origin`` under ``sub``."""
     s = sub.add_parser("corpus", help="article corpora with their references")
     corpus = s.add_subparsers(dest="corpus", required=True)
-    c = corpus.add_parser("yokai", help="the articles linked from a list page (日本の妖怪一覧)")
+    c = corpus.add_parser("yokai", help="the articles of a list page's entries (日本の妖怪一覧)")
     _dump_options(c)
     c.add_argument("--list-page", default="日本の妖怪一覧", help="the list page's title")
     c.set_defaults(func=cmd_corpus_yokai)
@@ -35,11 +35,11 @@ def _dump_options(c) -> None:
 
 
 def cmd_corpus_yokai(args) -> int:
-    """`wikiorigin corpus yokai`: the articles a list page links to, from a multistream dump."""
+    """`wikiorigin corpus yokai`: the articles a list page's entries link to, from a multistream dump."""
     from ..files import check_output
 
     check_output(args.out, inputs=[args.dump, args.index])  # not a directory, writable, no input
-    from ..corpora.yokai import build_list_corpus
+    from ..corpora.yokai import LEFT_OUT, build_list_corpus
     from ..dumps.pages import Multistream
 
     dump = Multistream(args.dump, args.index, threads=args.threads)
@@ -48,10 +48,12 @@ def cmd_corpus_yokai(args) -> int:
         print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
     for problem in dump.problems[:20]:
         print(f"wikiorigin: warning: {problem}", file=sys.stderr)
-    print(f"{args.list_page}: {r.linked} linked, {r.found} found, {r.redirected} redirected, "
-          f"{len(r.missing)} missing, {r.duplicates} duplicates, {r.without_references} without any "
-          f"reference, {r.fallback} by the fallback parser; {r.articles} articles in "
-          f"{r.seconds:.1f} s -> {args.out}")
+    left_out = ", ".join(f"{r.left_out[k]} {k.replace('_', ' ')}" for k in LEFT_OUT if r.left_out.get(k))
+    print(f"{args.list_page}: {r.entries} entries ({r.unlinked} unlinked), {r.linked} linked, "
+          f"{r.found} found, {r.redirected} redirected, {len(r.missing)} missing, {r.duplicates} "
+          f"duplicates, {r.without_references} without any reference, {r.fallback} by the fallback "
+          f"parser; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; other links left out: "
+          f"{left_out or 'none'}")
     return 0
 
 
