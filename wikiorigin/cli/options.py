@@ -11,7 +11,7 @@ import re
 
 from ..llm.client import REASONING_EFFORTS
 
-__all__ = ["llm_options", "llm_client", "model_options", "model", "sampling", "positive", "memory_size",
+__all__ = ["llm_options", "llm_client", "check_cache", "model_options", "model", "sampling", "positive", "memory_size",
            "namespaces"]
 
 
@@ -95,10 +95,40 @@ def llm_options(b) -> None:
                         "more ends that request at once, recorded as failed (default: %(default)s)")
 
 
+# The options that name a command's inputs and outputs: --cache may be none of them.
+_FILES = ("out", "articles", "questions", "responses", "rated", "paraphrases", "labels")
+
+
+def check_cache(args) -> None:
+    """``--cache`` is none of the command's inputs or outputs (nor the files written beside
+    ``--out``, nor inside a results directory): opening it as SQLite would destroy that file.
+    A one-line error before anything is opened."""
+    from pathlib import Path
+
+    from ..errors import WikioriginError
+
+    cache = Path(args.cache).resolve()
+    for option in _FILES:
+        value = getattr(args, option, None)
+        if not isinstance(value, str) or not value:
+            continue
+        path = Path(value).resolve()
+        taken = {path}
+        if option == "out":
+            stem = str(path).removesuffix(".parquet")
+            taken |= {Path(stem + ".failed.parquet"), Path(str(path) + ".lock"), Path(stem + ".instructions.json")}
+        if cache in taken or (option == "out" and cache.is_relative_to(path)):
+            raise WikioriginError(f"--cache {args.cache}: the request cache would overwrite "
+                                  f"{'a file of ' if cache != path else ''}--{option} {value}; give another --cache")
+
+
 def llm_client(args, name):
     """The LLM client of model ``name`` that :func:`llm_options` describe; ``--prices`` is read
-    here, once (``client.prices``)."""
+    here, once (``client.prices``). The cache path is checked against the command's files
+    (:func:`check_cache`) and opened (checked: :class:`~wikiorigin.llm.cache.CacheError`)."""
     from ..llm import LLMClient, OpenAIBackend, RequestCache, TransformersBackend
+
+    check_cache(args)
 
     if args.backend == "transformers":
         backend = TransformersBackend(name)
@@ -145,6 +175,7 @@ def model(args):
         from ..llm import LLMClient, OpenAIBackend, RequestCache
 
         backend = OpenAIBackend(args.model, base_url=args.endpoint, timeout=args.timeout)
+        check_cache(args)
         return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
                                        retries=args.retries, max_wait=args.max_wait,
                                        reasoning_effort=getattr(args, "reasoning_effort", None)))

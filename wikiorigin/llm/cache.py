@@ -3,6 +3,13 @@
 The key hashes the backend, model, messages, parameters and prompt version. Answers are
 written as soon as they arrive (one transaction each), so a build killed half-way loses
 nothing it paid for.
+
+The file is checked when it is opened, before any call is paid for: a file that is not a
+SQLite database (truncated, garbage, a directory), one that fails SQLite's quick check, one of
+another schema version, or one that cannot be written (read-only, locked by another process
+past ``busy_seconds``) is a one-line :class:`CacheError` naming the file. A write that fails
+later (a full disk) is a :class:`CacheError` too: the run stops there, and every answer
+stored before it is kept.
 """
 
 from __future__ import annotations
@@ -13,7 +20,16 @@ import sqlite3
 import threading
 from pathlib import Path
 
-__all__ = ["RequestCache", "request_key"]
+from ..errors import WikioriginError
+
+__all__ = ["RequestCache", "CacheError", "request_key", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+"""The layout of the cache file (SQLite's ``user_version``): one table ``answers(key, answer)``."""
+
+
+class CacheError(WikioriginError):
+    """The request cache cannot be used (unreadable, of another version, not writable, disk full)."""
 
 
 def request_key(backend: str, model: str, messages: list[dict], params: dict, prompt_version: str) -> str:
@@ -24,32 +40,88 @@ def request_key(backend: str, model: str, messages: list[dict], params: dict, pr
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def _problem(exc: sqlite3.Error) -> str:
+    """SQLite's reason in words a user acts on."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return f"{text}: another process is writing it; wait for it, or give another --cache"
+    if "full" in text:
+        return f"{text}: free some space (every answer stored so far is kept)"
+    if "readonly" in text or "read-only" in text:
+        return f"{text}: give a --cache you can write"
+    if "not a database" in text or "malformed" in text or "unable to open" in text:
+        return f"{text}: not a usable request cache; move it away or give another --cache"
+    return text
+
+
 class RequestCache:
     """A request cache in the SQLite file ``path`` (created with its directory): ``get(key)`` is
     the stored answer or None, ``put(key, answer)`` stores one at once; ``close()`` when done.
-    Safe to share between threads."""
+    Safe to share between threads. Raises :class:`CacheError` for a file that cannot serve as a
+    cache (see the module docstring); a lock held by another process is waited for at most
+    ``busy_seconds``."""
 
-    def __init__(self, path):
+    def __init__(self, path, *, busy_seconds: float = 30.0):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():
+            raise CacheError(f"{self.path}: a directory, not a request cache; give a file name for --cache")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"{self.path.parent}: cannot make the directory of the cache ({exc.strerror})") from None
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
-        self._db.commit()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
+            self._open()
+        except sqlite3.Error as exc:
+            raise CacheError(f"{self.path}: {_problem(exc)}") from None
+
+    def _open(self) -> None:
+        """Check the file and make the table: readable, whole, of this version, writable."""
+        db = self._db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "answers" not in tables or version not in (0, SCHEMA_VERSION):
+            raise CacheError(f"{self.path}: not a request cache of this version (schema version {version}, "
+                             f"tables {', '.join(sorted(tables)) or 'none'}; this one is {SCHEMA_VERSION}): "
+                             "give another --cache")
+        if tables:
+            columns = [r[1] for r in db.execute("PRAGMA table_info(answers)")]
+            if columns != ["key", "answer"]:
+                raise CacheError(f"{self.path}: its answers table has the columns {columns}, not [key, answer]: "
+                                 "a cache of another version; give another --cache")
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise CacheError(f"{self.path}: the database is damaged ({check}); move it away or give another --cache")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("BEGIN IMMEDIATE")  # the write lock: read-only and locked files are told now
+        db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.commit()
 
     def get(self, key: str) -> dict | None:
         """The answer stored under ``key``, or None."""
-        with self._lock:
-            row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            raise CacheError(f"{self.path}: {_problem(exc)}") from None
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, answer: dict) -> None:
-        """Store ``answer`` (JSON-serializable) under ``key`` and commit at once."""
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
-                             (key, json.dumps(answer, ensure_ascii=False)))
-            self._db.commit()
+        """Store ``answer`` (JSON-serializable) under ``key`` and commit at once; a write that
+        fails (a full disk) raises :class:`CacheError` with what was stored before kept."""
+        try:
+            with self._lock:
+                self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
+                                 (key, json.dumps(answer, ensure_ascii=False)))
+                self._db.commit()
+        except sqlite3.Error as exc:
+            try:
+                self._db.rollback()
+            except sqlite3.Error:
+                pass
+            raise CacheError(f"{self.path}: cannot store an answer ({_problem(exc)})") from None
 
     def __len__(self) -> int:
         with self._lock:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -283,6 +284,9 @@ class LLMClient:
         gate = asyncio.Semaphore(self.concurrency)
         limit = _RateLimit(self.rpm, self.tpm)
         self._check_lock = asyncio.Lock()
+        self._first_tried = asyncio.Event()
+        if self._first_sent:
+            self._first_tried.set()
         self._given_up, self._down = 0, None
         self._progress = Progress(f"{self.backend.model}: requests", total=len(requests), unit="request",
                                   note=self._progress_note)
@@ -353,22 +357,26 @@ class LLMClient:
         if request.schema is not None and self.structured_outputs and self._takes_schema():
             params = {**params, "response_format": {"type": "json_schema", "json_schema": {
                 "name": "answer", "schema": strict_schema(request.schema), "strict": True}}}
-        if not self._first_sent:  # the first call goes alone: a refused parameter stops the run
-            async with self._check_lock:
-                if self._check_error is not None:
-                    raise self._check_error
-                if not self._first_sent:
-                    answer, error = await self._call(messages, params, limit, request, first=True)
-                    self._first_sent = True
-                    return self._kept(key, answer, error)
-        async with gate:
-            if self._down is not None:
-                return ChatResult(None, error=f"not sent: {self._down}")
-            answer, error = await self._call(messages, params, limit, request)
-        return self._kept(key, answer, error)
+        first = not self._first_sent
+        if first:  # the first try goes alone: a refused parameter stops the run before more are sent
+            self._first_sent = True
+        else:
+            await self._first_tried.wait()
+            if self._check_error is not None:
+                raise self._check_error
+        try:
+            async with gate:
+                if self._down is not None:
+                    return ChatResult(None, error=f"not sent: {self._down}")
+                answer, error = await self._call(messages, params, limit, request, first)
+        finally:
+            if first:  # set after its first try already; here whatever ended it
+                self._first_tried.set()
+        return await self._kept(key, answer, error)
 
-    def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
-        """The result of one call; a usable answer is counted and cached at once."""
+    async def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
+        """The result of one call; a usable answer is counted and cached at once (in a worker
+        thread: a cache locked by another process is waited for without stopping the loop)."""
         if error is not None:
             return ChatResult(None, error=error)
         self.usage.calls += 1
@@ -377,7 +385,7 @@ class LLMClient:
         self.usage.reasoning_tokens += answer.get("reasoning_tokens", 0)
         self.usage.structured += bool(answer.pop("json_schema", False))
         if self.cache is not None:
-            self.cache.put(key, answer)
+            await asyncio.to_thread(self.cache.put, key, answer)
         return ChatResult(answer["text"], input_tokens=answer["input_tokens"], output_tokens=answer["output_tokens"],
                           reasoning_tokens=answer.get("reasoning_tokens", 0),
                           finish_reason=answer.get("finish_reason"))
@@ -398,14 +406,21 @@ class LLMClient:
         for attempt in backoff.tries:
             self.usage.waited += await limit.wait(estimate_tokens(messages))
             try:
-                answer = await self.backend.chat(messages, params)
+                try:
+                    answer = await self._try(messages, params)
+                finally:
+                    if first and attempt == 0 and not isinstance(sys.exc_info()[1], RequestError):
+                        self._first_tried.set()  # the others go now (after a refusal: with its error)
                 _usable(answer, request, params)
             except _CutOff as exc:
                 return None, str(exc)
             except RequestError as exc:
-                if first and exc.param:
-                    self._check_error = self._refusal(exc)
-                    raise self._check_error from None
+                if first and attempt == 0:
+                    if exc.param:
+                        self._check_error = self._refusal(exc)
+                    self._first_tried.set()
+                    if exc.param:
+                        raise self._check_error from None
                 return None, f"refused: {exc}"
             except TransientError as exc:
                 if backoff.exhausted(attempt):
@@ -420,6 +435,17 @@ class LLMClient:
             else:
                 self._given_up = 0
                 return answer, None
+
+    async def _try(self, messages, params) -> dict:
+        """One try, bounded as a whole by the backend's ``timeout`` (a server that drips its
+        answer a byte at a time is cut off there, not after one timeout per read)."""
+        timeout = getattr(self.backend, "timeout", None)
+        if not timeout:
+            return await self.backend.chat(messages, params)
+        try:
+            return await asyncio.wait_for(self.backend.chat(messages, params), timeout)
+        except asyncio.TimeoutError:
+            raise TransientError(f"no answer within {timeout:g} s (timeout)") from None
 
     def _gave_up(self, error: str) -> str:
         """Counts the requests given up in a row: after ``stop_after`` of them the endpoint is
