@@ -354,3 +354,75 @@ def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file)
         check_edits("mcq", {"region": "Gangwon"}, classes=classes)
     yokai = mcq_classes(mcq_file, mcq_rows(), {})  # no labels named, YokaiEval's types in the rows
     assert yokai["yokai"] and yokai["types"] == MCQ_TYPES and yokai["regions"] == MCQ_REGIONS
+
+
+def test_footnotes_are_edited_against_the_article(mcq_file, articles_file, tmp_path):
+    """Issue 18: an mcq item's footnote numbers (ref) are editable; with the article known a
+    number it does not have is refused naming it, without one any whole number > 0 goes; the
+    page then marks the edited footnotes, and the export carries them."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    db = tmp_path / "r.sqlite"
+    with Server(mcq_file, db, "--articles", str(articles_file)) as server:
+        csrf = _csrf(server)
+        assert "ref" in json.loads(request(server.base + "api/state")[2])["editable"]
+        sha1 = json.loads(request(server.base + "api/item/1")[2])["sha1"]
+        for ref, message in [([7], "ref: the article has no footnote 7 (its footnotes: 1, 2, 3)"),
+                             ([2, 9, 1], "no footnote 9"), ([0], "whole numbers > 0"),
+                             (["x"], "not 'x'"), ([], "one footnote number or more")]:
+            status, headers, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
+                                                                 "edits": {"ref": ref}}, csrf)
+            assert status == 400 and headers["Content-Type"] == "application/json", body
+            assert message in json.loads(body)["error"], body
+        status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
+                                                       "edits": {"ref": [2, 1]}}, csrf)
+        assert status == 200 and json.loads(body)["saved"]["edits"] == {"ref": [1, 2]}, body
+        item = json.loads(request(server.base + "api/item/1")[2])
+        assert item["cited"] == [1, 2] and item["row"]["ref"] == [1, 2] and item["original"]["ref"] == [2]
+        assert item["edited"] == ["ref", "refs_detail"] and item["row"]["refs_detail"] == [None, "ref 2"]
+        marks = [(s["text"], s["cited"]) for s in item["article"]["segments"] if "ref" in s]
+        assert marks == [("[1]", True), ("[2]", True), ("[注 1]", False), ("[3]", False)]
+        assert [r["cited"] for r in item["article"]["references"]] == [True, True, False, False]
+    with Server(mcq_file, tmp_path / "no-articles.sqlite") as server:  # no article: numbers only
+        csrf, sha1 = _csrf(server), json.loads(request(server.base + "api/item/0")[2])["sha1"]
+        for ref, code in [([7], 200), ([-1], 400), ([True], 400)]:
+            status, _, body = _post(server, "api/decide", {"index": 0, "sha1": sha1, "decision": "accept",
+                                                           "edits": {"ref": ref}}, csrf)
+            assert status == code, (ref, body)
+    out = tmp_path / "reviewed.parquet"
+    assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
+    (row,) = pq.read_table(out).to_pylist()
+    assert row["id"] == "q2" and row["ref"] == [1, 2] and row["refs_detail"] == [None, "ref 2"]
+
+
+def test_the_reasons_offered_include_the_papers_and_old_ones_still_show(mcq_file, tmp_path):
+    """The page offers YokaiEval's four reasons (inappropriate among them); a decision stored
+    with a reason no longer offered still shows on the item as it was written."""
+    import json
+
+    from wikiorigin.review.items import load_dataset
+    from wikiorigin.review.store import REASONS, ReviewStore
+
+    db = tmp_path / "r.sqlite"
+    data = load_dataset(mcq_file)
+    old = ReviewStore(db, data.path.name, data.kind, list(data.by_key), data.keyed_by)
+    old.add("q2", data.items[1].sha1, "bob", "reject", reason="not backed by the article")  # an old page's
+    old.close()
+    with Server(mcq_file, db) as server:
+        csrf = _csrf(server)
+        state = json.loads(request(server.base + "api/state")[2])
+        assert state["reasons"] == list(REASONS)
+        for reason in ("not verifiable from the article", "not backed by an expert source", "inappropriate",
+                       "duplicate"):
+            assert reason in state["reasons"]
+        item = json.loads(request(server.base + "api/item/0")[2])
+        status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "reject",
+                                                       "reason": "inappropriate"}, csrf)
+        assert status == 200, body
+        status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "reject",
+                                                       "reason": "not backed by the article"}, csrf)
+        assert status == 400 and "expected one of not verifiable from the article" in json.loads(body)["error"]
+        shown = json.loads(request(server.base + "api/item/1")[2])["decisions"]
+        assert [(d["annotator"], d["reason"]) for d in shown] == [("bob", "not backed by the article")]

@@ -264,3 +264,43 @@ def test_accepting_an_edited_item_keeps_the_edits_and_o_reverts_them(browser, mc
         WebDriverWait(browser, 10).until(lambda d: "no edits of yours" in page.text("message"))
     assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
     assert pq.read_table(out).to_pylist()[0]["question"] == "垢嘗を描いた画集はどれか。"
+
+
+def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file, articles_file, tmp_path):
+    """Issue 18: the reject dialog names one key per reason (the eighth: inappropriate); the
+    footnotes (ref) are edited in the edit dialog, a number the article lacks is refused."""
+    from wikiorigin.review.store import REASONS
+
+    db = tmp_path / "r.sqlite"
+    with Server(mcq_file, db, "--articles", str(articles_file)) as server:
+        page = Page(browser, server.url)
+        page.press("r", wait=False)
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "reject-dialog").is_displayed())
+        assert page.text("reject-hint") == f"1–{len(REASONS)} choose a reason · Enter reject · Esc cancel"
+        ActionChains(browser).send_keys(str(REASONS.index("inappropriate") + 1)).perform()
+        assert browser.find_element(By.CSS_SELECTOR, 'input[name="reason"]:checked').get_attribute(
+            "value") == "inappropriate"
+        page.press(Keys.ENTER)                           # q1 rejected: the page moves to q2 (ref [2])
+        assert page.text("question") == "垢嘗を描いた画集はどれか。" and "footnotes: 2" in page.text("meta")
+
+        def edit_ref(text):
+            page.press("e", wait=False)
+            ref = browser.find_element(By.ID, "edit-ref")
+            WebDriverWait(browser, 10).until(lambda d: ref.is_displayed())
+            assert ref.get_attribute("value") == "2"
+            ref.send_keys(Keys.CONTROL, "a")
+            ref.send_keys(text)
+
+        edit_ref("1, 7")
+        page.press(Keys.ENTER, ctrl=True, wait=False)
+        WebDriverWait(browser, 10).until(lambda d: "no footnote 7" in page.text("message"))
+        assert page.text("question") == "垢嘗を描いた画集はどれか。"  # refused: still on q2
+        edit_ref("2, 1")
+        page.press(Keys.ENTER, ctrl=True)
+        page.press("k")
+        assert "footnotes: 1, 2" in page.text("meta") and "edited: ref, refs_detail" in page.text("meta")
+        marks = browser.find_elements(By.CSS_SELECTOR, "#article-text mark.cited")
+        assert [m.text for m in marks] == ["[1]", "[2]"]
+    out = tmp_path / "reviewed.parquet"
+    assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
+    assert [(r["id"], r["ref"]) for r in pq.read_table(out).to_pylist()] == [("q2", [1, 2])]

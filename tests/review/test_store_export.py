@@ -325,3 +325,68 @@ def test_databases_it_cannot_trust_are_refused_as_they_are(mcq_file, tmp_path, c
     with pytest.raises(WikioriginError, match=r"not a review database \(it holds the tables meta\)"):
         ReviewStore(other, "mcq.parquet", "mcq")
     assert other.read_bytes() == before
+
+
+def test_a_ref_edit_keeps_the_form_of_the_row_and_its_texts():
+    """Issue 18: footnote edits. A released row keeps its ref as text; refs_detail follows the
+    numbers (the text of each one cited before, None for one the export cannot know)."""
+    released = {"question": "q", "choices": ["a", "b"], "answer": "a", "ref": "[1], [3]",
+                "refs_detail": ["^ one", "^ three"]}
+    new, changed = apply_edits("mcq", released, {"ref": [3, 4]})
+    assert new["ref"] == "[3][4]" and new["refs_detail"] == ["^ three", None]
+    assert changed == ["ref", "refs_detail"]
+    built = {**released, "ref": [1, 3]}  # mcq.parquet: a list of numbers
+    assert apply_edits("mcq", built, {"ref": [1]})[0]["ref"] == [1]
+    assert apply_edits("mcq", built, {"ref": [1]})[0]["refs_detail"] == ["^ one"]
+    uneven = {**released, "refs_detail": ["^ ?"]}  # one text for two numbers: whose, nobody knows
+    assert apply_edits("mcq", uneven, {"ref": [1]})[0]["refs_detail"] == [None]
+    assert "refs_detail" not in apply_edits("mcq", {"question": "q", "choices": ["a", "b"]}, {"ref": [2]})[0]
+
+
+@pytest.mark.parametrize("ref, message", [
+    ([0], r"ref must be footnote numbers \(whole numbers > 0\), not 0"),
+    ([1, -2], "not -2"), ([True], "not True"), (["2"], "not '2'"), ("1", "ref must be a list"),
+    ([], "one footnote number or more"), ([2, 2], "names a footnote twice")])
+def test_a_ref_edit_must_be_footnote_numbers(ref, message):
+    from wikiorigin.review.export import check_edits
+
+    with pytest.raises(WikioriginError, match=message):
+        check_edits("mcq", {"ref": ref})
+    assert check_edits("mcq", {"ref": [3, 1]}) == {"ref": [1, 3]}
+    assert check_edits("mcq", {"ref": [3, 1]}, footnotes={1, 2, 3}) == {"ref": [1, 3]}
+    with pytest.raises(WikioriginError, match=r"the article has no footnote 7, 9 \(its footnotes: 1, 2\)"):
+        check_edits("mcq", {"ref": [1, 7, 9]}, footnotes={1, 2})
+
+
+def test_released_rows_exported_with_their_edited_refs(tmp_path):
+    data = load_dataset(YOKAI)
+    store = _store(tmp_path, data)
+    first = data.items[0]  # ref "[1]", one text
+    store.add(first.key, first.sha1, "alice", "accept", edits={"ref": [1, 2]})
+    export_reviewed(YOKAI, tmp_path / "review.sqlite", tmp_path / "y.parquet")
+    row = pq.read_table(tmp_path / "y.parquet").to_pylist()[0]
+    assert row["ref"] == "[1][2]" and row["refs_detail"] == [first.row["refs_detail"][0], None]
+    assert row["review_edited"] == ["ref", "refs_detail"]
+
+
+def test_stats_count_former_and_retired_reasons(mcq_file, tmp_path, capsys):
+    """Old databases keep the reason texts they were written with: a renamed reason counts as
+    its new name, one no longer offered still counts under its own."""
+    from wikiorigin.review.store import FORMER_REASONS, REASONS
+
+    assert {"not verifiable from the article", "not backed by an expert source", "inappropriate",
+            "duplicate"} <= set(REASONS) and len(REASONS) <= 9  # keys 1-9 on the page
+    assert set(FORMER_REASONS.values()) <= set(REASONS) and not set(FORMER_REASONS) & set(REASONS)
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    q1, q2, q3, q4 = data.items[:4]
+    store.add(q1.key, q1.sha1, "alice", "reject", reason="not backed by the article")  # as an old page wrote it
+    store.add(q2.key, q2.sha1, "alice", "reject", reason="not verifiable from the article")
+    store.add(q3.key, q3.sha1, "alice", "reject", reason="too easy")  # offered once, no longer
+    store.add(q4.key, q4.sha1, "alice", "reject", reason="inappropriate")
+    assert review_stats(store)["reasons"] == {"not verifiable from the article": 2, "too easy": 1,
+                                              "inappropriate": 1}
+    assert store.current()[("q1", "alice")].reason == "not backed by the article"  # the record is as written
+    assert cli.main(["review", "stats", "--db", str(tmp_path / "review.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "2  not verifiable from the article" in out and "1  too easy" in out

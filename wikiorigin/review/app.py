@@ -33,7 +33,7 @@ from starlette.types import ASGIApp
 
 from ..errors import WikioriginError
 from .export import apply_edits, check_edits
-from .items import EDITABLE, load_articles, load_dataset, view
+from .items import EDITABLE, find_article, footnote_numbers, load_articles, load_dataset, plain, view
 from .store import REASONS, ReviewStore, status
 
 __all__ = ["Review", "make_app", "is_loopback", "bind", "serve"]
@@ -117,16 +117,25 @@ class Review:
         current = self.store.current(item.key)
         decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1}
                      for _, d in sorted(current.items())]
-        shown = view(self.dataset, item, self.articles)
         mine = current.get((item.key, self.annotator))
         if mine is not None and mine.edits and status(mine, item.sha1) == "accepted":
-            edited, changed = apply_edits(self.dataset.kind, shown["row"], mine.edits)
-            shown.update(original=shown["row"], row=edited, edited=changed, edits=mine.edits)
+            edited, changed = apply_edits(self.dataset.kind, item.row, mine.edits)
+            shown = view(self.dataset, item, self.articles, row=edited)  # e.g. the edited footnotes marked
+            shown.update(original=plain(item.row), edited=changed, edits=mine.edits)
+        else:
+            shown = view(self.dataset, item, self.articles)
         return {**shown, "decisions": decisions}
+
+    def footnotes(self, row: dict) -> set[int] | None:
+        """The footnote numbers of the article ``row`` was written from, or None when it is not
+        known (no ``--articles``, or none matches)."""
+        article = find_article(row, self.articles) if self.articles else None
+        return None if article is None else footnote_numbers(article)
 
     def decide(self, body: dict) -> dict:
         """Record this annotator's decision on the item ``body["index"]``, made on the content
-        ``body["sha1"]`` (refused when the item has changed since the page showed it)."""
+        ``body["sha1"]`` (refused when the item has changed since the page showed it); an edit
+        of its footnotes (``ref``) is checked against its article's when the article is known."""
         index = body.get("index")
         if not isinstance(index, int) or not 0 <= index < len(self.dataset.items):
             raise ValueError(f"no item {index!r}")
@@ -140,7 +149,8 @@ class Review:
         if edits is not None:
             if decision != "accept" or not isinstance(edits, dict):
                 raise ValueError("edits come with an accept, as an object")
-            check_edits(self.dataset.kind, edits, classes=self.dataset.classes or None)
+            footnotes = self.footnotes(item.row) if "ref" in edits else None
+            edits = check_edits(self.dataset.kind, edits, classes=self.dataset.classes or None, footnotes=footnotes)
             apply_edits(self.dataset.kind, item.row, edits)  # e.g. an answer beyond the options
         if note is not None and (not isinstance(note, str) or len(note) > 2000):
             raise ValueError("the note must be a text of at most 2000 characters")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WikioriginError
-from .items import EDITABLE, Dataset, load_dataset
+from .items import EDITABLE, Dataset, cited_numbers, load_dataset
 from .store import Decision, edits_key, open_existing, status
 
 __all__ = ["POLICIES", "ExportReport", "accepted_by", "versions", "winner", "apply_edits", "check_edits",
@@ -87,11 +87,34 @@ def winner(decisions: list[Decision], policy: str) -> tuple[str, list[Decision]]
     return "conflict", []
 
 
-def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None) -> dict:
+def _check_ref(value, where: str, footnotes) -> list[int]:
+    """An edit of the footnotes an item cites: footnote numbers (whole numbers > 0, each once,
+    one or more), all among ``footnotes`` (the article's) when given; returned in order."""
+    if not isinstance(value, list) or not value:
+        raise WikioriginError(f"{where}: ref must be a list of one footnote number or more "
+                              "(reject the item if no footnote backs it)")
+    bad = [v for v in value if isinstance(v, bool) or not isinstance(v, int) or v < 1]
+    if bad:
+        raise WikioriginError(f"{where}: ref must be footnote numbers (whole numbers > 0), not "
+                              f"{', '.join(repr(v) for v in bad)}")
+    if len(set(value)) != len(value):
+        raise WikioriginError(f"{where}: ref names a footnote twice")
+    missing = [n for n in value if footnotes is not None and n not in footnotes]
+    if missing:
+        has = ", ".join(str(n) for n in sorted(footnotes)) or "none"
+        raise WikioriginError(f"{where}: ref: the article has no footnote {', '.join(map(str, missing))} "
+                              f"(its footnotes: {has})")
+    return sorted(value)
+
+
+def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None,
+                footnotes=None) -> dict:
     """Edits of one item, checked: only the kind's editable fields (:data:`EDITABLE`), with
     values of the right shape, a type and a region among the set's ``classes`` (``types``,
-    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; default YokaiEval's); returns
-    them. A bad edit is a one-line error."""
+    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; default YokaiEval's), a
+    ``ref`` of footnote numbers among ``footnotes`` (the article's, when it is known:
+    :func:`~wikiorigin.review.items.footnote_numbers`); returns them (``ref`` in ascending
+    order). A bad edit is a one-line error."""
     from ..schemas import MCQ_REGIONS, MCQ_TYPES
 
     classes = classes or {"types": MCQ_TYPES, "regions": MCQ_REGIONS}
@@ -99,7 +122,11 @@ def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | No
     unknown = sorted(set(edits) - set(EDITABLE[kind]))
     if unknown:
         raise WikioriginError(f"{where}: {', '.join(unknown)} cannot be edited in a {kind} item")
+    if "ref" in edits:
+        edits = {**edits, "ref": _check_ref(edits["ref"], where, footnotes)}
     for name, value in edits.items():
+        if name == "ref":
+            continue
         if name in ("choices", "answers"):
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value) or not value:
                 raise WikioriginError(f"{where}: {name} must be a list of non-empty texts")
@@ -130,10 +157,24 @@ def _answer_index(row: dict) -> int:
     return row["choices"].index(row["answer"]) if row.get("answer") in row["choices"] else 0
 
 
+def _refs(row: dict, numbers: list[int]) -> dict:
+    """The fields of ``row`` that an edit of its footnotes to ``numbers`` changes: ``ref`` in the
+    row's own form (a list, or the released rows' text ``"[1][3]"``) and, where the row has
+    them, ``refs_detail``: the text of each number it cited before (matched by position when
+    the row has one text per number), None for the others (the export reads no articles)."""
+    out = {"ref": list(numbers) if not isinstance(row.get("ref"), str) else "".join(f"[{n}]" for n in numbers)}
+    details = row.get("refs_detail")
+    if details is not None:
+        before = cited_numbers(row.get("ref"))
+        texts = dict(zip(before, details)) if len(before) == len(details) else {}
+        out["refs_detail"] = [texts.get(n) for n in numbers]
+    return out
+
+
 def apply_edits(kind: str, row: dict, edits: dict | None) -> tuple[dict, list[str]]:
     """A row with edits applied, and the names of the fields they changed. For multiple choice
     ``answer`` follows ``choices[answer_index]`` (and ``answer_index`` is kept only where the
-    row has one)."""
+    row has one), and ``ref`` keeps the row's form, ``refs_detail`` following it."""
     if not edits:
         return dict(row), []
     new = dict(row)
@@ -142,7 +183,9 @@ def apply_edits(kind: str, row: dict, edits: dict | None) -> tuple[dict, list[st
         index = edits.get("answer_index", _answer_index(row))
         if not 0 <= index < len(choices):
             raise WikioriginError(f"answer_index {index} is not one of the {len(choices)} choices")
-        new.update({k: v for k, v in edits.items() if k != "answer_index"})
+        new.update({k: v for k, v in edits.items() if k not in ("answer_index", "ref")})
+        if "ref" in edits:
+            new.update(_refs(row, edits["ref"]))
         new["answer"] = choices[index]
         if "answer_index" in row:
             new["answer_index"] = index

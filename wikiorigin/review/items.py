@@ -23,16 +23,17 @@ from ..errors import WikioriginError
 from ..files import read_input, read_rows
 
 __all__ = ["KINDS", "EDITABLE", "Dataset", "Item", "load_dataset", "load_articles", "content_sha1", "content_keys",
-           "cited_numbers", "find_article", "segments", "wikipedia_url", "view"]
+           "cited_numbers", "footnote_numbers", "find_article", "segments", "wikipedia_url", "plain", "view"]
 
 KINDS = {"mcq": ("question", "choices"), "freeform": ("question", "answers"),
          "preferences": ("prompt", "chosen", "rejected")}
 """Each dataset kind and the columns that tell it (the first kind whose columns are all there)."""
 
-EDITABLE = {"mcq": ("question", "choices", "answer_index", "type", "region"),
+EDITABLE = {"mcq": ("question", "choices", "answer_index", "type", "region", "ref"),
             "freeform": ("question", "question_source", "answers"),
             "preferences": ("prompt", "chosen", "rejected")}
-"""The fields a reviewer may edit, per dataset kind."""
+"""The fields a reviewer may edit, per dataset kind; an mcq item's ``ref`` (the footnotes that
+back its answer) is edited as a list of footnote numbers, whatever form the file keeps it in."""
 
 _MADE_BY = "wikiorigin build mcq|freeform|preference"
 _FOOTNOTE = re.compile(r"\[(?:([^\[\]\d][^\[\]]*?) )?(\d{1,4})\]")
@@ -178,6 +179,13 @@ def cited_numbers(ref) -> list[int]:
     return [int(n) for n in re.findall(r"\d+", str(ref))]
 
 
+def footnote_numbers(article: dict) -> set[int]:
+    """The footnote numbers an item may cite from ``article``: its references' and the marks
+    in its text, those of a group (``[注 1]``) left out, as :func:`cited_numbers` reads none."""
+    numbers = {r["number"] for r in article.get("references") or [] if not r.get("group")}
+    return numbers | {int(m.group(2)) for m in _FOOTNOTE.finditer(article.get("text") or "") if not m.group(1)}
+
+
 def segments(text: str, cited: list[int]) -> list[dict]:
     """An article's text cut at its footnote marks: ``{"text"}`` pieces and ``{"text", "ref"}``
     marks (``ref`` the number, ``cited`` whether the item cites it). Plain data: the page puts
@@ -212,11 +220,17 @@ def wikipedia_url(row: dict, article: dict | None) -> str | None:
     return None
 
 
-def view(dataset: Dataset, item: Item, articles: dict | None) -> dict:
+def plain(row: dict) -> dict:
+    """A row as JSON-safe values (what the page is sent)."""
+    return json.loads(json.dumps(row, ensure_ascii=False, default=str))
+
+
+def view(dataset: Dataset, item: Item, articles: dict | None, row: dict | None = None) -> dict:
     """What the page shows of an item: its fields (JSON-safe), its region's class (a released
     YokaiEval row's label cleaned), the article cut into text and footnote marks, the cited references,
-    where it came from and a safe link to Wikipedia."""
-    row = json.loads(json.dumps(item.row, ensure_ascii=False, default=str))
+    where it came from and a safe link to Wikipedia. ``row``: the item as edited, shown (its
+    cited footnotes marked) instead of the file's row."""
+    row = plain(item.row if row is None else row)
     cited = cited_numbers(row.get("ref"))
     article = find_article(row, articles) if articles else None
     refs = []

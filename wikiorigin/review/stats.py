@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from .store import ReviewStore, edits_key
+from .store import ReviewStore, edits_key, reason_name
 
 __all__ = ["review_stats", "format_stats"]
 
@@ -60,7 +60,8 @@ def _agreement(by_item: dict[str, dict[str, str]], annotators: list[str]) -> dic
 
 def review_stats(store: ReviewStore) -> dict:
     """Counts and agreement of the decisions in force: ``annotators`` (name -> decision ->
-    count), ``reasons`` (reason -> count of rejects), ``notes`` (rejects with free text),
+    count), ``reasons`` (reason -> count of rejects; a renamed reason under its current text,
+    one no longer offered as stored), ``notes`` (rejects with free text),
     ``edited`` (accepts with edits), ``items`` (items with a decision) and ``agreement``
     (``items`` decided by two or more, Cohen's kappa per ``pairs``, ``fleiss`` for three or more);
     ``conflicts``: the items whose accepts (on the same content) differ in their edits."""
@@ -74,7 +75,7 @@ def review_stats(store: ReviewStore) -> dict:
             versions.setdefault((item, d.content_sha1), set()).add(edits_key(d.edits))
         counts.setdefault(annotator, Counter())[d.decision] += 1
         if d.decision == "reject":
-            reasons[d.reason or "(note only)"] += 1
+            reasons[reason_name(d.reason) or "(note only)"] += 1
             notes += bool(d.note)
         if d.decision == "accept" and d.edits:
             edited += 1

@@ -22,14 +22,22 @@ from pathlib import Path
 
 from ..errors import WikioriginError
 
-__all__ = ["DECISIONS", "REASONS", "Decision", "ReviewStore", "open_existing", "status", "edits_key"]
+__all__ = ["DECISIONS", "REASONS", "FORMER_REASONS", "reason_name", "Decision", "ReviewStore", "open_existing",
+           "status", "edits_key"]
 
 DECISIONS = ("accept", "reject", "skip")
 """What an annotator can decide on an item (an edit is an ``accept`` with edits)."""
 
-REASONS = ("not backed by the article", "two options right", "answer wrong", "not of this culture",
-           "question unclear", "duplicate", "other")
-"""The fixed reasons a reject offers (free text goes in the note)."""
+REASONS = ("not verifiable from the article", "two options right", "answer wrong", "not of this culture",
+           "question unclear", "duplicate", "not backed by an expert source", "inappropriate", "other")
+"""The fixed reasons a reject offers (free text goes in the note), keys 1 to 9 on the page: the
+YokaiEval paper's four (not verifiable from the article, not backed by an expert source,
+inappropriate, duplicate) and ours. A database keeps each reason's text as chosen, so a reason
+no longer offered still shows and counts (:data:`FORMER_REASONS` for those renamed)."""
+
+FORMER_REASONS = {"not backed by the article": "not verifiable from the article"}
+"""Reasons offered before under another text -> the reason they count as now
+(:func:`reason_name`); the decision itself keeps the text it was made with."""
 
 SCHEMA_VERSION = "1"
 """The version of the database's tables, recorded in its ``meta``; another is refused."""
@@ -54,6 +62,12 @@ BEGIN SELECT RAISE(ABORT, 'review decisions are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_append_only_d BEFORE DELETE ON decisions
 BEGIN SELECT RAISE(ABORT, 'review decisions are append-only'); END;
 """
+
+
+def reason_name(reason: str | None) -> str | None:
+    """The reason a stored reason counts as: its current text if it was renamed
+    (:data:`FORMER_REASONS`), else the text as stored (also one no longer offered)."""
+    return FORMER_REASONS.get(reason, reason)
 
 
 @dataclass(slots=True)

@@ -65,8 +65,13 @@ function fillSelect(select, values, keep) {
   if ([...select.options].some((o) => o.value === old)) select.value = old;
 }
 
+function reasonKeys() {  // the keys that choose a reason: one per reason offered
+  return state.reasons.length > 1 ? `1–${state.reasons.length}` : "1";
+}
+
 async function loadState(who) {
   state = await getJSON("api/state" + (who ? "?who=" + encodeURIComponent(who) : ""));
+  for (const node of document.querySelectorAll(".reason-keys")) node.textContent = reasonKeys();
   $("dataset").textContent = `${state.dataset} (${state.kind})`;
   $("annotator").textContent = state.annotator;
   $("group-name").textContent = state.group_by;
@@ -120,7 +125,8 @@ function renderMeta(item) {
   const region = row.region && item.region_class && item.region_class !== row.region
     ? `${row.region} → ${item.region_class}` : row.region;
   for (const [k, v] of [["type", row.type], ["region", region], ["category", row.category],
-                        ["culture", row.culture], ["language", row.language], ["id", item.key]]) {
+                        ["culture", row.culture], ["language", row.language],
+                        ["footnotes", (item.cited || []).join(", ")], ["id", item.key]]) {
     if (v) meta.appendChild(el("span", `${k}: ${v}`, "tag"));
   }
 }
@@ -253,7 +259,7 @@ function openReject() {
 function confirmReject() {
   const picked = document.querySelector('input[name="reason"]:checked');
   const note = $("reject-note").value.trim();
-  if (!picked && !note) { say("choose a reason (1–9) or write a note", true); return; }
+  if (!picked && !note) { say(`choose a reason (${reasonKeys()}) or write a note`, true); return; }
   $("reject-dialog").close();
   decide("reject", {reason: picked ? picked.value : null, note: note || null});
 }
@@ -276,6 +282,15 @@ function field(name, value, options) {
   return wrap;
 }
 
+function refsOf(ref) {  // the footnote numbers a row cites: a list, or the released rows' "[1][3]"
+  if (Array.isArray(ref)) return ref.map(Number);
+  return (String(ref ?? "").match(/\d+/g) || []).map(Number);
+}
+
+function parseRefs(raw) {  // "1, 3" or "[1][3]" -> [1, 3]; anything else is sent as it is, for the server to refuse
+  return raw.split(/[\s,、，\[\]]+/).filter(Boolean).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
+}
+
 function openEdit() {
   if (!current) return;
   const box = $("edit-fields"), row = current.row;
@@ -285,6 +300,11 @@ function openEdit() {
       const answer = Number.isInteger(row.answer_index) ? row.answer_index : row.choices.indexOf(row.answer);
       const f = field("answer_index", String(answer + 1), row.choices.map((_, i) => String(i + 1)));
       f.firstChild.textContent = "answer (option number)";
+      box.appendChild(f);
+    } else if (name === "ref") {
+      const f = field("ref", refsOf(row.ref).join(", "));
+      f.firstChild.textContent = "footnotes that back the answer (ref: numbers, e.g. 1, 3)";
+      f.lastChild.rows = 1;
       box.appendChild(f);
     } else {
       const options = name === "type" ? state.types : name === "region" ? state.regions : null;
@@ -304,8 +324,10 @@ function saveEdit() {
     let value = raw;
     if (name === "choices" || name === "answers") value = raw.split("\n").map((s) => s.trim()).filter(Boolean);
     if (name === "answer_index") value = Number(raw) - 1;
+    if (name === "ref") value = parseRefs(raw);
     const old = name === "answer_index"
-      ? (Number.isInteger(row.answer_index) ? row.answer_index : row.choices.indexOf(row.answer)) : row[name];
+      ? (Number.isInteger(row.answer_index) ? row.answer_index : row.choices.indexOf(row.answer))
+      : name === "ref" ? refsOf(row.ref) : row[name];
     if (JSON.stringify(value) !== JSON.stringify(old ?? (typeof value === "string" ? "" : old))) edits[name] = value;
   }
   $("edit-dialog").close();
