@@ -1,7 +1,9 @@
 """Parquet files as the interface between stages: atomic, zstd, with provenance.
 
-A file is written under a temporary name beside its final one and renamed when complete, so
-a crash never leaves a half file under the final name. Provenance (wikiorigin version, inputs,
+Every file the tool writes is written under a temporary name beside its final one, flushed to
+disk (fsync) and renamed when complete (:class:`ParquetSink`, :func:`atomic`, :func:`write_text`,
+:func:`write_together`), so a crash or a full disk never leaves a half file under the final
+name, nor destroys the good file that was there before. Provenance (wikiorigin version, inputs,
 parameters) goes into the schema metadata under the key ``wikiorigin``, as JSON.
 """
 
@@ -10,7 +12,9 @@ from __future__ import annotations
 import json
 import lzma
 import os
+import hashlib
 from collections.abc import Iterable
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,7 +23,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .errors import WikioriginError
 
-__all__ = ["ParquetSink", "write_table", "read_provenance", "schema_provenance", "provenance", "read_rows",
+__all__ = ["ParquetSink", "write_table", "atomic", "write_text", "write_together", "temporary_name", "read_provenance", "schema_provenance", "provenance", "read_rows",
            "input_schema", "read_input", "check_output"]
 
 _KEY = b"wikiorigin"
@@ -36,15 +40,77 @@ def _with_metadata(schema: pa.Schema, meta: dict) -> pa.Schema:
     return schema.with_metadata(old)
 
 
+def temporary_name(path) -> Path:
+    """The temporary file beside ``path`` that becomes it (hidden, with this process's id and
+    ``path``'s suffix, for writers that choose the format by it); a name too long to take the
+    additions (file names are 255 bytes at most) is hashed instead."""
+    path = Path(path)
+    name = f".{path.name}.{os.getpid()}.tmp{path.suffix}"  # the suffix kept: writers that go by it
+    if len(name.encode()) > 255:
+        name = f".{hashlib.sha1(path.name.encode()).hexdigest()[:20]}.{os.getpid()}.tmp{path.suffix[:16]}"
+    return path.with_name(name)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic(path):
+    """``with atomic(path) as tmp:`` write ``tmp`` (any way: a plot, a text); when the block
+    ends without an exception the file is flushed to disk and renamed to ``path``; otherwise
+    it is removed and what was at ``path`` before is left as it was."""
+    path = Path(path)
+    tmp = temporary_name(path)
+    try:
+        yield tmp
+        _fsync(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic`); returns ``path``."""
+    with atomic(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def write_together(outputs: list[tuple]) -> None:
+    """Write several Parquet files as one: ``outputs`` are ``(path, table, schema, meta)``.
+    Every file is written in full under its temporary name first (where a full disk or an
+    error stops it, nothing is renamed: all the old files stay); only then are they renamed,
+    which takes no space."""
+    done: list[tuple[Path, Path]] = []
+    try:
+        for path, table, schema, meta in outputs:
+            sink = ParquetSink(path, schema, meta, rename=False)
+            with sink:
+                sink.write(table)
+            done.append((sink._tmp, Path(path)))
+        for tmp, path in done:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in done:
+            tmp.unlink(missing_ok=True)
+
+
 class ParquetSink:
     """Write record batches to ``path`` atomically; use as a context manager.
 
     On an exception inside the ``with`` block nothing is left under ``path`` (the temporary
     file is removed, or kept as ``keep_partial`` when given, so that what was done is not lost).
+    The file is flushed to disk before it is renamed; ``rename=False`` leaves it complete under
+    its temporary name (:func:`write_together` renames a set of files at once).
     """
 
     def __init__(self, path, schema: pa.Schema, meta: dict, keep_partial=None,
-                 row_group_rows: int = 1 << 20):
+                 row_group_rows: int = 1 << 20, rename: bool = True):
         self.path = Path(path)
         self.row_group_rows = row_group_rows
         self._pending: list[pa.Table] = []
@@ -52,7 +118,8 @@ class ParquetSink:
         self.schema = _with_metadata(schema, meta)
         self.keep_partial = Path(keep_partial) if keep_partial else None
         self.rows = 0
-        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._tmp = temporary_name(self.path)
+        self._rename = rename  # False: left complete under its temporary name (write_together)
         self._writer: pq.ParquetWriter | None = None
 
     def __enter__(self) -> "ParquetSink":
@@ -87,11 +154,18 @@ class ParquetSink:
             self._pending, self._pending_rows = [rest], rest.num_rows
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None or self.keep_partial is not None:
-            self._flush(final=True)
-        self._writer.close()
+        try:
+            if exc_type is None or self.keep_partial is not None:
+                self._flush(final=True)
+            self._writer.close()
+            if exc_type is None:
+                _fsync(self._tmp)
+        except BaseException:  # a full disk while finishing: nothing under the final name
+            self._tmp.unlink(missing_ok=True)
+            raise
         if exc_type is None:
-            os.replace(self._tmp, self.path)
+            if self._rename:
+                os.replace(self._tmp, self.path)
         elif self.keep_partial is not None and self.rows:
             os.replace(self._tmp, self.keep_partial)
         else:

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import WikioriginError
-from ..files import schema_provenance
+from ..files import schema_provenance, write_text
 
 __all__ = ["write_card", "TASKS"]
 
@@ -116,11 +116,11 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     lines = [*front, "", f"# {title}", "", description, "",
              f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.", "", "## Sources and build", ""]
     for path, meta in zip(files, metas):
-        keep = {k: meta[k] for k in ("version", "builder", "articles", "language", "generator",
-                                     "checker", "prompt_sha1", "labels", "labels_sha1", "seed", "usage") if k in meta}
+        # every setting the build recorded (sampling, limits, effort, rounds, checker, ...), as it ran
+        keep = {k: v for k, v in meta.items() if k not in ("stage", "signature")}
         lines += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
     lines += _review_lines(files, metas)
     lines += ["", "## License", "", _LICENCE_TEXT[licence], ""]
     card = directory / "README.md"
-    card.write_text("\n".join(lines), encoding="utf-8")
+    write_text(card, "\n".join(lines))
     return card

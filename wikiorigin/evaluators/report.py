@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import MissingExtra, WikioriginError
-from ..files import provenance, write_table
+from ..files import atomic, provenance, write_table, write_text
 
 __all__ = ["write_results", "summary_json", "markdown_table", "bar_plot", "compare_runs", "read_summary",
            "ranking_table"]
@@ -94,10 +94,11 @@ def write_results(out, items: list[dict], summary: dict, report: str, *, schema:
         meta = {**(meta or {}), "signature": line}
     table = pa.Table.from_pylist(items, schema=schema) if schema is not None else pa.Table.from_pylist(items)
     write_table(table, out / "items.parquet", table.schema, provenance(stage="eval", **(meta or {})))
-    (out / "summary.json").write_text(summary_json(summary), encoding="utf-8")
+    write_text(out / "summary.json", summary_json(summary))
     for name, draw in plots:
-        draw(out / name)
-    (out / "report.md").write_text(report.rstrip() + "\n", encoding="utf-8")
+        with atomic(out / name) as tmp:
+            draw(tmp)
+    write_text(out / "report.md", report.rstrip() + "\n")
     return out
 
 
@@ -242,7 +243,7 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     signatures = [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")]
     if signatures:
         text += "\n## Signatures\n\n" + "".join(f"- {m}: `{line}`\n" for m, line in signatures)
-    (out / "comparison.md").write_text(text, encoding="utf-8")
+    write_text(out / "comparison.md", text)
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     if not quiet:
