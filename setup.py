@@ -22,7 +22,7 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     packages=find_namespace_packages(include=["wikiorigin", "wikiorigin.*"]),
-    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*", "data/labels/*", "review/static/*"]},
+    package_data={"wikiorigin": ["data/wikimedia-config/*", "data/un/*", "data/labels/*", "data/instructions/*", "review/static/*"]},
     install_requires=[
         "pyarrow>=19",
         "numpy>=1.24",

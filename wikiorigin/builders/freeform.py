@@ -1,52 +1,90 @@
 """WikiOriginQA-style free-form questions whose answer is an item's name.
 
 From an origin corpus (``wikiorigin corpus origin``): for each article, a question in the
-item's language (``question_source``) is generated, refined over ``rounds`` passes, translated
-to English (``question``, with the model's English rendering of the answer) and scored 1-5 on
-the paper's seven criteria; only questions with 5 on every criterion are kept. The answers are
-the source title, the English Wikipedia title, the model's English rendering and the Wikidata
-names and aliases. A question that contains one of its answers is dropped before scoring.
+item's language (``question_source``) is generated from the article, refined over ``rounds``
+passes (each sees the article and the current question), translated to English (``question``,
+with the model's English rendering of the answer), scored 1-5 on the paper's seven criteria
+(only questions with 5 on every criterion are kept) and, last, checked by the model for giving
+its answer away. The answers are the source title, the English Wikipedia title, the model's
+English rendering and the Wikidata names and aliases. A question that contains one of its
+answers literally is dropped before scoring (``leak``).
+
+Generation and refinement are instructed in the item's language, as in the paper
+(:mod:`~wikiorigin.builders.freeform_prompts`): the package's instruction file for the
+language, else the English ones translated once by the generator model (one call, cached; the
+translation is written beside the output as ``OUT.instructions.json``), or English throughout
+with ``instructions="en"``. The provenance records which were used.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyarrow as pa
 
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
+from ..llm.client import parse_json
 from ..schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA
-from .prompts import FREEFORM_PROMPTS, freeform_sha1
+from .freeform_prompts import (FREEFORM_PROMPTS, Instructions, bundled_instructions, freeform_sha1,
+                               translated_instructions, translation_request, translation_schema)
 
-__all__ = ["FreeformConfig", "build_freeform", "plan_freeform"]
+__all__ = ["FreeformConfig", "build_freeform", "plan_freeform", "instructions_path"]
 
 _QUESTION = {"type": "object", "required": ["question"], "properties": {"question": {"type": "string", "minLength": 1}}}
 _TRANSLATE = {"type": "object", "required": ["question_en", "answer_en"],
               "properties": {"question_en": {"type": "string", "minLength": 1}, "answer_en": {"type": "string"}}}
 _SCORE = {"type": "object", "required": CRITERIA,
           "properties": {c: {"type": "integer", "minimum": 1, "maximum": 5} for c in CRITERIA}}
+_GIVEAWAY = {"type": "object", "required": ["gives_away"],
+             "properties": {"gives_away": {"type": "boolean"}, "reason": {"type": "string"}}}
+# The steps that judge or convert (translate, score, giveaway, the instructions' translation):
+# greedy, so that a re-run asks the same; the writing steps sample with FreeformConfig.params.
+CHECK_PARAMS = {"temperature": 0}
 
 
 @dataclass(slots=True)
 class FreeformConfig:
-    """Settings of :func:`build_freeform` that change the questions: ``rounds`` of generation
-    per article, the knowledge ``cutoff`` (``YYYY-MM``) a question must be answerable by, the
-    article length sent (``max_article_chars``) and the sampling ``params``. They are recorded in
-    the output's provenance."""
+    """Settings of :func:`build_freeform` that change the questions, all recorded in the
+    output's provenance.
 
-    rounds: int = 1
+    ``rounds``: refinement passes per question, 3 by default: the paper refined each question
+    several times, and each pass costs one call per question (a pass that gives a question back
+    unchanged makes the next pass's request the same one, a cache hit). ``cutoff`` (``YYYY-MM``):
+    the knowledge cut-off a question must be answerable by. ``max_article_chars``: the article
+    length sent to generation and refinement. ``params``: the sampling of generation and
+    refinement (temperature 0.7, the paper's generation setting); the other steps are greedy.
+    ``instructions``: ``"auto"`` (in the item's language: bundled, else translated once by the
+    generator) or ``"en"`` (English)."""
+
+    rounds: int = 3
     cutoff: str = "2023-12"
     max_article_chars: int = 6000
     params: dict = field(default_factory=lambda: {"temperature": 0.7})
+    instructions: str = "auto"
+
+    def check(self) -> None:
+        """Raise ``ValueError`` for a setting out of range."""
+        if self.instructions not in ("auto", "en"):
+            raise ValueError(f"FreeformConfig: instructions must be 'auto' or 'en', not {self.instructions!r}")
+        if self.rounds < 0 or self.max_article_chars < 1:
+            raise ValueError(f"FreeformConfig: rounds must be >= 0 and max_article_chars >= 1, not "
+                             f"{self.rounds} and {self.max_article_chars}")
 
 
-def _language_name(wiki: str) -> str:
-    """The English name of the wiki's language, as the MCQ builder names it (never a bare code)."""
-    return language_name(lookup(wiki).language)
+def instructions_path(out) -> Path:
+    """Where :func:`build_freeform` writes the instructions the generator translated:
+    ``OUT.instructions.json`` beside ``OUT.parquet``."""
+    return Path(str(out).removesuffix(".parquet") + ".instructions.json")
+
+
+def _language(row: dict) -> str:
+    return lookup(row["wiki"]).language
 
 
 def _answers(row: dict, english: str | None) -> list[str]:
@@ -54,14 +92,61 @@ def _answers(row: dict, english: str | None) -> list[str]:
     return list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
 
 
-def _request(system: str, user: str, version: str, schema: dict, params=None) -> ChatRequest:
+def _request(system: str, user: str, version: str, schema: dict, params: dict) -> ChatRequest:
     return ChatRequest([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                       dict(params or {"temperature": 0}), version, schema)
+                       dict(params), version, schema)
+
+
+def _translation(language: str) -> ChatRequest:
+    messages, version = translation_request(language)
+    return ChatRequest(messages, dict(CHECK_PARAMS), version, translation_schema())
+
+
+def _english(language: str) -> Instructions:
+    """The English instructions, for questions in ``language``."""
+    english = bundled_instructions("en")
+    return Instructions(language, "en", english.generate, english.refine, english.name, english.note)
+
+
+def _offline(language: str, config: FreeformConfig) -> Instructions | None:
+    """The instructions that need no call: English when asked, else the bundled file."""
+    return _english(language) if config.instructions == "en" else bundled_instructions(language)
+
+
+def _instructions(languages, config: FreeformConfig, generator: LLMClient) -> tuple[dict, dict]:
+    """The instructions for each language, and the error of each whose translation failed.
+    The languages without a file are translated in one batch of calls (cached)."""
+    found = {lang: _offline(lang, config) for lang in languages}
+    todo = [lang for lang, s in found.items() if s is None]
+    errors = {}
+    for lang, result in zip(todo, generator.run([_translation(lang) for lang in todo]) if todo else []):
+        if result.error:
+            errors[lang] = result.error
+        else:
+            found[lang] = translated_instructions(lang, result.data, generator.backend.model)
+    return {k: v for k, v in found.items() if v is not None}, errors
+
+
+def _cached_translation(language: str, generator: LLMClient) -> Instructions | None:
+    """The translation a run would use when the cache holds a valid one (a dry run makes no call)."""
+    import jsonschema
+
+    request = _translation(language)
+    hit = generator.cache.get(generator.key(request)) if generator.cache is not None else None
+    if hit is None:
+        return None
+    try:
+        data = parse_json(hit["text"])
+        jsonschema.validate(data, request.schema)
+    except (ValueError, jsonschema.ValidationError):
+        return None
+    return translated_instructions(language, data, generator.backend.model)
 
 
 class _Run:
-    def __init__(self, generator: LLMClient, config: FreeformConfig):
-        self.llm, self.config, self.version = generator, config, freeform_sha1()
+    def __init__(self, generator: LLMClient, config: FreeformConfig, instructions: dict[str, Instructions]):
+        self.llm, self.config, self.sets = generator, config, instructions
+        self.versions = {lang: freeform_sha1(s) for lang, s in instructions.items()}
         self.counts: dict[str, int] = {}
         self.failures: list[dict] = []
         self.questions: dict[str, str] = {}
@@ -74,11 +159,17 @@ class _Run:
                               "page_id": row["page_id"], "qid": row["qid"], "model": self.llm.backend.model,
                               "item": None if question is None else json.dumps(question, ensure_ascii=False)})
 
+    def version(self, row) -> str:
+        return self.versions[_language(row)]
+
+    def writing(self, step: str, row: dict, **values) -> ChatRequest:
+        """A ``generate`` or ``refine`` request: the instructions in the row's language, the article."""
+        system = self.sets[_language(row)].prompt(step, title=row["title"], cutoff=self.config.cutoff, **values)
+        return _request(system, row["text"][: self.config.max_article_chars], self.version(row), _QUESTION,
+                        self.config.params)
+
     def generate(self, rows: list[dict]) -> list[dict]:
-        prompt = FREEFORM_PROMPTS["generate"]
-        results = self.llm.run([_request(prompt.format(language=_language_name(r["wiki"]), title=r["title"]),
-                                         r["text"][: self.config.max_article_chars], self.version,
-                                         _QUESTION, self.config.params) for r in rows])
+        results = self.llm.run([self.writing("generate", r) for r in rows])
         for row, result in zip(rows, results):
             if result.error:
                 self.fail(row, "generate", result.error)
@@ -87,17 +178,16 @@ class _Run:
         return [r for r in rows if r["qid"] in self.questions]
 
     def refine(self, rows: list[dict]) -> None:
-        """One pass; a failed refinement keeps the question it had."""
-        prompt = FREEFORM_PROMPTS["refine"]
-        results = self.llm.run([_request(prompt.format(language=_language_name(r["wiki"]), title=r["title"]),
-                                         self.questions[r["qid"]], self.version, _QUESTION) for r in rows])
+        """One pass, with the article; a failed refinement keeps the question it had."""
+        results = self.llm.run([self.writing("refine", r, question=self.questions[r["qid"]]) for r in rows])
         for row, result in zip(rows, results):
             if not result.error:
                 self.questions[row["qid"]] = result.data["question"]
 
     def translate(self, rows: list[dict]) -> list[tuple]:
         results = self.llm.run([_request(FREEFORM_PROMPTS["translate"].format(title=r["title"]),
-                                         self.questions[r["qid"]], self.version, _TRANSLATE) for r in rows])
+                                         self.questions[r["qid"]], self.version(r), _TRANSLATE, CHECK_PARAMS)
+                                for r in rows])
         candidates = []
         for row, result in zip(rows, results):
             if result.error:
@@ -113,11 +203,12 @@ class _Run:
                 candidates.append((row, result.data["question_en"], answers))
         return candidates
 
-    def score(self, candidates: list[tuple]) -> list[dict]:
+    def score(self, candidates: list[tuple]) -> list[tuple]:
+        """The candidates with 5 on every criterion, each with its scores."""
         prompt = FREEFORM_PROMPTS["score"].format(cutoff=self.config.cutoff)
-        results = self.llm.run([_request(prompt, f"Question: {q}\nAnswer: {answers[0]}", self.version, _SCORE)
-                                for _, q, answers in candidates])
-        rows = []
+        results = self.llm.run([_request(prompt, f"Question: {q}\nAnswer: {answers[0]}", self.version(row),
+                                         _SCORE, CHECK_PARAMS) for row, q, answers in candidates])
+        kept = []
         for (row, question_en, answers), result in zip(candidates, results):
             if result.error:
                 self.fail(row, "score", result.error, self.made(row, question_en, answers))
@@ -126,7 +217,26 @@ class _Run:
                 self.fail(row, "score", f"below 5 on {low}",
                           {**self.made(row, question_en, answers), "criteria": {c: result.data[c] for c in CRITERIA}})
             else:
-                rows.append(self.row(row, question_en, answers, result.data))
+                kept.append((row, question_en, answers, result.data))
+        return kept
+
+    def giveaway(self, candidates: list[tuple]) -> list[dict]:
+        """The output rows of the candidates whose question does not give its answer away."""
+        results = self.llm.run([_request(
+            FREEFORM_PROMPTS["giveaway"],
+            f"Question ({language_name(_language(row))}): {self.questions[row['qid']]}\n"
+            f"Question in English: {question_en}\nAnswer: {' / '.join(answers)}",
+            self.version(row), _GIVEAWAY, CHECK_PARAMS) for row, question_en, answers, _ in candidates])
+        rows = []
+        for (row, question_en, answers, score), result in zip(candidates, results):
+            made = {**self.made(row, question_en, answers), "criteria": {c: score[c] for c in CRITERIA}}
+            if result.error:
+                self.fail(row, "giveaway", result.error, made)
+            elif result.data["gives_away"]:
+                why = (result.data.get("reason") or "").strip()
+                self.fail(row, "giveaway", "the question gives its answer away" + (f": {why}" if why else ""), made)
+            else:
+                rows.append(self.row(row, question_en, answers, score))
         return rows
 
     def made(self, row, question_en, answers) -> dict:
@@ -135,12 +245,12 @@ class _Run:
 
     def row(self, row, question_en, answers, score) -> dict:
         return {
-            "id": hashlib.sha1(f"{row['qid']}:{self.version}".encode()).hexdigest()[:16],
+            "id": hashlib.sha1(f"{row['qid']}:{self.version(row)}".encode()).hexdigest()[:16],
             "question": question_en, "question_source": self.questions[row["qid"]], "answers": answers,
             "qid": row["qid"], "origin_wiki": row["origin_wiki"], "title": row["title"],
             "n_wikis": row["n_wikis"], "has_enwiki": bool(row.get("enwiki_title")),
-            "criteria": {c: score[c] for c in CRITERIA}, "language": lookup(row["wiki"]).language,
-            "generator": self.llm.backend.model, "prompt_sha1": self.version,
+            "criteria": {c: score[c] for c in CRITERIA}, "language": _language(row),
+            "generator": self.llm.backend.model, "prompt_sha1": self.version(row),
             "source_revision_id": row["revision_id"],
         }
 
@@ -154,21 +264,57 @@ def read_origin_articles(path) -> list[dict]:
     return read_input(path, ORIGIN_ARTICLE_COLUMNS, "wikiorigin corpus origin").to_pylist()
 
 
+def _prompt_sha1(versions: dict[str, str]) -> str:
+    """The prompt hash of a build: its one language's, or a hash of each language's."""
+    if not versions:
+        return freeform_sha1()
+    if len(versions) == 1:
+        return next(iter(versions.values()))
+    return hashlib.sha1("\x00".join(f"{k}={v}" for k, v in sorted(versions.items())).encode()).hexdigest()
+
+
+def _write_instructions(out, sets: dict[str, Instructions]) -> dict[str, str]:
+    """``OUT.instructions.json``: the translated sets by language, as instruction files hold
+    them (a stale one from an earlier run is removed); returns each translated set's file name."""
+    path = instructions_path(out)
+    translated = {lang: s for lang, s in sorted(sets.items()) if s.source.startswith("translated")}
+    if not translated:
+        path.unlink(missing_ok=True)
+        return {}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({lang: s.as_file() for lang, s in translated.items()}, ensure_ascii=False,
+                              indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return {lang: path.name for lang in translated}
+
+
 def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig | None = None) -> dict:
     """Questions for the origin corpus ``articles`` into ``out`` (the ``freeform`` schema);
-    dropped ones with their reason into ``<out>.failed.parquet``. Returns counts per step."""
+    dropped ones with their reason and step (``instructions``, ``generate``, ``translate``,
+    ``leak``, ``score``, ``giveaway``) into ``<out>.failed.parquet``; instructions the
+    generator translated into ``OUT.instructions.json`` (:func:`instructions_path`). Returns
+    counts per step."""
     config = config or FreeformConfig()
+    config.check()
     rows = read_origin_articles(articles)
     check_output(out, inputs=[articles])
-    run = _Run(generator, config)
-    live = run.generate(rows)
+    sets, errors = _instructions(sorted({_language(r) for r in rows}), config, generator)
+    run = _Run(generator, config, sets)
+    for row in rows:
+        if _language(row) in errors:
+            run.fail(row, "instructions", f"no {_language(row)} instructions: the translation failed: "
+                                          f"{errors[_language(row)]}")
+    live = run.generate([r for r in rows if _language(r) in sets])
     for _ in range(config.rounds):
         run.refine(live)
-    out_rows = run.score(run.translate(live))
+    out_rows = run.giveaway(run.score(run.translate(live)))
     counts = {"articles": len(rows), **run.counts, "kept": len(out_rows)}
+    files = _write_instructions(out, sets)
+    used = [{**s.provenance(), **({"file": files[lang]} if lang in files else {})} for lang, s in sorted(sets.items())]
     meta = provenance(stage="build", builder="freeform", articles=str(articles), rounds=config.rounds,
-                      cutoff=config.cutoff, generator=generator.backend.model, prompt_sha1=run.version,
-                      usage=generator.usage.as_dict())
+                      cutoff=config.cutoff, max_article_chars=config.max_article_chars, params=config.params,
+                      check_params=CHECK_PARAMS, instructions=used, generator=generator.backend.model,
+                      prompt_sha1=_prompt_sha1(run.versions), usage=generator.usage.as_dict())
     with ParquetSink(out, FREEFORM, meta) as sink:
         sink.write(pa.Table.from_pylist(out_rows, schema=FREEFORM))
     with ParquetSink(str(out).removesuffix(".parquet") + ".failed.parquet", FAILED, meta) as sink:
@@ -177,13 +323,21 @@ def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig |
 
 
 def plan_freeform(articles, generator: LLMClient, config: FreeformConfig | None = None) -> dict:
-    """A dry run: the generation calls not in the cache and their input tokens; each question
-    then costs ``rounds`` + 2 more calls (refine, translate, score)."""
+    """A dry run: the calls not in the cache that come first (the translation of the
+    instructions of each language without a file, when not cached, and the generation calls)
+    and their input tokens (for a language still to be translated, estimated with the English
+    instructions); each question then costs ``rounds`` + 3 more calls (refine, translate,
+    score, giveaway)."""
     config = config or FreeformConfig()
+    config.check()
     rows = read_origin_articles(articles)
-    version = freeform_sha1()
-    plan = generator.dry_run([
-        _request(FREEFORM_PROMPTS["generate"].format(language=_language_name(r["wiki"]), title=r["title"]),
-                 r["text"][: config.max_article_chars], version, _QUESTION, config.params) for r in rows])
-    plan["later_calls_at_most"] = (config.rounds + 2) * len(rows)
+    sets, todo = {}, []
+    for lang in sorted({_language(r) for r in rows}):
+        sets[lang] = _offline(lang, config) or _cached_translation(lang, generator)
+        if sets[lang] is None:
+            todo.append(lang)
+            sets[lang] = _english(lang)  # the estimate of the translation's size
+    run = _Run(generator, config, sets)
+    plan = generator.dry_run([_translation(lang) for lang in todo] + [run.writing("generate", r) for r in rows])
+    plan["later_calls_at_most"] = (config.rounds + 3) * len(rows)
     return plan

@@ -3,7 +3,7 @@ Japanese (following the YokaiEval paper's conditions, not its wording; only for 
 questions with labels that ask for them, ``"prompts": "yokai-ja"``, as the ``yokai-ja`` preset
 does) and, for everything else (any other language, or Japanese with other labels), in English
 naming the language the question is written in; and the free-form
-builder's (WikiOriginQA's steps; English instructions, the question in the item's language).
+builder's, from :mod:`wikiorigin.builders.freeform_prompts` (instructions in the item's language).
 Each prompt's first line names its task, so logs and test servers can tell them apart;
 :func:`prompt_sha1` and :func:`freeform_sha1` change when any text changes (each row and the
 request cache key carry them).
@@ -180,50 +180,5 @@ def prompt_sha1(language: str, region_source: str = "model", yokai: bool = False
     return hashlib.sha1(blob.encode()).hexdigest()
 
 
-# WikiOriginQA: instructions in English, the question in the item's language; the criteria
-# that "score" names are the free-form schema's (``schemas.FREEFORM_CRITERIA``).
-FREEFORM_PROMPTS = {
-    "generate": (
-        "task: freeform-generate\n"
-        "You write quiz questions about a culture's own knowledge. From the Wikipedia article "
-        "given, write one question in {language} whose answer is exactly the name of the "
-        "article's subject ({title}). The question must not contain that name or an obvious "
-        "form of it, must be answerable in a few words, and must make sense on its own.\n"
-        "Answer with JSON only: {{\"question\": ...}}"
-    ),
-    "refine": (
-        "task: freeform-refine\n"
-        "Improve this quiz question (in {language}) whose answer is {title}: make it unambiguous "
-        "(only {title} fits), self-contained, not answerable by yes or no, without the answer's "
-        "name, and true for the foreseeable future. Keep it short.\n"
-        "Answer with JSON only: {{\"question\": ...}}"
-    ),
-    "translate": (
-        "task: freeform-translate\n"
-        "Translate the quiz question into English, and give the English name of its answer "
-        "({title}) as an English speaker would write it.\n"
-        "Answer with JSON only: {{\"question_en\": ..., \"answer_en\": ...}}"
-    ),
-    "score": (
-        "task: freeform-score\n"
-        "Rate the question (with its answer) from 1 (fails) to 5 (fully meets) on each criterion:\n"
-        "not_yes_no: it is not a yes/no question;\n"
-        "not_sentence_answer: it can be answered by a name or a few words, not only by a sentence;\n"
-        "answer_not_in_question: the answer is not given away or restated by the question;\n"
-        "knowable_by_cutoff: the answer could be known from sources up to {cutoff};\n"
-        "stable_over_time: the answer will not change over time;\n"
-        "not_trivial: it is not trivially easy;\n"
-        "self_contained: it needs no context beyond itself.\n"
-        "Answer with JSON only, an integer for each: {{\"not_yes_no\": ..., \"not_sentence_answer\": ..., "
-        "\"answer_not_in_question\": ..., \"knowable_by_cutoff\": ..., \"stable_over_time\": ..., "
-        "\"not_trivial\": ..., \"self_contained\": ...}}"
-    ),
-}
-"""The free-form builder's prompts by step (``generate``, ``score``, ...): instructions in
-English, the question written in the item's language."""
-
-
-def freeform_sha1() -> str:
-    """The hash of every free-form prompt (stored in each row and the cache key)."""
-    blob = "\x00".join(f"{k}={v}" for k, v in sorted(FREEFORM_PROMPTS.items()))
-    return hashlib.sha1(blob.encode()).hexdigest()
+# WikiOriginQA's prompts (instructions in the item's language) are in freeform_prompts.py.
+from .freeform_prompts import FREEFORM_PROMPTS, freeform_sha1  # noqa: E402,F401

@@ -93,8 +93,15 @@ def _add_freeform(build) -> None:
     b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--model", required=True, help="the generator model")
     llm_options(b)
-    b.add_argument("--rounds", type=positive(int, zero=True), default=1, help="refinement passes")
+    b.add_argument("--rounds", type=positive(int, zero=True), default=3,
+                   help="refinement passes (default 3: the paper refined each question several times; "
+                        "each pass is one call per question, and a question given back unchanged makes "
+                        "the next pass a cache hit)")
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
+    b.add_argument("--instructions", choices=("auto", "en"), default="auto",
+                   help="language of the generation and refinement instructions: auto (default) = the "
+                        "item's language, bundled for ja ps af ca sk et uk ka, else translated once by the "
+                        "generator (saved as OUT.instructions.json); en = English")
     _dry_run(b)
     b.set_defaults(func=cmd_build_freeform)
 
@@ -104,9 +111,10 @@ def cmd_build_freeform(args) -> int:
     from ..builders.freeform import FreeformConfig, build_freeform, plan_freeform
 
     generator = llm_client(args, args.model)
-    config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff)
+    config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff, instructions=args.instructions)
     if args.dry_run:
-        return _print_plan(plan_freeform(args.articles, generator, config), "refine, translate and score")
+        return _print_plan(plan_freeform(args.articles, generator, config),
+                           "refine, translate, score and check for giveaways")
     from ..llm.lock import RunLock
 
     with RunLock(args.out):
