@@ -23,6 +23,13 @@ def asks(n, schema=SCHEMA, params=PARAMS):
     return [ChatRequest([{"role": "user", "content": f"question {i}"}], dict(params), "v1", schema) for i in range(n)]
 
 
+def test_the_command_line_offers_the_efforts_the_client_takes():
+    from wikiorigin.cli import options
+    from wikiorigin.llm import client
+
+    assert options.REASONING_EFFORTS == client.REASONING_EFFORTS
+
+
 def test_an_effort_sends_no_sampling_parameter_and_counts_reasoning_tokens(tmp_path):
     with ChatServer(reasoning=True) as server:
         llm = client(server, tmp_path, reasoning_effort="low")

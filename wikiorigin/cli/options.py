@@ -9,9 +9,12 @@ import json
 import math
 import re
 
-from ..llm.client import REASONING_EFFORTS
+# llm.client.REASONING_EFFORTS, written out: the command line starts without the LLM layer
+# (tests/llm/test_reasoning.py checks that the two agree)
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
-__all__ = ["llm_options", "llm_client", "check_cache", "model_options", "model", "sampling", "positive", "memory_size",
+__all__ = ["llm_options", "llm_client", "check_cache", "model_options", "model", "sampling", "positive",
+           "memory_size",
            "namespaces"]
 
 
