@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -93,12 +94,10 @@ def scripted_model(messages: list[dict]) -> str:
     which is not trivial enough (it is dropped with its reason)."""
     system, user = messages[0]["content"], messages[-1]["content"]
     task = system.splitlines()[0].removeprefix("task: ")
-    if task == "freeform-generate":
-        title = _between(system, "the name of the article's subject (", "). The question")
-        return json.dumps({"question": f"{len(title)}文字の名を持つ、この記事の主題は何か。"}, ensure_ascii=False)
-    if task == "freeform-refine":
-        title = _between(system, "whose answer is ", ": make it")
-        return json.dumps({"question": f"{len(title)}文字で書かれる、この項目の名は何か。"}, ensure_ascii=False)
+    if task in ("freeform-generate", "freeform-refine"):  # instructed in the item's language
+        title = next(t for t in re.search(r'「(.+?)」|„(.+?)“|«(.+?)»|"(.+?)"', system).groups() if t)
+        said = "の名を持つ、この記事の主題は何か。" if task == "freeform-generate" else "で書かれる、この項目の名は何か。"
+        return json.dumps({"question": f"{len(title)}文字{said}"}, ensure_ascii=False)
     if task == "freeform-translate":
         title = _between(system, "English name of its answer (", ") as an English")
         english = {"河童": "Kappa", "同時": "Simultaneity"}.get(title, title)
@@ -109,6 +108,8 @@ def scripted_model(messages: list[dict]) -> str:
         return json.dumps({c: 3 if (answer == "同時" and c == "not_trivial") else 5 for c in (
             "not_yes_no", "not_sentence_answer", "answer_not_in_question", "knowable_by_cutoff",
             "stable_over_time", "not_trivial", "self_contained")})
+    if task == "freeform-giveaway":
+        return json.dumps({"gives_away": False, "reason": "it asks what the article says of the subject"})
     raise ValueError(f"the scripted model knows no task {task!r}")
 
 

@@ -1,0 +1,63 @@
+"""The papers' method settings, by name: ``--preset yokaieval|wikioriginqa|care``.
+
+A preset sets every *method* setting of one builder to what its paper used (sampling, output
+limits, reasoning effort, rounds, pairing rule); the models stay the user's choice, and an
+option given on the command line wins over the preset. Without a preset the builders' own
+defaults apply, which follow the papers too except where a paper's setting only fits the
+paper's model (WikiOriginQA's reasoning effort: a model that does not reason refuses it).
+The preset's name and every setting that ran are recorded in the output's provenance (and so
+in the dataset card).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Preset", "PRESETS", "preset_for"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One paper's settings for ``builder`` (``mcq``, ``freeform`` or ``preference``):
+    ``settings`` maps a command-line destination (``temperature``, ``top_p``, ``max_tokens``,
+    ``reasoning_effort``, ``rounds``, ...) to the paper's value; ``source`` says where the
+    value comes from."""
+
+    builder: str
+    paper: str
+    settings: dict = field(default_factory=dict)
+    source: str = ""
+
+
+PRESETS = {
+    "yokaieval": Preset(
+        "mcq", "YokaiEval (Tsutsumi & Jinnai, 2025)",
+        {"temperature": 0.7, "top_p": 1.0, "max_tokens": 200, "per_article": 1, "keep_unreferenced": False},
+        "every step (generation, check, footnotes, labels) at temperature 0.7, top_p 1.0 and at most "
+        "200 output tokens; one question per article; questions without a footnote dropped"),
+    "wikioriginqa": Preset(
+        "freeform", "WikiOriginQA",
+        {"reasoning_effort": "low", "rounds": 3, "instructions": "auto"},
+        "GPT-5 with reasoning effort low (so no sampling parameter); instructions in the item's "
+        "language; several refinement rounds"),
+    "care": Preset(
+        "preference", "CARE",
+        {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024, "pairs": "best-worst"},
+        "responses and judge at temperature 0.7, top_p 1.0, at most 1,024 output tokens; per question "
+        "the highest- against the lowest-rated response"),
+}
+"""The presets by name."""
+
+
+def preset_for(name: str | None, builder: str) -> Preset | None:
+    """The preset ``name`` for ``builder`` (None for no preset); a ``ValueError`` naming the
+    builder it belongs to when it is another builder's, or naming the presets when unknown."""
+    if name is None:
+        return None
+    preset = PRESETS.get(name)
+    if preset is None:
+        raise ValueError(f"no preset {name!r}: the presets are {', '.join(PRESETS)}")
+    if preset.builder != builder:
+        raise ValueError(f"the preset {name!r} is {preset.paper}'s, for `build {preset.builder}`, "
+                         f"not `build {builder}`")
+    return preset
