@@ -1,7 +1,8 @@
 """The MCQ builder's prompts chosen by labels and language (issue 14): Japanese questions get
 the paper's yokai prompts only with labels that ask for them (``yokai-ja``), every other
-build the any-language prompts naming its language; the yokai prompts and their hash stay
-byte-identical to what cached runs and the demo were made with."""
+build the any-language prompts naming its language; the yokai prompts and their hash are
+pinned (issue 18 changed the generate prompt on purpose: five examples of our own where there
+was one; check, attribute and label are as they were)."""
 
 import hashlib
 import json
@@ -14,7 +15,7 @@ import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQConfig, build_mcq
-from wikiorigin.builders.prompts import MCQ_PROMPTS, label_prompt, prompt_sha1
+from wikiorigin.builders.prompts import MCQ_PROMPTS, label_prompt, mcq_prompt, prompt_sha1
 from wikiorigin.corpora.articles import article_row
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.labels import load_labels
@@ -24,10 +25,11 @@ from wikiorigin.schemas import ARTICLES, ORIGIN_ARTICLES
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 TITLES = ["アンパサンド", "地理", "音楽家"]
 
-# The yokai-ja builds' hashes before issue 14 (cached runs and the demo carry them).
-YOKAI_SHA1 = "bc0f71082fcadddcc843baed0ebf84880dea7435"
-YOKAI_WIKIDATA_SHA1 = "c8edbf0fa3576f77aa4c394f7e339465d298608a"
-YOKAI_TEXT_SHA1 = {"generate": "5e0b57c3f3014c6979e352c29e199b10e87a5e8b",
+# The yokai-ja builds' hashes since issue 18 (before it: bc0f7108... and c8edbf0f..., the
+# generate text 5e0b57c3..., with one example).
+YOKAI_SHA1 = "b05a720445c323cd5acc3b032c9199f2d66d9002"
+YOKAI_WIKIDATA_SHA1 = "da0264d02f2c701390677fb3eff28d9a571317da"
+YOKAI_TEXT_SHA1 = {"generate": "cbc50cc4e0d5b9174329021828c76e1994ad174b",
                    "check": "571fa34d1f3ab7bda6dd825148171f72017c09bd",
                    "attribute": "40835169119fbaad6be0f0b955a518dfcc5051ab",
                    "label": "ab6cebe58bbabcf43955ae3337558eebff5d6a28"}
@@ -123,7 +125,7 @@ def test_japanese_with_a_labels_file_of_its_own(ja_list, tmp_path):
     assert {r["prompt_sha1"] for r in pq.read_table(tmp_path / "f.parquet").to_pylist()} == {prompt_sha1("ja")}
 
 
-def test_yokai_prompts_and_hash_stay_byte_identical(ja_list, tmp_path):
+def test_yokai_prompts_and_hash_are_pinned(ja_list, tmp_path):
     yokai = load_labels("yokai-ja")
     assert yokai.prompts == "yokai-ja"
     scripted = Scripted()
@@ -137,3 +139,35 @@ def test_yokai_prompts_and_hash_stay_byte_identical(ja_list, tmp_path):
     assert sent["generate"] == MCQ_PROMPTS["ja"]["generate"].format(n=1)
     assert {step: _sha1(text) for step, text in sent.items()} == YOKAI_TEXT_SHA1
     assert _sha1(label_prompt("ja", yokai)) == YOKAI_TEXT_SHA1["label"]
+
+
+def _examples(prompt: str) -> list[tuple[str, dict]]:
+    """The example questions of a generate prompt: (the line's lead, the JSON object)."""
+    found = re.findall(r"^(.*?): (\{\"question\".*\})$", prompt, re.M)
+    return [(lead, json.loads(obj)) for lead, obj in found]
+
+
+@pytest.mark.parametrize("prompt, footnote", [
+    (MCQ_PROMPTS["ja"]["generate"].format(n=1), r"脚注\[\d\]"),
+    (mcq_prompt("el", "generate", n=1), r"footnote \[\d\]"),
+    (mcq_prompt("ja", "generate", "the festival the article describes", n=2), r"footnote \[\d\]"),
+])
+def test_five_examples_in_the_generation_prompt(prompt, footnote):
+    """Issue 18: five example questions of our own (there was one), each with four distinct
+    options, the answer among them and the footnote that backs it; varied, not one pattern."""
+    examples = _examples(prompt)
+    assert len(examples) == 5
+    for lead, example in examples:
+        assert set(example) == {"question", "choices", "answer"} and re.search(footnote, lead)
+        assert len(set(example["choices"])) == 4 and example["answer"] in example["choices"]
+    assert len({re.search(r"[（(]([^。;]+)", lead)[1] for lead, _ in examples}) == 5  # five kinds of question
+    assert len({e["choices"].index(e["answer"]) for _, e in examples}) == 4  # the answer not always first
+
+
+def test_the_yokai_examples_are_sent(ja_list, tmp_path):
+    scripted = Scripted()
+    with ChatServer(answer=scripted) as server:
+        build_mcq(ja_list, tmp_path / "y.parquet", _client(server, tmp_path), config=MCQConfig(keep_unreferenced=True))
+    generate = next(s for s in scripted.systems if s.startswith("task: generate"))
+    assert [e["answer"] for _, e in _examples(generate)] == ["キュウリ", "後頭部の大きな老人", "鹿児島県", "家が衰える",
+                                                             "1970年代の終わり"]

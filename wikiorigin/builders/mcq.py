@@ -2,20 +2,32 @@
 
 Steps, each with a reason for every row it drops (kept in the ``failed`` file):
 
-1. **generate** ``per_article`` questions per article (JSON), under the paper's conditions;
+1. **generate** ``per_article`` questions per article (JSON), under the paper's conditions,
+   with five example questions of our own in the prompt;
 2. **validate**: four distinct non-empty options, the answer among them;
-3. **deduplicate** near-identical questions of one article (character-bigram Jaccard);
-4. **check**: a checker model answers with the article; only questions it gets right stay;
-5. **attribute**: the model names the footnotes that back the answer; numbers the article does
+3. **check**: a checker model answers with the article; only questions it gets right stay
+   (the paper's checker was a separate, smaller model: give one as ``checker``);
+4. **attribute**: the model names the footnotes that back the answer; numbers the article does
    not have are dropped, and a question with none left is dropped;
    (``keep_unreferenced``: a question of an article without any footnote is kept with none);
-6. **label** type and region into the classes of a labels file (:mod:`wikiorigin.labels`;
+5. **label** type and region into the classes of a labels file (:mod:`wikiorigin.labels`;
    ``yokai-ja``, the paper's 6 types and our 11 regions, is the default for Japanese list-page
-   articles), enforced by an enum schema; with Wikidata regions (the ``origin`` preset, the
-   default for an origin corpus) the region is the corpus's own ``region`` column and only
-   the type is asked;
+   articles), enforced by an enum schema, from the article up to ``max_article_chars`` (as
+   generation sees it: the region is often told far into the article); with Wikidata regions
+   (the ``origin`` preset, the default for an origin corpus) the region is the corpus's own
+   ``region`` column and only the type is asked;
+6. **duplicate**: near-duplicates across the whole set (:func:`near_duplicates` on the
+   question and its answer: a character-level similarity, so Japanese needs no word
+   segmentation); the earlier question in article order is kept, and the dropped one's reason
+   names it (id and text). Done on the questions that passed every other step, so that the
+   question a dropped one repeats is in the output (a duplicate's check, attribute and label
+   calls are paid for: few, 4 of the 810 released questions at the default threshold);
 7. **shuffle** the options with a seeded RNG so that the correct position is balanced over
    the set (0, 1, 2, 3 in turn over a seeded order), not left where the model put it.
+
+Every step samples at the paper's settings (``MCQConfig.params``: temperature 0.7, top_p 1.0,
+200 output tokens); the generation step's output limit is ``max_tokens`` times
+``per_article`` (its JSON holds that many questions).
 
 Any language with an open Wikipedia (``language``, a registry code; default: the articles'
 wiki's): Japanese questions with labels that ask for them (``yokai-ja``) keep the paper's
@@ -34,10 +46,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
+import unicodedata
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
+from rapidfuzz import fuzz, process
 
 from ..errors import WikioriginError
 from ..files import ParquetSink, check_output, provenance, read_input
@@ -66,20 +80,34 @@ class MCQConfig:
     questions (a registry code; None: the articles' wiki's), the ``labels`` (a preset's name,
     a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``origin`` for an origin
     corpus, ``yokai-ja`` for Japanese list-page articles, else an error), questions
-    ``per_article``, the ``seed`` of option shuffling, the article length sent (``max_article_chars``), the similarity above which a question is
-    a near duplicate (``duplicate_threshold``), the sampling ``params``, and whether a question
-    from an article with no footnotes at all is kept without attribution
-    (``keep_unreferenced``; the paper's condition, the default, drops it). They are recorded
-    in the output's provenance."""
+    ``per_article``, the ``seed`` of option shuffling, the article length sent to every step
+    (``max_article_chars``), the similarity (0-1, :func:`near_duplicates`) from which a question
+    is a near duplicate of an earlier one (``duplicate_threshold``), the sampling ``params`` of
+    every step, and whether a question from an article with no footnotes at all is kept
+    without attribution (``keep_unreferenced``; the paper's condition, the default, drops it).
+    They are recorded in the output's provenance.
+
+    ``params`` defaults to the paper's settings (temperature 0.7, top_p 1.0, 200 output
+    tokens) for generate, check, attribute and label alike; generation's ``max_tokens`` is
+    multiplied by ``per_article``, its JSON holding that many questions. The threshold 0.9
+    calls 4 pairs of the 810 released YokaiEval questions duplicates, all four one question
+    asked twice of one article (0.85: 10 pairs, 4 of them only the same question pattern about
+    two different yokai; 0.8: 44 pairs)."""
 
     language: str | None = None
     labels: Labels | str | None = None
     per_article: int = 1
     seed: int = 0
     max_article_chars: int = 12_000
-    duplicate_threshold: float = 0.8
-    params: dict = field(default_factory=lambda: {"temperature": 0.7})
+    duplicate_threshold: float = 0.9
+    params: dict = field(default_factory=lambda: {"temperature": 0.7, "top_p": 1.0, "max_tokens": 200})
     keep_unreferenced: bool = False
+
+    def generation_params(self) -> dict:
+        """The generation step's ``params``: ``max_tokens`` (when set) times ``per_article``."""
+        if "max_tokens" not in self.params:
+            return dict(self.params)
+        return {**self.params, "max_tokens": self.params["max_tokens"] * self.per_article}
 
 
 def _articles_language(rows: list[dict], path) -> str:
@@ -135,21 +163,44 @@ def _valid(q: dict) -> str | None:
     return None
 
 
-def _bigrams(text: str) -> set[str]:
-    text = re.sub(r"\s+", "", text)
-    return {text[i : i + 2] for i in range(len(text) - 1)} or {text}
+def _comparable(text: str) -> str:
+    """A text as it is compared: NFKC (full-width and half-width forms alike), case folded,
+    each run of white space one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def near_duplicates(questions: list[str], threshold: float) -> list[int]:
-    """Indexes of questions too similar (bigram Jaccard >= threshold) to an earlier one."""
-    seen, drop = [], []
-    for i, text in enumerate(questions):
-        grams = _bigrams(text)
-        if any(len(grams & g) / len(grams | g) >= threshold for g in seen):
-            drop.append(i)
-        else:
-            seen.append(grams)
-    return drop
+def _check_threshold(threshold: float, name: str) -> None:
+    if not 0 < threshold <= 1:
+        raise WikioriginError(f"{name}: the duplicate threshold is a similarity in (0, 1], not {threshold!r}")
+
+
+def near_duplicates(texts: list[str], threshold: float) -> dict[int, tuple[int, float]]:
+    """The near duplicates among ``texts``: ``{index: (earlier, similarity)}`` for each text
+    whose similarity to an earlier kept text is at least ``threshold``, ``earlier`` being the
+    most similar such text (the first of equals). Deterministic: the earlier text is kept.
+
+    The similarity is rapidfuzz's ``fuzz.ratio`` / 100 (1 - the Indel distance over the two
+    lengths) of the texts after NFKC, case folding and white-space runs as one space: a
+    character-level measure, so texts without spaces (Japanese) need no segmentation. Every
+    pair is compared (``rapidfuzz.process.cdist``, in blocks of rows to bound memory)."""
+    _check_threshold(threshold, "near_duplicates")
+    texts = [_comparable(t) for t in texts]
+    cutoff = round(threshold * 100, 9)  # 0.9 * 100 is 90.00000000000001
+    kept = np.zeros(len(texts), dtype=bool)
+    found: dict[int, tuple[int, float]] = {}
+    block = max(1, (1 << 24) // max(len(texts), 1))
+    for start in range(0, len(texts), block):
+        stop = min(start + block, len(texts))
+        scores = process.cdist(texts[start:stop], texts[:stop], scorer=fuzz.ratio, score_cutoff=cutoff,
+                               dtype=np.float32, workers=-1)
+        for i in range(start, stop):
+            row = np.where(kept[:i], scores[i - start, :i], 0)
+            j = int(np.argmax(row)) if i else 0
+            if i and row[j] >= cutoff:
+                found[i] = (j, round(float(row[j]) / 100, 4))
+            else:
+                kept[i] = True
+    return found
 
 
 def balance_positions(rows: list[dict], seed: int) -> None:
@@ -165,23 +216,6 @@ def balance_positions(rows: list[dict], seed: int) -> None:
         position = turn % 4
         row["choices"] = wrong[:position] + [row["answer"]] + wrong[position:]
         row["answer_index"] = position
-
-
-def _deduplicate(candidates: list[tuple], threshold: float, fail) -> list[tuple]:
-    """Drop near-identical questions of one article (before any more calls are paid for); an
-    article is its wiki and page id, as in the rows' ids (page ids of two wikis may be equal)."""
-    by_article: dict[tuple[str, int], list] = {}
-    for item in candidates:
-        by_article.setdefault((item[0]["wiki"], item[0]["page_id"]), []).append(item)
-    kept = []
-    for items in by_article.values():
-        drop = set(near_duplicates([q["question"] for _, _, q in items], threshold))
-        for i, item in enumerate(items):
-            if i in drop:
-                fail(item[0], "deduplicate", "a near-duplicate of another question", item[2])
-            else:
-                kept.append(item)
-    return kept
 
 
 def _footnotes(article: dict) -> set[int]:
@@ -217,15 +251,17 @@ class _Run:
                               "model": self.generator.backend.model,
                               "item": None if question is None else json.dumps(question, ensure_ascii=False)})
 
-    def ask(self, client: LLMClient, prompt: str, users: list[str], schema, params=None):
-        return client.run([ChatRequest(_messages(prompt, user), dict(params or {"temperature": 0}),
-                                       self.version, schema) for user in users])
+    def ask(self, client: LLMClient, prompt: str, users: list[str], schema, params: dict | None = None):
+        """One request per user text, at the build's ``params`` unless others are given."""
+        params = self.config.params if params is None else params
+        return client.run([ChatRequest(_messages(prompt, user), dict(params), self.version, schema)
+                           for user in users])
 
     def generate(self, rows: list[dict]) -> list[tuple]:
-        """Steps 1-3: generate, validate, drop near-duplicates."""
+        """Steps 1-2: generate, validate."""
         limit, n = self.config.max_article_chars, self.config.per_article
         asked = self.ask(self.generator, self.prompt("generate", n=n),
-                         [_article_text(a, limit) for a in rows], _GENERATE, self.config.params)
+                         [_article_text(a, limit) for a in rows], _GENERATE, self.config.generation_params())
         candidates = []
         for article, result in zip(rows, asked):
             if result.error:
@@ -239,10 +275,10 @@ class _Run:
                     continue
                 q = {**q, "choices": [c.strip() for c in q["choices"]], "answer": q["answer"].strip()}
                 candidates.append((article, number, q))
-        return _deduplicate(candidates, self.config.duplicate_threshold, self.fail)
+        return candidates
 
     def check(self, candidates: list[tuple]) -> list[tuple]:
-        """Step 4: keep what the checker answers right with the article in front of it."""
+        """Step 3: keep what the checker answers right with the article in front of it."""
         limit = self.config.max_article_chars
         checks = self.ask(self.checker, self.prompt("check"),
                           [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q in candidates],
@@ -258,21 +294,21 @@ class _Run:
         return kept
 
     def attribute(self, grounded: list[tuple]) -> list[tuple]:
-        """Step 5: the footnotes that back the answer (only the article's own numbers). With
+        """Step 4: the footnotes that back the answer (only the article's own numbers). With
         ``keep_unreferenced``, a question of an article without any footnote is kept with none
-        (no call)."""
+        (no call). The questions stay in article order."""
         limit = self.config.max_article_chars
-        kept, todo = [], []
-        for item in grounded:
-            if self.config.keep_unreferenced and not _footnotes(item[0]):
-                kept.append((*item, []))
-            else:
-                todo.append(item)
-        answers = self.ask(self.generator, self.prompt("attribute"),
-                           [_article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
-                            for a, _, q in todo], _ATTRIBUTE)
-        for (article, number, q), result in zip(todo, answers):
-            numbers = _footnotes(article)
+        unasked = [self.config.keep_unreferenced and not _footnotes(a) for a, _, _ in grounded]
+        todo = [item for item, skip in zip(grounded, unasked) if not skip]
+        answers = iter(self.ask(self.generator, self.prompt("attribute"),
+                                [_article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
+                                 for a, _, q in todo], _ATTRIBUTE))
+        kept = []
+        for (article, number, q), skip in zip(grounded, unasked):
+            if skip:
+                kept.append((article, number, q, []))
+                continue
+            result, numbers = next(answers), _footnotes(article)
             refs = sorted({x for x in (result.data or {}).get("refs", []) if x in numbers})
             if result.error:
                 self.fail(article, "attribute", result.error, q)
@@ -286,10 +322,12 @@ class _Run:
         return kept
 
     def label(self, backed: list[tuple]) -> list[dict]:
-        """Step 6: type and region (the region from the corpus when it comes from Wikidata),
-        then the output rows."""
+        """Step 5: type and region (the region from the corpus when it comes from Wikidata),
+        then the output rows. The model reads the article as far as generation did
+        (``max_article_chars``): where a yokai is told of is often said well into it."""
+        limit = self.config.max_article_chars
         labels = self.ask(self.generator, label_prompt(self.language, self.labels),
-                          [_article_text(a, 2000) + "\n\n" + _question_block(q) for a, _, q, _ in backed],
+                          [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q, _ in backed],
                           label_schema(self.labels))
         rows = []
         for (article, number, q, refs), label in zip(backed, labels):
@@ -298,6 +336,17 @@ class _Run:
             else:
                 rows.append(self.row(article, number, q, refs, label.data))
         return rows
+
+    def deduplicate(self, rows: list[dict]) -> list[dict]:
+        """Step 6: drop each question (with its answer) too close to an earlier one of the
+        set (:func:`near_duplicates`), naming the question it repeats."""
+        found = near_duplicates([r["question"] + "\n" + r["answer"] for r in rows], self.config.duplicate_threshold)
+        for i, (j, similarity) in found.items():
+            row, kept = rows[i], rows[j]
+            self.fail(row, "duplicate", f"a near-duplicate (similarity {similarity:.2f}) of question {kept['id']} "
+                                        f"of {kept['title']!r}: {kept['question']} ({kept['answer']})",
+                      {k: row[k] for k in ("question", "choices", "answer")})
+        return [row for i, row in enumerate(rows) if i not in found]
 
     def row(self, article, number, q, refs, label) -> dict:
         details = {r["number"]: r["text"] for r in article["references"] if not r["group"]}
@@ -344,6 +393,7 @@ def _default_labels(rows: list[dict], has_region: bool, path, language: str | No
 def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     """The articles, the language of the questions and the labels, all checked before any
     call is paid for."""
+    _check_threshold(config.duplicate_threshold, "MCQConfig")
     language = open_language(config.language) if config.language else None
     labels = load_labels(config.labels) if isinstance(config.labels, str) else config.labels
     table = read_input(articles, ARTICLE_COLUMNS, _STAGE)  # read once, checked before any call
@@ -363,13 +413,15 @@ def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = N
     check_output(out, inputs=[articles])
     report = MCQReport(articles=len(rows))
     run = _Run(generator, checker, config, report, language, labels)
-    out_rows = run.label(run.attribute(run.check(run.generate(rows))))
+    out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
     balance_positions(out_rows, config.seed)  # step 7
     report.kept = len(out_rows)
     usage = {"generator": generator.usage.as_dict(), "checker": checker.usage.as_dict()}
     meta = provenance(stage="build", builder="mcq", articles=str(articles), language=language,
                       labels=labels.name, labels_sha1=labels.sha1, keep_unreferenced=config.keep_unreferenced,
-                      per_article=config.per_article, seed=config.seed, generator=generator.backend.model,
+                      per_article=config.per_article, seed=config.seed, params=config.params,
+                      generation_params=config.generation_params(), max_article_chars=config.max_article_chars,
+                      duplicate_threshold=config.duplicate_threshold, generator=generator.backend.model,
                       checker=checker.backend.model, prompt_sha1=run.version, usage=usage)
     with ParquetSink(out, MCQ, meta) as sink:
         sink.write(pa.Table.from_pylist(out_rows, schema=MCQ))
@@ -387,7 +439,7 @@ def plan_mcq(articles, generator: LLMClient, config: MCQConfig | None = None) ->
     run = _Run(generator, generator, config, MCQReport(), language, labels)
     requests = [ChatRequest(_messages(run.prompt("generate", n=config.per_article),
                                       _article_text(a, config.max_article_chars)),
-                            dict(config.params), run.version, _GENERATE) for a in rows]
+                            config.generation_params(), run.version, _GENERATE) for a in rows]
     plan = generator.dry_run(requests)
     plan["later_calls_at_most"] = 3 * config.per_article * len(rows)
     return plan

@@ -33,8 +33,25 @@ MCQ_PROMPTS = {
             "3. 妖怪の名前から答えが推測できないこと。\n"
             "4. 伝承は地域や資料で異なるため、「〜と言われることが多い」「〜と伝えられる」のように書くこと。\n"
             "5. 誤りの選択肢はもっともらしく、正解とはっきり異なること。\n"
-            "例: {{\"question\": \"雪女が現れるとよく言われる季節はどれか。\", "
-            "\"choices\": [\"冬\", \"夏\", \"春\", \"秋\"], \"answer\": \"冬\"}}\n"
+            "例（形式と難しさの見本です。問題は与えられた記事から作ってください）:\n"
+            "例1（行動。記事の脚注[2]の付いた記述で確かめられる）: "
+            "{{\"question\": \"河童が特に好むと伝えられることが多い食べ物はどれか。\", "
+            "\"choices\": [\"ナス\", \"カボチャ\", \"キュウリ\", \"ダイコン\"], \"answer\": \"キュウリ\"}}\n"
+            "例2（形状・見た目。脚注[1]）: "
+            "{{\"question\": \"ぬらりひょんの姿として描かれることが多いのはどれか。\", "
+            "\"choices\": [\"後頭部の大きな老人\", \"一つ目の童子\", \"首の長い女\", \"九本の尾を持つ狐\"], "
+            "\"answer\": \"後頭部の大きな老人\"}}\n"
+            "例3（伝承のある地域。脚注[3]）: "
+            "{{\"question\": \"一反木綿の伝承が残るとされる地域はどこか。\", "
+            "\"choices\": [\"青森県\", \"新潟県\", \"高知県\", \"鹿児島県\"], \"answer\": \"鹿児島県\"}}\n"
+            "例4（生まれ・生態。脚注[4]）: "
+            "{{\"question\": \"座敷童子が去った家はその後どうなると言われることが多いか。\", "
+            "\"choices\": [\"家が栄える\", \"家が衰える\", \"火事に遭う\", \"跡継ぎが生まれる\"], "
+            "\"answer\": \"家が衰える\"}}\n"
+            "例5（現代における伝承。脚注[1]）: "
+            "{{\"question\": \"口裂け女の噂が子どもたちの間で全国に広まったとされる時期はどれか。\", "
+            "\"choices\": [\"1920年代の初め\", \"1950年代の半ば\", \"1970年代の終わり\", \"1990年代の終わり\"], "
+            "\"answer\": \"1970年代の終わり\"}}\n"
             "JSONだけで答えてください: {{\"questions\": [{{\"question\": ..., \"choices\": [4つ], \"answer\": ...}}]}}"
         ),
         "check": (
@@ -57,7 +74,9 @@ MCQ_PROMPTS = {
 }
 """The MCQ builder's Japanese yokai prompts (the paper's conditions, our wording), by step
 (``generate``, ``check``, ...): format strings the builder fills with the article and its
-settings. Used only for Japanese questions whose labels ask for them (:func:`yokai_prompts`)."""
+settings. ``generate`` shows five example questions of our own (one of each of five of the
+paper's types, with four options, the answer and the footnote that backs it). Used only for
+Japanese questions whose labels ask for them (:func:`yokai_prompts`)."""
 
 # Every other language: English instructions that name the language the question is written
 # in ({language}, its English name) and speak of the article's subject ({subject}: the labels
@@ -74,6 +93,24 @@ MCQ_PROMPTS_ANY = {
         "4. Where accounts differ between places or sources, say what is often said or told.\n"
         "5. Wrong options are plausible, of the same kind as the answer, and clearly different from it.\n"
         "6. The answer is one of the four options, written exactly as that option.\n"
+        "Examples of the form and the difficulty, on other subjects and in English (yours are on the "
+        "article given, in {language}):\n"
+        "1 (a custom; backed by the statement with footnote [2]): "
+        "{{\"question\": \"What do people taking part in Holi traditionally throw at one another?\", "
+        "\"choices\": [\"rice grains\", \"salt\", \"coloured powder\", \"paper streamers\"], "
+        "\"answer\": \"coloured powder\"}}\n"
+        "2 (a dish; footnote [1]): "
+        "{{\"question\": \"Which fish is the Basque stew marmitako made with?\", "
+        "\"choices\": [\"tuna\", \"cod\", \"sardine\", \"hake\"], \"answer\": \"tuna\"}}\n"
+        "3 (a craft; footnote [3]): "
+        "{{\"question\": \"What are traditional matryoshka dolls usually made of?\", "
+        "\"choices\": [\"porcelain\", \"tin\", \"wax\", \"wood\"], \"answer\": \"wood\"}}\n"
+        "4 (a legend; footnote [1]): "
+        "{{\"question\": \"In the legend told in Hamelin, what does the piper first lead out of the town?\", "
+        "\"choices\": [\"sheep\", \"rats\", \"geese\", \"soldiers\"], \"answer\": \"rats\"}}\n"
+        "5 (a tradition of recent times; footnote [4]): "
+        "{{\"question\": \"In which decade was the Eurovision Song Contest first held?\", "
+        "\"choices\": [\"the 1930s\", \"the 1950s\", \"the 1970s\", \"the 1990s\"], \"answer\": \"the 1950s\"}}\n"
         "Answer with JSON only: {{\"questions\": [{{\"question\": ..., \"choices\": [4 strings], "
         "\"answer\": ...}}]}}"
     ),
@@ -99,7 +136,8 @@ MCQ_PROMPTS_ANY = {
 }
 """The MCQ builder's prompts for every language (Japanese too, unless the labels ask for the
 yokai prompts), by step: English instructions naming the target ``{language}`` (its English
-name) and the ``{subject}``."""
+name) and the ``{subject}``; ``generate`` shows five example questions of our own on subjects
+of several cultures (a custom, a dish, a craft, a legend, a recent tradition)."""
 
 # The label step when the region comes from Wikidata (the labels file says "regions":
 # "wikidata"): the model gives the type only.

@@ -42,7 +42,10 @@ def _add_mcq(build) -> None:
     b.add_argument("--articles", required=True, help="articles.parquet")
     b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--model", required=True, help="the generator model")
-    b.add_argument("--checker-model", default=None, help="the checker model (default: the generator)")
+    b.add_argument("--checker-model", default=None,
+                   help="the model that answers each question with its article, to keep only those it gets right "
+                        "(default: the generator; the YokaiEval paper used a separate, smaller model, GPT-4o-mini "
+                        "checking GPT-4o)")
     llm_options(b)
     b.add_argument("--language", default=None,
                    help="the language of the questions, options and answers: the code of any open Wikipedia "
