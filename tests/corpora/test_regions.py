@@ -147,7 +147,8 @@ def test_mcq_set_with_wikidata_regions(ja_multistream, tmp_path):
         system = messages[0]["content"]
         systems.append(system)
         task = system.splitlines()[0].removeprefix("task: ")
-        return json.dumps({"generate": {"questions": [{"question": "問い", "choices": ["甲", "乙", "丙", "丁"],
+        article = messages[-1]["content"].splitlines()[0]  # each article its own question (not duplicates)
+        return json.dumps({"generate": {"questions": [{"question": f"{article}の問い", "choices": ["甲", "乙", "丙", "丁"],
                                                         "answer": "乙"}]},
                            "check": {"answer_index": 1}, "attribute": {"refs": [1]},
                            "label": {"type": "places", "region": "関東"}}[task], ensure_ascii=False)
