@@ -43,7 +43,7 @@ _EXPORTS = {
     "build_origin_corpus": ".corpora.origin", "build_list_corpus": ".corpora.yokai",
     "MCQConfig": ".builders.mcq", "build_mcq": ".builders.mcq",
     "FreeformConfig": ".builders.freeform", "build_freeform": ".builders.freeform",
-    "build_preferences": ".builders.preference",
+    "build_preferences": ".builders.preference", "build_rated_preferences": ".builders.preference",
     "LLMClient": ".llm", "OpenAIBackend": ".llm", "TransformersBackend": ".llm",
     "LocalModel": ".evaluators.models", "EndpointModel": ".evaluators.models",
     "read_questions": ".evaluators.mcq", "evaluate_generate": ".evaluators.mcq",

@@ -10,7 +10,8 @@ from .._lazy import attach as _attach
 _EXPORTS = {
     "MCQConfig": ".mcq", "MCQReport": ".mcq", "build_mcq": ".mcq", "plan_mcq": ".mcq",
     "FreeformConfig": ".freeform", "build_freeform": ".freeform", "plan_freeform": ".freeform",
-    "build_preferences": ".preference", "plan_preferences": ".preference",
+    "build_preferences": ".preference", "build_rated_preferences": ".preference", "plan_preferences": ".preference",
+    "PRESETS": ".presets", "Preset": ".presets",
     "write_card": ".dataset",
 }
 __all__ = list(_EXPORTS)

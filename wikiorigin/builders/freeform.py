@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..files import ParquetSink, check_output, provenance, read_input
+from ..files import check_output, provenance, read_input, write_together
 from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
 from ..llm.client import parse_json
@@ -67,6 +67,7 @@ class FreeformConfig:
     max_article_chars: int = 6000
     params: dict = field(default_factory=lambda: {"temperature": 0.7})
     instructions: str = "auto"
+    preset: str | None = None  # the paper's settings asked for by name (builders.presets), for the provenance
 
     def check(self) -> None:
         """Raise ``ValueError`` for a setting out of range."""
@@ -314,11 +315,11 @@ def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig |
     meta = provenance(stage="build", builder="freeform", articles=str(articles), rounds=config.rounds,
                       cutoff=config.cutoff, max_article_chars=config.max_article_chars, params=config.params,
                       check_params=CHECK_PARAMS, instructions=used, generator=generator.backend.model,
-                      prompt_sha1=_prompt_sha1(run.versions), usage=generator.usage.as_dict())
-    with ParquetSink(out, FREEFORM, meta) as sink:
-        sink.write(pa.Table.from_pylist(out_rows, schema=FREEFORM))
-    with ParquetSink(str(out).removesuffix(".parquet") + ".failed.parquet", FAILED, meta) as sink:
-        sink.write(pa.Table.from_pylist(run.failures, schema=FAILED))
+                      prompt_sha1=_prompt_sha1(run.versions), usage=generator.usage.as_dict(),
+                      preset=config.preset, llm={"generator": generator.settings()})
+    write_together([(out, pa.Table.from_pylist(out_rows, schema=FREEFORM), FREEFORM, meta),
+                    (str(out).removesuffix(".parquet") + ".failed.parquet",
+                     pa.Table.from_pylist(run.failures, schema=FAILED), FAILED, meta)])
     return counts
 
 

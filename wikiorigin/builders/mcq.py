@@ -54,7 +54,7 @@ import pyarrow as pa
 from rapidfuzz import fuzz, process
 
 from ..errors import WikioriginError
-from ..files import ParquetSink, check_output, provenance, read_input
+from ..files import check_output, provenance, read_input, write_together
 from ..labels import WIKIDATA, Labels, load_labels
 from ..languages import open_language, wiki_language
 from ..llm import ChatRequest, LLMClient
@@ -102,6 +102,7 @@ class MCQConfig:
     duplicate_threshold: float = 0.9
     params: dict = field(default_factory=lambda: {"temperature": 0.7, "top_p": 1.0, "max_tokens": 200})
     keep_unreferenced: bool = False
+    preset: str | None = None  # the paper's settings asked for by name (builders.presets), for the provenance
 
     def generation_params(self) -> dict:
         """The generation step's ``params``: ``max_tokens`` (when set) times ``per_article``."""
@@ -422,12 +423,11 @@ def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = N
                       per_article=config.per_article, seed=config.seed, params=config.params,
                       generation_params=config.generation_params(), max_article_chars=config.max_article_chars,
                       duplicate_threshold=config.duplicate_threshold, generator=generator.backend.model,
-                      checker=checker.backend.model, prompt_sha1=run.version, usage=usage)
-    with ParquetSink(out, MCQ, meta) as sink:
-        sink.write(pa.Table.from_pylist(out_rows, schema=MCQ))
+                      checker=checker.backend.model, prompt_sha1=run.version, usage=usage,
+                      preset=config.preset, llm={"generator": generator.settings(), "checker": checker.settings()})
     failed = failed or str(out).removesuffix(".parquet") + ".failed.parquet"
-    with ParquetSink(failed, FAILED, meta) as sink:
-        sink.write(pa.Table.from_pylist(run.failures, schema=FAILED))
+    write_together([(out, pa.Table.from_pylist(out_rows, schema=MCQ), MCQ, meta),
+                    (failed, pa.Table.from_pylist(run.failures, schema=FAILED), FAILED, meta)])
     return report
 
 

@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from ..care import JUDGE_PARAMS, JUDGE_SHA1, parse_rating, question_key, rating_request, read_care, read_rated
 from ..errors import WikioriginError
-from ..files import ParquetSink, check_output, provenance
+from ..files import check_output, provenance, write_together
 from ..schemas import FAILED, PREFERENCES, PREFERENCES_CONVERSATIONAL
 
 if TYPE_CHECKING:  # the rated path loads no LLM client
@@ -100,10 +100,11 @@ def _records(question: str, row: dict, responses: list[tuple], pairs: str, min_g
 
 
 def _write(out, format: str, records: list[dict], failures: list[dict], meta: dict) -> None:
-    with ParquetSink(out, FORMATS[format][0], meta) as sink:
-        sink.write(pa.Table.from_pylist(records, schema=FORMATS[format][0]))
-    with ParquetSink(str(out).removesuffix(".parquet") + ".failed.parquet", FAILED, meta) as sink:
-        sink.write(pa.Table.from_pylist(failures, schema=FAILED))
+    """The pairs and the failed rows, written together or not at all."""
+    schema = FORMATS[format][0]
+    write_together([(out, pa.Table.from_pylist(records, schema=schema), schema, meta),
+                    (str(out).removesuffix(".parquet") + ".failed.parquet",
+                     pa.Table.from_pylist(failures, schema=FAILED), FAILED, meta)])
 
 
 def _failure(question: str, model: str, step: str, reason: str, item: dict | None = None) -> dict:
@@ -192,13 +193,14 @@ def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, count
 def build_preferences(questions, out, responders: dict[str, LLMClient], judge: LLMClient, *,
                       pairs: str = "best-worst", min_gap: float | None = None, format: str = "standard",
                       language: str = "ja", answer_params: dict | None = None,
-                      judge_params: dict | None = None) -> dict:
+                      judge_params: dict | None = None, preset: str | None = None) -> dict:
     """Pairs into ``out``: each of ``responders`` (name -> client) answers every question of
     ``questions`` (sampled with ``answer_params``, default :data:`ANSWER_PARAMS`), ``judge``
     rates each answer (sampled with ``judge_params``, default
     :data:`~wikiorigin.care.JUDGE_PARAMS`); answers or ratings that failed go to
     ``<out>.failed.parquet``. ``pairs``, ``min_gap`` and ``format``: see the module. The
-    sampling, rule and judge's prompt hash are in the output's provenance. Returns counts
+    sampling, rule, judge's prompt hash and ``preset`` (a name,
+    :mod:`~wikiorigin.builders.presets`) are in the output's provenance. Returns counts
     (questions, answer_errors, judge_errors, pairs)."""
     gap = _settings(pairs, min_gap, format)
     answer_params = dict(ANSWER_PARAMS if answer_params is None else answer_params)
@@ -219,7 +221,8 @@ def build_preferences(questions, out, responders: dict[str, LLMClient], judge: L
     meta = provenance(stage="build", builder="preference", questions=str(questions), rated=None, ratings="judge",
                       pairs=pairs, min_gap=gap, format=format, responders=sorted(responders),
                       judge=judge.backend.model, judge_prompt_sha1=JUDGE_SHA1, answer_params=answer_params,
-                      judge_params=judge_params, usage=usage)
+                      judge_params=judge_params, usage=usage, preset=preset,
+                      llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}})
     _write(out, format, records, failures, meta)
     return counts
 

@@ -23,6 +23,56 @@ def _dry_run(b) -> None:
     b.add_argument("--dry-run", action="store_true", help="count the calls and tokens only")
 
 
+def _method_options(b, preset: str) -> None:
+    """``--preset`` (the paper's method settings) and the sampling options of every LLM step;
+    an option given wins over the preset, the preset over the builder's defaults."""
+    from ..builders.presets import PRESETS
+
+    m = b.add_argument_group(
+        "method settings", f"Defaults follow the paper; --preset {preset} sets every method setting to the "
+        f"paper's ({PRESETS[preset].source}); options given win. With --reasoning-effort no temperature or "
+        "top-p is sent, and a reasoning model spends part of --max-tokens thinking: raise it.")
+    m.add_argument("--preset", choices=tuple(PRESETS), default=None,
+                   help=f"a paper's method settings ({preset} for this builder; the models stay yours)")
+    m.add_argument("--temperature", type=positive(float, zero=True), default=None,
+                   help="sampling temperature of every step (default: the paper's)")
+    m.add_argument("--top-p", type=_unit, default=None, help="nucleus sampling of every step (default: the paper's)")
+    m.add_argument("--max-tokens", type=positive(int), default=None,
+                   help="output limit of every step, in tokens (default: the paper's)")
+
+
+def _unit(text: str) -> float:
+    """An argparse type: a number in (0, 1]."""
+    import argparse
+
+    value = positive(float)(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
+def _apply_preset(args, builder: str) -> dict:
+    """Fill the options the user left out from ``--preset`` (a one-line error for another
+    builder's preset); returns the sampling overrides (``temperature``, ``top_p``,
+    ``max_tokens``) that are set, for the builder's params."""
+    from ..builders.presets import preset_for
+    from ..errors import WikioriginError
+
+    try:
+        preset = preset_for(args.preset, builder)
+    except ValueError as exc:
+        raise WikioriginError(f"--preset: {exc}") from None
+    for key, value in (preset.settings if preset else {}).items():
+        if getattr(args, key, None) in (None, False):
+            setattr(args, key, value)
+    return {k: getattr(args, k) for k in ("temperature", "top_p", "max_tokens") if getattr(args, k) is not None}
+
+
+def _params(defaults: dict, given: dict) -> dict:
+    """A builder's sampling: its paper's ``defaults`` with the options ``given`` over them."""
+    return {**defaults, **given}
+
+
 def _failed_rows(out) -> str:
     """Where a build writes the rows it dropped, with their reasons."""
     return str(out).removesuffix(".parquet") + ".failed.parquet"
@@ -56,8 +106,9 @@ def _add_mcq(build) -> None:
                         "list-page articles)")
     b.add_argument("--keep-unreferenced", action="store_true",
                    help="keep questions from articles without any footnote (no attribution; default: drop them)")
-    b.add_argument("--per-article", type=positive(int), default=1, help="questions asked of each article")
+    b.add_argument("--per-article", type=positive(int), default=None, help="questions asked of each article (default 1)")
     b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
+    _method_options(b, "yokaieval")
     _dry_run(b)
     b.set_defaults(func=cmd_build_mcq)
 
@@ -69,10 +120,12 @@ def cmd_build_mcq(args) -> int:
     from ..labels import load_labels
     from ..languages import open_language
 
-    # bad labels or language: a one-line error before any client, cache or call is made
+    # bad labels, language or preset: a one-line error before any client, cache or call is made
+    sampling = _apply_preset(args, "mcq")
     config = MCQConfig(language=open_language(args.language) if args.language else None,
-                       labels=load_labels(args.labels) if args.labels else None, per_article=args.per_article,
-                       seed=args.seed, keep_unreferenced=args.keep_unreferenced)
+                       labels=load_labels(args.labels) if args.labels else None, per_article=args.per_article or 1,
+                       seed=args.seed, keep_unreferenced=args.keep_unreferenced, preset=args.preset)
+    config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
     if args.dry_run:
         return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")
@@ -96,15 +149,16 @@ def _add_freeform(build) -> None:
     b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
     b.add_argument("--model", required=True, help="the generator model")
     llm_options(b)
-    b.add_argument("--rounds", type=positive(int, zero=True), default=3,
+    b.add_argument("--rounds", type=positive(int, zero=True), default=None,
                    help="refinement passes (default 3: the paper refined each question several times; "
                         "each pass is one call per question, and a question given back unchanged makes "
                         "the next pass a cache hit)")
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
-    b.add_argument("--instructions", choices=("auto", "en"), default="auto",
+    b.add_argument("--instructions", choices=("auto", "en"), default=None,
                    help="language of the generation and refinement instructions: auto (default) = the "
                         "item's language, bundled for ja ps af ca sk et uk ka, else translated once by the "
                         "generator (saved as OUT.instructions.json); en = English")
+    _method_options(b, "wikioriginqa")
     _dry_run(b)
     b.set_defaults(func=cmd_build_freeform)
 
@@ -113,8 +167,11 @@ def cmd_build_freeform(args) -> int:
     """`wikiorigin build freeform`: WikiOriginQA free-form questions from an origin corpus (or the plan with --dry-run)."""
     from ..builders.freeform import FreeformConfig, build_freeform, plan_freeform
 
+    sampling = _apply_preset(args, "freeform")
+    config = FreeformConfig(rounds=3 if args.rounds is None else args.rounds, cutoff=args.cutoff,
+                            instructions=args.instructions or "auto", preset=args.preset)
+    config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
-    config = FreeformConfig(rounds=args.rounds, cutoff=args.cutoff, instructions=args.instructions)
     if args.dry_run:
         return _print_plan(plan_freeform(args.articles, generator, config),
                            "refine, translate, score and check for giveaways")
@@ -147,7 +204,7 @@ def _add_preference(build) -> None:
                         "in OUT.failed.parquet; a bad row is an error naming it, before anything is written")
     b.add_argument("--models", default=None, help="comma-separated models that answer (without --rated)")
     b.add_argument("--judge-model", default=None, help="the model that rates the answers 1-10 (without --rated)")
-    b.add_argument("--pairs", choices=("best-worst", "all"), default="best-worst",
+    b.add_argument("--pairs", choices=("best-worst", "all"), default=None,
                    help="best-worst: per question the highest- against the lowest-rated response (CARE's rule; "
                         "among equal ratings the model whose name sorts first); all: every two responses whose "
                         "ratings differ by --min-gap or more")
@@ -158,6 +215,7 @@ def _add_preference(build) -> None:
                    help="standard: prompt, chosen and rejected as strings; conversational: as lists of chat "
                         "messages (TRL's conversational form, so the trainer applies the chat template)")
     b.add_argument("--language", default="ja", help="the language of the questions and answers")
+    _method_options(b, "care")
     _dry_run(b)
     llm_options(b)
     b.set_defaults(func=cmd_build_preference)
@@ -166,22 +224,28 @@ def _add_preference(build) -> None:
 def cmd_build_preference(args) -> int:
     """`wikiorigin build preference`: CARE preference pairs from rated responses (--rated), or from
     several models' answers rated by a judge."""
-    from ..builders.preference import build_preferences, plan_preferences
+    from ..builders.preference import ANSWER_PARAMS, build_preferences, plan_preferences
+    from ..care import JUDGE_PARAMS
     from ..errors import WikioriginError
 
+    sampling = _apply_preset(args, "preference")
+    args.pairs = args.pairs or "best-worst"
     if args.rated:
         return _rated_preferences(args)
     if not args.models or not args.judge_model:
         raise WikioriginError("give --models and --judge-model (or --rated FILE)")
     responders = {m: llm_client(args, m) for m in (name.strip() for name in args.models.split(",")) if m}
     if args.dry_run:
-        return _print_plan(plan_preferences(args.questions, responders), "judge the answers")
+        return _print_plan(plan_preferences(args.questions, responders,
+                                            answer_params=_params(ANSWER_PARAMS, sampling)), "judge the answers")
     judge = llm_client(args, args.judge_model)
     from ..llm.lock import RunLock
 
     with RunLock(args.out):
         counts = build_preferences(args.questions, args.out, responders, judge, pairs=args.pairs,
-                                   min_gap=args.min_gap, format=args.format, language=args.language)
+                                   min_gap=args.min_gap, format=args.format, language=args.language,
+                                   answer_params=_params(ANSWER_PARAMS, sampling),
+                                   judge_params=_params(JUDGE_PARAMS, sampling), preset=args.preset)
     print_usage([*responders.items(), ("judge", judge)])
     print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
           f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
