@@ -58,6 +58,10 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
         (f"answerer@{host}", f"judge@{host}", 0.7, 512)
     assert settings["data"] == data_hash(rows, ("question", "answer", "culture_type", "associated_culture"))
     assert f"|jprompt:{care.JUDGE_SHA1[:8]}" in summary["signature"] and "|judge:judge@" in summary["signature"]
+    # the judge samples as CARE's did, and says so
+    assert "|jsample:t0.7,p1,m1024|" in summary["signature"]
+    judged = [c for c in server.calls if c["model"] == "judge"]
+    assert all((c["temperature"], c["top_p"], c["max_tokens"]) == (0.7, 1.0, 1024) for c in judged)
 
 
 def test_recorded_answers_and_judge_failures(tmp_path):

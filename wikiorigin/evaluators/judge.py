@@ -41,12 +41,13 @@ def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model
 def judge_settings(model, judge, *, rows: list[dict] | None = None, **sampling) -> dict:
     """The settings of a judged run (see :mod:`~wikiorigin.evaluators.signature`): the
     answering ``model`` and its sampling (``None``: recorded answers), the ``judge`` client,
-    the hash of the judge's instructions and rubrics; ``rows``: the questions and reference
-    answers (hashed)."""
-    from .signature import client_name, data_hash, generation_bos, run_settings, text_hash
+    the hash of the judge's instructions and rubrics, how the judge samples; ``rows``: the
+    questions and reference answers (hashed)."""
+    from .signature import client_name, data_hash, generation_bos, judge_sampling, run_settings, text_hash
 
     settings = run_settings("judge", model, sampling=sampling if model is not None else None,
                             bos=generation_bos(model), judge=client_name(judge), judge_prompt=text_hash(JUDGE_RULES),
+                            judge_sampling=None if judge is None else judge_sampling(judge),
                             data=None if rows is None else data_hash(
                                 rows, ("question", "answer", "culture_type", "associated_culture")))
     if model is None:

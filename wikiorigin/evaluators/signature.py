@@ -69,6 +69,7 @@ FIELDS = (  # (settings key, abbreviation), in the signature's order
     ("parser", "parser"),  # version of the rules that read an answer from a response
     ("judge", "judge"),  # NAME@HOST of the judging LLM
     ("judge_prompt", "jprompt"),  # sha1-8 of the judge's instructions
+    ("judge_sampling", "jsample"),  # the judge's sampling as sent: t0.7,p1,m1024 or effort:low,m1024
     ("paraphrases", "para"),  # data_hash of the paraphrases
     ("paraphraser", "paraphraser"),  # NAME@HOST#<sha1-8 of its prompt> of the paraphrasing LLM
     ("chrf", "chrf"),  # c<char order>w<word order>b<beta>
@@ -203,6 +204,19 @@ def model_settings(model) -> dict:
     if getattr(model, "max_length", None):
         settings["max_length"] = model.max_length
     return settings
+
+
+def judge_sampling(client) -> str:
+    """How a judging client samples CARE's ratings, as it sends them (the judge's own
+    :data:`~wikiorigin.care.JUDGE_PARAMS` through the client: a reasoning effort replaces
+    the temperature and top-p): ``t0.7,p1,m1024``, or ``effort:low,m1024``."""
+    from ..care import JUDGE_PARAMS
+
+    sent = client.params(JUDGE_PARAMS) if hasattr(client, "params") else dict(JUDGE_PARAMS)
+    parts = [f"effort:{sent['reasoning_effort']}"] if sent.get("reasoning_effort") else []
+    parts += [f"{short}{sent[key]:g}" for key, short in (("temperature", "t"), ("top_p", "p")) if key in sent]
+    limit = sent.get("max_tokens", sent.get("max_completion_tokens"))
+    return ",".join(parts + ([f"m{limit}"] if limit else []))
 
 
 def client_name(client) -> str | None:
