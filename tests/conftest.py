@@ -61,3 +61,19 @@ def tiny_model(tiny_model_dir):
     from wikiorigin.evaluators.models import LocalModel
 
     return LocalModel(tiny_model_dir, device="cpu", max_batch_size=8)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 256 KiB tmpfs, to fill: a full disk under an output or a cache (needs root to mount;
+    skipped where it cannot be mounted)."""
+    import os
+    import subprocess
+
+    where = tmp_path / "disk"
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)],
+                                           capture_output=True).returncode:
+        pytest.skip("mounting a small tmpfs needs root")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], check=False)

@@ -3,7 +3,6 @@ the previous good file under its name; a long output name still fits its tempora
 
 import json
 import os
-import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -11,18 +10,6 @@ import pytest
 
 from wikiorigin.evaluators.report import write_results
 from wikiorigin.files import ParquetSink, temporary_name, write_text, write_together
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 256 KiB tmpfs (root only)."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)],
-                                           capture_output=True).returncode:
-        pytest.skip("mounting a small tmpfs needs root")
-    yield where
-    subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def test_a_full_disk_keeps_the_previous_summary_and_report(small_disk):

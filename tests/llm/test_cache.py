@@ -2,7 +2,6 @@
 damaged, foreign, locked, read-only and full caches; a --cache that names an input or output."""
 
 import json
-import os
 import sqlite3
 import subprocess
 
@@ -113,18 +112,6 @@ def test_a_cache_inside_a_results_directory_is_refused(tmp_path, capsys):
     assert "the request cache would overwrite a file of --out" in one_line(capsys)
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 200 KiB tmpfs (root only)."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(where)],
-                                           capture_output=True).returncode:
-        pytest.skip("mounting a small tmpfs needs root")
-    yield where
-    subprocess.run(["umount", "-l", str(where)], check=False)
-
-
 def test_a_read_only_cache_is_told_before_any_call(small_disk):
     path = small_disk / "c.sqlite"
     RequestCache(path).close()
@@ -134,7 +121,7 @@ def test_a_read_only_cache_is_told_before_any_call(small_disk):
 
 
 def test_a_full_disk_stops_the_run_and_keeps_every_answer_stored(small_disk):
-    big = "河童" * 3000  # ~18 KB an answer: the 200 KiB disk fills after a few
+    big = "河童" * 3000  # ~18 KB an answer: the 256 KiB disk fills after a dozen
     with ChatServer(answer=lambda messages: big + messages[-1]["content"]) as server:
         llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(small_disk / "c.sqlite"),
                         concurrency=1)
