@@ -136,6 +136,8 @@ class _Handler(BaseHTTPRequestHandler):
             if "max_tokens" in body:
                 return ("max_tokens", "unsupported_parameter", "Unsupported parameter: 'max_tokens' is not "
                         "supported with this model. Use 'max_completion_tokens' instead.")
+        if server.refuse_seed and "seed" in body:
+            return ("seed", "unsupported_parameter", "Unsupported parameter: 'seed' is not supported.")
         if not server.json_schema and "response_format" in body:
             return ("response_format", "unsupported_parameter", "response_format is not supported by this server")
         return None
@@ -169,6 +171,7 @@ class ChatServer:
         self.delay, self.faults, self.calls, self.probes = delay, [], [], []
         self.models, self.list_models, self.api_key = models, list_models, api_key
         self.reasoning, self.json_schema, self.reasoning_tokens = reasoning, json_schema, 64
+        self.refuse_seed = False  # a 400 for any seed
         self.retry_after, self.slow_seconds = 0.05, 2.0
         self.lock = threading.Lock()
 

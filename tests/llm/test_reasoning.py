@@ -54,6 +54,15 @@ def test_a_server_that_refuses_max_tokens_gets_max_completion_tokens(tmp_path):
         assert all(b["max_completion_tokens"] == 50 and "max_tokens" not in b for b in server.calls[1:])
 
 
+def test_a_refused_seed_is_dropped_not_fatal(tmp_path):
+    with ChatServer(reasoning=True) as server:
+        server.refuse_seed = True
+        llm = client(server, tmp_path, reasoning_effort="low")
+        results = llm.run(asks(3, params={"seed": 0, "max_tokens": 50}))
+        assert all(r.error is None for r in results)
+        assert len(server.calls) == 4 and all("seed" not in b for b in server.calls[1:])
+
+
 def test_the_effort_is_part_of_the_cache_key(tmp_path):
     with ChatServer(reasoning=True) as server:
         client(server, tmp_path, reasoning_effort="low").run(asks(2))

@@ -58,6 +58,9 @@ class OpenAIBackend:
     # Whether the server takes ``response_format`` with a JSON schema: None until a request
     # has tried, False once a server refused it (the client then validates and repairs).
     json_schema: bool | None = None
+    # Parameters that only ask for something best-effort (reproducibility): dropped, once, for a
+    # server that refuses them, instead of failing the run.
+    BEST_EFFORT = ("seed",)
 
     def __init__(self, model: str, base_url: str | None = None, *, azure_endpoint: str | None = None,
                  api_version: str | None = None, timeout: float = 60.0):
@@ -69,6 +72,7 @@ class OpenAIBackend:
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self.azure_endpoint, self.api_version = azure_endpoint, api_version
         self._client, self._loop = None, None
+        self._dropped: frozenset = frozenset()  # BEST_EFFORT parameters this server refused
 
     @property
     def key(self) -> str:
@@ -101,9 +105,9 @@ class OpenAIBackend:
         """``{"text", "input_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
         "json_schema"}``; raises :class:`TransientError` to be retried, :class:`RequestError`
         for a refusal. ``params`` are the request's; ``max_tokens`` goes as
-        ``max_completion_tokens`` where the server wants it, and a ``response_format`` the
-        server refuses is dropped (``json_schema`` False in the answer): both learned from the
-        server's 400, once, and kept for the rest of the run."""
+        ``max_completion_tokens`` where the server wants it, and a ``response_format`` or a
+        ``seed`` the server refuses is dropped (``json_schema`` False in the answer): each
+        learned from the server's 400, once, and kept for the rest of the run."""
         while True:
             wire = self._wire(params)
             try:
@@ -111,6 +115,8 @@ class OpenAIBackend:
             except RequestError as exc:
                 if exc.param == "max_tokens" and self.limit_param == "max_tokens" and "max_tokens" in wire:
                     self.limit_param = "max_completion_tokens"
+                elif exc.param in self.BEST_EFFORT and exc.param in wire:
+                    self._dropped = self._dropped | {exc.param}
                 elif "response_format" in wire and _about_response_format(exc) and self.json_schema is not False:
                     self.json_schema = False
                 else:
@@ -123,6 +129,8 @@ class OpenAIBackend:
             wire[self.limit_param] = wire.pop("max_tokens")
         if self.json_schema is False:
             wire.pop("response_format", None)
+        for name in self._dropped:
+            wire.pop(name, None)
         return wire
 
     async def _create(self, messages: list[dict], params: dict) -> dict:
