@@ -5,6 +5,12 @@ processes (joblib's loky backend; ``jobs=1`` runs in this process). With ``sched
 a Dask scheduler address (``tcp://host:8786``) the same calls go to that cluster through
 joblib's Dask backend (``pip install -e '.[dask]'``); the workers must see the same paths
 (a shared file system). Results come back in the order of ``args``.
+
+The local worker processes end with the call: joblib would keep them for five minutes, for a
+next call this program does not make, and a run stopped meanwhile (Ctrl-C, SIGTERM) would
+leave them behind with their semaphores and memory-mapped folders. When the call is stopped
+they are killed, unfinished tasks and all (their temporary files are then left over:
+:func:`wikiorigin.leftovers.sweep`).
 """
 
 from __future__ import annotations
@@ -42,17 +48,45 @@ def _collect(results, done) -> list:
     return out
 
 
+def _stop_workers(kill: bool) -> None:
+    """End joblib's local worker processes now (``kill``: at once, work and all) instead of after
+    their five idle minutes. joblib keeps one executor per process for its loky backend; its
+    reference is loky's module global (no public handle to it exists)."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=kill)
+
+
+def _run_local(calls: list, jobs: int, done) -> list:
+    """The calls on ``jobs`` local processes (loky), the workers ended when the call ends."""
+    from joblib import Parallel
+
+    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(calls)
+    stopped = True
+    try:
+        out = _collect(results, done)
+        stopped = False
+        return out
+    finally:
+        results.close()
+        _stop_workers(kill=stopped)
+
+
 def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None, done=None) -> list:
     """``[fn(*a) for a in args]``, in parallel. ``scheduler``: an address or a Dask client.
-    ``done(result)`` is called for each result as it comes in (progress)."""
+    ``done(result)`` is called for each result as it comes in (progress). Local worker
+    processes end with the call (killed when it is stopped: an error, Ctrl-C, SIGTERM)."""
     from joblib import Parallel, delayed, parallel_config
 
     calls = [delayed(fn)(*a) for a in args]
     if scheduler is None:
         if jobs < 1:
             raise ValueError(f"run_tasks: jobs must be >= 1, not {jobs}")
-        backend = "sequential" if jobs == 1 else "loky"
-        return _collect(Parallel(n_jobs=jobs, backend=backend, return_as="generator")(calls), done)
+        if jobs == 1:
+            return _collect(Parallel(n_jobs=1, backend="sequential", return_as="generator")(calls), done)
+        return _run_local(calls, jobs, done)
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler
     try:
         with parallel_config(backend="dask"):

@@ -5,12 +5,18 @@ beside its handler; the option groups several share (LLM, model under evaluation
 :mod:`.options`. Thin: a handler parses options, calls one library function, prints a summary.
 
 :func:`main` is the top level: exit 0 done, 2 bad input or environment, 1 an unexpected error,
-130 interrupted."""
+130 interrupted (Ctrl-C), 143 stopped by SIGTERM (handled as Ctrl-C: the work finished is kept,
+temporary files and worker processes go)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
 
 from .. import __version__
 from ..errors import WikioriginError
@@ -71,11 +77,145 @@ def _unexpected(exc: Exception) -> int:
     return 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line: exit 0 done, 2 bad input or environment (one line), 1 an unexpected
-    error (one line; ``--debug`` shows the traceback), 130 interrupted."""
-    args = parser().parse_args(argv)
+def _printable_output() -> None:
+    """Text the terminal's encoding cannot show (a Japanese title under ``PYTHONIOENCODING=ascii``
+    or a C locale) is printed backslash-escaped, never an error: a summary line printed after
+    the outputs are written must not turn a finished run into a failed one."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+@contextmanager
+def _terminate_as_interrupt():
+    """While the block runs, SIGTERM (``kill``, a scheduler's stop, a closing container) raises
+    ``KeyboardInterrupt`` as Ctrl-C does, so that the same clean-up runs (temporary files
+    removed, worker processes ended, caches closed) and the same resume line is printed. Yields
+    the list of the signals received. A second SIGTERM while stopping ends the process at once."""
+    received: list[int] = []
+
+    def stop(signum, frame):
+        if received:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():  # main() called from a thread
+        yield received
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _clear_leftovers(args, mine: bool = False) -> None:
+    """What runs killed outright left beside this command's output (temporary files, DuckDB
+    spill folders, ``OUT.lock``) and inside it when it is a directory (a results directory);
+    with ``mine``, this process's too (a run stopping)."""
+    from ..leftovers import sweep
+
+    out = getattr(args, "out", None)
+    if not isinstance(out, str) or not out:
+        return
+    out = Path(out)
+    sweep(out.parent, [out], mine=mine)
+    if out.is_dir():
+        sweep(out, mine=mine)
+    if not mine and out.with_name(out.name + ".lock").is_file():
+        from ..llm.lock import clear_stale  # the LLM layer only where a lock file is
+
+        clear_stale(out)
+
+
+def _input_files(args) -> list[str]:
+    """The files a command was given to read (options naming existing files, not ``--out``)."""
+    values = []
+    for name, value in vars(args).items():
+        if name != "out":
+            values += value if isinstance(value, list) else [value]
+    return [os.path.abspath(v) for v in values if isinstance(v, str) and os.path.isfile(v)]
+
+
+def _paths(frame, keys=None):
+    """The file paths among a frame's local values (of the names ``keys``, when given)."""
+    for key, value in frame.f_locals.items():
+        if isinstance(value, (str, os.PathLike)) and (keys is None or key in keys):
+            yield os.fspath(value)
+
+
+def _reading(exc: BaseException, args) -> str | None:
+    """The input file pyarrow was reading when it raised ``exc``: the file its reader was
+    opening (``source``), else the command's input file that the code calling into pyarrow
+    holds. None when pyarrow was not reading a file (it was writing one, or converting rows)."""
+    frames, tb = [], exc.__traceback__
+    while tb is not None:  # outermost first
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    first = next((i for i, f in enumerate(frames) if str(f.f_globals.get("__name__", "")).startswith("pyarrow")), 0)
+    if not first:  # not raised in pyarrow
+        return None
+    for frame in frames[first:]:
+        for path in _paths(frame, ("source", "where", "path_or_paths")):
+            if os.path.isfile(path):
+                return path
+    inputs = set(_input_files(args))
+    return next((p for p in _paths(frames[first - 1]) if os.path.abspath(p) in inputs), None)
+
+
+def _unreadable(exc: BaseException, args) -> str | None:
+    """One line for an input file pyarrow could not read (a damaged or hostile Parquet file:
+    Arrow's errors, its I/O errors that name no file, text that is not UTF-8), naming the file;
+    None when ``exc`` is not that."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is None or not isinstance(exc, (arrow.lib.ArrowException, OSError, UnicodeDecodeError)):
+        return None
+    if isinstance(exc, OSError) and exc.filename:
+        return None
+    where = _reading(exc, args)
+    if where is None:
+        return None
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return (f"{where}: cannot be read ({type(exc).__name__}: {first}): a damaged file, or not one "
+            "this command reads")
+
+
+def _symlink_loop(exc: RuntimeError) -> str | None:
+    """pathlib's ``Symlink loop from '...'`` (Python before 3.13; later ones raise ``OSError``)."""
+    text = str(exc)
+    if text.startswith("Symlink loop from "):
+        path = text.removeprefix("Symlink loop from ").strip("'\"")
+        return f"{path}: a symbolic link that leads back to itself (a symlink loop); give the file it should name"
+    return None
+
+
+def _interrupted(args, received: list[int]) -> int:
+    _clear_leftovers(args, mine=True)
+    what = "interrupted" if not received else f"stopped by {signal.Signals(received[0]).name}"
+    print(f"wikiorigin: {what}; finished work is kept (completed files, shards, the request cache): "
+          "run the same command again to resume", file=sys.stderr)
+    return 128 + (received[0] if received else signal.SIGINT)
+
+
+def _missing_extra(exc: ImportError, args) -> int:
+    module = (exc.name or "").split(".")[0]
+    extra = _EXTRAS.get(module)
+    if extra is None or args.debug:
+        if args.debug:
+            raise exc
+        return _unexpected(exc)
+    print(f"wikiorigin: error: `wikiorigin {args.command}` needs {module}, which is not installed: "
+          f"pip install -e '.[{extra}]' in the wikiorigin checkout", file=sys.stderr)
+    return 2
+
+
+def _run(args, received: list[int]) -> int:
+    """The command, its errors one line each (see :func:`main`)."""
+    try:
+        _clear_leftovers(args)
         return args.func(args)
     except WikioriginError as exc:
         print(f"wikiorigin: error: {exc}", file=sys.stderr)
@@ -84,26 +224,29 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
-        print("wikiorigin: interrupted; finished work is kept (completed files, shards, the request cache): "
-              "run the same command again to resume", file=sys.stderr)
-        return 130
+        return _interrupted(args, received)
     except ImportError as exc:  # an optional dependency not installed: the environment
-        module = (exc.name or "").split(".")[0]
-        extra = _EXTRAS.get(module)
-        if extra is None or args.debug:
-            if args.debug:
-                raise
-            return _unexpected(exc)
-        print(f"wikiorigin: error: `wikiorigin {args.command}` needs {module}, which is not installed: "
-              f"pip install -e '.[{extra}]' in the wikiorigin checkout", file=sys.stderr)
-        return 2
-    except OSError as exc:  # the environment: a full disk, a permission, a file gone
-        if args.debug:
-            raise
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"wikiorigin: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return _missing_extra(exc, args)
     except Exception as exc:  # the last boundary: one line, not a traceback, for the user
         if args.debug:
             raise
+        problem = _unreadable(exc, args) or (_symlink_loop(exc) if isinstance(exc, RuntimeError) else None)
+        if problem is not None:
+            print(f"wikiorigin: error: {problem}", file=sys.stderr)
+            return 2
+        if isinstance(exc, OSError):  # the environment: a full disk, a permission, a file gone
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"wikiorigin: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
         return _unexpected(exc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: exit 0 done, 2 bad input or environment (one line), 1 an unexpected
+    error (one line; ``--debug`` shows the traceback), 130 interrupted (Ctrl-C), 143 stopped by
+    SIGTERM (as Ctrl-C: finished work kept, temporary files and worker processes gone, the
+    resume line printed). Text the terminal cannot show is printed backslash-escaped."""
+    _printable_output()
+    args = parser().parse_args(argv)
+    with _terminate_as_interrupt() as received:
+        return _run(args, received)

@@ -33,7 +33,8 @@ def add_commands(sub) -> None:
     s.add_argument("--max-editions", type=int, default=None, help="items with at most this many editions")
     s.add_argument("--min-lead-days", type=float, default=None,
                    help="items whose origin came at least this many days before the runner-up")
-    s.add_argument("--sample", type=int, default=None, help="keep N items at random (the same N for a seed)")
+    s.add_argument("--sample", type=positive(int, zero=True), default=None,
+                   help="keep N items at random (the same N for a seed)")
     s.add_argument("--seed", type=int, default=0, help="seed of --sample")
     s.set_defaults(func=cmd_subset)
 

@@ -11,6 +11,8 @@ only in a gzip member's closing CRC check, those pages may hold a wrong byte: th
 
 from __future__ import annotations
 
+import errno
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -47,6 +49,20 @@ def input_kind(path) -> str:
         f"{path}: neither a MediaWiki XML export nor a MediaWiki history TSV dump "
         f"(starts with {head[:40]!r})"
     )
+
+
+def _check_link(path: Path) -> None:
+    """A symbolic link that loops or leads nowhere is told as such (a one-line
+    :class:`~wikiorigin.errors.DumpError`), not as a missing file."""
+    if not path.is_symlink():
+        return
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise DumpError(f"{path}: a symbolic link that leads back to itself (a symlink loop); "
+                            "give the dump file it should name") from None
+        raise DumpError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist") from None
 
 
 def partial_path(out, unverified: bool = False) -> Path:
@@ -134,6 +150,8 @@ def scan_to_parquet(
 
     ``meta``: more provenance fields for the file's metadata."""
     paths = [Path(p) for p in paths]
+    for path in paths:
+        _check_link(path)
     namespaces = None if namespaces is None else sorted(set(namespaces))
     stats = ScanStats()
     meta = provenance(

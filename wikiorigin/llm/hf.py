@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..errors import MissingExtra, WikioriginError
 
-__all__ = ["pick_device", "pick_dtype", "load_causal_lm", "context_length", "is_oom", "require_torch"]
+__all__ = ["pick_device", "pick_dtype", "load_causal_lm", "missing_parts", "context_length", "is_oom",
+           "require_torch"]
 
 INSTALL = "pip install -e '.[eval]' in the wikiorigin checkout"
 
@@ -80,13 +81,56 @@ def load_causal_lm(path, *, device: str | None = "auto", dtype="auto", what: str
     path = Path(path)
     if not path.exists():
         raise WikioriginError(f"{path}: no such model directory (models are loaded from local paths)")
+    if not path.is_dir():
+        raise WikioriginError(f"{path}: a file, not a model directory (config.json, tokenizer files and weights)")
     device = pick_device(device)
     dtype = pick_dtype(dtype, device)
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    except (ValueError, OSError, KeyError) as exc:  # transformers' ways of saying "not a model"
+        raise _not_a_model(path, exc) from exc
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device).eval()
-    return tokenizer, model, device
+    return tokenizer, model.to(device).eval(), device
+
+
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model", "vocab.json", "vocab.txt")
+_WEIGHTS = (".safetensors", ".bin", ".safetensors.index.json", ".bin.index.json")
+
+
+def missing_parts(path) -> list[str]:
+    """What the local model directory ``path`` lacks of what transformers loads: its
+    configuration (``config.json``), tokenizer files, weights; and the package a tokenizer
+    file needs when it is not installed (sentencepiece for ``tokenizer.model``, tiktoken for
+    ``*.tiktoken``). Empty when nothing is missing that can be told from the file names."""
+    import importlib.util
+
+    names = {p.name for p in Path(path).iterdir()}
+    missing = []
+    if "config.json" not in names:
+        missing.append("no config.json (the model's configuration)")
+    if not names & set(_TOKENIZER_FILES) and not any(n.endswith(".tiktoken") for n in names):
+        missing.append("no tokenizer files (tokenizer.json, or tokenizer.model, or vocab.json and merges.txt)")
+    if not any(n.endswith(_WEIGHTS) for n in names):
+        missing.append("no weights (model.safetensors or pytorch_model.bin)")
+    if "vocab.json" in names and "merges.txt" not in names and "tokenizer.json" not in names:
+        missing.append("no merges.txt beside vocab.json")
+    needs = {"sentencepiece": {"tokenizer.model", "spiece.model"} & names and "tokenizer.json" not in names,
+             "tiktoken": any(n.endswith(".tiktoken") for n in names)}
+    for package, needed in needs.items():
+        if needed and importlib.util.find_spec(package) is None:
+            missing.append(f"{package} is not installed, and its tokenizer needs it ({INSTALL})")
+    return missing
+
+
+def _not_a_model(path: Path, exc: Exception) -> WikioriginError:
+    """One line for a directory transformers could not load: what it lacks, else why."""
+    missing = missing_parts(path)
+    if missing:
+        return WikioriginError(f"{path}: not a model directory transformers can load: {'; '.join(missing)}")
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    return WikioriginError(f"{path}: transformers cannot load this model ({type(exc).__name__}: {first})")
 
 
 def context_length(config) -> int | None:

@@ -4,7 +4,8 @@
 that holds the PID and the command line of the run writing it; a second run is refused with a
 :class:`~wikiorigin.errors.WikioriginError` naming that process. The lock is the kernel's
 (``flock``): it goes when its process does, even on ``kill -9``, so a file left by a dead run
-is taken over. The file is removed when the run ends.
+is taken over. The file is removed when the run ends, and :func:`clear_stale` removes one whose
+run is gone (killed outright) when another run writes beside it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from ..errors import WikioriginError
 
-__all__ = ["RunLock"]
+__all__ = ["RunLock", "clear_stale"]
 
 
 class RunLock:
@@ -66,6 +67,27 @@ class RunLock:
             pass
         os.close(self._fd)
         self._fd = None
+
+
+def clear_stale(out) -> bool:
+    """Remove ``OUT.lock`` when the process it names no longer runs (a run killed outright
+    leaves it): taken over and let go as a new run would, so a run that holds it meanwhile keeps
+    it. Returns whether a file was removed."""
+    from ..leftovers import running
+
+    lock = RunLock(out)
+    try:
+        pid = lock.path.read_bytes().split(b"\n", 1)[0].strip()
+    except OSError:  # none there (or not readable: not ours to judge)
+        return False
+    if pid.isdigit() and running(int(pid)):
+        return False
+    try:
+        lock.acquire()
+    except WikioriginError:  # held after all (its process id not yet written)
+        return False
+    lock.release()
+    return True
 
 
 def _same_file(fd: int, path: Path) -> bool:
