@@ -53,6 +53,28 @@ def test_check_output_makes_the_directory_and_refuses_what_cannot_be_written(tmp
             check_output(locked / "out.parquet")
 
 
+def test_check_output_wants_the_name_of_the_format_written(tmp_path):
+    """Issue 19: ``--out out.csv`` silently wrote Parquet. Every caller writes Parquet, so
+    that is the default; another format says so (``suffix``), or any name (None)."""
+    for name, example in (("out.csv", "out.parquet"), ("items", "items.parquet"), ("d.parquet.tmp", "d.parquet.parquet")):
+        with pytest.raises(WikioriginError, match=rf"{name}: give a file name ending in \.parquet, the format "
+                                                  rf"written \(e\.g\. {example}\)"):
+            check_output(tmp_path / name)
+    assert check_output(tmp_path / "out.parquet").name == "out.parquet"
+    assert check_output(tmp_path / "cache.sqlite", suffix=".sqlite").name == "cache.sqlite"
+    assert check_output(tmp_path / "anything", suffix=None).name == "anything"
+    assert not list(tmp_path.iterdir())  # nothing made but directories
+
+
+def test_read_input_names_the_first_null_row_of_a_column_needed_on_every_row(tmp_path):
+    path = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"title": ["a", None, None], "anchor": [None, None, "s"]}), path)
+    assert read_input(path, ["anchor"], "x").num_rows == 3  # anchor may be null
+    with pytest.raises(WikioriginError, match=r"a\.parquet: row 1: title is null \(2 rows in all\); the stage needs "
+                                              r"one on every row \(the output of `x` has it\)"):
+        read_input(path, ["title", "anchor"], "x")
+
+
 def test_a_sink_writes_whole_files_or_nothing(tmp_path):
     out = tmp_path / "out.parquet"
     meta = provenance(stage="test", rows=2)

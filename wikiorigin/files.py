@@ -214,11 +214,28 @@ def read_rows(path, columns: list[str] | None = None) -> list[dict]:
     return rows
 
 
-def input_schema(path, needs: Iterable[str], made_by: str) -> pa.Schema:
+def _first_value(path, name: str) -> str:
+    """``row N: value`` of a column's first value that is not null (for an error), short."""
+    column = pq.read_table(path, columns=[name]).column(0)
+    for i, value in enumerate(column.to_pylist()):
+        if value is not None:
+            text = repr(value)
+            return f"row {i}: {text[:40]}{'...' if len(text) > 40 else ''}"
+    return "every row null"
+
+
+def input_schema(path, needs: Iterable[str], made_by: str, optional: Iterable[str] = ()) -> pa.Schema:
     """The schema of a stage's input Parquet file, checked before any work: it exists, is
-    Parquet, and has the columns the stage ``needs``; else a one-line error naming the file,
-    what is missing and the command that makes such a file (``made_by``)."""
+    Parquet, and has the columns the stage ``needs``, each of the kind of type that
+    :data:`wikiorigin.schemas.COLUMN_TYPES` gives its name (``large_string`` for ``string``,
+    ``int32`` for ``int64``, never bytes for text nor text for a number: the rule of
+    :func:`wikiorigin.schemas.column_mismatch`), as are the ``optional`` columns it reads where
+    the file has them; else a one-line error naming the file, the column (for a wrong type, the
+    first row and its value) and the command that makes such a file (``made_by``)."""
+    from .schemas import column_mismatch
+
     path = Path(path)
+    needs = list(needs)
     if not path.exists():
         raise WikioriginError(f"{path}: no such file (make one with `{made_by}`)")
     if path.is_dir():
@@ -231,25 +248,52 @@ def input_schema(path, needs: Iterable[str], made_by: str) -> pa.Schema:
     missing = [c for c in needs if c not in schema.names]
     if missing:
         raise WikioriginError(f"{path}: not the output of `{made_by}`: no column {', '.join(missing)}")
+    for name in needs + [c for c in optional if c in schema.names]:
+        wrong = column_mismatch(name, schema.field(name).type)
+        if wrong:
+            raise WikioriginError(f"{path}: column {wrong} ({_first_value(path, name)}): not the output of "
+                                  f"`{made_by}`")
     return schema
 
 
-def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | None = None) -> pa.Table:
-    """A stage's input Parquet file, checked by :func:`input_schema`, read."""
-    input_schema(path, needs, made_by)
-    return pq.read_table(path, columns=columns)
+def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | None = None,
+               optional: Iterable[str] = ()) -> pa.Table:
+    """A stage's input Parquet file, checked by :func:`input_schema`, read; a column the stage
+    ``needs`` that must be on every row (:data:`wikiorigin.schemas.NOT_NULL`: ``title``,
+    ``text``, ``page_id``, ``qid``, ``question``, ...) and is null on one is a one-line error
+    naming the file, the first such row and how many there are: before any work is paid for.
+    ``optional``: columns read where present, type-checked only."""
+    from .schemas import NOT_NULL
+
+    needs = list(needs)
+    input_schema(path, needs, made_by, optional)
+    table = pq.read_table(path, columns=columns)
+    for name in needs:
+        if name not in NOT_NULL or name not in table.column_names:
+            continue
+        column = table.column(name)
+        if column.null_count:
+            first = column.is_null().to_pylist().index(True)
+            more = f" ({column.null_count} rows in all)" if column.null_count > 1 else ""
+            raise WikioriginError(f"{path}: row {first}: {name} is null{more}; the stage needs one on every "
+                                  f"row (the output of `{made_by}` has it)")
+    return table
 
 
-def check_output(path, inputs: Iterable = ()) -> Path:
-    """An output file's path, checked before any work: not a directory, not one of the run's
-    ``inputs`` (writing it would destroy what the run reads); its directory made if missing,
-    and writable."""
+def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet") -> Path:
+    """An output file's path, checked before any work: not one of the run's ``inputs``
+    (writing it would destroy what the run reads), not a directory, its name ending in
+    ``suffix`` (the format written: Parquet unless told otherwise; None: any name), its
+    directory made if missing, and writable."""
     path = Path(path)
     for source in inputs:
         if source is not None and Path(source).resolve() == path.resolve():
             raise WikioriginError(f"{path}: the output would overwrite the input {source}; give another file")
     if path.is_dir():
-        raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / 'out.parquet'})")
+        raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / ('out' + (suffix or ''))})")
+    if suffix and not path.name.endswith(suffix):
+        raise WikioriginError(f"{path}: give a file name ending in {suffix}, the format written "
+                              f"(e.g. {path.stem or path.name}{suffix})")
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)

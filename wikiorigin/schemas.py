@@ -7,7 +7,8 @@ import pyarrow as pa
 __all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
            "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS",
            "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "PREFERENCES_CONVERSATIONAL", "FAILED",
-           "REVIEW"]
+           "REVIEW", "INPUT_SCHEMAS", "COLUMN_TYPES", "NOT_NULL",
+           "column_mismatch"]
 
 # The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
 # ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
@@ -190,6 +191,7 @@ FREEFORM = pa.schema(
         ("qid", pa.string()),
         ("origin_wiki", pa.string()),
         ("title", pa.string()),
+        ("url", pa.string()),  # the source article (attribution): the corpus's url, else made from wiki and title
         ("n_wikis", pa.int32()),
         ("has_enwiki", pa.bool_()),
         ("criteria", pa.struct([(c, pa.int8()) for c in FREEFORM_CRITERIA])),
@@ -262,3 +264,85 @@ REVIEW = pa.schema(
 )
 """The columns ``wikiorigin review export`` adds to the input's: the decision, who decided,
 the counts of accepts and rejects, and the fields that edits changed."""
+
+# -- what a stage's input is checked against before any work (files.input_schema, read_input) --
+
+INPUT_SCHEMAS = [PAGES, QIDS, EDITIONS, ORIGINS, ARTICLES, ORIGIN_ARTICLES, MCQ, FREEFORM, PREFERENCES]
+"""The schemas of the files that stages read (the conversational preference format and the
+failed rows are outputs only): a column name means one type in all of them."""
+
+
+def _column_types(schemas: list[pa.Schema]) -> dict[str, pa.DataType]:
+    types: dict[str, pa.DataType] = {}
+    for schema in schemas:
+        for f in schema:
+            if types.setdefault(f.name, f.type) != f.type:
+                raise TypeError(f"schemas: column {f.name} is {types[f.name]} in one file and {f.type} in another")
+    return types
+
+
+COLUMN_TYPES = _column_types(INPUT_SCHEMAS)
+"""Column name -> its Arrow type in every file of :data:`INPUT_SCHEMAS`. A stage's input is
+checked against it (:func:`wikiorigin.files.input_schema`): each column the stage needs must be
+of the same kind (string or large_string; an integer of any width; a float or an integer
+for a float; a timestamp of any unit; lists and structs by their items and fields), never
+bytes for text nor text for a number."""
+
+NOT_NULL = frozenset({
+    "id", "wiki", "page_id", "title", "qid", "revision_id", "url", "text", "references",  # articles, items
+    "origin_wiki", "n_wikis", "editions",  # origins
+    "question", "choices", "answer", "answer_index", "answers",  # questions
+    "prompt", "chosen", "rejected",  # preferences
+})
+"""The columns that a stage needing them needs on every row: where one of them is null, the
+input is refused before any work (:func:`wikiorigin.files.read_input`), naming the row. Other
+columns may be null (an article's ``anchor``, an item's ``region``, a single edition's
+``lead_days``, ...). A stage that does not need a column (``qid`` of a yokai article, for
+``build mcq``) does not check it."""
+
+
+def _kind(t: pa.DataType) -> str:
+    """The kind of an Arrow type as :func:`column_mismatch` compares them."""
+    kinds = (("string", ("is_string", "is_large_string", "is_string_view")),
+             ("binary", ("is_binary", "is_large_binary", "is_fixed_size_binary")),
+             ("integer", ("is_integer",)), ("float", ("is_floating",)), ("bool", ("is_boolean",)),
+             ("timestamp", ("is_timestamp",)), ("null", ("is_null",)),
+             ("list", ("is_list", "is_large_list", "is_fixed_size_list")), ("struct", ("is_struct",)))
+    for kind, tests in kinds:
+        if any(getattr(pa.types, test, lambda _: False)(t) for test in tests):
+            return kind
+    return str(t)
+
+
+def _mismatch(found: pa.DataType, expected: pa.DataType, name: str) -> str | None:
+    if pa.types.is_dictionary(found):  # dictionary-encoded: its values count
+        found = found.value_type
+    have, want = _kind(found), _kind(expected)
+    if have == "null" or (have == "integer" and want == "float"):
+        return None
+    if have != want:
+        return f"{name} is {found}, expected {expected}"
+    if want == "list":
+        return _mismatch(found.value_type, expected.value_type, f"{name}[]")
+    if want == "struct":
+        fields = {found.field(i).name: found.field(i).type for i in range(found.num_fields)}
+        for f in (expected.field(i) for i in range(expected.num_fields)):
+            wrong = _mismatch(fields[f.name], f.type, f"{name}.{f.name}") if f.name in fields else None
+            if wrong:
+                return wrong
+    return None
+
+
+def column_mismatch(name: str, found: pa.DataType) -> str | None:
+    """Why a file's column ``name`` of type ``found`` is not what :data:`COLUMN_TYPES` says
+    (``"title is binary, expected string"``, or the part of a nested type: ``"references[].number
+    is string, expected int32"``), or None when it fits or the name is not a file column.
+
+    The rule: the same kind, not the same type. ``string``, ``large_string`` and ``string_view``
+    are text; integers of every width and sign are integers (an ``int32`` ``page_id`` fits
+    ``int64``); an integer fits a float; timestamps of every unit and zone fit; a dictionary-
+    encoded column counts by its values; lists and structs by their items and the fields both
+    have. A column of nulls fits any type (its nulls are checked apart). Never bytes for text
+    nor text for a number: those go wrong in prompts or after calls are paid for."""
+    expected = COLUMN_TYPES.get(name)
+    return None if expected is None else _mismatch(found, expected, name)

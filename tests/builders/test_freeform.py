@@ -139,6 +139,22 @@ def test_build_freeform(built):
     assert made["question_source"] == "3文字のこの言葉は何か。" and made["criteria"]["not_trivial"] == 4
 
 
+def test_each_question_names_its_source_article(built, origin_articles, ka_articles, tmp_path):
+    """Attribution (issue 19): the card says each row names its source article, so the
+    free-form set has ``url``: the corpus's, else made from wiki and title as the corpus makes it."""
+    urls = {r["title"]: r["url"] for r in pq.read_table(origin_articles).to_pylist()}
+    rows = pq.read_table(built["out"]).to_pylist()
+    assert [r["url"] for r in rows] == [urls["アンパサンド"]]
+    assert urls["アンパサンド"] == "https://ja.wikipedia.org/wiki/%E3%82%A2%E3%83%B3%E3%83%91%E3%82%B5%E3%83%B3%E3%83%89"
+    with ChatServer(answer=scripted) as server:  # a corpus without urls (the column null)
+        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        build_freeform(ka_articles, tmp_path / "ka.parquet", llm, FreeformConfig(rounds=0))
+    from urllib.parse import unquote
+
+    made = sorted(unquote(r["url"]) for r in pq.read_table(tmp_path / "ka.parquet").to_pylist())
+    assert made == sorted(f"https://ka.wikipedia.org/wiki/{title}" for title in KA)
+
+
 def test_the_giveaway_step_drops_a_question_with_its_reason(built):
     failed = {f["source"]: f for f in pq.read_table(built["out"].with_name("freeform.failed.parquet")).to_pylist()}
     assert failed["地理"]["step"] == "giveaway"

@@ -284,6 +284,11 @@ def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
     ({"question": {"question": "問", "choices": ["a", "b"], "answer_index": 9}}, r"row 1: answer_index 9 is not one of the 2"),
     ({"question": {"question": "問", "choices": ["空家", "。"], "answer": "空家"}}, r"row 1: option 2 '。' is empty"),
     ({"question": {"question": "問", "choices": ["三千年", "3千年"], "answer": "三千年"}}, r"row 1: options 1 and 2"),
+    # issue 19: an answer that disagrees with answer_index is not scored against either
+    ({"question": {"question": "問", "choices": ["空家", "山"], "answer": "山", "answer_index": 0}},
+     r"row 1: answer '山' \(option 2\) disagrees with answer_index 0 \(option 1, '空家'\): which is right"),
+    ({"question": {"question": "問", "choices": ["空家", "山"], "answer": "海", "answer_index": 1}},
+     r"row 1: answer '海' \(none of the options\) disagrees with answer_index 1"),
 ])
 def test_released_rows_that_cannot_be_scored(released, tmp_path, capsys, change, message):
     rows = json.loads((released / "responses-calm2-7b-chat.json").read_text())[:3]
@@ -293,6 +298,16 @@ def test_released_rows_that_cannot_be_scored(released, tmp_path, capsys, change,
     assert cli.main(["eval", "mcq", "--responses", str(bad), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert re.search(r"bad.json: " + message, err) and len(err.strip().splitlines()) == 1
+
+
+def test_an_answer_that_agrees_with_answer_index_is_read(tmp_path):
+    from wikiorigin.evaluators.questions import read_questions
+
+    rows = [{"question": "問", "choices": ["空家", "山"], "answer": " 山。", "answer_index": 1},  # the same, normalized
+            {"question": "問2", "choices": ["空家", "山"], "answer": "", "answer_index": 0}]  # no answer: the index
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps(rows, ensure_ascii=False))
+    assert [r["answer_index"] for r in read_questions(path)] == [1, 0]
 
 
 def test_what_cannot_join_is_said_and_signed(released, tmp_path, capsys):

@@ -426,3 +426,85 @@ def test_the_reasons_offered_include_the_papers_and_old_ones_still_show(mcq_file
         assert status == 400 and "expected one of not verifiable from the article" in json.loads(body)["error"]
         shown = json.loads(request(server.base + "api/item/1")[2])["decisions"]
         assert [(d["annotator"], d["reason"]) for d in shown] == [("bob", "not backed by the article")]
+
+
+def _fill(disk) -> None:
+    """Fill ``disk`` to the last byte with a file ``filler``."""
+    with open(disk / "filler", "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\0" * 4096)
+        except OSError:
+            pass
+
+
+def test_a_full_disk_is_a_json_error_that_says_so_and_loses_nothing(mcq_file, small_disk):
+    """Issue 19: a decision the disk cannot take was a 500; it is a JSON error (507) saying
+    the disk is full, the decisions before it are kept, and it can be made again."""
+    import json
+    import sqlite3
+
+    db = small_disk / "r.sqlite"
+    with Server(mcq_file, db) as server:
+        csrf = _csrf(server)
+        sha1s = [json.loads(request(server.base + f"api/item/{i}")[2])["sha1"] for i in range(3)]
+        assert _post(server, "api/decide", {"index": 0, "sha1": sha1s[0], "decision": "accept"}, csrf)[0] == 200
+        _fill(small_disk)
+        note = "理由" * 999  # a decision of several pages
+        for _ in range(3):  # whatever space was left in the journal's last page is soon gone
+            status, headers, body = _post(server, "api/decide", {"index": 1, "sha1": sha1s[1], "decision": "reject",
+                                                                 "note": note}, csrf)
+            if status != 200:
+                break
+        assert status == 507 and headers["Content-Type"] == "application/json", body
+        error = json.loads(body)["error"]
+        assert error.startswith(f"{db}: the disk is full: this reject was not saved") and "\n" not in error
+        assert _post(server, "api/undo", {}, csrf)[0] in (200, 507)  # an undo is a row too: never a 500
+        (small_disk / "filler").unlink()
+        status, _, body = _post(server, "api/decide", {"index": 2, "sha1": sha1s[2], "decision": "accept"}, csrf)
+        assert status == 200, body
+        state = json.loads(request(server.base + "api/state")[2])
+        assert state["items"][0]["status"] == "accepted" and state["items"][2]["status"] == "accepted"
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def _announce(server, size: int, csrf: str) -> tuple[int, str]:
+    """A POST of a decision that says it is ``size`` bytes long and sends none of them."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    url = urlsplit(server.base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn.putrequest("POST", "/api/decide")
+    for name, value in (("Content-Type", "application/json"), ("X-Review-Csrf", csrf), ("Content-Length", str(size))):
+        conn.putheader(name, value)
+    conn.endheaders()
+    response = conn.getresponse()
+    body = response.read().decode()
+    conn.close()
+    return response.status, body
+
+
+def test_an_edit_larger_than_any_item_is_refused_not_stored(mcq_file, tmp_path):
+    """Issue 19: decisions are kept for ever, so an edit is capped as notes are: a 10 MB
+    request is refused unread (413), edits over the cap are refused (400); nothing is stored."""
+    import json
+    import sqlite3
+
+    from wikiorigin.review.app import EDITS_CHARS
+
+    db = tmp_path / "r.sqlite"
+    with Server(mcq_file, db) as server:
+        csrf = _csrf(server)
+        sha1 = json.loads(request(server.base + "api/item/0")[2])["sha1"]
+        status, body = _announce(server, 10_000_000, csrf)  # refused on its headers: the body is never read
+        assert status == 413 and "larger than any decision can be" in json.loads(body)["error"]
+        huge = {"index": 0, "sha1": sha1, "decision": "accept"}
+        over = {**huge, "edits": {"question": "妖" * EDITS_CHARS}}
+        status, _, body = _post(server, "api/decide", over, csrf)
+        assert status == 400 and f"more than the {EDITS_CHARS:,} an item's edits may" in json.loads(body)["error"]
+        fits = {**huge, "edits": {"question": "妖" * 1000}}
+        assert _post(server, "api/decide", fits, csrf)[0] == 200
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*), max(length(edits)) FROM decisions").fetchone() == (1, 1000 + 16)

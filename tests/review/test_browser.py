@@ -276,7 +276,8 @@ def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file
         page = Page(browser, server.url)
         page.press("r", wait=False)
         WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "reject-dialog").is_displayed())
-        assert page.text("reject-hint") == f"1–{len(REASONS)} choose a reason · Enter reject · Esc cancel"
+        assert page.text("reject-hint") == (f"1–{len(REASONS)} choose a reason, then type a note · Enter reject · "
+                                            "Esc cancel")
         ActionChains(browser).send_keys(str(REASONS.index("inappropriate") + 1)).perform()
         assert browser.find_element(By.CSS_SELECTOR, 'input[name="reason"]:checked').get_attribute(
             "value") == "inappropriate"
@@ -304,3 +305,50 @@ def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file
     out = tmp_path / "reviewed.parquet"
     assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
     assert [(r["id"], r["ref"]) for r in pq.read_table(out).to_pylist()] == [("q2", [1, 2])]
+
+
+def test_a_note_typed_after_the_reason_key_is_kept_and_a_space_changes_no_reason(browser, mcq_file, tmp_path):
+    """Issue 19: after a reason's key, what is typed is the note (a space too: it never picks
+    another reason's button); a note typed with no reason key is kept as the note alone."""
+    import sqlite3
+
+    from wikiorigin.review.store import REASONS
+
+    db = tmp_path / "r.sqlite"
+    with Server(mcq_file, db) as server:
+        page = Page(browser, server.url)
+        page.press("r", wait=False)
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "reject-dialog").is_displayed())
+        ActionChains(browser).send_keys("3", " ", "子供ではなく 老人 2").perform()  # typed on: no click
+        page.press(Keys.ENTER)
+        page.press("r", wait=False)
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "reject-dialog").is_displayed())
+        ActionChains(browser).send_keys(" 出典が古い").perform()  # no reason key: the note only
+        page.press(Keys.ENTER)
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT item, reason, note FROM decisions ORDER BY seq").fetchall()
+    assert rows == [("q1", REASONS[2], "子供ではなく 老人 2"), ("q2", None, "出典が古い")]
+
+
+def test_editing_one_field_of_a_released_row_edits_that_field_only(browser, tmp_path):
+    """Issue 19: the edit dialog shows a released row's messy region ([[不明]]) as its class;
+    left as shown, it is no edit: editing the question records the question alone."""
+    import json
+    import sqlite3
+
+    from tests.conftest import ROOT
+
+    db = tmp_path / "r.sqlite"
+    with Server(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz", db) as server:
+        page = Page(browser, server.url)
+        for _ in range(4):
+            page.press("j")
+        assert "region: [[不明]] → 不明" in page.text("meta")
+        page.press("e", wait=False)
+        question = browser.find_element(By.ID, "edit-question")
+        WebDriverWait(browser, 10).until(lambda d: question.is_displayed())
+        question.send_keys(Keys.END, "（改）")
+        page.press(Keys.ENTER, ctrl=True)
+    with sqlite3.connect(db) as con:
+        (edits,) = con.execute("SELECT edits FROM decisions").fetchone()
+    assert list(json.loads(edits)) == ["question"] and json.loads(edits)["question"].endswith("（改）")

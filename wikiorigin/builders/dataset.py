@@ -90,8 +90,27 @@ def _licence(metas: list[dict]) -> str:
     return "cc-by-nc-sa-4.0" if any(m.get("license") == "cc-by-nc-sa-4.0" for m in metas) else "cc-by-sa-4.0"
 
 
+# The builder a file's provenance names (``build``) -> the dataset kind it makes.
+_BUILT = {"mcq": "mcq", "freeform": "freeform", "preference": "preferences"}
+
+
+def _check_built(path: Path, meta: dict, kind: str) -> None:
+    """A file the card describes is a set of ``kind`` that ``wikiorigin build`` made (its
+    provenance names the builder) or ``wikiorigin review export`` (the kind reviewed); else a
+    one-line error naming it."""
+    made = _BUILT.get(meta.get("builder")) if meta.get("stage") != "review export" else meta.get("kind")
+    if made is None:
+        stage = f" (made by `wikiorigin {meta['stage']}`)" if meta.get("stage") else ""
+        raise WikioriginError(f"{path}: not a dataset built by wikiorigin{stage}: a card describes the outputs of "
+                              "`wikiorigin build mcq|freeform|preference` or `wikiorigin review export`")
+    if made != kind:
+        raise WikioriginError(f"{path}: a {made} set, not {kind}: give --kind {made}, or a directory of {kind} sets")
+
+
 def write_card(directory, kind: str, title: str, description: str) -> Path:
-    """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset)."""
+    """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset): each
+    a set of ``kind`` built by wikiorigin (``build`` or ``review export``), else a one-line
+    error and no card."""
     directory = Path(directory)
     files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
     if not files:
@@ -99,6 +118,8 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     parquets = [_open(p) for p in files]
     rows = sum(p.metadata.num_rows for p in parquets)
     metas = [schema_provenance(p.schema_arrow) for p in parquets]
+    for path, meta in zip(files, metas):
+        _check_built(path, meta, kind)
     languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(parquets, kind))
     category, task_id = TASKS[kind]
     licence = _licence(metas)

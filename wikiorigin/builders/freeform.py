@@ -23,6 +23,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import pyarrow as pa
 
@@ -34,7 +35,7 @@ from ..schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA
 from .freeform_prompts import (FREEFORM_PROMPTS, Instructions, bundled_instructions, freeform_sha1,
                                translated_instructions, translation_request, translation_schema)
 
-__all__ = ["FreeformConfig", "build_freeform", "plan_freeform", "instructions_path"]
+__all__ = ["FreeformConfig", "build_freeform", "plan_freeform", "instructions_path", "article_url"]
 
 _QUESTION = {"type": "object", "required": ["question"], "properties": {"question": {"type": "string", "minLength": 1}}}
 _TRANSLATE = {"type": "object", "required": ["question_en", "answer_en"],
@@ -248,7 +249,7 @@ class _Run:
         return {
             "id": hashlib.sha1(f"{row['qid']}:{self.version(row)}".encode()).hexdigest()[:16],
             "question": question_en, "question_source": self.questions[row["qid"]], "answers": answers,
-            "qid": row["qid"], "origin_wiki": row["origin_wiki"], "title": row["title"],
+            "qid": row["qid"], "origin_wiki": row["origin_wiki"], "title": row["title"], "url": article_url(row),
             "n_wikis": row["n_wikis"], "has_enwiki": bool(row.get("enwiki_title")),
             "criteria": {c: score[c] for c in CRITERIA}, "language": _language(row),
             "generator": self.llm.backend.model, "prompt_sha1": self.version(row),
@@ -256,13 +257,26 @@ class _Run:
         }
 
 
-# What the builder reads of an origin corpus (``wikiorigin corpus origin``'s articles).
+# What the builder reads of an origin corpus (``wikiorigin corpus origin``'s articles), and
+# what it reads where the corpus has it (the names of the answers, the article's url).
 ORIGIN_ARTICLE_COLUMNS = ("wiki", "page_id", "title", "qid", "revision_id", "text", "origin_wiki", "n_wikis")
+_OPTIONAL = ("url", "anchor", "label_en", "aliases", "enwiki_title")
 
 
 def read_origin_articles(path) -> list[dict]:
-    """The rows of an origin corpus, checked before any call is paid for."""
-    return read_input(path, ORIGIN_ARTICLE_COLUMNS, "wikiorigin corpus origin").to_pylist()
+    """The rows of an origin corpus, checked (columns, types, nulls) before any call is paid for."""
+    return read_input(path, ORIGIN_ARTICLE_COLUMNS, "wikiorigin corpus origin", optional=_OPTIONAL).to_pylist()
+
+
+def article_url(row: dict) -> str:
+    """The url of the article a question was written from (attribution: the ``url`` column of
+    ``freeform.parquet``): the corpus's ``url``, else made from its wiki and title as
+    ``corpus origin`` makes it (:func:`wikiorigin.corpora.articles.page_url`)."""
+    if row.get("url"):
+        return row["url"]
+    page = quote(row["title"].replace(" ", "_"), safe="/:()'!,*")
+    anchor = "#" + quote(row["anchor"].replace(" ", "_")) if row.get("anchor") else ""
+    return f"https://{lookup(row['wiki']).domain}/wiki/{page}{anchor}"
 
 
 def _prompt_sha1(versions: dict[str, str]) -> str:

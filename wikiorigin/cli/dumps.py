@@ -154,10 +154,25 @@ def _add_scan(sub) -> None:
     s.set_defaults(func=cmd_scan)
 
 
+def _check_scan_inputs(inputs: list[str]) -> None:
+    """Each input is a file: a directory is a one-line error saying what to give instead (the
+    dump files in it, or ``origins`` for a whole dump tree)."""
+    from ..errors import WikioriginError
+
+    for given in map(Path, inputs):
+        if given.is_dir():
+            found = next((p for pattern in ("*stub-meta-history*.xml*", "*pages-meta-history*.xml*", "*.xml*",
+                                            "*.tsv*") for p in sorted(given.rglob(pattern)) if p.is_file()), None)
+            example = f" (e.g. {found})" if found else ""
+            raise WikioriginError(f"{given}: a directory, not a dump file: give the dump files of one wiki"
+                                  f"{example}, or run `wikiorigin origins {given}` over a whole dump tree")
+
+
 def cmd_scan(args) -> int:
     """`wikiorigin scan`: one wiki's dump parts -> the creation time of each page (pages Parquet)."""
     from ..files import check_output
 
+    _check_scan_inputs(args.inputs)
     check_output(args.out, inputs=args.inputs)  # before any work: not a directory, writable, no input
     from ..dumps.scan import scan_to_parquet
 

@@ -12,7 +12,10 @@ The JSON dump (``wikidata-<date>-all.json.gz``) is one entity per line between `
 ``]``, each line ending with a comma. :func:`read_entities` streams it and, when given the
 QIDs wanted, reads each line's ``"id"`` with a regex on its first bytes and parses only the
 wanted lines: most of the dump is never parsed. A line that is not JSON is counted and
-reported with its line number, never fatal.
+reported with its line number, never fatal. An entity on several lines (a dump concatenated
+or repeated in part) is read from its first line only: the others are counted and reported
+once (how many, the first repeated id and its line), so that the result never depends on
+which copy came last.
 
 :func:`query_entities` asks a SPARQL endpoint (Wikidata's, or any that speaks the protocol)
 in batches of ``VALUES``, with SPARQLWrapper.
@@ -53,12 +56,14 @@ class Entity:
 @dataclass(slots=True)
 class EntityStats:
     """What a read of a Wikidata JSON dump saw: lines read, entities parsed, entities wanted and
-    found, lines that were not JSON, and notes."""
+    found, lines that were not JSON, lines repeating an entity already read, and notes."""
 
     lines: int = 0
     parsed: int = 0
     found: int = 0
     bad_lines: int = 0
+    duplicates: int = 0  # lines of an entity already read (the first line of each is kept)
+    first_duplicate: str | None = None  # the first of them: "Q8 on line 9"
     notes: list[str] = field(default_factory=list)
 
 
@@ -116,22 +121,38 @@ def _lines(path) -> Iterator[bytes]:
         yield from stream.lines()
 
 
+def _fresh(qid: bytes, wanted: set[bytes] | None, seen: set[bytes], stats: EntityStats, number: int) -> bool:
+    """Whether the line ``number`` of entity ``qid`` is to be read: wanted (all are, without
+    ``wanted``) and not read before; a repeat is counted, the first one named."""
+    if wanted is not None and qid not in wanted:
+        return False
+    if qid in seen:
+        stats.duplicates += 1
+        stats.first_duplicate = stats.first_duplicate or f"{qid.decode()} on line {number}"
+        return False
+    return True
+
+
 def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | None = None) -> Iterator[Entity]:
-    """The entities of a Wikidata JSON dump (only ``qids`` when given)."""
+    """The entities of a Wikidata JSON dump (only ``qids`` when given), each once: from its
+    first line (later lines of the same id are counted in ``stats.duplicates`` and noted once
+    the dump has been read to its end). The ids read are kept to tell repeats: with ``qids``
+    at most those, without them every id of the dump."""
     wanted = None if qids is None else {q.encode() for q in qids}
     stats = stats if stats is not None else EntityStats()
+    seen: set[bytes] = set()
     for number, line in enumerate(_lines(path), 1):
         line = line.strip()
         if line in (b"[", b"]", b""):
             continue
         stats.lines += 1
-        if wanted is not None:
-            found = _ID.search(line, 0, _PREFIX)
-            if found is not None and found.group(1) not in wanted:
-                continue
+        found = _ID.search(line, 0, _PREFIX)
+        if found is not None and not _fresh(found.group(1), wanted, seen, stats, number):
+            continue
         try:
             data = json.loads(line.rstrip(b","))
-            if wanted is not None and data["id"].encode() not in wanted:
+            qid = data["id"].encode()
+            if (found is None or found.group(1) != qid) and not _fresh(qid, wanted, seen, stats, number):
                 stats.parsed += 1  # an id the regex did not see: its claims are never read
                 continue
             entity = entity_from_json(data)
@@ -140,9 +161,13 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
             if len(stats.notes) < 20:
                 stats.notes.append(f"{path}: line {number}: not an entity in JSON ({exc}): {line[:60]!r}")
             continue
+        seen.add(qid)
         stats.parsed += 1
         stats.found += 1
         yield entity
+    if stats.duplicates:
+        stats.notes.append(f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
+                           f"{stats.first_duplicate}); each entity was read from its first line")
 
 
 _STATEMENTS = """{{ ?item p:PROP ?st . ?st ps:PROP ?value ; wikibase:rank ?rank .

@@ -3,10 +3,12 @@ a released responses file (the question nested, with ``response``, ``judge`` and
 model saw), the released human answers (``user_answer``) or rows with a ``response``.
 
 :func:`read_questions` reads any of them into plain rows (a row that cannot be scored is a
-one-line error naming the file and row); :func:`clean_region` turns a released row's messy
-region label into one of the 11 classes (built rows, which carry their ``language``, keep
-the region their labels file named); :func:`attach_responses` joins recorded responses to
-the benchmark's rows by their choices and the question's stem (robust to a changed instruction).
+one-line error naming the file and row, and so is one whose ``answer`` and ``answer_index``
+name different options: scoring against either would be a guess); :func:`clean_region`
+turns a released row's messy region label into one of the 11 classes (built rows, which
+carry their ``language``, keep the region their labels file named); :func:`attach_responses`
+joins recorded responses to the benchmark's rows by their choices and the question's stem
+(robust to a changed instruction).
 """
 
 from __future__ import annotations
@@ -119,6 +121,12 @@ def _answer_index(raw: dict, choices: list[str], where: str) -> int:
         return choices.index(raw["answer"])
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(choices):
         raise WikioriginError(f"{where}: answer_index {index!r} is not one of the {len(choices)} options")
+    answer = raw.get("answer")
+    if answer not in (None, "") and match_key(str(answer)) != match_key(choices[index]):
+        said = next((f"option {i + 1}" for i, c in enumerate(choices) if match_key(c) == match_key(str(answer))),
+                    "none of the options")
+        raise WikioriginError(f"{where}: answer {answer!r} ({said}) disagrees with answer_index {index} "
+                              f"(option {index + 1}, {choices[index]!r}): which is right cannot be told; mend the row")
     return index
 
 

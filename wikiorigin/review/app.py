@@ -13,6 +13,11 @@ HTML) and the Content-Security-Policy allows no inline script.
 Routes: ``GET /`` the page, ``GET /static/...`` its script and style, ``GET /api/state`` the
 items' states and progress (``?who=`` another annotator's), ``GET /api/item/{index}`` one
 item's view and decisions, ``POST /api/decide`` and ``POST /api/undo``.
+
+A decision is kept for ever, so what it may hold is capped (a note :data:`NOTE_CHARS`, edits
+:data:`EDITS_CHARS`; a request larger than any decision is refused unread, 413). A decision the
+database cannot take (a full disk) is a JSON error, 507, saying why: nothing of it is written
+and everything before it is kept.
 """
 
 from __future__ import annotations
@@ -34,9 +39,17 @@ from starlette.types import ASGIApp
 from ..errors import WikioriginError
 from .export import apply_edits, check_edits
 from .items import EDITABLE, find_article, footnote_numbers, load_articles, load_dataset, plain, view
-from .store import REASONS, ReviewStore, status
+from .store import REASONS, NotSaved, ReviewStore, edits_key, status
 
-__all__ = ["Review", "make_app", "is_loopback", "bind", "serve"]
+__all__ = ["Review", "make_app", "is_loopback", "bind", "serve", "NOTE_CHARS", "EDITS_CHARS"]
+
+NOTE_CHARS = 2000
+"""The longest note a decision keeps, in characters (the page's box stops there too)."""
+EDITS_CHARS = 50_000
+"""The most an accept's edits may hold, in characters of their JSON (every field edited
+together: a long preference answer rewritten fits, a pasted file does not): decisions are kept
+for ever, so a larger edit is refused, not stored."""
+_BODY_BYTES = 6 * (EDITS_CHARS + NOTE_CHARS) + 4096  # larger than any decision, even as \u-escaped JSON: refused unread
 
 GROUP_BY = {"mcq": "type", "freeform": "language", "preferences": "category"}
 """The field each dataset kind's progress is counted by."""
@@ -149,11 +162,15 @@ class Review:
         if edits is not None:
             if decision != "accept" or not isinstance(edits, dict):
                 raise ValueError("edits come with an accept, as an object")
+            size = len(edits_key(edits))
+            if size > EDITS_CHARS:
+                raise ValueError(f"the edits hold {size:,} characters, more than the {EDITS_CHARS:,} an item's "
+                                 "edits may: shorten them")
             footnotes = self.footnotes(item.row) if "ref" in edits else None
             edits = check_edits(self.dataset.kind, edits, classes=self.dataset.classes or None, footnotes=footnotes)
             apply_edits(self.dataset.kind, item.row, edits)  # e.g. an answer beyond the options
-        if note is not None and (not isinstance(note, str) or len(note) > 2000):
-            raise ValueError("the note must be a text of at most 2000 characters")
+        if note is not None and (not isinstance(note, str) or len(note) > NOTE_CHARS):
+            raise ValueError(f"the note must be a text of at most {NOTE_CHARS} characters")
         d = self.store.add(item.key, item.sha1, self.annotator, decision, reason, note, edits)
         return {"saved": d.as_dict()}
 
@@ -279,14 +296,23 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
 
     @fresh
     async def decide(request):
+        size = request.headers.get("content-length", "")
+        if size.isdigit() and int(size) > _BODY_BYTES:
+            return _json_error(413, f"the request is larger than any decision can be (edits hold at most "
+                                    f"{EDITS_CHARS:,} characters, a note {NOTE_CHARS:,}): nothing was saved")
         try:
             body = await request.json()
             return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
+        except NotSaved as exc:  # a full disk: 507 Insufficient Storage, the reason in one line
+            return _json_error(507, str(exc))
         except (ValueError, WikioriginError) as exc:  # json.JSONDecodeError is a ValueError
             return _json_error(400, str(exc))
 
     async def undo(request):
-        return JSONResponse(review.undo())
+        try:
+            return JSONResponse(review.undo())
+        except NotSaved as exc:
+            return _json_error(507, str(exc))
 
     async def no_icon(request):
         return Response(status_code=204)

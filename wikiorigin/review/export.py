@@ -229,9 +229,7 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     if policy not in POLICIES:
         raise WikioriginError(f"--policy {policy}: expected one of {', '.join(POLICIES)}")
     dataset = load_dataset(dataset_path)
-    out = files.check_output(out, inputs=[dataset_path, db, f"{db}-wal", f"{db}-shm"])
-    if out.suffix != ".parquet":
-        raise WikioriginError(f"{out}: the reviewed set is Parquet: give a file name ending in .parquet")
+    out = files.check_output(out, inputs=[dataset_path, db, f"{db}-wal", f"{db}-shm"])  # a .parquet name too
     store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)
     rows, edited = [], 0
     current = store.current()

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ..errors import WikioriginError
 
-__all__ = ["DECISIONS", "REASONS", "FORMER_REASONS", "reason_name", "Decision", "ReviewStore", "open_existing",
-           "status", "edits_key"]
+__all__ = ["DECISIONS", "REASONS", "FORMER_REASONS", "reason_name", "Decision", "ReviewStore", "NotSaved",
+           "open_existing", "status", "edits_key"]
 
 DECISIONS = ("accept", "reject", "skip")
 """What an annotator can decide on an item (an edit is an ``accept`` with edits)."""
@@ -62,6 +62,17 @@ BEGIN SELECT RAISE(ABORT, 'review decisions are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_append_only_d BEFORE DELETE ON decisions
 BEGIN SELECT RAISE(ABORT, 'review decisions are append-only'); END;
 """
+
+
+class NotSaved(WikioriginError):
+    """A decision the database could not take (a full disk, a read-only or locked file):
+    nothing of it was written, what was saved before is intact, and the same decision can be
+    made again once the cause is gone."""
+
+
+def _full(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite failed for want of disk space (SQLITE_FULL; its text before Python 3.11)."""
+    return getattr(exc, "sqlite_errorcode", None) == 13 or "disk is full" in str(exc)  # 13: SQLITE_FULL
 
 
 def reason_name(reason: str | None) -> str | None:
@@ -116,6 +127,9 @@ class ReviewStore:
                 self.con.executescript(_SCHEMA)
             self._claim(dataset, kind, keys, keyed_by, readonly)
         except sqlite3.DatabaseError as exc:
+            if _full(exc):
+                raise NotSaved(f"{self.path}: the disk is full: the review database cannot be made or opened "
+                               "for writing there; free some space") from None
             raise WikioriginError(f"{self.path}: not a review database ({exc})") from None
 
     def _connect(self, readonly: bool) -> sqlite3.Connection:
@@ -188,10 +202,17 @@ class ReviewStore:
     def _insert(self, item, sha1, annotator, decision, reason, note, edits, undoes) -> Decision:
         at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         text = edits_key(edits) if edits else None
-        with self.con:
-            cur = self.con.execute(
-                "INSERT INTO decisions (item, content_sha1, annotator, at, decision, reason, note, edits, undoes)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (item, sha1, annotator, at, decision, reason, note, text, undoes))
+        try:
+            with self.con:
+                cur = self.con.execute(
+                    "INSERT INTO decisions (item, content_sha1, annotator, at, decision, reason, note, edits, undoes)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (item, sha1, annotator, at, decision, reason, note, text,
+                                                            undoes))
+        except sqlite3.DatabaseError as exc:  # rolled back: nothing of this row was written
+            if _full(exc):
+                raise NotSaved(f"{self.path}: the disk is full: this {decision} was not saved (the decisions "
+                               "before it are); free some space, then decide again") from None
+            raise NotSaved(f"{self.path}: this {decision} was not saved ({exc}); the decisions before it are") from None
         return Decision(cur.lastrowid, item, sha1, annotator, at, decision, reason, note, edits, undoes)
 
     def undo(self, annotator: str) -> Decision | None:

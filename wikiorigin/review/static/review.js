@@ -278,6 +278,7 @@ function field(name, value, options) {
     input.value = Array.isArray(value) ? value.join("\n") : (value || "");
   }
   input.id = "edit-" + name;
+  input.dataset.shown = input.value;  // as the dialog opened: a field left so is no new edit
   wrap.appendChild(input);
   return wrap;
 }
@@ -320,7 +321,11 @@ function openEdit() {
 function saveEdit() {
   const row = current.original || current.row, edits = {};  // edits are of the file's row
   for (const name of state.editable) {
-    const raw = $("edit-" + name).value;
+    const input = $("edit-" + name), raw = input.value;
+    if (raw === input.dataset.shown) {  // untouched: as it was (a released row's region shown as its class is no edit)
+      if (current.edits && name in current.edits) edits[name] = current.edits[name];
+      continue;
+    }
     let value = raw;
     if (name === "choices" || name === "answers") value = raw.split("\n").map((s) => s.trim()).filter(Boolean);
     if (name === "answer_index") value = Number(raw) - 1;
@@ -368,10 +373,15 @@ const ACTIONS = {
 function onKey(ev) {
   const dialog = document.querySelector("dialog[open]");
   if (dialog && dialog.id === "reject-dialog") {
-    if (/^[1-9]$/.test(ev.key) && ev.target.tagName !== "TEXTAREA") {
+    const note = $("reject-note"), inNote = ev.target === note;
+    if (/^[1-9]$/.test(ev.key) && !inNote) {
       const radio = $("reason-" + ev.key);
-      if (radio) { radio.checked = true; ev.preventDefault(); }
+      if (radio) { radio.checked = true; ev.preventDefault(); note.focus(); }  // what is typed next is the note
     } else if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); confirmReject(); }
+    else if (!inNote && !ev.ctrlKey && !ev.metaKey && !ev.altKey && (ev.key.length === 1 || ev.isComposing ||
+             ev.key === "Process")) {
+      note.focus();  // typed text (a space too) goes to the note, never to a reason's radio button
+    }
     return;
   }
   if (dialog && dialog.id === "edit-dialog") {
