@@ -14,8 +14,9 @@ then reduce. :func:`subset` picks the items that originate in one edition.
 
 from __future__ import annotations
 
-import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ import pyarrow.parquet as pq
 
 from .errors import WikioriginError
 from .files import ParquetSink, check_output, input_schema, provenance, read_provenance, write_table
+from .leftovers import spill_prefix, sweep
 from .progress import Progress
 from .schemas import EDITION, EDITIONS, ORIGINS, TIMESTAMP
 
@@ -151,25 +153,40 @@ def reduce_origins(
         raise WikioriginError("reduce_origins: no editions shards to reduce")
     stats = OriginStats(wikis=len(editions))
     sql = ORIGINS_SQL.format(editions=_sql_list(editions))
-    spill = tempfile.mkdtemp(prefix="wikiorigin-duckdb-", dir=Path(out).parent)
+    sweep(Path(out).parent, outputs=())  # the spill folders of runs killed outright, nothing else
+    spill = tempfile.mkdtemp(prefix=spill_prefix(), dir=Path(out).parent)
     con = duckdb.connect(config={"memory_limit": memory_limit, "temp_directory": spill,
                                  "preserve_insertion_order": True})
     try:
         if threads:
             con.execute(f"SET threads = {int(threads)}")
-        reader = con.sql(sql).to_arrow_reader(batch_rows)
-        with ParquetSink(out, ORIGINS, meta or provenance(stage="origins")) as sink:
-            for rows in _groups(reader):
-                batch = _assemble(rows)
-                sink.write(batch)
-                stats.items += batch.num_rows
-                stats.tied += pc.sum(batch.column("tied")).as_py() or 0
+        with _interruptible():
+            reader = con.sql(sql).to_arrow_reader(batch_rows)
+            with ParquetSink(out, ORIGINS, meta or provenance(stage="origins")) as sink:
+                for rows in _groups(reader):
+                    batch = _assemble(rows)
+                    sink.write(batch)
+                    stats.items += batch.num_rows
+                    stats.tied += pc.sum(batch.column("tied")).as_py() or 0
     finally:
         con.close()
-        for leftover in Path(spill).glob("*"):
-            leftover.unlink()
-        os.rmdir(spill)
+        shutil.rmtree(spill, ignore_errors=True)
     return stats
+
+
+@contextmanager
+def _interruptible():
+    """DuckDB stopped by a signal (Ctrl-C, or SIGTERM handled as one) is an interrupt, not an
+    error: DuckDB takes the ``KeyboardInterrupt`` that Python raised and raises ``Query
+    interrupted`` (a ``RuntimeError``, or its ``InterruptException``) in its place."""
+    try:
+        yield
+    except duckdb.InterruptException as exc:
+        raise KeyboardInterrupt from exc
+    except RuntimeError as exc:
+        if str(exc).startswith("Query interrupted"):
+            raise KeyboardInterrupt from exc
+        raise
 
 
 def subset(
@@ -183,8 +200,15 @@ def subset(
     sample: int | None = None,
     seed: int = 0,
 ) -> int:
-    """The items that originate in ``wiki`` (optionally filtered and sampled) into ``out``."""
-    input_schema(origins, ("qid", "origin_wiki", "n_wikis", "lead_days"), "wikiorigin origins")
+    """The items that originate in ``wiki`` (optionally filtered and sampled) into ``out``; a
+    range of editions that no item can be in (``min_editions`` above ``max_editions``) is an
+    error before anything is read."""
+    if max_editions is not None and min_editions > max_editions:
+        raise WikioriginError(f"--min-editions {min_editions} is more than --max-editions {max_editions}: "
+                              "no item can have both; give a range that items can be in")
+    if sample is not None and sample < 0:
+        raise WikioriginError(f"--sample {sample}: a number of items, 0 or more")
+    input_schema(origins, ORIGINS.names, "wikiorigin origins")
     check_output(out, inputs=[origins])
     where = ["origin_wiki = $wiki", "n_wikis >= $min_editions"]
     params: dict = {"wiki": wiki, "min_editions": min_editions}
@@ -201,12 +225,17 @@ def subset(
         sql = (f"SELECT * FROM ({sql}) ORDER BY hash(qid || ':' || $seed) LIMIT $sample")
         params.update(seed=str(seed), sample=int(sample))
     sql = f"SELECT * FROM ({sql}) ORDER BY CAST(substr(qid, 2) AS BIGINT)"
-    with duckdb.connect() as con:
-        table = con.sql(sql, params=params).to_arrow_table()
+    try:
+        with duckdb.connect() as con, _interruptible():
+            table = con.sql(sql, params=params).to_arrow_table()
+        table = table.cast(ORIGINS)
+    except (duckdb.Error, pa.ArrowInvalid) as exc:  # damaged, or values no origins file has
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise WikioriginError(f"{origins}: cannot be read as the output of `wikiorigin origins` ({first})") from None
     meta = provenance(stage="subset", wiki=wiki, origins=Path(origins).name, min_editions=min_editions,
                       max_editions=max_editions, min_lead_days=min_lead_days, sample=sample, seed=seed)
     with ParquetSink(out, ORIGINS, meta) as sink:
-        sink.write(table.cast(ORIGINS))
+        sink.write(table)
     return table.num_rows
 
 
@@ -311,9 +340,18 @@ def shard_dir_for(out) -> Path:
     return out.with_name(out.name.removesuffix(".parquet") + ".shards")
 
 
+def _sweep_shards(shards: Path) -> None:
+    """Remove the temporary files of shards whose writer no longer runs: a worker killed when
+    its run was stopped, or a run killed outright. Only for local workers: the process ids of a
+    Dask cluster's workers are those of other machines."""
+    for kind in ("pages", "qids", "editions"):
+        sweep(shards / kind)
+
+
 def _scan_wikis(ready: list, shards: Path, scan_threads: int, jobs: int, scheduler) -> list:
     """Each wiki's shards (:func:`scan_wiki`) on the workers, with progress: wikis done and
-    the MB of XML scanned."""
+    the MB of XML scanned. Local workers' temporary files are swept before and after, however
+    the work ends."""
     from .parallel import run_tasks
 
     scanned = [0]
@@ -322,10 +360,16 @@ def _scan_wikis(ready: list, shards: Path, scan_threads: int, jobs: int, schedul
         scanned[0] += result.xml_bytes or 0
         progress.update()
 
-    with Progress("origins", total=len(ready), unit="wiki",
-                  note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned") as progress:
-        return run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
-                         jobs=jobs, scheduler=scheduler, done=done)
+    if scheduler is None:
+        _sweep_shards(shards)
+    try:
+        with Progress("origins", total=len(ready), unit="wiki",
+                      note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned") as progress:
+            return run_tasks(scan_wiki, [(i, str(shards), scan_threads) for i in ready],
+                             jobs=jobs, scheduler=scheduler, done=done)
+    finally:
+        if scheduler is None:
+            _sweep_shards(shards)
 
 
 def build_origins(
