@@ -66,7 +66,8 @@ def _add_mcq(e) -> None:
                    help="recorded responses to score instead of asking a model: a released responses "
                         "file, the released human answers, or rows with a `response`")
     e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate",
-                   help="generate: ask and read the answer; loglikelihood: score each option (local model)")
+                   help="generate: ask and read the answer; loglikelihood: score each option (a local model, or "
+                        "--endpoint with echo + logprobs on /v1/completions: vLLM, llama-cpp-python's server)")
     e.add_argument("--language", default=None,
                    help="the language of the instruction line, answer cue and delimiter: the code of any open "
                         "Wikipedia (default: the rows' own language, else ja; English lines where ours has none)")
@@ -126,12 +127,14 @@ def cmd_eval_mcq(args) -> int:
     language = language or mcq.rows_language(rows, source=str(args.questions or args.responses))
     judge = None
     if args.mode == "loglikelihood":
-        if args.endpoint or not args.model:
-            raise WikioriginError("log-likelihood mode needs a local model (--model PATH)")
+        if not args.model:
+            raise WikioriginError("log-likelihood mode needs a model: --model PATH, or --model NAME --endpoint URL")
         cue = None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n")
         m = model(args)
         items = mcq.evaluate_loglikelihood(rows, m, language=language, cue=cue)
         settings = mcq_settings(m, mode="loglikelihood", language=language, rows=rows, cue=cue)
+        if _client(m) is not None:  # an endpoint: how its prompts were cut, or its tokenizer
+            settings.update(m.scoring_settings("mcq"))
     else:
         m = model(args) if args.model else None
         judge = llm_client(args, args.judge_model) if args.judge_model else None
@@ -232,7 +235,7 @@ def _add_leakage(e) -> None:
                         "after at least half a context) or lm-evaluation-harness's disjoint ones")
     e.add_argument("--stride", type=positive(int), default=None,
                    help="tokens each overlapping window predicts (default half the model's context)")
-    model_options(e, endpoint=False)
+    model_options(e)
     llm_options(e)
 
 
@@ -259,7 +262,8 @@ def _paraphrases(args, articles: dict, given: dict | None):
 
 
 def cmd_eval_leakage(args) -> int:
-    """`wikiorigin eval leakage`: perplexity of articles against paraphrases under a local model."""
+    """`wikiorigin eval leakage`: perplexity of articles against paraphrases under a local model or an
+    endpoint (echo + logprobs on /v1/completions)."""
     from ..evaluators import leakage
 
     articles = leakage.read_texts(args.articles, "text")
@@ -274,10 +278,12 @@ def cmd_eval_leakage(args) -> int:
     settings = leakage.leakage_settings(m, max_chars=args.max_chars, articles=articles, paraphrases=paraphrases,
                                         paraphraser=source, windows=args.windows, stride=args.stride,
                                         sample=sample)
+    if _client(m) is not None:  # an endpoint: its tokenizer, or the server's special tokens
+        settings.update(m.scoring_settings("leakage"))
     leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
     return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
                                       f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
-                                      f"r = {summary['rank_biserial']:.3f}", [source])
+                                      f"r = {summary['rank_biserial']:.3f}", [source, _client(m)])
 
 
 # --- compare -----------------------------------------------------------------------------------

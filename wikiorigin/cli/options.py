@@ -157,9 +157,15 @@ def model_options(e, required: bool = True, endpoint: bool = True) -> None:
                         + (", or a name with --endpoint" if endpoint else ""))
     if endpoint:
         e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
+        e.add_argument("--tokenizer", default=None, metavar="PATH",
+                       help="with --endpoint, log-probabilities (log-likelihood mode, leakage): the served model's "
+                            "tokenizer (a local directory): prompts go as token ids, cut and begun (--bos) as a "
+                            "local model's, as lm-evaluation-harness's tokenized requests; without it, as text "
+                            "cut at the server's text offsets, with the server's special tokens")
     e.add_argument("--device", default="auto", help="cuda, mps or cpu (default: the first there)")
     e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
-    e.add_argument("--batch-size", type=positive(int), default=32, help="largest batch; halved on out-of-memory")
+    e.add_argument("--batch-size", type=positive(int), default=32,
+                   help="largest batch; halved on out-of-memory (an endpoint's log-probabilities: prompts a request)")
     e.add_argument("--no-chat-template", action="store_true", help="send raw prompts")
     e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
                    help="log-likelihoods: the tokenizer's own special tokens before the context, as "
@@ -173,15 +179,26 @@ def model_options(e, required: bool = True, endpoint: bool = True) -> None:
 def model(args):
     """The model under evaluation that :func:`model_options` describe: a local checkpoint, or
     an OpenAI-compatible endpoint."""
+    from ..errors import WikioriginError
+
     if getattr(args, "endpoint", None):
+        from ..evaluators.completions import load_tokenizer
         from ..evaluators.models import EndpointModel
         from ..llm import LLMClient, OpenAIBackend, RequestCache
 
+        if args.bos != "tokenizer" and not args.tokenizer:
+            raise WikioriginError(f"--bos {args.bos} with --endpoint needs --tokenizer PATH (prompts as token ids); "
+                                  "a text prompt gets the server's own special tokens")
         backend = OpenAIBackend(args.model, base_url=args.endpoint, timeout=args.timeout)
         check_cache(args)
+        tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
         return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
                                        retries=args.retries, max_wait=args.max_wait,
-                                       reasoning_effort=getattr(args, "reasoning_effort", None)))
+                                       reasoning_effort=getattr(args, "reasoning_effort", None)),
+                             tokenizer=tokenizer, add_bos=_BOS[args.bos] if tokenizer else None,
+                             batch_size=args.batch_size)
+    if getattr(args, "tokenizer", None):
+        raise WikioriginError("--tokenizer is for --endpoint (a local model has its own)")
     from ..evaluators.models import LocalModel
 
     return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,

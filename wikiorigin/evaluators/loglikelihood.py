@@ -74,7 +74,7 @@ class LoglikelihoodScoring:
                 pairs[n] = (whole[:cut], whole[cut:])
         if spanning:
             self.cut_inside_token += spanning
-            warnings.warn(f"LocalModel: {spanning} of {len(requests)} contexts end inside a token of context + "
+            warnings.warn(f"{type(self).__name__}: {spanning} of {len(requests)} contexts end inside a token of context + "
                           "continuation: those continuations are scored from the token boundary before it "
                           "(lm-evaluation-harness would drop the token's characters or stop)", stacklevel=3)
         return pairs

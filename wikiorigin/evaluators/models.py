@@ -1,5 +1,7 @@
 """Models under evaluation: a local causal LM (transformers + torch) or an OpenAI-compatible
-endpoint, behind the same ``generate`` call.
+endpoint, behind the same ``generate``, ``loglikelihood`` and ``token_logprobs`` calls (an
+endpoint's log-probabilities from ``/v1/completions`` with ``echo``:
+:mod:`~wikiorigin.evaluators.completions`).
 
 :class:`LocalModel` loads a model from a local path; the device is CUDA, then MPS, then CPU
 (bf16 on CUDA, float32 elsewhere). It does three things in batches:
@@ -32,6 +34,7 @@ per-token log-probabilities (:mod:`~wikiorigin.evaluators.token_logprobs`) and g
 from __future__ import annotations
 
 from ..llm.hf import pick_device
+from .completions import EchoScoring
 from .generation import Generation
 from .loglikelihood import LoglikelihoodScoring
 from .runner import ModelRunner
@@ -54,14 +57,23 @@ class LocalModel(LoglikelihoodScoring, TokenLogprobs, Generation, ModelRunner):
     gets no second one (as in lm-eval)."""
 
 
-class EndpointModel:
+class EndpointModel(EchoScoring):
     """An OpenAI-compatible chat endpoint (or any :class:`~wikiorigin.llm.LLMClient`) as the
     model under evaluation; answers are cached like the builders' calls. A request that failed
-    after its retries gives ``None``."""
+    after its retries gives ``None``.
 
-    def __init__(self, client):
+    ``loglikelihood`` and ``token_logprobs`` ask the server's ``/v1/completions`` with ``echo``
+    and ``logprobs`` (:mod:`~wikiorigin.evaluators.completions`), cached per prompt,
+    ``batch_size`` prompts a request: with ``tokenizer`` (the served model's,
+    :func:`~wikiorigin.evaluators.completions.load_tokenizer`) prompts are token ids cut as
+    :class:`LocalModel` cuts them (``add_bos`` as its; ``max_length``: its truncation and
+    windows), else texts cut at the server's text offsets."""
+
+    def __init__(self, client, *, tokenizer=None, add_bos: bool | None = None, max_length: int | None = None,
+                 batch_size: int = 16):
         self.client = client
         self.name = client.backend.model
+        self._setup_scoring(tokenizer, add_bos, max_length, batch_size)
 
     def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
                  top_p: float = 1.0, seed: int = 0, system: str | None = None,

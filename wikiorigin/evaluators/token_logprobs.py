@@ -6,11 +6,24 @@ from __future__ import annotations
 
 from .runner import unsort
 
-__all__ = ["TokenLogprobs", "WINDOWS"]
+__all__ = ["TokenLogprobs", "WINDOWS", "window_jobs"]
 
 WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
 """The layouts of ``LocalModel.token_logprobs`` for a text longer than the context:
 ``disjoint`` windows, or ``overlap``ping ones (each token scored with more context)."""
+
+
+def window_jobs(sequences: list[list[int]], step: int, length: int) -> list[tuple[int, list[int], list[int]]]:
+    """The windows over token sequences (each beginning with the token its first is predicted
+    from): ``(sequence index, input ids, predicted ids)``, each window predicting the next
+    ``step`` tokens from at most ``length`` input tokens (see :meth:`TokenLogprobs.token_logprobs`).
+    The predicted ids are the last ones of ``input ids + [predicted ids[-1]]``."""
+    jobs = []
+    for t, seq in enumerate(sequences):
+        for a in range(1, len(seq), step):
+            b = min(a + step, len(seq))
+            jobs.append((t, seq[max(0, b - 1 - length):b - 1], seq[a:b]))
+    return jobs
 
 
 class TokenLogprobs:
@@ -19,15 +32,16 @@ class TokenLogprobs:
 
     def _windows(self, windows: str, stride: int | None) -> int:
         """How many tokens each window predicts."""
+        who = f"{type(self).__name__}.token_logprobs"
         if windows not in WINDOWS:
-            raise ValueError(f"LocalModel.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")
+            raise ValueError(f"{who}: windows must be one of {WINDOWS}, got {windows!r}")
         if windows == "disjoint":
             if stride is not None:
-                raise ValueError("LocalModel.token_logprobs: stride is for windows='overlap' only")
+                raise ValueError(f"{who}: stride is for windows='overlap' only")
             return self.max_length
         step = self.max_length // 2 if stride is None else stride
         if not 1 <= step <= self.max_length:
-            raise ValueError(f"LocalModel.token_logprobs: stride must be 1 to {self.max_length}, got {stride}")
+            raise ValueError(f"{who}: stride must be 1 to {self.max_length}, got {stride}")
         return step
 
     def token_logprobs(self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None,
@@ -49,13 +63,8 @@ class TokenLogprobs:
         ``<s>`` (Llama-style), lm-eval 0.4 encodes the text with it and also gives the first
         window the BOS prefix, so it scores ``<s>`` itself given ``<s>`` and every token after
         two BOS tokens; we score the text's own tokens after one."""
-        step, length = self._windows(windows, stride), self.max_length
-        jobs = []  # (text index, input ids, predicted ids)
-        for t, ids in enumerate(self.encode_many(texts)):
-            seq = [self._prefix()] + ids
-            for a in range(1, len(seq), step):
-                b = min(a + step, len(seq))
-                jobs.append((t, seq[max(0, b - 1 - length):b - 1], seq[a:b]))
+        step = self._windows(windows, stride)
+        jobs = window_jobs([[self._prefix()] + ids for ids in self.encode_many(texts)], step, self.max_length)
         order = sorted(range(len(jobs)), key=lambda i: (-len(jobs[i][1]), i))
 
         def run(chunk):

@@ -1,0 +1,224 @@
+"""Log-likelihoods through a completions server (issue 21, item 3): ``eval mcq --mode
+loglikelihood --endpoint`` and ``eval leakage --endpoint`` against a loopback server that scores
+prompts with transformers as vLLM answers (tests/completions_server.py), on the weights local
+mode loads: the same numbers, with and without ``--tokenizer``; cached; and a server that cannot
+score prompts stopped in one line before anything is scored."""
+
+import json
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.completions_server import CompletionsServer
+from tests.tiny_model import SENTENCES, make_tiny_llama
+from wikiorigin import cli
+from wikiorigin.evaluators import leakage, mcq
+from wikiorigin.evaluators.models import EndpointModel, LocalModel
+from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES
+
+
+def _questions(path, n=12):
+    rows = []
+    for i in range(n):
+        choices = [f"選択肢{i}-{k}" for k in range(4)] if i % 2 else [f"option {k} of {i}" for k in range(4)]
+        rows.append({"id": f"q{i}", "question": f"問{i}：どれが正しいか。", "choices": choices,
+                     "answer": choices[i % 4], "answer_index": i % 4, "type": MCQ_TYPES[i % 6],
+                     "region": MCQ_REGIONS[i % 3], "ref": [1], "refs_detail": ["文献"], "url": None,
+                     "title": f"妖怪{i}", "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja",
+                     "generator": "g", "checker": "c", "prompt_sha1": "x", "source_revision_id": 1})
+    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    return path
+
+
+def _run(tmp_path, name, *args):
+    out = tmp_path / name
+    code = cli.main(["eval", *args, "--out", str(out)])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    return summary, pq.read_table(out / "items.parquet").to_pylist()
+
+
+def load_tokenizer(path):
+    from wikiorigin.evaluators.completions import load_tokenizer as load
+
+    return load(path)
+
+
+def _endpoint(server, tmp_path, **kwargs):
+    client = LLMClient(OpenAIBackend("served", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+    return EndpointModel(client, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory):
+    """A random Llama whose tokenizer puts ``<s>`` before a text (as a server then does too)."""
+    questions = [f"問{i}：どれが正しいか。選択肢{i}-{k} 回答" for i in range(6) for k in range(4)]
+    texts = SENTENCES * 5 + questions
+    return make_tiny_llama(tmp_path_factory.mktemp("llama") / "llama", texts, vocab_size=600)
+
+
+@pytest.mark.parametrize("tokenizer", [False, True], ids=["text-offsets", "token-ids"])
+def test_loglikelihood_mode_through_a_server_equals_local_mode(tmp_path, tiny_model_dir, capsys, tokenizer):
+    """acc and acc_norm exactly, every log-likelihood to 1e-4; the signature names the server
+    and how its prompts were cut."""
+    questions = str(_questions(tmp_path / "mcq.parquet"))
+    local, local_items = _run(tmp_path, "local", "mcq", "--questions", questions, "--mode", "loglikelihood",
+                              "--model", str(tiny_model_dir), "--device", "cpu")
+    with CompletionsServer(tiny_model_dir) as server:
+        served, items = _run(tmp_path, "served", "mcq", "--questions", questions, "--mode", "loglikelihood",
+                             "--model", "served", "--endpoint", server.url, "--cache", str(tmp_path / "c.sqlite"),
+                             *(["--tokenizer", str(tiny_model_dir)] if tokenizer else []))
+        calls = list(server.calls)
+    for key in ("acc", "acc_norm", "acc_norm_bytes", "by_type", "by_region"):
+        assert served[key] == local[key], key
+    for a, b in zip(local_items, items):
+        assert b["loglikelihoods"] == pytest.approx(a["loglikelihoods"], abs=1e-4)
+        assert (b["pred"], b["pred_norm"]) == (a["pred"], a["pred_norm"])
+    assert served["settings"]["model"] == f"served@{server.url.split('/')[2]}"
+    if tokenizer:
+        assert served["settings"]["tokenizer"] == "tiny" and served["settings"]["split"] == "whole"
+        assert all(isinstance(c["prompt"][0], list) for c in calls)
+    else:
+        assert served["settings"]["split"] == "offsets" and served["settings"]["bos"] == "server"
+        assert all(isinstance(c["prompt"][0], str) for c in calls)
+    # 48 options: the first alone (the server's check), then 47 in batches of 32 (--batch-size)
+    assert len(calls[0]["prompt"]) == 1 and sorted(len(c["prompt"]) for c in calls[1:]) == [15, 32]
+    assert all(c["echo"] is True and c["logprobs"] == 1 and c["max_tokens"] == 1 for c in calls)
+
+
+def test_a_rerun_makes_no_request(tmp_path, tiny_model_dir):
+    """Each prompt is cached on its own: the same run again, or with other batches, asks nothing."""
+    questions = str(_questions(tmp_path / "mcq.parquet", 6))
+    with CompletionsServer(tiny_model_dir) as server:
+        args = ["mcq", "--questions", questions, "--mode", "loglikelihood", "--model", "served",
+                "--endpoint", server.url, "--cache", str(tmp_path / "c.sqlite"), "--batch-size", "4"]
+        first, items = _run(tmp_path, "one", *args)
+        assert len(server.calls[0]["prompt"]) == 1
+        assert sorted(len(c["prompt"]) for c in server.calls[1:]) == [3, 4, 4, 4, 4, 4]  # concurrent: any order
+        again, same = _run(tmp_path, "two", *args[:-1], "7")
+        assert len(server.calls) == 7
+    assert again["acc"] == first["acc"] and [i["loglikelihoods"] for i in same] == [i["loglikelihoods"] for i in items]
+
+
+@pytest.mark.parametrize("echo,said", [
+    (False, "refuses to score a prompt (400: echo is not supported)"),
+    ("ignored", "answers without the prompt's log-probabilities"),
+])
+def test_a_server_that_cannot_score_prompts_is_one_line_exit_2(tmp_path, tiny_model_dir, capsys, echo, said):
+    """A server that refuses echo (400), or answers with the generated token's log-probability
+    only (llama.cpp's own server), stops the run after its first prompt: one line, exit 2."""
+    questions = str(_questions(tmp_path / "mcq.parquet", 4))
+    with CompletionsServer(tiny_model_dir, echo=echo) as server:
+        capsys.readouterr()  # the server's own loading lines
+        code = cli.main(["eval", "mcq", "--questions", questions, "--mode", "loglikelihood", "--model", "served",
+                         "--endpoint", server.url, "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "o")])
+        assert len(server.calls) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and said in err[0] and err[0].startswith("wikiorigin: error: ")
+    assert "/v1/completions for the model 'served'" in err[0]
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+def test_token_texts_that_do_not_spell_the_prompt_ask_for_a_tokenizer(tmp_path, tiny_model_dir, capsys):
+    """A server that decodes each token alone shows a character split over tokens as U+FFFD:
+    text offsets cannot be trusted there, so the run stops at its first prompt and asks for
+    --tokenizer, with which the same server scores the questions."""
+    questions = str(_questions(tmp_path / "mcq.parquet", 4))
+    args = ["eval", "mcq", "--questions", questions, "--mode", "loglikelihood", "--model", "served",
+            "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "o")]
+    with CompletionsServer(tiny_model_dir, decode="alone") as server:
+        capsys.readouterr()
+        assert cli.main([*args, "--endpoint", server.url]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "do not spell the prompt" in err[0] and "give --tokenizer PATH" in err[0]
+        assert len(server.calls) == 1
+        assert cli.main([*args, "--endpoint", server.url, "--tokenizer", str(tiny_model_dir)]) == 0
+
+
+def test_a_context_ending_inside_a_token(tmp_path, tiny_model_dir, tiny_model):
+    """A token spanning the context's end is scored with the continuation, in both ways of
+    cutting, as local mode scores it ("kappa" is one token: the context ends inside it)."""
+    requests = [("The kap", "pa is often"), ("Question: which season? Answer:", " winter.")]
+    with pytest.warns(UserWarning, match="1 of 2 contexts end inside a token"):
+        expected = tiny_model.loglikelihood(requests)
+    with CompletionsServer(tiny_model_dir) as server:
+        for tokenizer in (None, load_tokenizer(tiny_model_dir)):
+            model = _endpoint(server, tmp_path, tokenizer=tokenizer)
+            with pytest.warns(UserWarning, match="EndpointModel: 1 of 2 contexts end inside a token"):
+                got = model.loglikelihood(requests)
+            assert [g for g, _ in got] == pytest.approx([e for e, _ in expected], abs=1e-4)
+            assert [g for _, g in got] == [e for _, e in expected] and model.cut_inside_token == 1
+
+
+def _articles(n=6, seed=0):
+    words = "河童 天狗 は 川 山 に 住む と 言われる 伝えられる 。 kappa river mountain".split()
+    rng = random.Random(seed)
+    articles = {f"妖怪{i}": "".join(rng.choice(words) for _ in range(30)) for i in range(n)}
+    return articles, {t: "".join(rng.choice(words) for _ in range(30)) for t in articles}
+
+
+def _same_check(a: tuple, b: tuple) -> None:
+    (items_a, summary_a), (items_b, summary_b) = a, b
+    for x, y in zip(items_a, items_b):
+        assert x["original_tokens"] == y["original_tokens"] and x["paraphrase_tokens"] == y["paraphrase_tokens"]
+        assert y["original_nll_per_char"] == pytest.approx(x["original_nll_per_char"], abs=1e-5)
+        assert y["paraphrase_min_k"] == pytest.approx(x["paraphrase_min_k"], abs=1e-5)
+    assert summary_b["p_value"] == pytest.approx(summary_a["p_value"], abs=1e-9)
+
+
+def test_the_leakage_check_through_a_server_equals_local(tmp_path, tiny_model_dir, capsys):
+    """eval leakage --endpoint --tokenizer: the same tokens and numbers as the local model."""
+    articles, paraphrases = _articles()
+    pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
+    (tmp_path / "p.json").write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()],
+                                                ensure_ascii=False))
+    common = ["leakage", "--articles", str(tmp_path / "a.parquet"), "--paraphrases", str(tmp_path / "p.json"),
+              "--sample", "all"]
+    local, local_items = _run(tmp_path, "local", *common, "--model", str(tiny_model_dir), "--device", "cpu")
+    with CompletionsServer(tiny_model_dir) as server:
+        args = [*common, "--model", "served", "--endpoint", server.url, "--tokenizer", str(tiny_model_dir),
+                "--cache", str(tmp_path / "c.sqlite")]
+        served, items = _run(tmp_path, "served", *args)
+        calls = len(server.calls)
+        _run(tmp_path, "again", *args)
+        assert len(server.calls) == calls == 2  # 12 texts: the first alone, 11 in one batch; then cached
+    _same_check((local_items, local), (items, served))
+    assert served["settings"]["tokenizer"] == "tiny" and served["settings"]["bos"] == "always"
+
+
+def test_leakage_through_a_server_in_windows_and_as_text(tmp_path, tiny_llama, tiny_model_dir):
+    """Token ids in local mode's windows when a context length is given; text prompts equal
+    local mode where the server puts the BOS before a text (a Llama-style tokenizer), and
+    leave out the first token where it does not (GPT-2-style)."""
+    articles, paraphrases = _articles(4)
+    short = LocalModel(tiny_model_dir, device="cpu", max_length=16)
+    with CompletionsServer(tiny_model_dir) as server:
+        windowed = _endpoint(server, tmp_path, tokenizer=load_tokenizer(tiny_model_dir), max_length=16)
+        for windows in ("overlap", "disjoint"):
+            expected = leakage.leakage_check(articles, paraphrases, short, max_chars=200, windows=windows)
+            assert expected[0][0]["original_tokens"] > 32
+            _same_check(expected, leakage.leakage_check(articles, paraphrases, windowed, max_chars=200,
+                                                        windows=windows))
+        as_text = _endpoint(server, tmp_path)
+        texts = list(articles.values())
+        whole = LocalModel(tiny_model_dir, device="cpu").token_logprobs(texts)
+        assert [len(x) for x in as_text.token_logprobs(texts)] == [len(x) - 1 for x in whole]
+        assert as_text.unscored_first == len(texts)
+    with CompletionsServer(tiny_llama) as server:
+        expected = leakage.leakage_check(articles, paraphrases, LocalModel(tiny_llama, device="cpu"))
+        _same_check(expected, leakage.leakage_check(articles, paraphrases, _endpoint(server, tmp_path)))
+
+
+def test_options_that_need_a_tokenizer_or_an_endpoint(tmp_path, tiny_model_dir, capsys):
+    questions = str(_questions(tmp_path / "mcq.parquet", 2))
+    base = ["eval", "mcq", "--questions", questions, "--mode", "loglikelihood", "--out", str(tmp_path / "o")]
+    assert cli.main([*base, "--model", "m", "--endpoint", "http://127.0.0.1:9", "--bos", "always"]) == 2
+    assert "--bos always with --endpoint needs --tokenizer PATH" in capsys.readouterr().err
+    assert cli.main([*base, "--model", str(tiny_model_dir), "--tokenizer", str(tiny_model_dir)]) == 2
+    assert "--tokenizer is for --endpoint" in capsys.readouterr().err
+    assert cli.main([*base, "--model", "m", "--endpoint", "http://127.0.0.1:9", "--tokenizer",
+                     str(tmp_path / "none")]) == 2
+    assert "none: no such directory" in capsys.readouterr().err

@@ -1,0 +1,451 @@
+"""Log-probabilities through an OpenAI-compatible server: the log-likelihood mode and the
+leakage check of :class:`~wikiorigin.evaluators.models.EndpointModel`, asked of
+``/v1/completions`` as lm-evaluation-harness's ``local-completions`` model asks.
+
+Each prompt is sent with :data:`ECHO_PARAMS` (``echo``, ``logprobs=1``, ``max_tokens=1``,
+``temperature=0``): the server answers with every prompt token's log-probability given the
+tokens before it (``token_logprobs``, ``null`` for the first), the most likely token's at each
+step (``top_logprobs``, for ``greedy``), each token's text and where it starts
+(``text_offset``); the token generated after the prompt is dropped. A prompt is either
+
+- **token ids**, with the served model's ``tokenizer`` loaded here (lm-eval's
+  ``tokenized_requests=True``): context and continuation are cut by the code local mode uses
+  (:meth:`~wikiorigin.evaluators.loglikelihood.LoglikelihoodScoring._split_many` on
+  :meth:`~wikiorigin.evaluators.runner.ModelRunner.encode_contexts`: the same special tokens,
+  ``add_bos``, the same cut), texts get local mode's BOS and windows
+  (:func:`~wikiorigin.evaluators.token_logprobs.window_jobs`), so the numbers are local
+  mode's for the same weights; or
+- **text**, without a tokenizer: the server encodes the text with its own special tokens, and
+  the continuation is its tokens from the one holding the (right-stripped) context's end: the
+  first token that starts at or after it or reaches past it (a token spanning the cut is
+  scored with the continuation, as local mode does, and counted in ``cut_inside_token``).
+  Positions are ``text_offset`` counted back from the end of the prompt, so text a server
+  shows before the prompt (``<s>``) moves nothing. The answer is checked: the tokens' texts
+  must spell the prompt and the offsets follow the texts, else the run stops and asks for
+  ``--tokenizer``. A whole text (the leakage check; a log-likelihood without context) is
+  every token after the one the server puts before it, when it does (a BOS: Llama-style
+  tokenizers), so as local mode scores it; a server that puts none gives the text's first
+  token no log-probability: the leakage check scores from the second token on
+  (``unscored_first`` counts them), and a log-likelihood without context is an error.
+
+Prompts go ``batch_size`` to a request (the API takes a list) and ``concurrency`` requests at a
+time, through the LLM client's cache, one entry per prompt (a re-run, with any batch size,
+makes no request), its retries, timeouts and bounded waits, and its usage counters. Before
+the first request the endpoint is checked and one prompt goes alone: a server that refuses
+``echo`` or ``logprobs``, or answers without the prompt's log-probabilities (llama.cpp's own
+server), is an :class:`~wikiorigin.llm.EndpointError` before anything is scored; a prompt
+that gets no answer after its retries stops the run (the answers so far stay cached).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ..errors import WikioriginError
+from ..llm.cache import request_key
+from ..llm.openai_backend import EndpointError, RequestError, TransientError
+from ..progress import Progress
+from ..retry import Backoff, retry_after
+from .loglikelihood import LoglikelihoodScoring
+from .runner import ModelRunner
+from .token_logprobs import WINDOWS, TokenLogprobs, window_jobs
+
+__all__ = ["ECHO_PARAMS", "EchoScoring", "load_tokenizer", "continuation_start"]
+
+ECHO_PARAMS = {"echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0}
+"""What each scoring request asks of ``/v1/completions`` besides the model and the prompts:
+lm-evaluation-harness's ``local-completions`` payload (one token generated, then dropped)."""
+
+_VERSION = "completions-echo/1"  # the cache's prompt version of a scored prompt
+
+
+def load_tokenizer(path):
+    """The tokenizer in the local directory ``path`` (the served model's: its
+    ``tokenizer.json`` and configuration), for prompts sent as token ids; a one-line
+    :class:`~wikiorigin.errors.WikioriginError` when there is none."""
+    from ..llm.hf import require_torch
+
+    require_torch("a tokenizer for --endpoint")
+    from transformers import AutoTokenizer
+
+    if not Path(path).is_dir():
+        raise WikioriginError(f"--tokenizer {path}: no such directory (the served model's tokenizer files)")
+    try:
+        return AutoTokenizer.from_pretrained(path)
+    except (ValueError, OSError, KeyError) as exc:
+        first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise WikioriginError(f"--tokenizer {path}: transformers cannot load a tokenizer there ({first})") from None
+
+
+def continuation_start(scored: dict, cut: int) -> int:
+    """The first token of a scored text prompt (``text`` and ``start`` of each token, as
+    :meth:`EchoScoring.echo` gives them) that belongs to the continuation of a context ending
+    at character ``cut``: the first that starts at or after it, or reaches past it. A token
+    without text (bytes of a character that a later token completes) goes with that token."""
+    texts, starts = scored["text"], scored["start"]
+    spans, after = [None] * len(texts), None
+    for i in range(len(texts) - 1, -1, -1):
+        if texts[i] or after is None:
+            after = (starts[i], starts[i] + len(texts[i]))
+        spans[i] = after
+    for i, (start, end) in enumerate(spans):
+        if start >= cut or end > cut:
+            return i
+    return len(texts)
+
+
+def _text_start(scored: dict) -> int:
+    """The index of a scored text prompt's first own token: 1 when the server put a token
+    before the text (its BOS), else 0. (Offsets cannot tell it: a Llama-style tokenizer's
+    first token can be the ``▁`` it adds in front, shown as a space before the text.)"""
+    return 1 if continuation_start(scored, 0) > 0 else 0
+
+
+class _Unusable(Exception):
+    """An answer that does not give a prompt's log-probabilities."""
+
+
+def _prompt_tokens(prompt: str, tokens: list) -> int:
+    """How many of the answer's tokens are the prompt's: all but the generated one, or all
+    (a server that generated none); their texts must end with the prompt."""
+    for n in (len(tokens) - 1, len(tokens)):
+        if n > 0 and all(isinstance(t, str) for t in tokens[:n]) and "".join(tokens[:n]).endswith(prompt):
+            return n
+    raise _Unusable(f"its {len(tokens)} tokens do not spell the prompt of {len(prompt)} characters")
+
+
+def _prompt_part(prompt, choice) -> dict:
+    """The prompt's tokens from one choice of an echo answer: ``text``, ``logprob``, ``best``
+    (the most likely token's log-probability at that step) and ``start`` (the character where
+    the token's text starts in a text prompt; 0 for token ids)."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    if not isinstance(logprobs, dict):
+        raise _Unusable("no logprobs in the answer")
+    tokens, values = logprobs.get("tokens"), logprobs.get("token_logprobs")
+    if not isinstance(tokens, list) or not isinstance(values, list) or len(tokens) != len(values):
+        raise _Unusable("no tokens and token_logprobs of one length in the answer")
+    tops = logprobs.get("top_logprobs") or [None] * len(values)
+    if isinstance(prompt, list):
+        n = len(prompt)
+        if len(values) < n:
+            raise _Unusable(f"{len(values)} log-probabilities for a prompt of {n} tokens")
+        starts = [0] * n
+    else:
+        n = _prompt_tokens(prompt, tokens)
+        offsets = logprobs.get("text_offset")
+        if not isinstance(offsets, list) or len(offsets) < n or any(
+                offsets[i + 1] - offsets[i] != len(tokens[i]) for i in range(n - 1)):
+            raise _Unusable("its text_offset does not follow its tokens' texts")
+        end = offsets[n - 1] + len(tokens[n - 1])
+        starts = [offset - end + len(prompt) for offset in offsets[:n]]
+    if any(not isinstance(v, (int, float)) for v in values[1:n]):
+        raise _Unusable("a prompt token after the first without a log-probability")
+    best = [max(t.values()) if isinstance(t, dict) and t else None for t in tops[:n]]
+    return {"text": list(tokens[:n]), "logprob": list(values[:n]), "best": best, "start": starts}
+
+
+def _summed(scored: dict, first: int, end: int) -> tuple[float, bool]:
+    """``(sum of log-probabilities, greedy)`` of the tokens ``first`` to ``end`` of a prompt."""
+    values, best = scored["logprob"][first:end], scored["best"][first:end]
+    return float(sum(values)), all(b is not None and v >= b for v, b in zip(values, best))
+
+
+def _reason(exc) -> str:
+    """The server's own message, on one short line."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        body = body.get("error", body)
+    if isinstance(body, dict):
+        body = body.get("message", body)
+    text = " ".join(str(body if isinstance(body, str) and body else getattr(exc, "message", exc)).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+class EchoScoring:
+    """The log-probability methods of :class:`~wikiorigin.evaluators.models.EndpointModel`
+    (see the module docstring): on ``self.client`` (an :class:`~wikiorigin.llm.LLMClient` of
+    an OpenAI-compatible backend), with the settings :meth:`_setup_scoring` records."""
+
+    # local mode's encoding and cut, the same code on the tokenizer alone
+    _prefix = ModelRunner._prefix
+    encode = ModelRunner.encode
+    encode_many = ModelRunner.encode_many
+    encode_contexts = ModelRunner.encode_contexts
+    _split_many = LoglikelihoodScoring._split_many
+    _windows = TokenLogprobs._windows
+
+    def _setup_scoring(self, tokenizer, add_bos: bool | None, max_length: int | None, batch_size: int) -> None:
+        """Record how prompts are scored: ``tokenizer`` (None: as text), ``add_bos`` (as
+        :class:`~wikiorigin.evaluators.models.LocalModel`'s; token ids only), ``max_length``
+        (token ids: contexts cut and texts windowed as local mode does at that length; at most
+        the server's context minus 2), ``batch_size`` prompts per request."""
+        who = type(self).__name__
+        if add_bos not in (None, True, False):
+            raise ValueError(f"{who}: add_bos must be None, True or False, got {add_bos!r}")
+        if tokenizer is None and (add_bos is not None or max_length is not None):
+            raise ValueError(f"{who}: add_bos and max_length need a tokenizer (prompts as token ids); "
+                             "a text prompt gets the server's own special tokens, whole")
+        if not isinstance(batch_size, int) or batch_size < 1 or (max_length is not None and max_length < 1):
+            raise ValueError(f"{who}: batch_size and max_length must be whole numbers > 0, "
+                             f"got {batch_size!r} and {max_length!r}")
+        self.tokenizer, self.add_bos, self.max_length, self.batch_size = tokenizer, add_bos, max_length, batch_size
+        self.cut_inside_token = 0  # text prompts whose context ended inside a token
+        self.unscored_first = 0  # texts whose first token the server gave no log-probability
+        self._checked = False
+
+    def scoring_settings(self, task: str) -> dict:
+        """The settings this endpoint's scoring changes in a run's record
+        (:func:`~wikiorigin.evaluators.signature.mcq_settings`,
+        :func:`~wikiorigin.evaluators.leakage.leakage_settings`), for ``task`` ``mcq`` or
+        ``leakage``: token ids name the ``tokenizer`` (its directory's name); text prompts
+        have the server's special tokens (``bos: server``) and, for ``mcq``, the cut at the
+        text offsets (``split: offsets``)."""
+        if task not in ("mcq", "leakage"):
+            raise ValueError(f"{type(self).__name__}.scoring_settings: task is 'mcq' or 'leakage', not {task!r}")
+        if self.tokenizer is not None:
+            return {"tokenizer": Path(str(self.tokenizer.name_or_path)).name}
+        return {"bos": "server", **({"split": "offsets"} if task == "mcq" else {})}
+
+    # -- log-likelihoods -------------------------------------------------------------------
+
+    def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None
+                      ) -> list[tuple[float, bool]]:
+        """``(sum of log-probabilities, greedy)`` of each continuation given its context, as
+        local mode computes them (see the module docstring for the two kinds of prompt)."""
+        if self.tokenizer is None:
+            return self._loglikelihood_text(requests, batch_size)
+        pairs = self._split_many(requests)
+        prompts = []
+        for i, ((context, continuation), (head, tail)) in enumerate(zip(requests, pairs)):
+            if not tail:
+                raise ValueError(f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
+                                 f"{continuation!r} has no tokens after the context ending {context[-40:]!r}")
+            whole = head + tail
+            prompts.append(whole[-(self.max_length + 1):] if self.max_length else whole)
+        scored = self.echo(prompts, batch_size)
+        return [_summed(s, max(1, len(p) - len(tail)), len(p)) for s, p, (_, tail) in zip(scored, prompts, pairs)]
+
+    def _loglikelihood_text(self, requests, batch_size) -> list[tuple[float, bool]]:
+        scored = self.echo([context + continuation for context, continuation in requests], batch_size)
+        out, spanning = [], 0
+        for i, ((context, continuation), s) in enumerate(zip(requests, scored)):
+            cut = len(context.rstrip())
+            first = continuation_start(s, cut) if cut else _text_start(s)  # no context: the whole text
+            if first == len(s["text"]):
+                raise ValueError(f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
+                                 f"{continuation!r} has no tokens after the context ending {context[-40:]!r}")
+            if s["logprob"][first] is None:
+                raise WikioriginError(f"{self.name}: the server gives the first token of a text no log-probability "
+                                      f"(it puts no BOS before it), and request {i}'s continuation starts there: "
+                                      "give --tokenizer PATH (prompts as token ids, with local mode's BOS)")
+            spanning += s["start"][first] < cut
+            out.append(_summed(s, first, len(s["text"])))
+        if spanning:
+            self.cut_inside_token += spanning
+            warnings.warn(f"{type(self).__name__}: {spanning} of {len(requests)} contexts end inside a token of "
+                          "context + continuation: those continuations are scored from the token boundary before it "
+                          "(lm-evaluation-harness would drop the token's characters or stop)", stacklevel=3)
+        return out
+
+    # -- every token of a text -------------------------------------------------------------
+
+    def token_logprobs(self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None,
+                       batch_size: int | None = None) -> list[list[float]]:
+        """Each text's tokens' log-probabilities, as
+        :meth:`~wikiorigin.evaluators.token_logprobs.TokenLogprobs.token_logprobs` gives them
+        with token ids: the text after the BOS token (EOS where there is none), in ``windows``
+        of ``max_length`` when one is set (else each text whole). As text: the server's own
+        special tokens, each text whole (it must fit the server's context), its first token
+        left out when the server gives it no log-probability (counted in ``unscored_first``)."""
+        if windows not in WINDOWS:
+            raise ValueError(f"{type(self).__name__}.token_logprobs: windows must be one of {WINDOWS}, "
+                             f"got {windows!r}")
+        if stride is not None and windows == "disjoint":
+            raise ValueError(f"{type(self).__name__}.token_logprobs: stride is for windows='overlap' only")
+        if self.tokenizer is None:
+            out = []
+            for s in self.echo(list(texts), batch_size):
+                values = s["logprob"][_text_start(s):]
+                if values and values[0] is None:
+                    values = values[1:]
+                    self.unscored_first += 1
+                out.append(values)
+            return out
+        sequences = [[self._prefix()] + ids for ids in self.encode_many(texts)]
+        if self.max_length:
+            step, length = self._windows(windows, stride), self.max_length
+        else:
+            step = length = max([len(s) for s in sequences] + [1])
+        jobs = window_jobs(sequences, step, length)
+        prompts = [inputs + targets[-1:] for _, inputs, targets in jobs]
+        out: list[list[float]] = [[] for _ in texts]
+        for (t, _, targets), prompt, s in zip(jobs, prompts, self.echo(prompts, batch_size)):
+            out[t].extend(s["logprob"][len(prompt) - len(targets):])
+        return out
+
+    # -- the requests ----------------------------------------------------------------------
+
+    def _key(self, prompt) -> str:
+        backend = self.client.backend
+        return request_key(backend.key, backend.model, [{"prompt": prompt}], ECHO_PARAMS, _VERSION)
+
+    def echo(self, prompts: list, batch_size: int | None = None) -> list[dict]:
+        """Each prompt (a text, or token ids) as the server scored it, through the cache: its
+        tokens' ``text``, ``logprob`` (None for the first), ``best`` (the most likely token's
+        log-probability at that step, None when not given) and ``start`` (where a token's text
+        starts in a text prompt: counted from the prompt's end, so a token the server puts
+        before the text starts before 0)."""
+        client = self.client
+        if not hasattr(client.backend, "base_url"):
+            raise WikioriginError(f"{self.name}: log-probabilities need an OpenAI-compatible server "
+                                  "(/v1/completions), not a local chat backend")
+        keys = [self._key(p) for p in prompts]
+        found = {}
+        for key in dict.fromkeys(keys):
+            hit = client.cache.get(key) if client.cache is not None else None
+            if hit is not None:
+                found[key] = hit
+        client.usage.requests += len(prompts)
+        client.usage.cache_hits += sum(k in found for k in keys)
+        todo = {k: p for k, p in zip(keys, prompts) if k not in found}
+        if todo:
+            found.update(_run(self._fetch(todo, batch_size or self.batch_size)))
+        return [found[k] for k in keys]
+
+    async def _fetch(self, todo: dict, size: int) -> dict:
+        """Answers of the prompts not in the cache: the endpoint checked (once), the first
+        prompt alone (a server that cannot score prompts stops here), then the rest in
+        batches of ``size``, at most ``concurrency`` requests at a time."""
+        import openai
+
+        client, backend = self.client, self.client.backend
+        sdk = openai.AsyncOpenAI(base_url=backend.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+                                 timeout=backend.timeout, max_retries=0)
+        items, found, failed = list(todo.items()), {}, []
+        bar = Progress(f"{self.name}: scored prompts", total=len(items), unit="prompt")
+        try:
+            if not self._checked:
+                await backend.check()
+                self._checked = True
+            await self._first(sdk, items[0], found)
+            bar.update()
+            gate = asyncio.Semaphore(client.concurrency)
+
+            async def one(batch):
+                async with gate:
+                    try:
+                        choices = await self._ask(sdk, [p for _, p in batch])
+                    except (RequestError, TransientError) as exc:
+                        failed.append(f"{exc}")
+                        return
+                for (key, prompt), choice in zip(batch, choices):
+                    try:
+                        found[key] = _prompt_part(prompt, choice)
+                    except _Unusable as exc:
+                        failed.append(f"an answer without the prompt's log-probabilities: {exc}")
+                        continue
+                    if client.cache is not None:
+                        await asyncio.to_thread(client.cache.put, key, found[key])
+                bar.update(len(batch))
+
+            await asyncio.gather(*(one(items[i:i + size]) for i in range(1, len(items), size)))
+        finally:
+            bar.close()
+            await sdk.close()
+            if hasattr(backend, "aclose"):
+                await backend.aclose()
+        if failed:
+            client.usage.failures += len(items) - len(found)
+            raise EndpointError(f"{backend.url}: {len(items) - len(found)} of {len(items)} prompts were not scored; "
+                                f"the first: {failed[0]} (the {len(found)} scored are cached: run again to go on)")
+        return found
+
+    async def _first(self, sdk, item, found: dict) -> None:
+        """The run's first prompt, alone: a server that refuses to score prompts, or answers
+        without their log-probabilities, is an EndpointError before anything else is sent."""
+        key, prompt = item
+        backend, cache = self.client.backend, self.client.cache
+        where = f"{backend.url}/completions for the model {backend.model!r}"
+        try:
+            found[key] = _prompt_part(prompt, (await self._ask(sdk, [prompt]))[0])
+        except RequestError as exc:
+            raise EndpointError(f"{where} refuses to score a prompt ({exc}): log-likelihoods need a server "
+                                "that takes echo with logprobs on /v1/completions (vLLM, llama-cpp-python's "
+                                "server)") from None
+        except TransientError as exc:
+            raise EndpointError(f"{where}: {exc}") from None
+        except _Unusable as exc:
+            fix = "" if isinstance(prompt, list) else "; or give --tokenizer PATH to send token ids"
+            raise EndpointError(f"{where} answers without the prompt's log-probabilities ({exc}): log-likelihoods "
+                                "need a server that echoes the prompt with logprobs (vLLM, llama-cpp-python's "
+                                f"server; llama.cpp's own server gives the generated token's only){fix}") from None
+        if cache is not None:
+            await asyncio.to_thread(cache.put, key, found[key])
+
+    async def _ask(self, sdk, prompts: list) -> list[dict]:
+        """The choices (in the prompts' order) of one request, retried with backoff on 429,
+        5xx, timeouts and bodies that are no answer; a refusal raises RequestError at once."""
+        client, backend = self.client, self.client.backend
+        backoff = Backoff(client.retries, client.backoff, client.max_wait, jitter=True)
+        for attempt in backoff.tries:
+            try:
+                return await asyncio.wait_for(self._post(sdk, prompts), backend.timeout)
+            except asyncio.TimeoutError:
+                exc = TransientError(f"no answer within {backend.timeout:g} s (timeout)")
+            except TransientError as error:
+                exc = error
+            if backoff.exhausted(attempt):
+                raise TransientError(f"gave up after {attempt + 1} tries: {exc}")
+            if backoff.refuses(exc.retry_after):
+                raise TransientError(f"the server asked to wait {exc.retry_after:,.0f} s, longer than max_wait "
+                                     f"{client.max_wait:g} s: {exc}")
+            client.usage.retries += 1
+            delay = backoff.delay(attempt, exc.retry_after)
+            client.usage.waited += delay
+            await asyncio.sleep(delay)
+
+    async def _post(self, sdk, prompts: list) -> list[dict]:
+        """One request: the server's choices as it sent them (plain JSON), in prompt order."""
+        import openai
+
+        try:
+            raw = await sdk.completions.with_raw_response.create(model=self.client.backend.model, prompt=prompts,
+                                                                 **ECHO_PARAMS)
+            body = json.loads(raw.text)
+        except openai.RateLimitError as exc:
+            raise TransientError(f"429: {_reason(exc)}", retry_after(exc.response.headers)) from None
+        except openai.InternalServerError as exc:
+            raise TransientError(f"{exc.status_code}: {_reason(exc)}", retry_after(exc.response.headers)) from None
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise TransientError(f"cannot reach the server: {exc}") from None
+        except openai.APIStatusError as exc:  # 400 (a parameter refused, a prompt too long), 404, ...
+            if exc.status_code in (408, 409):
+                raise TransientError(f"{exc.status_code}: {_reason(exc)}", retry_after(exc.response.headers)) from None
+            raise RequestError(f"{exc.status_code}: {_reason(exc)}") from None
+        except ValueError as exc:  # a body that is not JSON
+            raise TransientError(f"a response body that is not JSON: {exc}") from None
+        choices = body.get("choices") if isinstance(body, dict) else None
+        if not isinstance(choices, list) or len(choices) != len(prompts):
+            raise TransientError(f"an answer with {len(choices) if isinstance(choices, list) else 'no'} choices "
+                                 f"for {len(prompts)} prompts")
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        self.client.usage.calls += 1
+        self.client.usage.input_tokens += usage.get("prompt_tokens") or 0
+        self.client.usage.output_tokens += usage.get("completion_tokens") or 0
+        return sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
+
+
+def _run(coroutine):
+    """Run ``coroutine`` to its end, also where an event loop is already running (a notebook):
+    then on a loop of its own in another thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
