@@ -145,16 +145,14 @@ def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["windows"] == "disjoint"
 
 
-def test_leakage_offers_no_endpoint(capsys):
-    """The check needs every token's log-probability of the article: a local model only, so
-    the command does not offer --endpoint (it did, and ignored it)."""
-    import pytest as _pytest
-
-    from wikiorigin import cli
-
-    with _pytest.raises(SystemExit):
+def test_leakage_offers_an_endpoint(capsys):
+    """Every token's log-probability of the article through a completions server (echo +
+    logprobs, issue 21): the command offers --endpoint and --tokenizer
+    (tests/evaluators/test_endpoint_loglikelihood.py checks the numbers against local ones)."""
+    with pytest.raises(SystemExit):
         cli.main(["eval", "leakage", "--help"])
-    assert "--endpoint" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--endpoint" in out and "--tokenizer" in out
 
 
 class _Recorder:

@@ -151,7 +151,18 @@ _BOS = {"tokenizer": None, "none": False, "always": True}
 
 def model_options(e, required: bool = True, endpoint: bool = True) -> None:
     """The options of the model under evaluation; ``endpoint=False`` where only a local model
-    can do the job (the leakage check needs every token's log-probability)."""
+    can do the job. ``--temperature``
+    is 0 (greedy) to 2: OpenAI's range; above it sampling is noise on every backend."""
+
+    def temperature(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not 0 <= value <= 2:  # nan too
+            raise argparse.ArgumentTypeError(f"expected a temperature from 0 to 2, got {text!r}")
+        return value
+
     e.add_argument("--model", required=required,
                    help="the model under evaluation: a local checkpoint directory"
                         + (", or a name with --endpoint" if endpoint else ""))
@@ -170,8 +181,8 @@ def model_options(e, required: bool = True, endpoint: bool = True) -> None:
     e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
                    help="log-likelihoods: the tokenizer's own special tokens before the context, as "
                         "lm-evaluation-harness (default); none; or always BOS (EOS where there is none)")
-    e.add_argument("--temperature", type=float, default=0.1, help="sampling temperature (0: greedy)")
-    e.add_argument("--max-new-tokens", type=int, default=128, help="longest answer, in tokens")
+    e.add_argument("--temperature", type=temperature, default=0.1, help="sampling temperature, 0 to 2 (0: greedy)")
+    e.add_argument("--max-new-tokens", type=positive(int), default=128, help="longest answer, in tokens")
     e.add_argument("--seed", type=int, default=0, help="sampling seed")
     e.add_argument("--out", required=True, help="results directory")
 
