@@ -151,8 +151,8 @@ _BOS = {"tokenizer": None, "none": False, "always": True}
 
 def model_options(e, required: bool = True, endpoint: bool = True) -> None:
     """The options of the model under evaluation; ``endpoint=False`` where only a local model
-    can do the job. ``--temperature``
-    is 0 (greedy) to 2: OpenAI's range; above it sampling is noise on every backend."""
+    can do the job. ``--temperature`` is 0 (greedy) to 2: OpenAI's range; above it sampling
+    is noise on every backend."""
 
     def temperature(text: str) -> float:
         try:
