@@ -1,6 +1,9 @@
 """An OpenAI-compatible chat-completions server on loopback, for the LLM tests and benchmarks.
 
-``answer(messages) -> str`` scripts the replies. ``faults`` is a list consumed one per call:
+``answer(messages) -> str`` scripts the replies (or ``{"reasoning_content": ..., "content":
+...}``: the trace apart from the answer, as vLLM's reasoning parsers and DeepSeek's API return
+it; the fault ``"length"`` then cuts the two together in half, and a cut inside the trace
+leaves content null). ``faults`` is a list consumed one per call:
 ``"429"`` (with ``Retry-After``), ``"500"``, ``"slow"`` (waits ``slow_seconds``), ``"truncated"``
 (a body cut short), ``"nonjson"`` (a 200 that is not JSON), ``"401"``, ``"404"``, ``"empty"``
 (content ``""``), ``"null"`` (content null), ``"html"`` (a 200 HTML page), ``"nochoices"`` (a JSON
@@ -96,9 +99,15 @@ class _Handler(BaseHTTPRequestHandler):
                                               "param": refused[0], "code": refused[1]}})
         takes_model = len(inspect.signature(server.answer).parameters) > 1  # answer(messages, model)
         content = server.answer(body["messages"], body["model"]) if takes_model else server.answer(body["messages"])
+        thought = content.get("reasoning_content") if isinstance(content, dict) else None
+        content = content.get("content") if isinstance(content, dict) else content
         finish = "stop"
         if fault in ("empty", "null"):
             content = "" if fault == "empty" else None
+        elif fault == "length" and thought is not None:  # cut at half of the trace and the answer together
+            half = (len(thought) + len(content or "")) // 2
+            thought, content = thought[:half], (content or "")[: max(0, half - len(thought))] or None
+            finish = "length"
         elif fault == "length":
             content, finish = (content or "")[: len(content or "") // 2], "length"
         reasoning = server.reasoning_tokens if server.reasoning else 0
@@ -106,7 +115,8 @@ class _Handler(BaseHTTPRequestHandler):
             "id": f"chatcmpl-{len(server.calls)}", "object": "chat.completion", "created": 0,
             "model": body["model"],
             "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": content}}],
+                         "message": {"role": "assistant", "content": content,
+                                     **({"reasoning_content": thought} if thought is not None else {})}}],
             "usage": {"prompt_tokens": sum(len(m["content"]) for m in body["messages"]) // 4,
                       "completion_tokens": len(content or "") // 4 + reasoning,
                       "total_tokens": 0},

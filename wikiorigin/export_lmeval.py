@@ -9,6 +9,19 @@ option (none for Japanese, a space for English; lm-eval's default is a space). l
 ``acc`` is the option with the highest log-likelihood, ``acc_norm`` the highest per character
 of the option.
 
+A tokenizer can merge the end of the answer cue with the first characters of an option (a
+Qwen2- or Llama-3-style pretokenizer keeps ``：河童`` together, and its BPE may have a token
+``：河``). lm-eval cuts the whole text at the context's token count: the option then loses its
+first characters, or all of them, and lm-eval 0.4 scores such an option at log-likelihood 0
+(certain: it wins the question) or, without its logits cache, stops on ``assert
+len(continuation_enc) > 0``. Given
+the model's ``tokenizer``, the export checks every option as lm-eval would cut it
+(:func:`merged_options`) and, where the cue merges, ends the cue with a space, else a new
+line (:func:`choose_cue`): lm-eval and our evaluator both move a context's trailing white
+space to the continuation, and the usual pretokenizers split before it, so every option keeps
+its own tokens. The README then gives the ``--answer-cue`` that makes ``wikiorigin eval mcq``
+score the same texts.
+
 Free-form questions (``freeform.parquet``) become a ``generate_until`` task: the prompt of
 ``wikiorigin eval freeform``, greedy decoding to the end of the line, and ``exact_match``
 against any of the item's answers (lm-eval scores a list target as "any of them").
@@ -27,13 +40,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .errors import WikioriginError
+from .errors import MissingExtra, WikioriginError
 from .evaluators import freeform, mcq
 from .files import read_rows
 from .languages import open_language
 
 __all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "freeform_task",
-           "to_yaml", "export_lmeval"]
+           "to_yaml", "export_lmeval", "merged_options", "choose_cue"]
 
 _TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
@@ -51,13 +64,16 @@ class LmEvalExport:
     yaml: Path
     data: Path
     readme: Path
+    cue: str | None = None  # the answer cue of a multiple-choice task
+    merged: int = 0  # options the tokenizer merged with the language's own cue (then the cue was changed)
 
 
-def mcq_documents(rows: list[dict], language: str) -> list[dict]:
+def mcq_documents(rows: list[dict], language: str, cue: str | None = None) -> list[dict]:
     """lm-eval documents of questions read (and checked) by
-    :func:`~wikiorigin.evaluators.mcq.read_questions`: ``prompt`` (the whole context),
-    ``choices``, ``answer_index``, and id, type, region, title."""
-    cue = mcq.answer_cue(language)
+    :func:`~wikiorigin.evaluators.mcq.read_questions`: ``prompt`` (the whole context, ending
+    with ``cue``, by default that of ``language``), ``choices``, ``answer_index``, and id,
+    type, region, title."""
+    cue = mcq.answer_cue(language) if cue is None else cue
     return [{"id": str(row["id"]), "prompt": mcq.question_prompt(row) + cue, "choices": row["choices"],
              "answer_index": row["answer_index"], "type": row["type"], "region": row["region"],
              "title": row["title"]} for row in rows]
@@ -69,6 +85,66 @@ def freeform_documents(rows: list[dict], source_language: bool = False) -> list[
     return [{"id": str(r.get("id") or r.get("qid") or i), "prompt": freeform.question_prompt(r, source_language),
              "answers": [str(a) for a in r["answers"]], "qid": r.get("qid"),
              "origin_wiki": r.get("origin_wiki")} for i, r in enumerate(rows)]
+
+
+def merged_options(docs: list[dict], delimiter: str, encode) -> list[tuple[str, str]]:
+    """The ``(id, option)`` pairs whose option does not keep its own tokens when lm-eval cuts
+    ``prompt + delimiter + option`` (``HFLM._encode_pair``: the prompt's trailing white space
+    goes to the option, and the whole's tokens after as many as the stripped prompt has are
+    the option's): the whole does not begin with the prompt's tokens, or has no more of them.
+    ``encode`` maps a list of texts to their token ids (no special tokens)."""
+    heads = [d["prompt"].rstrip() for d in docs]
+    head_ids = dict(zip(heads, encode(list(dict.fromkeys(heads)))))
+    pairs = [(d, head, option) for d, head in zip(docs, heads) for option in d["choices"]]
+    wholes = encode([d["prompt"] + delimiter + option for d, _, option in pairs])
+    out = []
+    for (doc, head, option), whole in zip(pairs, wholes):
+        ids = head_ids[head]
+        if len(whole) <= len(ids) or whole[:len(ids)] != ids:
+            out.append((doc["id"], option))
+    return out
+
+
+def choose_cue(docs: list[dict], cue: str, delimiter: str, encode) -> tuple[str, list[tuple[str, str]]]:
+    """The answer cue to export and the options ``cue`` merges with (:func:`merged_options`):
+    ``cue`` itself when no option merges with it, else ``cue`` and a space (for a language
+    without a delimiter), else ``cue`` and a new line, the first that merges with none.
+    Documents carry ``prompt`` ending in ``cue``. A tokenizer that merges across all of them is
+    a :class:`~wikiorigin.errors.WikioriginError`: lm-eval could not give our numbers."""
+    merged = merged_options(docs, delimiter, encode)
+    if not merged:
+        return cue, []
+    stem = [d["prompt"][:len(d["prompt"]) - len(cue)] for d in docs]
+    for end in ((" ", "\n") if delimiter == "" else ("\n",)):
+        tried = [{**d, "prompt": p + cue + end} for d, p in zip(docs, stem)]
+        if not merged_options(tried, delimiter, encode):
+            return cue + end, merged
+    doc_id, option = merged[0]
+    raise WikioriginError(f"the tokenizer merges the answer cue {cue!r} with the first characters of {len(merged)} "
+                          f"options (e.g. {option!r} of question {doc_id}), and still does after a space or a "
+                          "new line: lm-evaluation-harness would cut those options short, score them as certain or "
+                          "stop (assert len(continuation_enc) > 0); use wikiorigin eval mcq --mode loglikelihood")
+
+
+def _encoder(path):
+    """``encode(texts) -> ids`` of the tokenizer in ``path`` (a model directory, or a
+    ``tokenizer.json``), local files only."""
+    from .llm.hf import INSTALL
+
+    path = Path(path)
+    if not path.exists():
+        raise WikioriginError(f"{path}: no such tokenizer (give a model directory or its tokenizer.json)")
+    try:
+        from transformers import AutoTokenizer, PreTrainedTokenizerFast
+    except ImportError as exc:
+        raise MissingExtra(f"checking a tokenizer needs transformers: {INSTALL}") from exc
+    try:
+        tokenizer = (PreTrainedTokenizerFast(tokenizer_file=str(path)) if path.is_file()
+                     else AutoTokenizer.from_pretrained(path))
+    except (OSError, ValueError) as exc:  # transformers' ways of saying "no tokenizer here"
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise WikioriginError(f"{path}: transformers cannot load a tokenizer from it ({first})") from None
+    return lambda texts: tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
 
 
 def _dataset(name: str, data: Path) -> dict:
@@ -141,14 +217,38 @@ def _kind(rows: list[dict], path) -> str:
     return "mcq" if has_choices else "freeform"
 
 
+def _cue_option(cue: str) -> str:
+    """``cue`` as ``--answer-cue`` takes it on a shell's command line (``\\n`` a new line)."""
+    return "'" + cue.replace("\n", "\\n").replace("'", "'\\''") + "'"
+
+
+def _tokens_said(result: LmEvalExport, meta: dict) -> str:
+    """What the README says of the tokenizer check."""
+    if meta.get("tokenizer") is None:
+        return ("A tokenizer that merges the answer cue with the first characters of an option (a Qwen2- or "
+                "Llama-3-style one on Japanese or Chinese: a token for `：河`) makes lm-eval cut those options "
+                "short, score one it swallows whole as certain, or stop (`assert len(continuation_enc) > 0`): "
+                "export again with `--tokenizer MODEL` to check, and to get a cue that keeps every option's "
+                "tokens its own.")
+    if not result.merged:
+        return f"Checked with the tokenizer of `{meta['tokenizer']}`: every option keeps its own tokens."
+    return (f"The tokenizer of `{meta['tokenizer']}` merges the language's answer cue with the first characters of "
+            f"{result.merged} options, which lm-eval would cut short, score as certain when swallowed whole, or "
+            f"stop on (`assert len(continuation_enc) > 0`): this export's cue is {_cue_option(result.cue)} "
+            "instead (a context's trailing white space goes to the option, in lm-eval and in wikiorigin alike), "
+            "and every option keeps its own tokens.")
+
+
 def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
     run = (f"lm_eval --model hf --model_args pretrained=MODEL --tasks {result.task} "
            f"--include_path {result.yaml.parent}")
     if result.kind == "mcq":
+        cue = "" if result.cue == mcq.answer_cue(result.language) else f" --answer-cue {_cue_option(result.cue)}"
         same = (f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
-                f"--questions {source} --language {result.language} --model MODEL --out RESULTS` "
+                f"--questions {source} --language {result.language}{cue} --model MODEL --out RESULTS` "
                 "writes to RESULTS/summary.json: zero-shot, no chat template (leave out lm-eval's "
-                "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`).")
+                "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`). "
+                + _tokens_said(result, meta))
     else:
         same = ("Exact match here is lm-eval's (the first line of a greedy generation, case "
                 "ignored); `wikiorigin eval freeform` reads the answer more leniently and adds chrF, "
@@ -166,12 +266,16 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
 
 
 def export_lmeval(dataset, out, task: str | None = None, language: str | None = None,
-                  source_language: bool = False) -> LmEvalExport:
+                  source_language: bool = False, cue: str | None = None, tokenizer=None) -> LmEvalExport:
     """Write ``OUT/TASK.yaml``, ``OUT/TASK.jsonl`` and ``OUT/TASK.README.md`` for a
     multiple-choice or free-form dataset (told apart by its ``choices`` or ``answers``).
     ``language`` (multiple choice only) picks the answer cue and delimiter: by default the
-    rows' ``language`` column, else ja. ``source_language`` (free-form only) asks in the item's
-    language. The task name defaults to ``wikiorigin_`` + the file's stem."""
+    rows' ``language`` column, else ja; ``cue`` replaces the cue (as ``eval mcq
+    --answer-cue``). ``tokenizer`` (multiple choice only: a model directory or a
+    ``tokenizer.json``) is checked for merging the cue with the options, and the cue changed
+    where it does (:func:`choose_cue`; ``merged`` in the result, the README says so).
+    ``source_language`` (free-form only) asks in the item's language. The task name defaults
+    to ``wikiorigin_`` + the file's stem."""
     path, source = Path(dataset), Path(dataset).resolve()
     raw = read_rows(path)
     kind = _kind(raw, path)
@@ -180,8 +284,10 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
         raise WikioriginError(f"task name {name!r}: use letters, digits, '_', '-' and '.'")
     if kind == "mcq" and source_language:
         raise WikioriginError(f"{path}: --source-language is for free-form questions; this is multiple choice")
-    if kind == "freeform" and language is not None:
-        raise WikioriginError(f"{path}: --language is for multiple-choice questions; this is free-form")
+    for option, value in (("--language", language), ("--answer-cue", cue), ("--tokenizer", tokenizer)):
+        if kind == "freeform" and value is not None:
+            raise WikioriginError(f"{path}: {option} is for multiple-choice questions; this is free-form")
+    encode = _encoder(tokenizer) if tokenizer is not None else None
     out = Path(out).resolve()
     data = out / f"{name}.jsonl"
     meta = {"wikiorigin": __version__, "source": str(source),
@@ -190,8 +296,15 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
         questions = mcq.read_questions(path)
         # as eval mcq decides it: the rows' one language, else ja; any open Wikipedia's
         language = open_language(language or mcq.rows_language(questions, source=str(path)))
-        docs = mcq_documents(questions, language)
-        meta.update(language=language, rows=len(docs))
+        cue = mcq.answer_cue(language) if cue is None else cue
+        docs = mcq_documents(questions, language, cue)
+        merged = []
+        if encode is not None:
+            cue, merged = choose_cue(docs, cue, mcq.delimiter(language), encode)
+            docs = mcq_documents(questions, language, cue)
+        meta.update(language=language, rows=len(docs), answer_cue=cue)
+        if tokenizer is not None:
+            meta.update(tokenizer=str(Path(tokenizer).resolve()), merged_options=len(merged))
         config = mcq_task(name, data, language, meta)
     else:
         docs = freeform_documents(freeform.read_freeform(path), source_language)
@@ -199,7 +312,8 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
         config = freeform_task(name, data, meta)
     out.mkdir(parents=True, exist_ok=True)
     result = LmEvalExport(name, kind, language, len(docs), out / f"{name}.yaml", data,
-                          out / f"{name}.README.md")
+                          out / f"{name}.README.md", cue if kind == "mcq" else None,
+                          len(merged) if kind == "mcq" else 0)
     _write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
     _write(result.readme, _readme(result, source, meta))
     _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config) + "\n")

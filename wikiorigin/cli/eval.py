@@ -77,6 +77,11 @@ def _add_mcq(e) -> None:
                    help="log-likelihood mode: what follows the options before each option (default: ours for "
                         "--language, e.g. '\\n回答：', '\\nAnswer:'; \\n is a new line)")
     e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
+    e.add_argument("--thinking", choices=("on", "off", "template-default"), default="template-default",
+                   help="generation with a local model whose chat template can think (Qwen3-style "
+                        "enable_thinking): switch its reasoning on or off (recorded in the signature); "
+                        "a thinking model needs a --max-new-tokens budget for its trace (the paper's 128 cuts "
+                        "it off: a cut response is no answer, counted as truncated). Endpoints: --reasoning-effort")
     model_options(e, required=False)
     llm_options(e)
 
@@ -129,6 +134,8 @@ def cmd_eval_mcq(args) -> int:
     if args.mode == "loglikelihood":
         if not args.model:
             raise WikioriginError("log-likelihood mode needs a model: --model PATH, or --model NAME --endpoint URL")
+        if args.thinking != "template-default":
+            raise WikioriginError("--thinking is for generation mode: log-likelihoods use no chat template")
         cue = None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n")
         m = model(args)
         items = mcq.evaluate_loglikelihood(rows, m, language=language, cue=cue)
@@ -136,14 +143,19 @@ def cmd_eval_mcq(args) -> int:
         if _client(m) is not None:  # an endpoint: how its prompts were cut, or its tokenizer
             settings.update(m.scoring_settings("mcq"))
     else:
+        if args.thinking != "template-default" and (args.endpoint or not args.model):
+            raise WikioriginError("--thinking switches a local model's chat template (--model PATH); for an endpoint "
+                                  "give --reasoning-effort, or set the server's chat template defaults")
         m = model(args) if args.model else None
+        if m is not None and args.thinking != "template-default":
+            m.set_thinking(args.thinking)
         judge = llm_client(args, args.judge_model) if args.judge_model else None
         instruction = mcq.instruction(language) if args.instruction is None else args.instruction
         recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else str(args.questions)
         items = mcq.evaluate_generate(rows, m, instruction=instruction, judge=judge, recorded=recorded, **(
             sampling(args) if m else {}))
         settings = mcq_settings(m, language=language, instruction=instruction, judge=judge,
-                                recorded=recorded, rows=rows,
+                                recorded=recorded, rows=rows, thinking=getattr(m, "thinking_mode", None),
                                 **(sampling(args) if m else {}))
         if join is not None:  # runs with fewer answered questions are not comparable
             settings["responses"] = f"{join['matched']}/{len(rows)}"

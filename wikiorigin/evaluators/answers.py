@@ -8,6 +8,10 @@ counts. :func:`read_choice` returns the index and the reason (:class:`Reading`),
 
 How an answer is read, strongest evidence first:
 
+0. a reasoning trace (``<think>…</think>``, gpt-oss's analysis channel, and the other markers of
+   :func:`~.markup.split_reasoning`) is not the answer: what follows the trace is; a trace
+   that never closes (the model ran out of tokens while reasoning) is no answer, read as
+   ``truncated``, whatever option the trace names;
 1. chat markup is stripped generically: special tokens (``<|...|>``, ``<X|Y>``, ``<eos>``,
    ``</s>``, ``[/INST]``), and role markers (``ASSISTANT:``, a lone ``assistant`` or ``model``
    line, ``### 応答:``): the answer is the first assistant turn, or the text before any other
@@ -40,13 +44,13 @@ import unicodedata
 from dataclasses import dataclass
 
 from .cues import ANSWER_CUES, DENIALS
-from .markup import strip_markup
+from .markup import split_reasoning, strip_markup
 from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, lookalike, script, spaced
 
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
            "ascii_digits", "PARSER_VERSION"]
 
-PARSER_VERSION = "4"
+PARSER_VERSION = "5"
 """The version of the answer reader's rules; bumped when a change can turn a verdict. It is
 part of every MCQ run's signature."""
 
@@ -156,7 +160,9 @@ class Reading:
     """What an answer names: ``index`` of the option (None for none or several) and ``how``
     it was read (``exact``, ``line``, ``position``, ``declared``, ``mentioned``, ``quoted``,
     ``first-sentence``, ``paraphrase``, ``inflected``; ``empty``, ``several``, ``none`` for no
-    answer)."""
+    answer; ``truncated`` for a reasoning trace that never closed, or, in
+    :func:`~wikiorigin.evaluators.mcq.evaluate_generate`, a response stopped by the token
+    limit)."""
 
     index: int | None
     how: str
@@ -381,9 +387,13 @@ def read_choice(response: str | None, choices: list[str], *, labels=None, questi
     the labels the prompt put before the options (a string of one-character labels such as
     ``"ABCD"``, or a list; None for unlabelled options). With the ``question``, what the
     answer copies from it (five characters or more) is not taken as naming an option:
-    ``元興寺に現れた妖怪は、鬼を…`` names 鬼, not 妖怪."""
+    ``元興寺に現れた妖怪は、鬼を…`` names 鬼, not 妖怪. The answer is what follows a
+    reasoning trace; a trace that never closes is no answer (``truncated``)."""
     keys = [match_key(c) for c in choices]
-    text = strip_markup(response or "")
+    _, answer = split_reasoning(response or "")
+    if answer is None:
+        return Reading(None, "truncated")
+    text = strip_markup(answer)
     if not text or not choices:
         return Reading(None, "empty")
     reading, lines = _read_lines([l for l in (x.strip() for x in text.splitlines()) if l], keys, labels)

@@ -1,7 +1,12 @@
 """Chat markup around a model's answer: special tokens of chat templates (``<|im_end|>``,
 ``<EOD|LLM-jp>``, ``</s>``, ``[/INST]``) and role markers (``ASSISTANT:``, a lone ``assistant``
 line, ``### 応答:``), removed generically, not per model, by :func:`strip_markup`; the answer
-is the first assistant turn. Part of the answer reader (:mod:`.answers`)."""
+is the first assistant turn. Part of the answer reader (:mod:`.answers`).
+
+Reasoning traces come first: :func:`split_reasoning` cuts a response at the end of its trace
+(``<think>…</think>`` and the other markers of :data:`TRACE_TOKENS`); the answer is what
+follows it, and a trace that never closes leaves no answer at all.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ import unicodedata
 
 from .scripts import ascii_digits
 
-__all__ = ["strip_markup"]
+__all__ = ["strip_markup", "split_reasoning", "opened_trace", "TRACE_TOKENS"]
 
 _SPECIAL = re.compile(
     r"<\|[^<>|\n]{0,40}\|>"                    # <|im_end|>, <|eot_id|>, <|endoftext|>
@@ -71,3 +76,65 @@ def _alone(text: str, match) -> bool:
     line_end = text.find("\n", match.end())
     rest = text[match.end():line_end if line_end >= 0 else len(text)].strip()
     return "#" in text[line_start:match.start()] or rest == ""
+
+
+# -- reasoning traces ----------------------------------------------------------------------
+
+_TAGS = r"(?:think|thinking|thought|reasoning|seed:think)"
+_OPENS = (rf"<{_TAGS}>",                       # DeepSeek-R1, Qwen3, QwQ; <thinking>, <reasoning>; Seed-OSS
+          r"◁think▷",                          # Kimi
+          r"\[THINK\]",                        # Magistral
+          r"<\|START_THINKING\|>",             # Command A Reasoning
+          r"<\|begin_of_thought\|>",           # Sky-T1, OpenThoughts
+          r"<\|channel\|>\s*(?:analysis|commentary)\b[^<\n]*(?:<\|message\|>)?")  # gpt-oss (harmony)
+_CLOSES = (rf"</{_TAGS}>", r"◁/think▷", r"\[/THINK\]", r"<\|END_THINKING\|>", r"<\|end_of_thought\|>",
+           r"<\|channel\|>\s*final\b[^<\n]*<\|message\|>",  # harmony's final channel
+           r"\[BEGIN FINAL RESPONSE\]")        # Apriel
+_TRACE = re.compile("(" + "|".join(_CLOSES) + ")|" + "|".join(_OPENS), re.I)
+_OPENED = re.compile("(?:" + "|".join(_OPENS) + r")\s*\Z", re.I)
+# gpt-oss decoded without its special tokens: "analysis…assistantfinal…"
+_BARE_FINAL = re.compile(r"assistantfinal", re.I)
+_BARE_START = re.compile(r"\s*analysis(?=\S)", re.I)
+
+TRACE_TOKENS = frozenset({
+    "<think>", "</think>", "<thinking>", "</thinking>", "<reasoning>", "</reasoning>", "<seed:think>",
+    "</seed:think>", "◁think▷", "◁/think▷", "[THINK]", "[/THINK]", "<|START_THINKING|>", "<|END_THINKING|>",
+    "<|begin_of_thought|>", "<|end_of_thought|>", "<|channel|>", "<|message|>"})
+"""The trace markers (or their parts: gpt-oss's ``<|channel|>``, ``<|message|>``) that
+tokenizers hold as tokens, often special ones: a local model's output is decoded with them
+kept, every other special token dropped, so that :func:`split_reasoning` sees where a trace
+ends."""
+
+
+def split_reasoning(response: str) -> tuple[str, str | None]:
+    """``(trace, answer)`` of a response. The answer is what follows the last marker that
+    closes a trace: ``</think>`` (also ``</thinking>``, ``</reasoning>``, ``</seed:think>``),
+    ``◁/think▷``, ``[/THINK]``, ``<|END_THINKING|>``, ``<|end_of_thought|>``, gpt-oss's
+    ``<|channel|>final<|message|>`` (``assistantfinal`` in a response that begins
+    ``analysis``: the same decoded without special tokens), ``[BEGIN FINAL RESPONSE]``. A
+    closing marker without an opening one closes the trace the chat template opened (QwQ,
+    DeepSeek-R1). A trace opened after the last close, or never closed, leaves no answer
+    (``None``): whatever option it names is reasoning, not an answer. A response without
+    markers is all answer (the trace ``""``)."""
+    last = None
+    for last in _TRACE.finditer(response):
+        pass
+    if last is None:
+        if _BARE_START.match(response):
+            bare = None
+            for bare in _BARE_FINAL.finditer(response):
+                pass
+            if bare is not None:
+                return response[:bare.start()], response[bare.end():]
+        return "", response
+    if last.group(1) is None:  # an opening marker: the trace runs to the end
+        return response, None
+    return response[:last.start()], response[last.end():].split("[END FINAL RESPONSE]", 1)[0]
+
+
+def opened_trace(prompt: str) -> str:
+    """The opening marker a prompt ends with (``<think>\\n``: a chat template that starts the
+    model's trace for it, as QwQ's and DeepSeek-R1's do), else ``""``; put back before the
+    model's output, it makes the response the whole turn."""
+    match = _OPENED.search(prompt[-200:])
+    return match.group() if match else ""

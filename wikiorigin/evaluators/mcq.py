@@ -19,7 +19,7 @@ from collections import Counter
 
 from ..errors import WikioriginError
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
-from .answers import PARSER_VERSION, parse_choice, read_choice
+from .answers import PARSER_VERSION, Reading, parse_choice, read_choice
 from .cues import ANSWER_CUES, DELIMITERS, INSTRUCTIONS, answer_cue, delimiter, instruction
 from .questions import REGION_LETTERS, attach_responses, clean_region, read_questions
 from .report import markdown_table
@@ -52,7 +52,8 @@ _VERDICT = {"type": "object", "required": ["verdict"], "properties": {"verdict":
 def _judge_unread(rows: list[dict], items: list[dict], judge) -> None:
     from ..llm import ChatRequest
 
-    todo = [i for i, item in enumerate(items) if item["pred"] is None and item["response"]]
+    todo = [i for i, item in enumerate(items)  # a truncated response is no answer, to the judge too
+            if item["pred"] is None and item["response"] and item["read_as"] != "truncated"]
     requests = [ChatRequest([
         {"role": "system", "content": JUDGE_PROMPT},
         {"role": "user", "content": f"Question: {rows[i]['question']}\nOptions: "
@@ -92,7 +93,14 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRU
     to the judge. Without a model, rows carry recorded ``response`` s (None: the recording
     has no response to that question, counted as unanswered). ``labels`` are the option labels
     the prompt showed (None: unlabelled bullets, as :func:`question_prompt` writes them; a
-    recorded row's own prompt decides for it)."""
+    recorded row's own prompt decides for it).
+
+    A response stopped by the token limit (a model's
+    :class:`~wikiorigin.evaluators.generation.Response` that is ``truncated``: finish reason
+    ``length``) and one whose reasoning trace never closed are no answer, read as
+    ``truncated``, whatever option their text names: counted apart in the summary, wrong in
+    ``accuracy``, outside ``coverage``. Items carry the ``finish_reason`` (None for recorded
+    responses)."""
     if model is None:
         if all(r.get("response") is None for r in rows):
             raise WikioriginError(f"{recorded}: no model given and none of the {len(rows)} questions carries a "
@@ -104,10 +112,14 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRU
         name = model.name
     items = []
     for row, response in zip(rows, responses):
-        reading = read_choice(response, row["choices"], question=row["question"],
-                              labels=row.get("labels") if model is None else labels)
+        if getattr(response, "truncated", False):  # cut by the token limit: never read
+            reading = Reading(None, "truncated")
+        else:
+            reading = read_choice(response, row["choices"], question=row["question"],
+                                  labels=row.get("labels") if model is None else labels)
         how = ("missing" if model is None else "failed") if response is None else reading.how
         items.append({**_item(row, name, "generate"), "response": response, "pred": reading.index,
+                      "finish_reason": getattr(response, "finish_reason", None),
                       "read_as": how, "correct": reading.index == row["answer_index"],
                       "judge_verdict": None, "reference_judge": row.get("judge")})
     if judge is not None:
@@ -184,6 +196,7 @@ def summarize(items: list[dict]) -> dict:
         ways = Counter(item["read_as"] for item in items)
         summary.update(coverage=len(read) / len(items), unread=len(items) - len(read),
                        failed=ways.get("failed", 0), missing=ways.get("missing", 0),
+                       truncated=ways.get("truncated", 0),
                        accuracy_read=_rate(read, "correct"), read_as=dict(sorted(ways.items())),
                        judged=sum(i["judge_verdict"] is not None for i in items),
                        parser_version=PARSER_VERSION)
@@ -239,6 +252,8 @@ def _generation_lines(summary: dict) -> list[str]:
     lines = ["", f"The parser read {n - summary['unread']} of {n} responses (coverage {summary['coverage']:.3f}"
                  + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
                  + (f"; {summary['missing']} questions have no recorded response" if summary["missing"] else "")
+                 + (f"; {summary['truncated']} responses were cut by the token limit or left their reasoning "
+                    "unclosed, no answer (raise --max-new-tokens)" if summary.get("truncated") else "")
                  + "); unread responses count as wrong"
                  + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
                  + (f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."

@@ -77,15 +77,20 @@ class EndpointModel(EchoScoring):
 
     def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
                  top_p: float = 1.0, seed: int = 0, system: str | None = None,
-                 batch_size: int | None = None) -> list[str | None]:
+                 batch_size: int | None = None) -> list:
         """One answer per prompt (in order) from the endpoint, through the client's cache, retries
-        and limits; None for a request that failed. ``system`` is an optional system message;
-        ``batch_size`` is accepted for the interface of :class:`LocalModel` and not used."""
+        and limits; None for a request that failed. Each is a
+        :class:`~wikiorigin.evaluators.generation.Response`: the message's ``content`` (a server
+        that returns the reasoning apart, as ``reasoning_content``, leaves it out) and the
+        server's ``finish_reason``; one stopped by the token limit (``length``) comes back
+        ``truncated``, to be counted as no answer, not failed. ``system`` is an optional system
+        message; ``batch_size`` is accepted for the interface of :class:`LocalModel` and not used."""
         from ..llm import ChatRequest
+        from .generation import Response
 
         params = {"temperature": temperature, "max_tokens": max_new_tokens, "top_p": top_p, "seed": seed}
         results = self.client.run([ChatRequest(
             ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": p}],
             params, "eval", truncated_ok=True) for p in prompts])
-        return [None if r.error else r.text for r in results]
+        return [None if r.error else Response(r.text or "", r.finish_reason) for r in results]
 

@@ -11,10 +11,15 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+from ..errors import WikioriginError
 from ..llm.hf import context_length, is_oom, load_causal_lm, require_torch
 from ..progress import Progress
 
-__all__ = ["ModelRunner", "unsort"]
+__all__ = ["ModelRunner", "unsort", "THINKING"]
+
+THINKING = ("template-default", "on", "off")
+"""The values of a local model's ``thinking`` switch: the chat template's own default, or its
+``enable_thinking`` set on or off (Qwen3-style templates)."""
 
 
 def unsort(order: list[int], results: list) -> list:
@@ -31,13 +36,16 @@ class ModelRunner:
     ``max_length`` defaults to the model's positions (2048 when its config does not say);
     ``batch_size`` starts at ``max_batch_size`` rows and shrinks when a batch runs out of
     memory; ``add_bos`` is read by :meth:`encode_contexts` (see
-    :class:`~wikiorigin.evaluators.models.LocalModel`)."""
+    :class:`~wikiorigin.evaluators.models.LocalModel`); ``thinking`` switches a chat
+    template's reasoning on or off (:meth:`set_thinking`)."""
 
     def __init__(self, path, *, device: str | None = "auto", dtype: str = "auto",
                  max_batch_size: int = 32, max_length: int | None = None, chat: bool = True,
-                 share_context: bool = True, add_bos: bool | None = None):
+                 share_context: bool = True, add_bos: bool | None = None, thinking: str = "template-default"):
         if add_bos not in (None, True, False):
             raise ValueError(f"LocalModel: add_bos must be None, True or False, got {add_bos!r}")
+        if thinking not in THINKING:  # before the model is loaded; set_thinking checks the template
+            raise ValueError(f"LocalModel: thinking must be one of {', '.join(THINKING)}, not {thinking!r}")
         self._torch = require_torch("running a local model")
         self.tokenizer, self.model, self.device = load_causal_lm(path, device=device, dtype=dtype)
         self.path = Path(path)
@@ -46,6 +54,9 @@ class ModelRunner:
         self.chat = chat and self.tokenizer.chat_template is not None
         self.share_context = share_context
         self.add_bos = add_bos
+        self.thinking = "template-default"
+        self.set_thinking(thinking)
+        self._dropped_ids = None  # the special tokens a generation's text goes without (see Generation)
         self.cut_inside_token = 0  # requests whose context ended inside a token (see _split_many)
         accepted = inspect.signature(self.model.forward).parameters
         self._keeps_logits = "logits_to_keep" in accepted
@@ -53,6 +64,33 @@ class ModelRunner:
             p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
         self._head = None  # checked once, when first needed: see _output_layer
         self._reusable = None  # likewise: see _reusable_cache
+
+    @property
+    def can_think(self) -> bool:
+        """Whether the chat template (in use) takes ``enable_thinking`` (Qwen3, SmolLM3, GLM-4.5
+        and others whose reasoning can be switched on and off)."""
+        template = self.tokenizer.chat_template if self.chat else None
+        if isinstance(template, dict):  # several named templates
+            template = " ".join(map(str, template.values()))
+        return "enable_thinking" in str(template or "")
+
+    @property
+    def thinking_mode(self) -> str | None:
+        """The ``thinking`` switch as runs record it (the signature's ``think``): the value for a
+        template that has the switch, None for one that has none."""
+        return self.thinking if self.can_think else None
+
+    def set_thinking(self, mode: str) -> None:
+        """Switch the chat template's reasoning: ``on`` or ``off`` (``enable_thinking``), or
+        ``template-default``. A template without the switch (or no chat template) takes only
+        ``template-default``: anything else is a one-line error, never a switch ignored."""
+        if mode not in THINKING:
+            raise ValueError(f"LocalModel: thinking must be one of {', '.join(THINKING)}, not {mode!r}")
+        if mode != "template-default" and not self.can_think:
+            lacks = "this one has no such switch" if self.chat else "this model is used without one"
+            raise WikioriginError(f"{self.path}: thinking {mode!r} (--thinking) needs a chat template that takes "
+                                  f"enable_thinking (Qwen3-style); {lacks}")
+        self.thinking = mode
 
     @property
     def name(self) -> str:

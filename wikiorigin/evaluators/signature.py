@@ -52,6 +52,7 @@ FIELDS = (  # (settings key, abbreviation), in the signature's order
     ("dtype", "dtype"),
     ("device", "device"),
     ("template", "template"),  # chat@<sha1-8 of the chat template>, raw, or server (an endpoint's)
+    ("thinking", "think"),  # a local chat template's enable_thinking: on, off or template-default
     ("reasoning_effort", "effort"),  # an endpoint's reasoning effort (then no sampling parameter is sent)
     ("instruction", "instruction"),  # sha1-8 of the prompt template or instruction line
     ("language", "lang"),
