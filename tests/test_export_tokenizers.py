@@ -171,3 +171,15 @@ def test_a_tokenizer_that_merges_across_every_cue_is_an_error(tmp_path):
     assert not (tmp_path / "t").exists()
     with pytest.raises(WikioriginError, match="nope: no such tokenizer"):
         export_lmeval(questions, tmp_path / "t", tokenizer=tmp_path / "nope")
+
+
+def test_the_command_line_checks_the_tokenizer_and_takes_a_cue(merging_model, tmp_path, capsys):
+    questions = _questions(tmp_path / "mcq.parquet")
+    assert cli.main(["export", "lm-eval", str(questions), "--out", str(tmp_path / "x"),
+                     "--tokenizer", str(merging_model)]) == 0
+    config = yaml.safe_load(next((tmp_path / "x").glob("*.yaml")).read_text())
+    assert config["metadata"]["answer_cue"] == "\n回答： " and config["metadata"]["merged_options"] == 12
+    assert cli.main(["export", "lm-eval", str(questions), "--out", str(tmp_path / "y"),
+                     "--answer-cue", "\\nAnswer:"]) == 0
+    config = yaml.safe_load(next((tmp_path / "y").glob("*.yaml")).read_text())
+    assert config["metadata"]["answer_cue"] == "\nAnswer:"

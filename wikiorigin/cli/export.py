@@ -17,6 +17,12 @@ def add_commands(sub) -> None:
                    help="multiple choice: answer cue and delimiter, the code of any open Wikipedia "
                         "(default: the rows' language column, else ja)")
     x.add_argument("--source-language", action="store_true", help="free-form: ask in the item's language")
+    x.add_argument("--answer-cue", default=None,
+                   help="multiple choice: the cue before each option, as eval mcq's (\\n is a new line)")
+    x.add_argument("--tokenizer", default=None, metavar="PATH",
+                   help="multiple choice: the model's tokenizer (a model directory or tokenizer.json): check that "
+                        "every option keeps its own tokens after the cue; where not, the cue ends with a space or a "
+                        "new line (the task's README names the --answer-cue that gives eval mcq the same numbers)")
     x.set_defaults(func=cmd_export_lmeval)
 
 
@@ -25,7 +31,8 @@ def cmd_export_lmeval(args) -> int:
     from ..export_lmeval import export_lmeval
 
     r = export_lmeval(args.dataset, args.out, task=args.task, language=args.language,
-                      source_language=args.source_language)
+                      source_language=args.source_language, tokenizer=args.tokenizer,
+                      cue=None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n"))
     kind = f"multiple_choice, {r.language}" if r.kind == "mcq" else "generate_until"
     print(f"lm-eval task {r.task}: {r.rows} questions ({kind}) -> {r.yaml} ({r.data.name}, {r.readme.name}); "
           f"run: lm_eval --model hf --model_args pretrained=MODEL --tasks {r.task} --include_path {r.yaml.parent}")
