@@ -52,7 +52,8 @@ def add_commands(sub) -> None:
     _add_judge(command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge))
     _add_leakage(command("leakage", "perplexity of articles against paraphrases (training-data leakage)",
                          cmd_eval_leakage))
-    _add_compare(command("compare", "per-model bars, and a scatter against external scores", cmd_eval_compare))
+    _add_compare(command("compare", "runs ranked with paired tests (McNemar, permutation), per-model bars, and a "
+                                    "scatter against external scores", cmd_eval_compare))
 
 
 # --- mcq ---------------------------------------------------------------------------------------
@@ -200,6 +201,10 @@ def cmd_eval_freeform(args) -> int:
 def _add_judge(e) -> None:
     e.add_argument("--questions", required=True, help="a CARE test file (or rows with a `response`)")
     e.add_argument("--judge-model", required=True, help="the LLM that rates each answer 1-10")
+    e.add_argument("--human-ratings", default=None, metavar="FILE",
+                   help="people's ratings of responses (JSON, JSON Lines, CSV or Parquet with question, model, "
+                        "response, rating): the judge's agreement with them (Pearson, Spearman, Kendall, with "
+                        "intervals); without --model or recorded responses, the judge rates these responses")
     model_options(e, required=False)
     llm_options(e)
     e.set_defaults(temperature=0.7, max_new_tokens=512)
@@ -207,25 +212,49 @@ def _add_judge(e) -> None:
 
 def cmd_eval_judge(args) -> int:
     """`wikiorigin eval judge`: CARE answers rated 1-10 by an LLM judge against the references."""
+    from ..care import read_rated
     from ..evaluators import judge as judging
 
     rows = judging.read_care(args.questions)
-    m = None
-    if args.model:
-        m = model(args)
+    rated = read_rated(args.human_ratings) if args.human_ratings else None
+    recorded = all(r.get("response") for r in rows)
+    rate_rated = rated is not None and not args.model and not recorded  # the judge rates the people's responses
+    if not (args.model or recorded or rate_rated):
+        raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response` "
+                              "(nor --human-ratings FILE to rate)")
+    m = model(args) if args.model else None
+    if m is not None:
         responses, name = m.generate([r["question"] for r in rows], **sampling(args)), m.name
-    elif all(r.get("response") for r in rows):
+    elif recorded:
         responses, name = [r["response"] for r in rows], "recorded"
-    else:
-        raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response`")
     judge = llm_client(args, args.judge_model)
-    items = judging.judge_answers(rows, responses, judge, model=name)
+    if rate_rated:
+        items, alone = judging.judge_rated(rows, rated, judge)
+        unmatched = len(alone)
+    else:
+        items = judging.judge_answers(rows, responses, judge, model=name)
+        unmatched = judging.attach_human_ratings(items, rated) if rated is not None else 0
     summary = judging.summarize_judged(items)
-    settings = judging.judge_settings(m, judge, rows=rows, **sampling(args))
+    if rated is not None:
+        summary["agreement"]["unmatched"] = unmatched
+        if unmatched:
+            print(f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer "
+                  "here)", file=sys.stderr)
+    settings = judging.judge_settings(m, judge, rows=rows, rated=rated, rated_answers=rate_rated, **sampling(args))
     judging.write_judge_results(args.out, items, summary, {"questions": str(args.questions),
                                                            "judge": args.judge_model}, settings=settings)
     return _done("judge", args.out, f"{summary['rated']} of {summary['n']} answers rated, "
-                                    f"mean {summary['mean']:.2f}", [_client(m), judge])
+                                    f"mean {summary['mean']:.2f}{_agreement_said(summary)}", [_client(m), judge])
+
+
+def _agreement_said(summary: dict) -> str:
+    """The closing line's words on the judge's agreement with people's ratings (none asked: empty)."""
+    found = summary.get("agreement")
+    if found is None:
+        return ""
+    if found["pearson"]["r"] is None:
+        return f", {found['n']} ratings shared with people's: too few or all alike to correlate"
+    return f", Pearson r with people's ratings {found['pearson']['r']:.3f} over {found['n']}"
 
 
 # --- leakage -----------------------------------------------------------------------------------
@@ -309,12 +338,14 @@ def _add_compare(e) -> None:
 
 
 def cmd_eval_compare(args) -> int:
-    """`wikiorigin eval compare`: several runs ranked, with published figures and warnings where settings differ."""
+    """`wikiorigin eval compare`: several runs ranked, every pair tested on the questions both answered, with
+    published figures and warnings where settings differ."""
     from ..evaluators.report import compare_runs
 
     result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,
                           external_name=args.external_name)
     extra = f", Pearson r {result['pearson']:.3f}" if "pearson" in result else ""
-    print(f"{len(result['models'])} runs compared{extra} -> {args.out}/ (comparison.md, models.png"
-          + (", scatter.png)" if extra else ")"))
+    print(f"{len(result['models'])} runs compared{extra}, {len(result['pairs'])} pairs tested"
+          + (f" ({len(result['unpaired'])} not paired)" if result["unpaired"] else "")
+          + f" -> {args.out}/ (comparison.md, comparison.json, models.png" + (", scatter.png)" if extra else ")"))
     return 0

@@ -186,13 +186,21 @@ def freeform_settings(model, *, source_language: bool = False, rows: list[dict] 
 
 def summarize_freeform(items: list[dict]) -> dict:
     """Means of exact match, chrF, best chrF and romanized exact match: overall, by language,
-    by whether an English article exists, and by both (the paper's table layout)."""
+    by whether an English article exists, and by both (the paper's table layout). Each has
+    ``<name>_ci95`` and ``<name>_stderr`` (exact matches: Wilson interval; chrF: Student t;
+    :mod:`~wikiorigin.evaluators.stats`); a block of fewer than 30 questions is ``small``."""
+    from .stats import SMALL, mean_fields, proportion_fields
+
     if not items:
         raise WikioriginError("no items to summarize")
-    keys = ("exact", "chrf", "chrf_best", "exact_romanized")
 
     def block(part):
-        return {"n": len(part), **{k: sum(float(i[k]) for i in part) / len(part) for k in keys}}
+        fields = {}
+        for key in ("exact", "chrf", "chrf_best", "exact_romanized"):
+            values = [i[key] for i in part]
+            fields.update(proportion_fields(key, values) if key.startswith("exact") else
+                          mean_fields(key, values, (0.0, 100.0)))  # chrF's interval clipped to its scale
+        return {"n": len(part), **fields, "small": len(part) < SMALL}
 
     def groups(key):
         out: dict = {}
@@ -210,7 +218,8 @@ def summarize_freeform(items: list[dict]) -> dict:
 def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None,
                            settings: dict | None = None):
     """Write a free-form run to directory ``out``: ``items.parquet``, ``summary.json``, ``report.md``
-    (by language, with and without an English article) and ``chrf_by_language.png``; ``summary``
+    (by language, with and without an English article, then every figure's 95% interval, groups
+    under 30 marked) and ``chrf_by_language.png`` (with error bars); ``summary``
     is :func:`summarize_freeform`'s, ``meta`` goes into the provenance, ``settings`` into the
     signature. Returns what :func:`~wikiorigin.evaluators.report.write_results` returns."""
     from .report import bar_plot, markdown_table, write_results
@@ -236,5 +245,6 @@ def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | N
              "Plot: `chrf_by_language.png`."]
     plots = [("chrf_by_language.png", lambda path: bar_plot(
         path, list(by_lang), [v["chrf"] for v in by_lang.values()], f"{summary['model']}: chrF by language",
-        "chrF", counts=[v["n"] for v in by_lang.values()]))]
+        "chrF", counts=[v["n"] for v in by_lang.values()],
+        intervals=[v.get("chrf_ci95") for v in by_lang.values()]))]
     return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings)

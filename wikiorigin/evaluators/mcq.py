@@ -176,7 +176,12 @@ def summarize(items: list[dict]) -> dict:
     many responses the parser read (``coverage``), the accuracy over those, how they were read,
     and, when the rows carried reference verdicts (the paper's GPT-4o judge), the accuracy by
     those verdicts and where ours differ (:func:`reference_disagreements`). Log-likelihood
-    mode: ``acc``, ``acc_norm``, ``acc_norm_bytes`` (and ``accuracy`` = ``acc``)."""
+    mode: ``acc``, ``acc_norm``, ``acc_norm_bytes`` (and ``accuracy`` = ``acc``). Every
+    accuracy, overall and in each group, has ``<name>_ci95`` (Wilson) and ``<name>_stderr``
+    (lm-eval's ``acc_stderr``); a block of fewer than 30 questions is ``small``
+    (:mod:`~wikiorigin.evaluators.stats`)."""
+    from .stats import SMALL, proportion_fields
+
     if not items:
         raise WikioriginError("no items to summarize")
     mode = items[0]["mode"]
@@ -186,23 +191,28 @@ def summarize(items: list[dict]) -> dict:
         names = {"correct": "accuracy"}
 
     def block(part):
-        return {"n": len(part), **{name: _rate(part, key) for key, name in names.items()}}
+        fields = {}
+        for key, name in names.items():
+            fields.update(proportion_fields(name, [i[key] for i in part]))
+        return {"n": len(part), **fields, "small": len(part) < SMALL}
 
     summary = {"model": items[0]["model"], "mode": mode, **block(items)}
     if mode == "loglikelihood":
-        summary["accuracy"] = summary["acc"]
+        summary.update(accuracy=summary["acc"], accuracy_ci95=summary["acc_ci95"],
+                       accuracy_stderr=summary["acc_stderr"])
     else:
         read = [i for i in items if i["pred"] is not None]
         ways = Counter(item["read_as"] for item in items)
         summary.update(coverage=len(read) / len(items), unread=len(items) - len(read),
                        failed=ways.get("failed", 0), missing=ways.get("missing", 0),
                        truncated=ways.get("truncated", 0),
-                       accuracy_read=_rate(read, "correct"), read_as=dict(sorted(ways.items())),
+                       **proportion_fields("accuracy_read", [i["correct"] for i in read]),
+                       read_as=dict(sorted(ways.items())),
                        judged=sum(i["judge_verdict"] is not None for i in items),
                        parser_version=PARSER_VERSION)
         judged = [i for i in items if i.get("reference_judge") is not None]
         if judged:  # where the reference judge (the paper's GPT-4o) gave a verdict
-            summary["accuracy_by_reference"] = sum(i["reference_judge"] is True for i in items) / len(items)
+            summary.update(proportion_fields("accuracy_by_reference", [i["reference_judge"] is True for i in items]))
             summary["agreement_with_reference_judge"] = sum(
                 bool(i["correct"]) == i["reference_judge"] for i in judged) / len(judged)
             summary["reference_disagreements"] = reference_disagreements(items)

@@ -1,9 +1,13 @@
 """Evaluation results on disk: ``items.parquet`` (one row per question × model), ``summary.json``,
 ``report.md`` with tables, and PNG plots (matplotlib, drawn without a display).
 
-:func:`write_results` writes one run's directory. :func:`compare_runs` reads several runs'
-summaries and draws per-model bars and, given a table of external scores (CSV ``model,score``,
-e.g. JMT-Bench), a scatter of ours against theirs with the correlation.
+:func:`write_results` writes one run's directory, its report ending with the 95% interval of
+every figure (:func:`interval_tables`). :func:`compare_runs` reads several runs' summaries and
+draws per-model bars with their intervals and, given a table of external scores (CSV
+``model,score``, e.g. JMT-Bench), a scatter of ours against theirs with the correlation; it
+tests every pair of runs on the questions both answered (:func:`paired_comparisons`: McNemar's
+exact test or a paired permutation test, from :mod:`~wikiorigin.evaluators.stats`) and writes
+them to ``comparison.json`` with a ranking that marks the neighbours it cannot tell apart.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from ..errors import MissingExtra, WikioriginError
 from ..files import atomic, provenance, write_table, write_text
 
 __all__ = ["write_results", "summary_json", "markdown_table", "bar_plot", "compare_runs", "read_summary",
-           "ranking_table"]
+           "ranking_table", "interval_tables", "paired_comparisons", "ITEM_COLUMNS"]
 
 
 def _fmt(value) -> str:
@@ -58,18 +62,37 @@ _CJK_FONTS = ("Noto Sans CJK JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "Hi
 
 
 def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: str = "accuracy",
-             counts: list[int] | None = None) -> Path:
+             counts: list[int] | None = None, intervals: list | None = None) -> Path:
     """Draw a bar chart of ``values`` by ``labels`` (NaN drawn as 0, ``counts`` written over
-    the bars) to the image file ``path``; returns ``path``. Needs matplotlib (a dependency)."""
+    the bars) to the image file ``path``; returns ``path``. ``intervals``: a ``[low, high]``
+    (or None) per bar, drawn as error bars. A bar whose count is under
+    :data:`~wikiorigin.evaluators.stats.SMALL` is hatched and pale; the title says what the
+    error bars and the hatching mean. Needs matplotlib (a dependency)."""
+    from .stats import SMALL
+
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.6))
-    bars = ax.bar(range(len(labels)), [0 if math.isnan(v) else v for v in values], color="#4c72b0")
+    heights = [0 if v is None or math.isnan(v) else v for v in values]
+    small = [n is not None and n < SMALL for n in (counts or [None] * len(labels))]
+    bars = ax.bar(range(len(labels)), heights, color=["#a6bddb" if s else "#4c72b0" for s in small],
+                  edgecolor="#2b4a7a")
+    for bar, is_small in zip(bars, small):
+        if is_small:
+            bar.set_hatch("//")
+    intervals = intervals if intervals and any(intervals) else [None] * len(labels)
+    for x, (height, ci) in enumerate(zip(heights, intervals)):
+        if ci:
+            ax.errorbar(x, height, yerr=[[max(0.0, height - ci[0])], [max(0.0, ci[1] - height)]],
+                        fmt="none", ecolor="black", capsize=3, linewidth=1)
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    for bar, n in zip(bars, counts or []):
-        ax.annotate(f"n={n}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center", va="bottom", fontsize=7)
+    notes = (["bars: 95% intervals"] if any(intervals) else []) + ([f"hatched: n < {SMALL}"] if any(small) else [])
+    ax.set_title(title + (f" ({'; '.join(notes)})" if notes else ""), fontsize=10)
+    tops = [max(h, ci[1]) if ci else h for h, ci in zip(heights, intervals)]
+    for bar, n, top in zip(bars, counts or [], tops):
+        ax.annotate(f"n={n}", (bar.get_x() + bar.get_width() / 2, top), ha="center", va="bottom", fontsize=7)
+    if tops and max(tops) > 0:
+        ax.set_ylim(top=max(tops) * 1.1)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -77,16 +100,21 @@ def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: s
 
 
 def write_results(out, items: list[dict], summary: dict, report: str, *, schema: pa.Schema | None = None,
-                  plots=(), meta: dict | None = None, settings: dict | None = None) -> Path:
+                  plots=(), meta: dict | None = None, settings: dict | None = None, intervals: bool = True) -> Path:
     """Write one run: ``items.parquet`` (with provenance), ``summary.json``, ``report.md``;
     ``plots`` are ``(file name, function(path))`` pairs drawn into the directory. ``settings``
     (see :mod:`~wikiorigin.evaluators.signature`) go into the summary as ``settings`` and
     ``signature``, into the report as its signature line, and into the Parquet provenance.
-    The summary is strict JSON: NaN and infinities are written as ``null``."""
+    Unless ``intervals`` is false (a report that shows them itself), the report ends with
+    :func:`interval_tables` of the summary. The summary is strict JSON: NaN and infinities are
+    written as ``null``."""
     from .signature import signature
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    extra = interval_tables(summary) if intervals else ""
+    if extra:
+        report = f"{report.rstrip()}\n\n{extra}"
     if settings is not None:
         line = signature(settings)
         summary = {**summary, "settings": settings, "signature": line}
@@ -100,6 +128,68 @@ def write_results(out, items: list[dict], summary: dict, report: str, *, schema:
             draw(tmp)
     write_text(out / "report.md", report.rstrip() + "\n")
     return out
+
+
+def _interval_text(pair) -> str:
+    return "–" if not pair or pair[0] is None else f"[{pair[0]:.3f}, {pair[1]:.3f}]"
+
+
+def _metrics(block: dict) -> list[str]:
+    """The names in a summary block that carry an interval (``<name>_ci95``), in its order."""
+    return [k for k in block if f"{k}_ci95" in block]
+
+
+def _blocks(groups: dict, prefix: str = "") -> list[tuple[str, dict]]:
+    """``(label, block)`` of a summary's group dict, nested groups as ``outer / inner``."""
+    found = []
+    for key, value in groups.items():
+        if not isinstance(value, dict):
+            continue
+        if "n" in value:
+            found.append((f"{prefix}{key}", value))
+        else:
+            found += _blocks(value, f"{prefix}{key} / ")
+    return found
+
+
+def interval_tables(summary: dict) -> str:
+    """Markdown tables of every figure in ``summary`` that has a 95% interval: the overall
+    ones (value, interval, standard error), then each ``by_...`` group (n, each figure with its
+    interval, and ``†`` where the group has fewer than 30 observations). Empty when the
+    summary has no intervals."""
+    from .stats import SMALL
+
+    top = _metrics(summary)
+    if not top:
+        return ""
+    lines = ["## 95% intervals", "",
+             "Proportions: Wilson score interval; means: Student t. Standard error as lm-evaluation-harness's "
+             f"`mean_stderr` (n-1). † marks groups of fewer than {SMALL}.", "",
+             markdown_table(["figure", "value", "95% interval", "stderr"],
+                            [[m, _nan(summary[m]), _interval_text(summary[f"{m}_ci95"]),
+                              _nan(summary.get(f"{m}_stderr"))] for m in top])]
+    for key, groups in summary.items():
+        if not key.startswith("by_") or not isinstance(groups, dict):
+            continue
+        blocks = [(label, block) for label, block in _blocks(groups) if _metrics(block)]
+        if not blocks:
+            continue
+        names = _metrics(blocks[0][1])
+        header = [key.removeprefix("by_").replace("_", " "), "n"]
+        for m in names:
+            header += [m, f"{m} 95%"]
+        rows = []
+        for label, block in blocks:
+            row = [label, block["n"]]
+            for m in names:
+                row += [_nan(block.get(m)), _interval_text(block.get(f"{m}_ci95"))]
+            rows.append(row + ["†" if block.get("small") else ""])
+        lines += ["", f"### {header[0]}", "", markdown_table(header + ["n<30"], rows)]
+    return "\n".join(lines)
+
+
+def _nan(value):
+    return float("nan") if value is None else value
 
 
 def summary_json(summary: dict) -> str:
@@ -200,14 +290,177 @@ def _scatter(path, pairs, metric: str, external_name: str, pearson: float) -> No
     plt.close(fig)
 
 
+# The per-question column of items.parquet behind each summary figure that ``eval compare``
+# can test in pairs: 0/1 columns get McNemar's test, scores a paired permutation test.
+ITEM_COLUMNS = {"accuracy": "correct", "acc": "correct", "acc_norm": "correct_norm",
+                "acc_norm_bytes": "correct_bytes", "exact": "exact", "exact_romanized": "exact_romanized",
+                "chrf": "chrf", "chrf_best": "chrf_best", "mean": "rating"}
+"""Summary figure -> the column of ``items.parquet`` that gives it per question (``mean``: a
+judged run's ``rating``), for :func:`paired_comparisons`."""
+ALPHA = 0.05  # neighbours whose Holm-corrected p is at least this are not told apart
+
+
+def _item_scores(run, metric: str) -> tuple[dict | None, bool, str | None]:
+    """A run's per-question scores for ``metric`` by question (its ``id`` where every item has
+    one, else the question text by :func:`~wikiorigin.care.question_key`), whether they are
+    0/1, or why there are none."""
+    import pyarrow.parquet as pq
+
+    from ..care import question_key
+
+    column = ITEM_COLUMNS.get(metric)
+    path = Path(run) / "items.parquet"
+    if column is None:
+        return None, False, f"no per-question column for {metric!r}"
+    if not path.exists():
+        return None, False, "no items.parquet"
+    names = pq.read_schema(path).names
+    if column not in names:
+        return None, False, f"items.parquet has no column {column!r}"
+    key = "id" if "id" in names and not pq.read_table(path, columns=["id"]).column(0).null_count else "question"
+    if key not in names:
+        return None, False, "items.parquet has neither question ids nor questions"
+    table = pq.read_table(path, columns=[key, column])
+    keys, values = table.column(0).to_pylist(), table.column(1).to_pylist()
+    if None in keys:
+        return None, False, f"items.parquet has rows without {key!r}"
+    keys = [question_key(k) if key == "question" else k for k in keys]
+    if len(set(keys)) < len(keys):
+        return None, False, f"items.parquet repeats a question ({key})"
+    binary = pa.types.is_boolean(table.schema.field(1).type)
+    return {k: v for k, v in zip(keys, values) if v is not None}, binary, None
+
+
+def paired_comparisons(runs: list, models: list[str], metric: str, *, seed: int | None = None,
+                       resamples: int | None = None) -> dict:
+    """Every pair of runs tested on the questions both answered (joined by question id): the
+    difference of ``metric`` (first minus second), its 95% interval and p-value
+    (:func:`~wikiorigin.evaluators.stats.paired_test`: McNemar's exact test for 0/1 outcomes, a
+    paired permutation test for scores), ``n`` and, where the runs' questions differ, how many
+    each has alone; ``p_holm``: the p-values Holm-corrected over all the pairs tested. Runs with
+    no question in common, or without per-question scores, are listed in ``unpaired`` with the
+    reason. Returns ``{"pairs": [...], "unpaired": [...], "seed": ..., "resamples": ...}``."""
+    from . import stats
+
+    seed, resamples = stats.SEED if seed is None else seed, stats.RESAMPLES if resamples is None else resamples
+    scores = [_item_scores(run, metric) for run in runs]
+    pairs, unpaired = [], []
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            (a, binary, why_a), (b, _, why_b) = scores[i], scores[j]
+            if a is None or b is None:
+                unpaired.append({"a": models[i], "b": models[j], "reason": f"{models[i if a is None else j]}: "
+                                                                           f"{why_a if a is None else why_b}"})
+                continue
+            common = [k for k in a if k in b]
+            if not common:
+                unpaired.append({"a": models[i], "b": models[j],
+                                 "reason": "no question in common: runs on different questions are not paired"})
+                continue
+            test = stats.paired_test([float(a[k]) for k in common], [float(b[k]) for k in common], binary=binary,
+                               seed=seed, resamples=resamples)
+            pair = {"a": models[i], "b": models[j], **test}
+            if len(common) < max(len(a), len(b)):
+                pair.update(only_a=len(a) - len(common), only_b=len(b) - len(common))
+            pairs.append(pair)
+    for pair, corrected in zip(pairs, stats.holm([p["p_value"] for p in pairs])):
+        pair["p_holm"] = corrected
+    return {"pairs": pairs, "unpaired": unpaired, "seed": seed, "resamples": resamples}
+
+
+def _neighbours(order: list[str], pairs: list[dict]) -> list[dict | None]:
+    """For each model in ranking ``order`` but the last: the test against the next one down
+    (``p_holm``, ``tell_apart``: p_holm < :data:`ALPHA`), or None when the two were not paired."""
+    found = {frozenset((p["a"], p["b"])): p for p in pairs}
+    out = []
+    for upper, lower in zip(order, order[1:]):
+        pair = found.get(frozenset((upper, lower)))
+        out.append(None if pair is None else {"model": lower, "p_value": pair["p_value"], "p_holm": pair["p_holm"],
+                                              "tell_apart": pair["p_holm"] < ALPHA})
+    return out + [None] if order else []
+
+
+def _paired_markdown(metric: str, ranking: list[dict], tests: dict) -> str:
+    """The ranking with intervals and the neighbour tests, then every pair, for comparison.md."""
+    def versus(entry):
+        if entry["vs_next"] is None:
+            return "not paired" if entry is not ranking[-1] else ""
+        nxt = entry["vs_next"]
+        return f"{'>' if nxt['tell_apart'] else '≈'} {nxt['model']} (Holm p = {nxt['p_holm']:.3g})"
+
+    lines = ["## Paired tests", "",
+             "Runs joined by question (its id, else its text); each pair tested on the questions both answered. "
+             f"`≈`: cannot be told apart from the next model down (Holm-corrected p ≥ {ALPHA} over all "
+             f"{len(tests['pairs'])} pairs); † fewer than 30 questions.", "",
+             markdown_table(["rank", "model", metric, "95% interval", "n", "vs next"],
+                            [[e["rank"], e["model"], _nan(e["value"]), _interval_text(e["ci95"]),
+                              f"{e['n']}{'†' if e['small'] else ''}" if e["n"] is not None else "–", versus(e)]
+                             for e in ranking])]
+    if tests["pairs"]:
+        lines += ["", markdown_table(
+            ["a", "b", "n", "a − b", "95% interval", "p", "p (Holm)", "test"],
+            [[p["a"], p["b"], p["n"], p["difference"], _interval_text(p["ci95"]), f"{p['p_value']:.3g}",
+              f"{p['p_holm']:.3g}", p["test"]] for p in tests["pairs"]])]
+        partial = [p for p in tests["pairs"] if "only_a" in p]
+        if partial:
+            lines += ["", "Tested on the questions in common only: " + "; ".join(
+                f"{p['a']} vs {p['b']}: {p['n']} in common ({p['only_a']} and {p['only_b']} answered by one only)"
+                for p in partial) + "."]
+    if tests["unpaired"]:
+        lines += ["", "Not paired: " + "; ".join(f"{u['a']} and {u['b']} ({u['reason']})" for u in tests["unpaired"])
+                  + "."]
+    lines += ["", "Intervals of a model's figure: as in its summary (Wilson for proportions, Student t for means); "
+                  f"of a difference: paired bootstrap (BCa, {tests['resamples']:,} resamples, seed {tests['seed']}). "
+                  "Tests: McNemar's exact test for 0/1 outcomes, a paired permutation test (the same resamples) for "
+                  "scores."]
+    return "\n".join(lines)
+
+
+def _ranking_entries(models: list[str], values: list[float], summaries: list[dict], metric: str,
+                     pairs: list[dict]) -> list[dict]:
+    from .stats import SMALL
+
+    order = sorted(range(len(models)), key=lambda i: (*_order(values[i]), models[i]))
+    neighbours = _neighbours([models[i] for i in order], pairs)
+    entries = []
+    for rank, (i, nxt) in enumerate(zip(order, neighbours), 1):
+        n = summaries[i].get("rated" if metric == "mean" else "n")
+        entries.append({"rank": rank, "model": models[i], "value": values[i],
+                        "ci95": summaries[i].get(f"{metric}_ci95"), "stderr": summaries[i].get(f"{metric}_stderr"),
+                        "n": n, "small": n is not None and n < SMALL, "vs_next": nxt})
+    return entries
+
+
+def _comparison_markdown(result: dict, models: int, paired: str, signatures: list[tuple[str, str]]) -> str:
+    """comparison.md: the settings' warnings, the ranking, the correlation with the external
+    scores, the paired tests, the runs' signatures."""
+    text = "# Models compared\n\n"
+    if result["warnings"]:
+        text += "**Not comparable as they stand:** these runs' settings differ in more than the model.\n\n"
+        text += "".join(f"- {w}\n" for w in result["warnings"]) + "\n"
+    text += f"{result['ranking']}\n"
+    if "pearson" in result:
+        text += f"\nPearson r = {result['pearson']:.3f} over {models - len(result['not_in_external'])} models.\n"
+    text += f"\n{paired}\n"
+    if signatures:
+        text += "\n## Signatures\n\n" + "".join(f"- {m}: `{line}`\n" for m, line in signatures)
+    return text
+
+
 def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
-                 external_name: str = "external score", quiet: bool = False) -> dict:
+                 external_name: str = "external score", quiet: bool = False, seed: int | None = None,
+                 resamples: int | None = None) -> dict:
     """Per-model bars of ``metric`` over several runs' directories and their ranking; with
     ``external`` (CSV of ``model,score``, e.g. a paper's published figures) the ranking shows
     them beside ours with the difference, and a scatter gives the Pearson correlation.
-    Runs whose settings differ in more than the model are not comparable: each such
-    difference is printed to stderr and written into ``comparison.md``. Unless ``quiet``,
-    the ranking is printed. Writes ``models.png``, ``scatter.png`` and ``comparison.md``."""
+    Every pair of runs is tested on the questions both answered (:func:`paired_comparisons`;
+    ``seed`` and ``resamples`` of its bootstraps and permutations), and the ranking marks the
+    neighbours it cannot tell apart (Holm-corrected p ≥ 0.05). Runs whose settings differ in
+    more than the model are not comparable: each such difference is printed to stderr and
+    written into ``comparison.md``. Unless ``quiet``, the ranking is printed, and the
+    neighbours not told apart. Writes ``models.png`` (95% intervals as error bars),
+    ``scatter.png``, ``comparison.md`` and ``comparison.json`` (``pairs``, ``unpaired``,
+    ``ranking``, ``warnings``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summaries = [read_summary(r) for r in runs]
@@ -218,9 +471,15 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     # a model run twice (another setting, another data file) is told apart by its directory
     models = [n if names.count(n) == 1 else f"{n} ({Path(r).name})" for n, r in zip(names, runs)]
     values = [float("nan") if s[metric] is None else float(s[metric]) for s in summaries]
-    bar_plot(out / "models.png", models, values, f"{metric} by model", metric)
+    counts = [s.get("rated" if metric == "mean" else "n") for s in summaries]
+    bar_plot(out / "models.png", models, values, f"{metric} by model", metric,
+             counts=counts if None not in counts else None, intervals=[s.get(f"{metric}_ci95") for s in summaries])
     warnings = _settings_warnings([str(r) for r in runs], summaries)
     result = {"models": dict(zip(models, values)), "warnings": warnings}
+    tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples)
+    ranking = _ranking_entries(models, values, summaries, metric, tests["pairs"])
+    result.update(tests, ties=[[e["model"], e["vs_next"]["model"]] for e in ranking
+                               if e["vs_next"] is not None and not e["vs_next"]["tell_apart"]])
     published = _read_external(external) if external else None
     theirs = None if published is None else {m: published[n] for m, n in zip(models, names) if n in published}
     if theirs is not None:
@@ -233,19 +492,16 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
             _scatter(out / "scatter.png", pairs, metric, external_name, result["pearson"])
     header, rows = ranking_table(models, values, metric, theirs, external_name)
     result["ranking"] = markdown_table(header, rows)
-    text = "# Models compared\n\n"
-    if warnings:
-        text += "**Not comparable as they stand:** these runs' settings differ in more than the model.\n\n"
-        text += "".join(f"- {w}\n" for w in warnings) + "\n"
-    text += f"{result['ranking']}\n"
-    if "pearson" in result:
-        text += f"\nPearson r = {result['pearson']:.3f} over {len(rows) - len(result['not_in_external'])} models.\n"
-    signatures = [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")]
-    if signatures:
-        text += "\n## Signatures\n\n" + "".join(f"- {m}: `{line}`\n" for m, line in signatures)
+    text = _comparison_markdown(result, len(rows), _paired_markdown(metric, ranking, tests),
+                                [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")])
     write_text(out / "comparison.md", text)
+    write_text(out / "comparison.json", summary_json({
+        "metric": metric, "runs": dict(zip(models, map(str, runs))), **tests, "ranking": ranking,
+        "alpha": ALPHA, "correction": "holm", "warnings": warnings}))
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     if not quiet:
         print(result["ranking"])
+        for upper, lower in result["ties"]:
+            print(f"cannot tell apart: {upper} and {lower} (Holm-corrected p >= {ALPHA})")
     return result
