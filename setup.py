@@ -45,7 +45,8 @@ setup(
     extras_require={
         # torch is pinned by the Makefile for CPU test machines; on a GPU machine install
         # the torch build that fits it before this extra.
-        "eval": ["torch>=2.1", "transformers>=4.40", "scipy>=1.10", "sentencepiece>=0.2", "tiktoken>=0.6"],
+        "eval": ["torch>=2.1", "transformers>=4.40", "scipy>=1.10", "statsmodels>=0.14", "sentencepiece>=0.2",
+                 "tiktoken>=0.6"],
         "dask": ["dask[distributed]>=2024.1"],
         # wikiorigin review: the local web app, its server, and the annotators' agreement (kappa)
         "review": ["starlette>=0.37", "uvicorn>=0.29", "statsmodels>=0.14"],

@@ -162,10 +162,6 @@ def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja", cue
     return items
 
 
-def _rate(items: list[dict], key: str) -> float | None:
-    return sum(bool(i[key]) for i in items) / len(items) if items else None
-
-
 # Summary names of the log-likelihood verdicts: lm-evaluation-harness's acc and acc_norm (log-
 # likelihood per character of the option), and ours per UTF-8 byte.
 _LOGLIKELIHOOD_METRICS = {"correct": "acc", "correct_norm": "acc_norm", "correct_bytes": "acc_norm_bytes"}
@@ -311,7 +307,8 @@ def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None =
             [title, "n", *metrics], [[k, v["n"], *[_shown(v[m]) for m in metrics]] for k, v in groups.items()])]
         plots.append((f"accuracy_{label}.png", lambda path, g=groups, t=title, m=metrics[0]: bar_plot(
             path, [PLOT_LABELS.get(k, k) for k in g], [_shown(v[m]) for v in g.values()],
-            f"{summary['model']}: {m} by {t}", counts=[v["n"] for v in g.values()])))
+            f"{summary['model']}: {m} by {t}", counts=[v["n"] for v in g.values()],
+            intervals=[v.get(f"{m}_ci95") for v in g.values()])))
     lines += ["", "Plots: `accuracy_by_type.png`, `accuracy_by_region.png`."]
     extra = {"settings": settings} if settings is not None else {}
     return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, **extra)
