@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,7 @@ from pathlib import Path
 from . import __version__
 from .errors import MissingExtra, WikioriginError
 from .evaluators import freeform, mcq
-from .files import read_rows
+from .files import read_rows, write_text
 from .languages import open_language
 
 __all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "freeform_task",
@@ -198,12 +197,7 @@ def _scalar(value) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:  # a failed write leaves no temporary file behind
-        tmp.unlink(missing_ok=True)
+    write_text(path, text)  # the one atomic writer: a failed write leaves no half file
 
 
 def _kind(rows: list[dict], path) -> str:

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
 import pyarrow as pa
 
-from ..files import check_output, provenance, read_input, write_together
+from ..files import check_output, provenance, read_input, write_text, write_together
 from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
 from ..llm.client import parse_json
@@ -296,10 +295,8 @@ def _write_instructions(out, sets: dict[str, Instructions]) -> dict[str, str]:
     if not translated:
         path.unlink(missing_ok=True)
         return {}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({lang: s.as_file() for lang, s in translated.items()}, ensure_ascii=False,
-                              indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, json.dumps({lang: s.as_file() for lang, s in translated.items()}, ensure_ascii=False,
+                                indent=2) + "\n")
     return {lang: path.name for lang in translated}
 
 
