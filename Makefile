@@ -1,24 +1,39 @@
 # Two commands on a fresh machine: `make demo` and `make test`. Each creates .venv if it is
-# missing and installs what it needs (pip skips what is already there).
+# missing and installs what it needs (pip skips what is already there), with the versions of
+# constraints.txt (`make test CONSTRAINTS=` installs the newest allowed instead).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # torch is pinned to the CPU build that lies on this kind of machine; on a GPU machine
-# install the torch you need first, then `pip install -e .[eval]`.
+# install the torch you need first, then `pip install -e .[eval]` (or `make test TORCH=`).
 TORCH := torch==2.13.0
+# constraints.txt: every package of the dependency tree at the version CI tests
+# (scripts/constraints.py writes it from a working .venv); torch is left to TORCH above.
+CONSTRAINTS ?= constraints.txt
+PIP := $(BIN)/python -m pip install -q $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
+# what an install depends on: a change to any of them installs again
+SETUP := pyproject.toml setup.py $(CONSTRAINTS)
 
-.PHONY: demo test recipe bench docs clean
+.PHONY: demo test lint docs docs-serve recipe bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.core: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[review]"
+$(VENV)/.core: $(SETUP) | $(BIN)/python
+	$(PIP) -e ".[review]"
 	touch $@
 
-$(VENV)/.test: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[test,eval,dask,review]" $(TORCH)
+$(VENV)/.test: $(SETUP) | $(BIN)/python
+	$(PIP) -e ".[test,eval,dask,review]" $(TORCH)
+	touch $@
+
+$(VENV)/.lint: $(SETUP) | $(BIN)/python
+	$(PIP) -e ".[lint]"
+	touch $@
+
+$(VENV)/.docs: $(SETUP) | $(BIN)/python
+	$(PIP) -e ".[docs]"
 	touch $@
 
 demo: $(VENV)/.core
@@ -27,20 +42,26 @@ demo: $(VENV)/.core
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
-# The new-language recipe (README: "Worked recipe") on the bundled data: the fixture tree served
-# as a dump mirror on loopback, a scripted OpenAI-compatible server on loopback and a tiny local
+# ruff's rules are in pyproject.toml ([tool.ruff]); `ruff format` is configured there too.
+lint: $(VENV)/.lint
+	$(BIN)/ruff check .
+
+# The documentation site (MkDocs, Material, mkdocstrings) in site/: the command and file-schema
+# references are generated while it builds (scripts/gen_reference.py); any warning fails it.
+docs: $(VENV)/.docs
+	$(BIN)/mkdocs build --strict --site-dir site
+
+docs-serve: $(VENV)/.docs
+	$(BIN)/mkdocs serve
+
+# The new-language recipe (docs: "Tutorials") on the bundled data: the fixture tree served as a
+# dump mirror on loopback, a scripted OpenAI-compatible server on loopback and a tiny local
 # model; every command printed as typed. Output in demo-out/recipe (emptied first).
 recipe: $(VENV)/.test
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python scripts/recipe.py --out demo-out/recipe
 
-# The API reference (pdoc) of the public modules, from their docstrings: docs/api/index.html.
-# tests/test_api_docs.py builds the same pages, so a missing docstring fails `make test`.
-docs: $(VENV)/.test
-	rm -rf docs/api
-	$(BIN)/python scripts/api_docs.py docs/api
-
-$(VENV)/.bench: setup.py | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[bench,eval,review]" $(TORCH)
+$(VENV)/.bench: $(SETUP) | $(BIN)/python
+	$(PIP) -e ".[bench,eval,review]" $(TORCH)
 	touch $@
 
 bench: $(VENV)/.bench
@@ -57,4 +78,4 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_review.py
 
 clean:
-	rm -rf demo-out bench/out .pytest_cache docs/api
+	rm -rf demo-out bench/out .pytest_cache site
