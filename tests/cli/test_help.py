@@ -1,13 +1,16 @@
 """The command line explains itself: every option of every command has a help text, and the
-README's synopsis names every option the commands have."""
+command reference of the documentation (generated from the parser) names every option the
+commands have, with its help."""
 
 import argparse
+import html
+import importlib.util
 import re
 from pathlib import Path
 
 from wikiorigin.cli import _parser
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _options(parser, name="wikiorigin"):
@@ -19,20 +22,34 @@ def _options(parser, name="wikiorigin"):
             yield name, action
 
 
-def _synopsis() -> str:
-    text = README.read_text(encoding="utf-8")
-    block = text[text.index("## Command line"):]
-    return re.search(r"```\n(.*?)```", block, re.S).group(1)
+def _command_reference() -> str:
+    spec = importlib.util.spec_from_file_location("gen_reference", ROOT / "scripts" / "gen_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.command_reference()
 
 
 def test_every_option_is_explained():
     assert [(n, a.option_strings) for n, a in _options(_parser()) if not a.help] == []
 
 
-def test_the_readme_synopsis_names_every_option():
-    synopsis = _synopsis()
-    missing = [(n, a.option_strings) for n, a in _options(_parser())
-               if not any(re.search(re.escape(o) + r"\b", synopsis) for o in a.option_strings)]
+def _plain(markdown: str) -> str:
+    """A reference row as text: Markdown escapes and HTML entities undone."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
+
+
+def test_the_command_reference_documents_every_option():
+    """Each command has its section, and each option a row there with its help: an option added
+    without help, or missing from the reference, fails."""
+    reference = _command_reference()
+    sections = dict(re.findall(r"^#{2,4} (wikiorigin[^\n]*)\n(.*?)(?=^#{2,4} wikiorigin|\Z)", reference, re.S | re.M))
+    missing = []
+    for name, action in _options(_parser()):
+        rows = [_plain(line) for line in sections.get(name, "").splitlines() if line.startswith("| `")]
+        help_start = " ".join((action.help or "").split()[:4])
+        if not help_start or not any(help_start in row and any(f"`{o}`" in row.split(" | ")[0] for o in action.option_strings)
+                                     for row in rows):
+            missing.append((name, action.option_strings))
     assert missing == []
 
 
