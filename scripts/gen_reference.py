@@ -321,7 +321,8 @@ def schema_reference() -> str:
     for name in ("INPUT_SCHEMAS", "COLUMN_TYPES", "NOT_NULL"):
         if name in docs:
             out.append(f"- **`{name}`**: {_markdown(docs[name])}")
-    out.append(f"- The columns checked not null (*not null* above) where a stage reads them: {', '.join(f'`{c}`' for c in sorted(schemas.NOT_NULL))}.")
+    not_null = ", ".join(f"`{c}`" for c in sorted(schemas.NOT_NULL))
+    out.append(f"- The columns checked not null (*not null* above) where a stage reads them: {not_null}.")
     func = getattr(schemas, "column_mismatch", None)
     if func is not None and func.__doc__:
         out.append(f"- **`column_mismatch`**: {_markdown(' '.join(func.__doc__.split()))}")
