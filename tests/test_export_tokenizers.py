@@ -1,4 +1,4 @@
-"""`export lm-eval` with tokenizers that merge the answer cue with an option (issue 21, item 5).
+"""`export lm-eval` with tokenizers that merge the answer cue with an option.
 
 A Qwen2-style pretokenizer keeps a punctuation mark with the letters after it (``：河童`` is one
 piece), and its BPE may hold a token ``：河``: lm-evaluation-harness, cutting ``回答：河童`` at

@@ -54,7 +54,7 @@ def test_check_output_makes_the_directory_and_refuses_what_cannot_be_written(tmp
 
 
 def test_check_output_wants_the_name_of_the_format_written(tmp_path):
-    """Issue 19: ``--out out.csv`` silently wrote Parquet. Every caller writes Parquet, so
+    """``--out out.csv`` silently wrote Parquet. Every caller writes Parquet, so
     that is the default; another format says so (``suffix``), or any name (None)."""
     for name, example in (("out.csv", "out.parquet"), ("items", "items.parquet"), ("d.parquet.tmp", "d.parquet.parquet")):
         with pytest.raises(WikioriginError, match=rf"{name}: give a file name ending in \.parquet, the format "

@@ -1,4 +1,4 @@
-"""Inputs are checked by type and nulls against ``schemas.py`` before any paid call (issue 19):
+"""Inputs are checked by type and nulls against ``schemas.py`` before any paid call:
 a title stored as bytes or null, a page id stored as text, a text that is null, aliases that
 are one string: each is one line naming the file, the column, the row and what was found,
 exit 2, and the loopback server is never asked. Types of the same kind (``large_string``,

@@ -1,4 +1,4 @@
-"""What a new user found (issue 19, "Smaller"): an output named for another format, a
+"""What a new user found: an output named for another format, a
 directory given to ``scan``, a card for a folder that holds no built set, and a Wikidata dump
 that repeats an entity. Each is one line and exit 2 before any work (and no call paid), or a
 counted warning. (Options out of range: tests/test_inputs_options.py.)"""

@@ -1,4 +1,4 @@
-"""What a new user found (issue 19, "Smaller"), in options: a temperature out of range and an
+"""What a new user found, in options: a temperature out of range and an
 empty range of editions are one line and exit 2 before any work."""
 
 import pyarrow.parquet as pq

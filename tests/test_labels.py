@@ -1,4 +1,4 @@
-"""Labels files that break a rule (issue 14): each is one line on stderr naming the file and
+"""Labels files that break a rule: each is one line on stderr naming the file and
 the place, exit 2, before any call; through ``wikiorigin build mcq --labels FILE``."""
 
 import json

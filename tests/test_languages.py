@@ -179,7 +179,7 @@ def test_a_country_code_suggests_its_language(name, suggested):
         lookup(name)
 
 
-# -- English names of every open Wikipedia's language (issue 14: no prompt says "in arz") -----
+# -- English names of every open Wikipedia's language (no prompt says "in arz") -----
 
 def test_every_open_wiki_gets_a_real_english_name():
     from wikiorigin.languages import language_name

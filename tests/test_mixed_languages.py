@@ -1,4 +1,4 @@
-"""Inputs of several languages (issue 14): a corpus mixing wikis of several languages, and a
+"""Inputs of several languages: a corpus mixing wikis of several languages, and a
 set whose rows are in several languages, are one-line errors asking for ``--language``, not a
 silent pick (the alphabetically first wiki's language, or the Japanese instruction)."""
 

@@ -1,4 +1,4 @@
-"""The new-language recipe end to end (issue 11), on the bundled data, through the CLI:
+"""The new-language recipe end to end, on the bundled data, through the CLI:
 
 mirror -> download -> origins over all wikis -> subset -> multistream and Wikidata -> corpus
 origin -> build freeform -> eval freeform -> build card.

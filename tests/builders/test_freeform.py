@@ -140,7 +140,7 @@ def test_build_freeform(built):
 
 
 def test_each_question_names_its_source_article(built, origin_articles, ka_articles, tmp_path):
-    """Attribution (issue 19): the card says each row names its source article, so the
+    """Attribution: the card says each row names its source article, so the
     free-form set has ``url``: the corpus's, else made from wiki and title as the corpus makes it."""
     urls = {r["title"]: r["url"] for r in pq.read_table(origin_articles).to_pylist()}
     rows = pq.read_table(built["out"]).to_pylist()

@@ -107,7 +107,7 @@ def _task(call: dict) -> str:
 
 
 def test_every_step_samples_at_the_papers_settings(articles, tmp_path):
-    """Issue 18: temperature 0.7, top_p 1.0 and 200 output tokens on every step (check, attribute
+    """Temperature 0.7, top_p 1.0 and 200 output tokens on every step (check, attribute
     and label ran at temperature 0 without a limit); generation's limit scales with per_article."""
     out = tmp_path / "mcq.parquet"
     with ChatServer(answer=scripted) as server:
@@ -126,7 +126,7 @@ def test_every_step_samples_at_the_papers_settings(articles, tmp_path):
 
 
 def test_the_region_is_labelled_from_the_whole_article(articles, tmp_path):
-    """Issue 18: the label request reads the article as far as generation does (it was cut at
+    """The label request reads the article as far as generation does (it was cut at
     2,000 characters); 言語 (11,016 characters) is sent whole."""
     text = {r["title"]: r["text"] for r in pq.read_table(articles).to_pylist()}
     assert 2_000 < len(text["言語"]) <= MCQConfig().max_article_chars
@@ -216,7 +216,7 @@ def released_articles(released, tmp_path_factory):
 
 
 def test_near_duplicates_across_articles_are_dropped(released, released_articles, tmp_path):
-    """Issue 18: the whole set is compared, not one article's questions (the old rule kept all
+    """The whole set is compared, not one article's questions (the old rule kept all
     ten); the earlier article's question stays and the failed row names it."""
     by_title = {re.sub(r"\[\d+\]$", "", released[i]["yokai"]["name"]): released[i] for i in _ENTRIES}
 

@@ -1,7 +1,7 @@
-"""The MCQ builder's prompts chosen by labels and language (issue 14): Japanese questions get
+"""The MCQ builder's prompts chosen by labels and language: Japanese questions get
 the paper's yokai prompts only with labels that ask for them (``yokai-ja``), every other
 build the any-language prompts naming its language; the yokai prompts and their hash are
-pinned (issue 18 changed the generate prompt on purpose: five examples of our own where there
+pinned (the generate prompt was changed on purpose to five examples of our own where there
 was one; check, attribute and label are as they were)."""
 
 import hashlib
@@ -25,8 +25,8 @@ from wikiorigin.schemas import ARTICLES, ORIGIN_ARTICLES
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 TITLES = ["アンパサンド", "地理", "音楽家"]
 
-# The yokai-ja builds' hashes since issue 18 (before it: bc0f7108... and c8edbf0f..., the
-# generate text 5e0b57c3..., with one example).
+# The yokai-ja builds' hashes with five examples (with one: bc0f7108... and c8edbf0f..., the
+# generate text 5e0b57c3...).
 YOKAI_SHA1 = "b05a720445c323cd5acc3b032c9199f2d66d9002"
 YOKAI_WIKIDATA_SHA1 = "da0264d02f2c701390677fb3eff28d9a571317da"
 YOKAI_TEXT_SHA1 = {"generate": "cbc50cc4e0d5b9174329021828c76e1994ad174b",
@@ -153,7 +153,7 @@ def _examples(prompt: str) -> list[tuple[str, dict]]:
     (mcq_prompt("ja", "generate", "the festival the article describes", n=2), r"footnote \[\d\]"),
 ])
 def test_five_examples_in_the_generation_prompt(prompt, footnote):
-    """Issue 18: five example questions of our own (there was one), each with four distinct
+    """Five example questions of our own (there was one), each with four distinct
     options, the answer among them and the footnote that backs it; varied, not one pattern."""
     examples = _examples(prompt)
     assert len(examples) == 5

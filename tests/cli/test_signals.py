@@ -1,4 +1,4 @@
-"""SIGTERM is handled as Ctrl-C (issue 19): the resume line, exit 143 (Ctrl-C stays 130), the
+"""SIGTERM is handled as Ctrl-C: the resume line, exit 143 (Ctrl-C stays 130), the
 worker processes ended, and no temporary file, spill folder, lock file or SQLite journal left;
 what runs killed outright leave behind is swept by the next run writing the same output.
 

@@ -1,5 +1,5 @@
 """Errors that were "unexpected" (exit 1, "please report it") and are the input's or the
-environment's (issue 19): one line naming the file, exit 2. DuckDB's and Arrow's errors on a
+environment's: one line naming the file, exit 2. DuckDB's and Arrow's errors on a
 damaged or wrongly made Parquet file, a terminal that cannot show Japanese text, a model
 directory that is not a model, a symbolic link that loops."""
 

@@ -80,7 +80,7 @@ def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, ca
         assert sorted(online_rows[qid]["aliases"]) == sorted(rows[qid]["aliases"])
 
 
-# --- the dump is checked against the items (issue 11) --------------------------------------
+# --- the dump is checked against the items --------------------------------------
 # Page 10 of the real jawiki sample is 言語: the issue's Q170002 河童 got that article from
 # another jawiki dump. Page 129 is ネマティック液晶, and ネマティック相 (page 127) redirects to it:
 # a real page move. Page 113 ワールド・ミュージック is itself a redirect.

@@ -1,5 +1,5 @@
 """Damaged copies of real samples: a structural break in the XML, malformed XML under mwxml,
-a gzip member whose CRC fails. No row may come out wrong without a word (issue 11)."""
+a gzip member whose CRC fails. No row may come out wrong without a word."""
 
 import gzip
 import re

@@ -73,7 +73,7 @@ def test_not_sql(tmp_path):
         qids_table(path, "simplewiki")
 
 
-# --- the forms mysqldump writes for binary columns, and damaged rows (issue 11) ---------------
+# --- the forms mysqldump writes for binary columns, and damaged rows ---------------
 # Copies of the real samples rewritten as `mysqldump --hex-blob` (0x...) and MySQL 8's
 # mysqldump (_binary '...') write them, then damaged.
 

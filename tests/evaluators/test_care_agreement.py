@@ -1,4 +1,4 @@
-"""CARE's evaluation (issue 21, item 4): the judge's agreement with people's ratings
+"""CARE's evaluation: the judge's agreement with people's ratings
 (`eval judge --human-ratings`: Pearson, Spearman, Kendall with intervals, checked against
 scipy), means by culture × category (CARE's Table 3) and by geographic scope, on CARE's
 Japanese test file and the rated sample."""

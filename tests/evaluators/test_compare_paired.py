@@ -1,4 +1,4 @@
-"""`eval compare` tests every pair of runs on the same questions (issue 21, item 2): the six
+"""`eval compare` tests every pair of runs on the same questions: the six
 models' released YokaiEval responses (McNemar's exact test), free-form runs (chrF: a paired
 permutation test), runs on other questions not paired; each figure checked against scipy."""
 

@@ -1,4 +1,4 @@
-"""Log-likelihoods through a completions server (issue 21, item 3): ``eval mcq --mode
+"""Log-likelihoods through a completions server: ``eval mcq --mode
 loglikelihood --endpoint`` and ``eval leakage --endpoint`` against a loopback server that scores
 prompts with transformers as vLLM answers (tests/completions_server.py), on the weights local
 mode loads: the same numbers, with and without ``--tokenizer``; cached; and a server that cannot

@@ -147,7 +147,7 @@ def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_
 
 def test_leakage_offers_an_endpoint(capsys):
     """Every token's log-probability of the article through a completions server (echo +
-    logprobs, issue 21): the command offers --endpoint and --tokenizer
+    logprobs): the command offers --endpoint and --tokenizer
     (tests/evaluators/test_endpoint_loglikelihood.py checks the numbers against local ones)."""
     with pytest.raises(SystemExit):
         cli.main(["eval", "leakage", "--help"])
@@ -170,7 +170,7 @@ class _Recorder:
 
 
 def test_paraphrases_are_cut_as_the_originals_are():
-    """Issue 18: a paraphrase (of the whole article, from a file) is cut by the same rule as its
+    """A paraphrase (of the whole article, from a file) is cut by the same rule as its
     original, the first max_chars characters, so the two passages are alike in length."""
     articles, paraphrases = _articles(4)
     paraphrases = {t: text * 3 for t, text in paraphrases.items()}  # far longer than the passage

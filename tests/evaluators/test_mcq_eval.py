@@ -273,7 +273,7 @@ def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
     assert "1 requests failed after retries" in (tmp_path / "run" / "report.md").read_text()
     assert cli.main(["eval", "mcq", "--questions", str(path), "--mode", "loglikelihood", "--model", "m",
                      "--endpoint", "http://127.0.0.1:9", "--out", str(tmp_path / "x")]) == 2
-    assert "cannot reach http://127.0.0.1:9" in capsys.readouterr().err  # the endpoint check (issue 21)
+    assert "cannot reach http://127.0.0.1:9" in capsys.readouterr().err  # the endpoint check
 
 
 @pytest.mark.parametrize("change,message", [
@@ -284,7 +284,7 @@ def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
     ({"question": {"question": "問", "choices": ["a", "b"], "answer_index": 9}}, r"row 1: answer_index 9 is not one of the 2"),
     ({"question": {"question": "問", "choices": ["空家", "。"], "answer": "空家"}}, r"row 1: option 2 '。' is empty"),
     ({"question": {"question": "問", "choices": ["三千年", "3千年"], "answer": "三千年"}}, r"row 1: options 1 and 2"),
-    # issue 19: an answer that disagrees with answer_index is not scored against either
+    # an answer that disagrees with answer_index is not scored against either
     ({"question": {"question": "問", "choices": ["空家", "山"], "answer": "山", "answer_index": 0}},
      r"row 1: answer '山' \(option 2\) disagrees with answer_index 0 \(option 1, '空家'\): which is right"),
     ({"question": {"question": "問", "choices": ["空家", "山"], "answer": "海", "answer_index": 1}},

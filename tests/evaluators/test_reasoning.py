@@ -1,4 +1,4 @@
-"""Reasoning models in generation mode (issue 21, item 1): the answer is what follows the trace;
+"""Reasoning models in generation mode: the answer is what follows the trace;
 a trace that never closes, or a response stopped by the token limit, is no answer, counted as
 ``truncated`` (the failure of lm-evaluation-harness's issue 3382: a cut trace read for the option
 it names). Through the loopback server (traces inline, or apart as ``reasoning_content``), in

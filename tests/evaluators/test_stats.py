@@ -1,4 +1,4 @@
-"""The statistics of the evaluators (issue 21, item 2), each against a second implementation:
+"""The statistics of the evaluators, each against a second implementation:
 Wilson intervals against scipy's ``binomtest``, standard errors against lm-evaluation-harness's
 ``mean_stderr``, t intervals against ``ttest_1samp``, McNemar's exact test against a binomial
 test of the discordant pairs, the paired permutation test against a full enumeration of the

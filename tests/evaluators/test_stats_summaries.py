@@ -1,5 +1,5 @@
 """Every accuracy, exact match and chrF in a run's summary carries a 95% interval and a standard
-error, overall and per group, and groups under 30 are marked (issue 21, item 2): the released
+error, overall and per group, and groups under 30 are marked: the released
 YokaiEval rows answered by calm2 (recorded), log-likelihood mode, free-form; the report's tables
 and the plots say so too."""
 

@@ -1,4 +1,4 @@
-"""Runs that fail must not look done (issue 11): a dead endpoint, a refused key or an unknown
+"""Runs that fail must not look done: a dead endpoint, a refused key or an unknown
 model is one line and exit 2 before anything is paid; a run whose every request failed exits 1;
 every wait is bounded (--timeout, --retries, --max-wait); two runs on one --out are refused.
 All against the loopback server of tests/openai_server.py."""

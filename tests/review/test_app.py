@@ -357,7 +357,7 @@ def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file)
 
 
 def test_footnotes_are_edited_against_the_article(mcq_file, articles_file, tmp_path):
-    """Issue 18: an mcq item's footnote numbers (ref) are editable; with the article known a
+    """An mcq item's footnote numbers (ref) are editable; with the article known a
     number it does not have is refused naming it, without one any whole number > 0 goes; the
     page then marks the edited footnotes, and the export carries them."""
     import json
@@ -439,7 +439,7 @@ def _fill(disk) -> None:
 
 
 def test_a_full_disk_is_a_json_error_that_says_so_and_loses_nothing(mcq_file, small_disk):
-    """Issue 19: a decision the disk cannot take was a 500; it is a JSON error (507) saying
+    """A decision the disk cannot take was a 500; it is a JSON error (507) saying
     the disk is full, the decisions before it are kept, and it can be made again."""
     import json
     import sqlite3
@@ -487,7 +487,7 @@ def _announce(server, size: int, csrf: str) -> tuple[int, str]:
 
 
 def test_an_edit_larger_than_any_item_is_refused_not_stored(mcq_file, tmp_path):
-    """Issue 19: decisions are kept for ever, so an edit is capped as notes are: a 10 MB
+    """Decisions are kept for ever, so an edit is capped as notes are: a 10 MB
     request is refused unread (413), edits over the cap are refused (400); nothing is stored."""
     import json
     import sqlite3

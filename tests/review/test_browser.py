@@ -267,7 +267,7 @@ def test_accepting_an_edited_item_keeps_the_edits_and_o_reverts_them(browser, mc
 
 
 def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file, articles_file, tmp_path):
-    """Issue 18: the reject dialog names one key per reason (the eighth: inappropriate); the
+    """The reject dialog names one key per reason (the eighth: inappropriate); the
     footnotes (ref) are edited in the edit dialog, a number the article lacks is refused."""
     from wikiorigin.review.store import REASONS
 
@@ -308,7 +308,7 @@ def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file
 
 
 def test_a_note_typed_after_the_reason_key_is_kept_and_a_space_changes_no_reason(browser, mcq_file, tmp_path):
-    """Issue 19: after a reason's key, what is typed is the note (a space too: it never picks
+    """After a reason's key, what is typed is the note (a space too: it never picks
     another reason's button); a note typed with no reason key is kept as the note alone."""
     import sqlite3
 
@@ -331,7 +331,7 @@ def test_a_note_typed_after_the_reason_key_is_kept_and_a_space_changes_no_reason
 
 
 def test_editing_one_field_of_a_released_row_edits_that_field_only(browser, tmp_path):
-    """Issue 19: the edit dialog shows a released row's messy region ([[不明]]) as its class;
+    """The edit dialog shows a released row's messy region ([[不明]]) as its class;
     left as shown, it is no edit: editing the question records the question alone."""
     import json
     import sqlite3

@@ -328,7 +328,7 @@ def test_databases_it_cannot_trust_are_refused_as_they_are(mcq_file, tmp_path, c
 
 
 def test_a_ref_edit_keeps_the_form_of_the_row_and_its_texts():
-    """Issue 18: footnote edits. A released row keeps its ref as text; refs_detail follows the
+    """Footnote edits. A released row keeps its ref as text; refs_detail follows the
     numbers (the text of each one cited before, None for one the export cannot know)."""
     released = {"question": "q", "choices": ["a", "b"], "answer": "a", "ref": "[1], [3]",
                 "refs_detail": ["^ one", "^ three"]}
