@@ -34,7 +34,6 @@ from tests.tiny_model import make_tiny_llama, make_tiny_model  # noqa: E402
 from wikiorigin.evaluators import mcq  # noqa: E402
 from wikiorigin.evaluators.models import LocalModel  # noqa: E402
 
-
 RAW = json.loads(lzma.open(ROOT / "tests/data/yokaieval/responses-calm2-7b-chat.json.xz").read())
 
 

@@ -84,7 +84,7 @@ class Mirror:
         self.faults: dict[str, str] = {}
         self.log: list[tuple] = []
 
-    def __enter__(self) -> "Mirror":
+    def __enter__(self) -> Mirror:
         handler = partial(MirrorHandler, root=self.root, faults=self.faults, log=self.log)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

@@ -21,9 +21,9 @@ def test_origins_notebook():
 
 
 def test_build_notebook_against_the_test_server(monkeypatch):
-    from tests.openai_server import ChatServer
     from tests.builders.test_freeform import scripted as freeform_answers
     from tests.builders.test_mcq import scripted as mcq_answers
+    from tests.openai_server import ChatServer
 
     def answer(messages):
         task = messages[0]["content"].splitlines()[0]

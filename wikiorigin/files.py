@@ -9,10 +9,10 @@ parameters) goes into the schema metadata under the key ``wikiorigin``, as JSON.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import lzma
 import os
-import hashlib
 from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,8 +23,8 @@ import pyarrow.parquet as pq
 from . import __version__
 from .errors import WikioriginError
 
-__all__ = ["ParquetSink", "write_table", "atomic", "write_text", "write_together", "temporary_name", "read_provenance", "schema_provenance", "provenance", "read_rows",
-           "input_schema", "read_input", "check_output"]
+__all__ = ["ParquetSink", "write_table", "atomic", "write_text", "write_together", "temporary_name", "read_provenance",
+           "schema_provenance", "provenance", "read_rows", "input_schema", "read_input", "check_output"]
 
 _KEY = b"wikiorigin"
 
@@ -122,7 +122,7 @@ class ParquetSink:
         self._rename = rename  # False: left complete under its temporary name (write_together)
         self._writer: pq.ParquetWriter | None = None
 
-    def __enter__(self) -> "ParquetSink":
+    def __enter__(self) -> ParquetSink:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd")
         return self

@@ -21,9 +21,9 @@ origin corpus of jawiki is not asked about yokai.
 
 Two presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
 the default for Japanese list-page articles) and ``origin`` (general types for any culture's
-items, region from Wikidata; the default for an origin corpus). :func:`load_labels` takes a preset's name or a file's path; a file that breaks a
-rule is a one-line :class:`~wikiorigin.errors.WikioriginError` naming the file and the place
-(``types[2].description``).
+items, region from Wikidata; the default for an origin corpus). :func:`load_labels` takes a
+preset's name or a file's path; a file that breaks a rule is a one-line
+:class:`~wikiorigin.errors.WikioriginError` naming the file and the place (``types[2].description``).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -9,8 +9,7 @@ import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin.builders.freeform import FreeformConfig, build_freeform, instructions_path, plan_freeform
-from wikiorigin.builders.freeform_prompts import (PLACEHOLDERS, bundled_instructions, bundled_languages,
-                                                  placeholders)
+from wikiorigin.builders.freeform_prompts import PLACEHOLDERS, bundled_instructions, bundled_languages, placeholders
 from wikiorigin.builders.prompts import FREEFORM_PROMPTS
 from wikiorigin.corpora.articles import article_row
 from wikiorigin.dumps.pages import iter_pages
@@ -326,7 +325,7 @@ def test_every_instruction_file_has_the_same_keys_and_placeholders():
             if path.stem != "en":
                 assert data[step] != english[step] and re.search(scripts[path.stem], data[step]), path.name
         bundled_instructions(path.stem)  # and the loader takes it
-    assert '"data/instructions/*"' in (ROOT / "setup.py").read_text()  # shipped with the package
+    assert '"data/instructions/*"' in (ROOT / "pyproject.toml").read_text()  # shipped with the package
 
 
 def test_cli_build_freeform(origin_articles, tmp_path, capsys):

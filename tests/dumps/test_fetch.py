@@ -82,7 +82,8 @@ def test_download_verifies_resumes_and_skips(mirror_root, tmp_path):
 def test_checksum_mismatch(mirror_root, tmp_path):
     with Mirror(mirror_root) as m:
         files, _ = plan(CLIENT, m.url, ["fiwiki"], "20260801", ["stubs"], tmp_path / "tree")
-        with pytest.raises(FetchError, match=r"fiwiki-20260801-stub-meta-history\.xml\.gz: checksum mismatch \(sha1 [0-9a-f]{40}, expected 0{40}\)"):
+        with pytest.raises(FetchError, match=r"fiwiki-20260801-stub-meta-history\.xml\.gz: "
+                                             r"checksum mismatch \(sha1 [0-9a-f]{40}, expected 0{40}\)"):
             download(CLIENT, files)
     assert not list((tmp_path / "tree").rglob("*.xml.gz"))
 

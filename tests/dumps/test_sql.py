@@ -52,7 +52,8 @@ def test_bad_qid_values_are_noted(data_dir):
 
 
 def test_sql_file_of_another_table(data_dir):
-    with pytest.raises(DumpError, match=r"change_tag_def\.sql\.gz: byte \d+: expected a dump of table `page_props`, found table `change_tag_def`"):
+    with pytest.raises(DumpError, match=r"change_tag_def\.sql\.gz: byte \d+: "
+                                        r"expected a dump of table `page_props`, found table `change_tag_def`"):
         qids_table(data_dir / "simplewiki-change_tag_def.sql.gz", "simplewiki")
 
 

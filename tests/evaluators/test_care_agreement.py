@@ -12,8 +12,7 @@ from scipy import stats as sp
 
 from tests.openai_server import ChatServer
 from wikiorigin import care, cli
-from wikiorigin.evaluators import judge as judging
-from wikiorigin.evaluators import stats
+from wikiorigin.evaluators import judge as judging, stats
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ import pytest
 from tests.completions_server import CompletionsServer
 from tests.tiny_model import SENTENCES, make_tiny_llama
 from wikiorigin import cli
-from wikiorigin.evaluators import leakage, mcq
+from wikiorigin.evaluators import leakage
 from wikiorigin.evaluators.models import EndpointModel, LocalModel
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES

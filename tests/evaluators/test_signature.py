@@ -10,8 +10,17 @@ import pytest
 
 from wikiorigin import __version__
 from wikiorigin.evaluators import freeform, judge, leakage, mcq
-from wikiorigin.evaluators.signature import (client_name, data_hash, differences, mcq_settings, model_revision,
-                                             model_settings, run_settings, signature, text_hash)
+from wikiorigin.evaluators.signature import (
+    client_name,
+    data_hash,
+    differences,
+    mcq_settings,
+    model_revision,
+    model_settings,
+    run_settings,
+    signature,
+    text_hash,
+)
 
 TEMPLATE = "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
 

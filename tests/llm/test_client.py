@@ -2,7 +2,6 @@ import json
 
 import pytest
 
-
 from tests.openai_server import ChatServer
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
 

@@ -168,7 +168,8 @@ def _run_in_thread(llm, requests, seconds):
     return box["results"]
 
 
-@pytest.mark.parametrize("retry_after", ["100000", email.utils.formatdate(time.time() + 100000, usegmt=True)])  # the date: fixed when collected, minutes before the test may run
+# the date: fixed when collected, minutes before the test may run
+@pytest.mark.parametrize("retry_after", ["100000", email.utils.formatdate(time.time() + 100000, usegmt=True)])
 def test_a_retry_after_longer_than_max_wait_ends_that_request_at_once(tmp_path, retry_after):
     with ChatServer() as server:
         server.faults, server.retry_after = ["429"], retry_after

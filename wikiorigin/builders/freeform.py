@@ -31,8 +31,15 @@ from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
 from ..llm.client import parse_json
 from ..schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA
-from .freeform_prompts import (FREEFORM_PROMPTS, Instructions, bundled_instructions, freeform_sha1,
-                               translated_instructions, translation_request, translation_schema)
+from .freeform_prompts import (
+    FREEFORM_PROMPTS,
+    Instructions,
+    bundled_instructions,
+    freeform_sha1,
+    translated_instructions,
+    translation_request,
+    translation_schema,
+)
 
 __all__ = ["FreeformConfig", "build_freeform", "plan_freeform", "instructions_path", "article_url"]
 

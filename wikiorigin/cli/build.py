@@ -116,7 +116,6 @@ def _add_mcq(build) -> None:
 def cmd_build_mcq(args) -> int:
     """`wikiorigin build mcq`: YokaiEval-style questions from an articles file (or, with --dry-run, the calls it would make)."""
     from ..builders.mcq import MCQConfig, build_mcq, plan_mcq
-
     from ..labels import load_labels
     from ..languages import open_language
 

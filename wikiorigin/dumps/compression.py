@@ -180,7 +180,7 @@ class DumpStream:
         self._reader.close()
         self._raw.close()
 
-    def __enter__(self) -> "DumpStream":
+    def __enter__(self) -> DumpStream:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -24,8 +24,8 @@ from ..files import ParquetSink, provenance
 from ..progress import Progress
 from ..schemas import PAGE_COLUMNS, PAGES
 from .compression import ChecksumError, open_dump
-from .history import history_batches
 from .creation import PageCreation, ScanStats
+from .history import history_batches
 from .oracle import scan_pages_mwxml
 from .scanner import StubScanner
 

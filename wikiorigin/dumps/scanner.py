@@ -198,7 +198,7 @@ class StubScanner:
                     start, big = self._close_big(big, buf, start, stop, base, batches), None
                 if start < stop:
                     if CORE is not None:
-                        for (a, b), result in self._core_scan(buf, start, stop):
+                        for (a, _), result in self._core_scan(buf, start, stop):
                             self._core_batch(result, a, base, batches)
                     else:
                         batches.append(python_columns(buf, start, stop, base, self._places).batch())

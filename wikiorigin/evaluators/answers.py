@@ -45,7 +45,16 @@ from dataclasses import dataclass
 
 from .cues import ANSWER_CUES, DENIALS
 from .markup import split_reasoning, strip_markup
-from .scripts import LABEL_TOKEN as _LABEL_TOKEN, SPACED_CHAR as _SPACED_CHAR, ascii_digits, attached, fold_greek, lookalike, script, spaced
+from .scripts import (
+    LABEL_TOKEN as _LABEL_TOKEN,
+    SPACED_CHAR as _SPACED_CHAR,
+    ascii_digits,
+    attached,
+    fold_greek,
+    lookalike,
+    script,
+    spaced,
+)
 
 __all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
            "ascii_digits", "PARSER_VERSION"]

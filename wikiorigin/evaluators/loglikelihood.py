@@ -99,7 +99,7 @@ class LoglikelihoodScoring:
         that context: its key/value cache is reused for each continuation."""
         out: list = [None] * len(pairs)
         groups: dict[tuple, list[int]] = {}
-        for i, (head, tail) in enumerate(pairs):
+        for i, (head, _) in enumerate(pairs):
             groups.setdefault(tuple(head), []).append(i)
         shared = [g for head, g in groups.items()
                   if self.share_context and len(g) > 1 and all(len(head) + len(pairs[i][1]) <= self.max_length for i in g)]

@@ -117,12 +117,12 @@ def split_reasoning(response: str) -> tuple[str, str | None]:
     (``None``): whatever option it names is reasoning, not an answer. A response without
     markers is all answer (the trace ``""``)."""
     last = None
-    for last in _TRACE.finditer(response):
+    for last in _TRACE.finditer(response):  # noqa: B007 (the last match is wanted)
         pass
     if last is None:
         if _BARE_START.match(response):
             bare = None
-            for bare in _BARE_FINAL.finditer(response):
+            for bare in _BARE_FINAL.finditer(response):  # noqa: B007 (the last match)
                 pass
             if bare is not None:
                 return response[:bare.start()], response[bare.end():]

@@ -114,7 +114,7 @@ class Usage:
     repairs: int = 0
     waited: float = 0.0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         return Usage(**{k: getattr(self, k) + getattr(other, k) for k in self.__slots__})
 
     def cost(self, prices: dict | None) -> float | None:
@@ -134,7 +134,8 @@ class Usage:
         return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
                 f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
                 f"output tokens"
-                + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "") + (f", ${cost:,.4f}" if cost is not None else "")
+                + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
+                + (f", ${cost:,.4f}" if cost is not None else "")
                 + f", {self.waited:,.1f} s waiting")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..dumps.history import HISTORY_FIELDS, OLD_HISTORY_FIELDS
 from ..dumps.creation import PageCreation
+from ..dumps.history import HISTORY_FIELDS, OLD_HISTORY_FIELDS
 
 __all__ = ["write_history_tsv"]
 
