@@ -44,7 +44,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from .errors import UnknownWikiError, WikioriginError
@@ -120,7 +120,7 @@ class Registry:
                 self._names.setdefault(key_of(w), w)
 
     @classmethod
-    def from_config(cls) -> "Registry":
+    def from_config(cls) -> Registry:
         """Build the registry from the shipped Wikimedia configuration lists."""
         php = resources.files("wikiorigin").joinpath("data/wikimedia-config/wgLanguageCode.php.txt")
         codes = dict(_LANGUAGE_CODE.findall(php.read_text()))
@@ -225,7 +225,7 @@ def _cldr_name(code: str) -> str | None:
     return name or _NAMES.get(code)
 
 
-@lru_cache(maxsize=None)
+@cache
 def language_name(code: str) -> str:
     """The English name of a content language code (``el`` -> ``Greek``, ``arz`` -> ``Egyptian
     Arabic``, ``cdo`` -> ``Min Dong Chinese``): CLDR's through babel (a locale's name, else

@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
 _parser = parser  # the name the tests import
 
 
-# The optional dependencies and the extra of setup.py that installs each.
+# The optional dependencies and the extra (pyproject.toml) that installs each.
 _EXTRAS = {"torch": "eval", "transformers": "eval", "scipy": "eval", "dask": "dask", "distributed": "dask",
            "starlette": "review", "uvicorn": "review", "statsmodels": "review"}
 

@@ -19,8 +19,16 @@ from __future__ import annotations
 
 import math
 
-from ..care import (DEFAULT_RUBRIC, JUDGE_PROMPT, JUDGE_RULES, RUBRICS, parse_rating, question_key, rating_request,
-                    read_care)
+from ..care import (
+    DEFAULT_RUBRIC,
+    JUDGE_PROMPT,
+    JUDGE_RULES,
+    RUBRICS,
+    parse_rating,
+    question_key,
+    rating_request,
+    read_care,
+)
 from ..errors import WikioriginError
 from .stats import SMALL, correlations, mean_fields
 

@@ -74,7 +74,7 @@ def draw_sample(titles, n: int | None, seed: int | None = 0) -> Sample:
     elif seed is None:
         chosen = titles[:n]
     else:
-        rank = lambda t: hashlib.sha256(f"{seed}\0{t}".encode("utf-8")).digest()  # noqa: E731
+        rank = lambda t: hashlib.sha256(f"{seed}\0{t}".encode()).digest()  # noqa: E731
         chosen = sorted(titles, key=rank)[:n]
     return Sample(tuple(chosen), len(titles), n, None if n is None else seed)
 

@@ -30,7 +30,7 @@ class RunLock:
         self.path = self.out.with_name(self.out.name + ".lock")
         self._fd: int | None = None
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         self.acquire()
         return self
 
