@@ -48,11 +48,13 @@ lint: $(VENV)/.lint
 
 # The documentation site (MkDocs, Material, mkdocstrings) in site/: the command and file-schema
 # references are generated while it builds (scripts/gen_reference.py); any warning fails it.
+# The two variables keep Material's and mkdocs-gen-files' notices about their future off the log.
+MKDOCS := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs
 docs: $(VENV)/.docs
-	$(BIN)/mkdocs build --strict --site-dir site
+	$(MKDOCS) build --strict --site-dir site
 
 docs-serve: $(VENV)/.docs
-	$(BIN)/mkdocs serve
+	$(MKDOCS) serve
 
 # The new-language recipe (docs: "Tutorials") on the bundled data: the fixture tree served as a
 # dump mirror on loopback, a scripted OpenAI-compatible server on loopback and a tiny local
