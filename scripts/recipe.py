@@ -5,7 +5,7 @@ A researcher's first job is a QA set for one language's own items:
     mirror -> download -> origins over all wikis -> subset -> multistream and Wikidata
     -> corpus origin -> build freeform -> eval freeform -> build card
 
-This script runs those commands, exactly as the README's worked recipe types them, against
+This script runs those commands, exactly as the new-language tutorial (docs/tutorials/new-language.md) types them, against
 stand-ins that need no network: ``tests/data/tree`` (8 Wikipedias and a Wikidata JSON dump,
 made by ``scripts/make_fixtures.py``) served as a dump mirror on loopback (``tests/mirror.py``),
 an OpenAI-compatible server on loopback whose scripted model answers the free-form builder's

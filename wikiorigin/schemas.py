@@ -22,7 +22,7 @@ MCQ_REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・�
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
 # what every reader (pyarrow, DuckDB, datasets) sees. DESIGN.md's "timestamp(s, UTC)" is
-# changed deliberately for this reason (see README, "File schemas").
+# changed deliberately for this reason (see docs/reference/file-schemas.md).
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 """The type of every time in the files: milliseconds in UTC (the values are whole seconds)."""
 
