@@ -160,7 +160,7 @@ def test_subset_and_cli(tree, tmp_path, capsys, monkeypatch):
     assert main(["origins", str(tree), "--out", str(out), "--jobs", "2"]) == 0
     captured = capsys.readouterr()
     assert "384 items from 7 wikis" in captured.out and "skipped eowiki" in captured.err
-    assert "origins: 7/7 wikis (" in captured.err and "MB of XML scanned)" in captured.err
+    assert "origins: 7/7 tasks (" in captured.err and "MB of XML scanned)" in captured.err
     answers = expected(tree)
     ja = [q for q, a in answers.items() if a["origin_wiki"] == "jawiki"]
     items = tmp_path / "ja.parquet"

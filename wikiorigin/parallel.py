@@ -4,7 +4,13 @@
 processes (joblib's loky backend; ``jobs=1`` runs in this process). With ``scheduler`` set to
 a Dask scheduler address (``tcp://host:8786``) the same calls go to that cluster through
 joblib's Dask backend (``pip install -e '.[dask]'``); the workers must see the same paths
-(a shared file system). Results come back in the order of ``args``.
+(a shared file system). Results come back in the order of ``args``. No more processes are
+started than there are calls.
+
+``stream_tasks(fn, args, jobs=N)`` is the same for a long stream of calls whose results are
+consumed as they come (articles converted and written): ``args`` is read only as calls are
+given out, at most a few ahead of the result waited for, so that memory stays flat whatever
+the length of the stream; results come in the order of ``args``.
 
 The local worker processes end with the call: joblib would keep them for five minutes, for a
 next call this program does not make, and a run stopped meanwhile (Ctrl-C, SIGTERM) would
@@ -15,11 +21,12 @@ they are killed, unfinished tasks and all (their temporary files are then left o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 
 from .errors import WikioriginError
 
-__all__ = ["run_tasks", "connect"]
+__all__ = ["run_tasks", "stream_tasks", "connect"]
 
 
 def connect(scheduler: str, timeout: float = 10.0):
@@ -59,6 +66,22 @@ def _stop_workers(kill: bool) -> None:
         executor.shutdown(wait=True, kill_workers=kill)
 
 
+def _kill_workers() -> None:
+    """Kill joblib's local worker processes at once, with the calls they hold. Done before the
+    executor is shut down, which then finds a broken pool and cleans it up whole; asked to kill
+    them itself while calls still wait in its queue, loky's manager thread can fail (a KeyError
+    on a call it has just dropped) and leave its queues open."""
+    from joblib.externals.loky import reusable_executor
+    from joblib.externals.loky.backend.utils import kill_process_tree
+
+    executor = getattr(reusable_executor, "_executor", None)
+    for process in list(getattr(executor, "_processes", {}).values()):
+        try:
+            kill_process_tree(process)
+        except ProcessLookupError:
+            pass
+
+
 def _run_local(calls: list, jobs: int, done) -> list:
     """The calls on ``jobs`` local processes (loky), the workers ended when the call ends."""
     from joblib import Parallel
@@ -84,7 +107,8 @@ def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=N
     if scheduler is None:
         if jobs < 1:
             raise ValueError(f"run_tasks: jobs must be >= 1, not {jobs}")
-        if jobs == 1:
+        jobs = min(jobs, len(calls))  # a worker with nothing to do would only cost its start
+        if jobs <= 1:
             return _collect(Parallel(n_jobs=1, backend="sequential", return_as="generator")(calls), done)
         return _run_local(calls, jobs, done)
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler
@@ -94,3 +118,50 @@ def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=N
     finally:
         if isinstance(scheduler, str):
             client.close()
+
+
+def stream_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None,
+                 ahead: int | None = None) -> Iterator:
+    """``fn(*a)`` for each ``a`` of ``args``, yielded in the order of ``args``, computed on
+    ``jobs`` local processes (loky; ``jobs=1``: here, one after the other) or on a Dask
+    cluster (``scheduler``: an address or a client). ``args`` is read in this thread, only as
+    calls are given out: at most ``ahead`` beyond the result waited for (by default one a
+    local worker, which has its next call at hand; on Dask twice the cluster's threads), so a
+    stream of any length goes through in flat memory. A generator: close it
+    (``contextlib.closing``) when stopping early; local workers end with it (killed, their
+    unfinished calls with them, when it stops early: an error, Ctrl-C, SIGTERM)."""
+    if scheduler is None:
+        if jobs < 1:
+            raise ValueError(f"stream_tasks: jobs must be >= 1, not {jobs}")
+        if jobs == 1:
+            for a in args:
+                yield fn(*a)
+            return
+        from joblib.externals.loky import get_reusable_executor
+
+        submit = get_reusable_executor(max_workers=jobs).submit
+        ahead = ahead or jobs
+    else:
+        client = connect(scheduler) if isinstance(scheduler, str) else scheduler
+        submit = lambda *a: client.submit(*a, pure=False)  # noqa: E731
+        ahead = ahead or 2 * max(1, sum(client.nthreads().values()))
+    pending: deque = deque()
+    finished = False
+    try:
+        for a in args:
+            pending.append(submit(fn, *a))
+            if len(pending) > ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+        finished = True
+    finally:
+        if scheduler is None:
+            if not finished:
+                _kill_workers()
+            _stop_workers(kill=False)
+        else:
+            for future in pending:
+                future.cancel()
+            if isinstance(scheduler, str):
+                client.close()

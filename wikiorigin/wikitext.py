@@ -95,8 +95,28 @@ def _name(template) -> str:
     return str(template.name).strip().replace("_", " ").lower()
 
 
-def _param(template, key, default=None):
-    return str(template.get(key).value).strip() if template.has(key) else default
+def _params(template) -> dict:
+    """A template's parameters by stripped name, a repeated name's last one winning (as
+    mwparserfromhell's ``get`` and MediaWiki read them): each name made a string once, not once
+    per ``has``/``get`` (a citation asks for some forty names)."""
+    return {str(p.name).strip(): p for p in template.params}
+
+
+def _param(params: dict, key, default=None):
+    found = params.get(str(key))
+    return str(found.value).strip() if found is not None else default
+
+
+_NODES = None  # mwparserfromhell's node classes, imported on first use
+
+
+def _nodes():
+    global _NODES
+    if _NODES is None:
+        import mwparserfromhell.nodes as nodes
+
+        _NODES = nodes
+    return _NODES
 
 
 class _Converter:
@@ -112,6 +132,7 @@ class _Converter:
         self.content: dict[int, object] = {}
         self.counts: dict[str | None, int] = {}
         self.list_defined: dict[tuple, object] = {}
+        self._handlers: dict | None = None  # node class -> its renderer (render)
 
     # footnotes ------------------------------------------------------------------------------
 
@@ -150,31 +171,39 @@ class _Converter:
     def template(self, node) -> str:
         name = _name(node)
         if name in NOTE_TEMPLATES:
-            group = _param(node, "group", NOTE_TEMPLATES[name])
-            content = node.get(1).value if node.has(1) else None
-            return self.cite(group, _param(node, "name"), content)
+            params = _params(node)
+            group = _param(params, "group", NOTE_TEMPLATES[name])
+            content = params["1"].value if "1" in params else None
+            return self.cite(group, _param(params, "name"), content)
         if name in _SFN:
+            params = _params(node)
             args = [str(p.value).strip() for p in node.params if not p.showkey]
-            extra = [f"{k}={_param(node, k)}" for k in ("p", "pp", "loc") if node.has(k)]
+            extra = [f"{k}={_param(params, k)}" for k in ("p", "pp", "loc") if k in params]
             label = " ".join(args) + (", " + ", ".join(extra) if extra else "")
             return self.cite(None, "sfn:" + label, _Text(label))
         if name == "r":
             return "".join(self.cite(None, str(p.value).strip(), None)
                            for p in node.params if not p.showkey and str(p.value).strip())
-        if name in ("reflist", "references") and node.has("refs"):
-            self.collect_list(node.get("refs").value)
-            return ""
-        if name in KEPT_TEMPLATES and KEPT_TEMPLATES[name] and node.has(KEPT_TEMPLATES[name]):
-            return self.render(node.get(KEPT_TEMPLATES[name]).value)
-        if name.startswith("lang-") and node.has(1):
-            return self.render(node.get(1).value)
+        if name in ("reflist", "references"):
+            refs = _params(node).get("refs")
+            if refs is not None:
+                self.collect_list(refs.value)
+                return ""
+        # a kept template's text parameter, then (lang-xx) the first: the first one present
+        keys = [str(KEPT_TEMPLATES[name])] if KEPT_TEMPLATES.get(name) else []
+        if name.startswith("lang-"):
+            keys.append("1")
+        if keys:
+            params = _params(node)
+            for key in keys:
+                if key in params:
+                    return self.render(params[key].value)
         return self.markers(node)
 
     def markers(self, node) -> str:
         """Only the footnote markers inside something whose text is dropped (an infobox, a
         quote box, a table): MediaWiki renders and numbers those footnotes too."""
-        import mwparserfromhell.nodes as nodes
-
+        nodes = _nodes()
         if isinstance(node, nodes.Template):
             parts = [p.value for p in node.params]
         elif isinstance(node, nodes.Tag):
@@ -184,8 +213,11 @@ class _Converter:
         else:
             parts = [node.title] if isinstance(node, nodes.Heading) else []
         out = []
+        text = nodes.Text  # most children: nothing to look for in them
         for inner in parts:
             for child in inner.nodes:
+                if type(child) is text:
+                    continue
                 if isinstance(child, nodes.Tag) and str(child.tag).lower() == "ref":
                     out.append(self.ref_tag(child))
                 elif isinstance(child, nodes.Template):
@@ -228,27 +260,28 @@ class _Converter:
         return self.render(node.contents)
 
     def render(self, wikicode) -> str:
-        import mwparserfromhell.nodes as nodes
-
+        """The text of ``wikicode``: one dispatch on each node's class (the node classes of
+        mwparserfromhell have no subclasses); comments and arguments give nothing."""
+        handlers = self._handlers
+        if handlers is None:
+            nodes = _nodes()
+            handlers = self._handlers = {
+                nodes.Text: _text, _Text: _text, nodes.Template: self.template,
+                nodes.Wikilink: self.wikilink, nodes.ExternalLink: self.external_link,
+                nodes.Tag: self.tag, nodes.HTMLEntity: _entity, nodes.Heading: self.heading,
+            }
         out = []
         for node in wikicode.nodes:
-            if isinstance(node, nodes.Text):
-                out.append(str(node))
-            elif isinstance(node, nodes.Template):
-                out.append(self.template(node))
-            elif isinstance(node, nodes.Wikilink):
-                out.append(self.wikilink(node))
-            elif isinstance(node, nodes.ExternalLink):
-                out.append(self.render(node.title) if node.title is not None else "")
-            elif isinstance(node, nodes.Tag):
-                out.append(self.tag(node))
-            elif isinstance(node, nodes.HTMLEntity):
-                out.append(node.normalize())
-            elif isinstance(node, nodes.Heading):
-                out.append(f"\n\x00{node.level}\x00{self.render(node.title).strip()}\x00\n")
-            elif isinstance(node, _Text):
-                out.append(node.value)
+            handler = handlers.get(type(node))
+            if handler is not None:
+                out.append(handler(node))
         return "".join(out)
+
+    def external_link(self, node) -> str:
+        return self.render(node.title) if node.title is not None else ""
+
+    def heading(self, node) -> str:
+        return f"\n\x00{node.level}\x00{self.render(node.title).strip()}\x00\n"
 
     # references ------------------------------------------------------------------------------
 
@@ -262,6 +295,14 @@ class _Converter:
         cited = {(r.group, r.name) for r in self.refs if r.name}
         uncited = sum(1 for key in self.list_defined if key not in cited)
         return self.refs, uncited
+
+
+def _text(node) -> str:
+    return node.value
+
+
+def _entity(node) -> str:
+    return node.normalize()
 
 
 class _Text:
@@ -305,9 +346,10 @@ def _citation(ref: Reference, t, plain) -> None:
     """Fields of a citation template; ``plain`` renders a parameter's wikitext as text. The
     positional ``和書`` flag of Japanese usage needs nothing: only named parameters count."""
     ref.template = str(t.name).strip()
+    params = _params(t)
 
     def get(key):
-        return plain(t.get(key).value) or None if t.has(key) else None
+        return plain(params[key].value) or None if key in params else None
 
     authors = []
     for suffix in ("", *map(str, range(1, 10))):
@@ -319,15 +361,15 @@ def _citation(ref: Reference, t, plain) -> None:
     ref.authors = list(dict.fromkeys(authors))
     ref.title = get("title") or get("chapter")
     ref.publisher = next((v for v in map(get, ("publisher", "work", "website", "newspaper", "journal")) if v), None)
-    date = _param(t, "year") or _param(t, "date") or ""
+    date = _param(params, "year") or _param(params, "date") or ""
     year = _YEAR.search(date)
     ref.year = year.group(1) if year else None
-    isbn = _param(t, "isbn") or _param(t, "ISBN")
+    isbn = _param(params, "isbn") or _param(params, "ISBN")
     if isbn and "{{" in isbn:
         match = re.search(r"\{\{\s*ISBN2?\s*\|\s*([0-9Xx-]+)", isbn)
         isbn = match.group(1) if match else None
     ref.isbn = isbn.replace("-", "") if isbn else None
-    ref.url = _param(t, "url") or None
+    ref.url = _param(params, "url") or None
     ref.pages = next((v for v in map(get, ("pages", "page", "p", "pp")) if v), None)
 
 

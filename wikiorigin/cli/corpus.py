@@ -32,6 +32,9 @@ def _dump_options(c) -> None:
     c.add_argument("--index", required=True, help="its pages-articles-multistream-index.txt.bz2")
     c.add_argument("--out", required=True, help="articles Parquet file to write")
     c.add_argument("--threads", type=positive(int), default=2, help="streams decompressed in parallel")
+    c.add_argument("--jobs", type=positive(int), default=1,
+                   help="processes converting the articles (the same file for any number)")
+    c.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...) converting them instead")
 
 
 def cmd_corpus_yokai(args) -> int:
@@ -43,7 +46,7 @@ def cmd_corpus_yokai(args) -> int:
     from ..dumps.pages import Multistream
 
     dump = Multistream(args.dump, args.index, threads=args.threads)
-    r = build_list_corpus(dump, args.out, list_page=args.list_page)
+    r = build_list_corpus(dump, args.out, list_page=args.list_page, jobs=args.jobs, scheduler=args.scheduler)
     for title in r.missing[:20]:
         print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
     for problem in dump.problems[:20]:
@@ -66,7 +69,8 @@ def cmd_corpus_origin(args) -> int:
     from ..dumps.pages import Multistream
 
     dump = Multistream(args.dump, args.index, threads=args.threads)
-    r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql)
+    r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql,
+                            jobs=args.jobs, scheduler=args.scheduler)
     for note in ([f"renamed: {x}" for x in r.renamed[:20]]
                  + [f"left out: {x}" for x in r.mismatched[:20]]
                  + r.notes + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]):

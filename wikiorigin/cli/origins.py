@@ -19,7 +19,9 @@ def add_commands(sub) -> None:
     s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs",
                    help="where creation times come from: stub-meta-history XML, full-history XML, or the "
                         "MediaWiki history TSV dumps")
-    s.add_argument("--jobs", type=positive(int), default=1, help="local worker processes")
+    s.add_argument("--jobs", type=positive(int), default=1,
+                   help="local worker processes, each scanning a wiki or one part file of a wiki dumped in "
+                        "several (no more started than there are files to scan)")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...)")
     s.add_argument("--memory-limit", default="4GB", type=memory_size,
                    help="DuckDB's memory limit for the reduction, e.g. 4GB, 512MB (default 4GB)")

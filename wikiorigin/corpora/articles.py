@@ -1,15 +1,34 @@
-"""Rows of ``articles.parquet`` from pages: the text with its footnotes, or one section of it."""
+"""Rows of ``articles.parquet`` from pages: the text with its footnotes, or one section of it.
+
+:func:`convert_articles` converts a stream of pages (:class:`ArticleTask`) on ``jobs``
+processes, or on a Dask cluster, and gives back Arrow batches of rows in the order of the
+stream with what became of each page (:class:`Converted`): the same rows, in the same order,
+for any number of processes. The stream is read only as pages are given out (a few tasks
+ahead), so a corpus writer holds at most :data:`ARTICLE_GROUP_ROWS` rows and a few tasks,
+whatever the corpus's size.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import urllib.parse
-from dataclasses import asdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from ..dumps.pages import PageText
 from ..wikitext import Article, Reference, Section, convert
 
-__all__ = ["article_row", "section_of", "page_url"]
+__all__ = ["article_row", "section_of", "page_url", "ArticleTask", "Converted", "convert_articles",
+           "ARTICLE_GROUP_ROWS", "TASK_CHARS"]
+
+ARTICLE_GROUP_ROWS = 256
+"""Rows per row group of an articles file: the rows its writer holds before they go to disk
+(a few MB of text), so that writing a corpus of any size takes flat memory."""
+TASK_CHARS = 500_000
+"""Wikitext per task given to a worker (pages are not split): large enough that sending the
+pages and their rows between processes is a small part of the conversion (about 0.5 s of
+work per task), small enough that the tasks in flight hold little."""
 
 _MARKER = re.compile(r"\[(?:([^\s\[\]]+) )?(\d+)\]")
 
@@ -46,10 +65,7 @@ def section_of(article: Article, anchor: str) -> Article | None:
         return f"[{key[0]} {renumber[key]}]" if key[0] else f"[{renumber[key]}]"
 
     sections = [Section(s.heading, s.level, _MARKER.sub(mark, s.text)) for s in chosen]
-    refs = []
-    for key, number in renumber.items():
-        ref = Reference(**{**asdict(by_key[key]), "number": number})
-        refs.append(ref)
+    refs = [dataclasses.replace(by_key[key], number=number) for key, number in renumber.items()]
     refs.sort(key=lambda r: (r.group or "", r.number))
     text = "\n\n".join(f"{'=' * s.level} {s.heading} {'=' * s.level}\n{s.text}".strip() for s in sections)
     return Article(text, sections, refs, article.categories)
@@ -74,8 +90,89 @@ def article_row(page: PageText, wiki: str, domain: str, namespaces: dict,
         "revision_timestamp": page.revision_timestamp,
         "url": page_url(domain, page.title, anchor),
         "text": article.text,
-        "sections": [asdict(s) for s in article.sections],
-        "references": [asdict(r) for r in article.references],
+        "sections": [_record(s, _SECTION_FIELDS) for s in article.sections],
+        "references": [_record(r, _REFERENCE_FIELDS) for r in article.references],
         "categories": article.categories,
     }
     return row, article
+
+
+_SECTION_FIELDS = tuple(f.name for f in dataclasses.fields(Section))
+_REFERENCE_FIELDS = tuple(f.name for f in dataclasses.fields(Reference))
+
+
+def _record(obj, names: tuple[str, ...]) -> dict:
+    """``dataclasses.asdict`` of a flat record (its one list, a reference's authors, is not
+    copied: the row goes straight to Arrow), without asdict's deep copy of every value."""
+    return {name: getattr(obj, name) for name in names}
+
+
+@dataclass(slots=True)
+class ArticleTask:
+    """One page to convert into a row: the ``page``, the section ``anchor`` wanted of it (None:
+    the whole page), its item's ``qid``, ``more`` columns of its row (the origin corpus's
+    Wikidata fields) and ``key``, the caller's name for it, given back in its
+    :class:`Converted`."""
+
+    page: PageText
+    anchor: str | None = None
+    qid: str | None = None
+    more: dict | None = None
+    key: object = None
+
+
+@dataclass(slots=True)
+class Converted:
+    """What became of one :class:`ArticleTask` (``key`` is its key): ``written`` (False: the
+    page has no section ``anchor``), ``fallback`` (converted by the plain fallback) and the
+    number of ``references`` of its row."""
+
+    key: object
+    written: bool
+    fallback: bool
+    references: int
+
+
+def _convert_chunk(tasks: list[ArticleTask], wiki: str, domain: str, namespaces: dict,
+                  schema) -> tuple[object, list[Converted]]:
+    """The rows of ``tasks`` (:func:`article_row`, each with its ``more`` columns) as one Arrow
+    record batch of ``schema``, and what became of each task: the work of one worker call."""
+    import pyarrow as pa
+
+    rows, outcomes = [], []
+    for task in tasks:
+        row, article = article_row(task.page, wiki, domain, namespaces, task.anchor, task.qid)
+        if row is not None:
+            if task.more:
+                row.update(task.more)
+            rows.append(row)
+        outcomes.append(Converted(task.key, row is not None, article.fallback,
+                                  len(row["references"]) if row is not None else 0))
+    return pa.RecordBatch.from_pylist(rows, schema=schema), outcomes
+
+
+def _chunks(tasks: Iterable[ArticleTask], chars: int) -> Iterator[list[ArticleTask]]:
+    """Consecutive tasks, about ``chars`` of wikitext each (a page is never split): where the
+    cuts fall depends only on the pages, so the batches are the same for any number of jobs."""
+    chunk, size = [], 0
+    for task in tasks:
+        chunk.append(task)
+        size += len(task.page.text)
+        if size >= chars:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def convert_articles(tasks: Iterable[ArticleTask], wiki: str, domain: str, namespaces: dict, schema, *,
+                     jobs: int = 1, scheduler=None) -> Iterator[tuple[object, list[Converted]]]:
+    """``(batch, converted)`` for consecutive runs of ``tasks``: the rows (Arrow, ``schema``)
+    and what became of each task, in the order of ``tasks``, whatever ``jobs`` (local
+    processes; 1: here) or ``scheduler`` (a Dask scheduler's address or client). ``tasks`` is
+    read only as work is given out, a few tasks ahead of the rows taken: a generator, to be
+    closed when left early (``contextlib.closing``), which ends the worker processes."""
+    from ..parallel import stream_tasks
+
+    calls = ((chunk, wiki, domain, namespaces, schema) for chunk in _chunks(tasks, TASK_CHARS))
+    yield from stream_tasks(_convert_chunk, calls, jobs=jobs, scheduler=scheduler)

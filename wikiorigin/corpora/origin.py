@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -41,8 +42,9 @@ from ..dumps.wikidata import Entity, EntityStats, query_entities, read_entities
 from ..errors import WikioriginError
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
+from ..progress import Progress
 from ..schemas import ORIGIN_ARTICLES
-from .articles import article_row
+from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 from .regions import RegionReading, resolve_regions
 
 __all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
@@ -190,12 +192,16 @@ def _regions(entities: dict, qids: list[str], wikidata, sparql, languages: list[
 
 
 def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
-                        sparql: str | None = None) -> OriginCorpusReport:
+                        sparql: str | None = None, jobs: int = 1, scheduler=None) -> OriginCorpusReport:
     """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
 
     The dump's wiki and each page's title are checked against the items first (see the
     module's docstring): a dump of another wiki, or a dump in which most pages carry other
-    titles, is an error before anything is read from Wikidata or written."""
+    titles, is an error before anything is read from Wikidata or written.
+
+    The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
+    written as they come, in the items' order: the same file for any ``jobs``
+    (:func:`~wikiorigin.corpora.articles.convert_articles`)."""
     if (wikidata is None) == (sparql is None):
         raise WikioriginError("give the Wikidata JSON dump (--wikidata) or a SPARQL endpoint (--sparql)")
     check_output(out, inputs=[items, dump.dump, dump.index, wikidata])  # before any work
@@ -214,31 +220,37 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
         entities = query_entities(sparql, qids, languages)
     regions = _regions(entities, qids, wikidata, sparql, languages, report)
     domain = lookup(wiki).domain
-    out_rows = []
-    for item, page in kept:
-        entity, region = entities.get(item["qid"]), regions.get(item["qid"])
-        if entity is None or not (entity.labels or entity.sitelinks):
-            report.missing_entities.append(item["qid"])
-            entity = Entity(item["qid"])
-        row, _ = article_row(page, wiki, domain, dump.site.namespaces, qid=item["qid"])
-        row.update(
-            label_en=entity.labels.get("en"),
-            aliases=names_of(entity, languages),
-            enwiki_title=entity.sitelinks.get("enwiki"),
-            origin_wiki=wiki,
-            n_wikis=item["n_wikis"],
-            region=None if region is None else region.label,
-            region_qid=None if region is None else region.qid,
-        )
-        out_rows.append(row)
+
+    def tasks():  # each page let go of once given out: the texts held shrink as the work goes
+        for i in range(len(kept)):
+            (item, page), kept[i] = kept[i], None
+            entity, region = entities.get(item["qid"]), regions.get(item["qid"])
+            if entity is None or not (entity.labels or entity.sitelinks):
+                report.missing_entities.append(item["qid"])
+                entity = Entity(item["qid"])
+            yield ArticleTask(page, qid=item["qid"], key=item["qid"], more=dict(
+                label_en=entity.labels.get("en"),
+                aliases=names_of(entity, languages),
+                enwiki_title=entity.sitelinks.get("enwiki"),
+                origin_wiki=wiki,
+                n_wikis=item["n_wikis"],
+                region=None if region is None else region.label,
+                region_qid=None if region is None else region.qid,
+            ))
+
     meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
                       wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name,
                       renamed=len(report.renamed), mismatched=len(report.mismatched),
                       several_regions=len(report.several_regions),
                       region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
                                   "first-level division; several divisions: none")
-    with ParquetSink(out, ORIGIN_ARTICLES, meta) as sink:
-        sink.write(pa.Table.from_pylist(out_rows, schema=ORIGIN_ARTICLES))
-    report.articles = len(out_rows)
+    with ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink, \
+            closing(convert_articles(tasks(), wiki, domain, dump.site.namespaces, ORIGIN_ARTICLES,
+                                     jobs=jobs, scheduler=scheduler)) as converted, \
+            Progress("corpus", unit="article") as progress:
+        for batch, outcomes in converted:
+            sink.write(batch)
+            progress.update(len(outcomes))
+            report.articles += len(outcomes)
     report.seconds = time.perf_counter() - started
     return report

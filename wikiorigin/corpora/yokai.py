@@ -16,18 +16,19 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
-
-import pyarrow as pa
 
 from ..dumps.pages import Multistream
 from ..errors import WikioriginError
 from ..files import ParquetSink, check_output, provenance
+from ..progress import Progress
 from ..schemas import ARTICLES
-from .articles import article_row
+from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 
-__all__ = ["YOKAI_LIST_PAGE", "BACK_MATTER", "LEFT_OUT", "ENTRY_RULE", "ListEntries", "ListCorpusReport",
-           "list_entries", "list_links", "build_list_corpus"]
+__all__ = ["YOKAI_LIST_PAGE", "BACK_MATTER", "LEFT_OUT", "ENTRY_RULE", "PAGE_WINDOW", "ListEntries",
+           "ListCorpusReport", "list_entries", "list_links", "build_list_corpus"]
 
 YOKAI_LIST_PAGE = "日本の妖怪一覧"
 """The jawiki list page the YokaiEval corpus starts from (``日本の妖怪一覧``)."""
@@ -285,9 +286,46 @@ def list_links(wikitext: str, dump: Multistream) -> list[tuple[str, str | None]]
     return list_entries(wikitext, dump).links
 
 
+PAGE_WINDOW = 128
+"""Links whose pages are fetched from the dump together (their streams decompressed once
+between them): the pages a list corpus holds at a time, whatever the list's length."""
+
+
+def _list_tasks(links: list, dump: Multistream, indexed: dict, report: ListCorpusReport) -> Iterator[ArticleTask]:
+    """The articles of ``links``, in their order: their pages fetched :data:`PAGE_WINDOW` links
+    at a time, each title once (a page linked again in a later window is kept until then), the
+    titles found and redirected counted in ``report``; a page already taken for the same
+    anchor (two titles, one page) is a duplicate. Each task's key is ``title#anchor``."""
+    last = {title: i for i, (title, _) in enumerate(links)}
+    kept: dict = {}  # title -> page, of the titles linked again further on
+    done = set()
+    for start in range(0, len(links), PAGE_WINDOW):
+        window = links[start:start + PAGE_WINDOW]
+        fetch = [t for t in dict.fromkeys(t for t, _ in window) if indexed[t] and t not in kept]
+        pages = dump.get(fetch) if fetch else {}
+        report.found += len(pages)
+        report.redirected += sum(1 for t, p in pages.items() if p.title != t)
+        pages.update(kept)
+        for title, anchor in window:
+            page = pages.get(title)
+            if page is None:
+                continue
+            if (page.page_id, anchor) in done:
+                report.duplicates += 1
+                continue
+            done.add((page.page_id, anchor))
+            yield ArticleTask(page, anchor, key=f"{title}#{anchor}")
+        end = start + len(window)
+        kept = {t: p for t, p in pages.items() if last[t] >= end}
+
+
 def build_list_corpus(dump: Multistream, out, list_page: str = YOKAI_LIST_PAGE,
-                      domain: str | None = None) -> ListCorpusReport:
-    """Write the ``articles`` of the entries of ``list_page`` (:func:`list_entries`) to ``out``."""
+                      domain: str | None = None, *, jobs: int = 1, scheduler=None) -> ListCorpusReport:
+    """Write the ``articles`` of the entries of ``list_page`` (:func:`list_entries`) to ``out``.
+
+    The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
+    written as they come, in the order of the list: the same file for any ``jobs``, in flat
+    memory (:func:`~wikiorigin.corpora.articles.convert_articles`)."""
     check_output(out, inputs=[dump.dump, dump.index])  # before any work
     started = time.perf_counter()
     listing = dump.get([list_page]).get(list_page)
@@ -300,35 +338,26 @@ def build_list_corpus(dump: Multistream, out, list_page: str = YOKAI_LIST_PAGE,
     titles = list(dict.fromkeys(t for t, _ in links))
     indexed = {t: dump.entry(t) is not None for t in titles}  # each title looked up once
     report.missing = [t for t in titles if not indexed[t]]
-    wanted = [t for t in titles if indexed[t]]
-    pages = dump.get(wanted)
-    report.found = len(pages)
-    report.redirected = sum(1 for t, p in pages.items() if p.title != t)
     domain = domain or f"{dump.site.dbname.removesuffix('wiki').replace('_', '-')}.wikipedia.org"
     meta = provenance(stage="corpus", corpus="list", list_page=list_page, dump=dump.dump.name,
                       list_revision_id=listing.revision_id, wiki=dump.site.dbname,
                       entries=ENTRY_RULE, entry_counts={"entries": found.entries,
                                                         "unlinked": found.unlinked, "linked": len(links),
                                                         "left_out": found.left_out})
-    done = set()
-    with ParquetSink(out, ARTICLES, meta) as sink:
-        rows = []
-        for title, anchor in links:
-            page = pages.get(title)
-            if page is None:
-                continue
-            if (page.page_id, anchor) in done:
-                report.duplicates += 1
-                continue
-            done.add((page.page_id, anchor))
-            row, article = article_row(page, dump.site.dbname, domain, dump.site.namespaces, anchor)
-            report.fallback += article.fallback
-            if row is None:
-                report.sections_missing.append(f"{title}#{anchor}")
-                continue
-            report.without_references += not row["references"]
-            rows.append(row)
-        sink.write(pa.Table.from_pylist(rows, schema=ARTICLES))
-        report.articles = len(rows)
+    tasks = _list_tasks(links, dump, indexed, report)
+    with ParquetSink(out, ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink, \
+            closing(convert_articles(tasks, dump.site.dbname, domain, dump.site.namespaces, ARTICLES,
+                                     jobs=jobs, scheduler=scheduler)) as converted, \
+            Progress("corpus", unit="article") as progress:
+        for batch, outcomes in converted:
+            sink.write(batch)
+            progress.update(len(outcomes))
+            for outcome in outcomes:
+                report.fallback += outcome.fallback
+                if not outcome.written:
+                    report.sections_missing.append(outcome.key)
+                    continue
+                report.without_references += not outcome.references
+                report.articles += 1
     report.seconds = time.perf_counter() - started
     return report

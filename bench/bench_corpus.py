@@ -1,0 +1,90 @@
+"""`corpus yokai` on 1x and 5x the real jawiki sample: `--jobs 2` against `--jobs 1` (goal: at
+most 0.65x the time at 5x) and the peak memory at 5x against 1x (goal: at most 1.3x).
+
+The input is the sample's 189 articles (4.7 M characters of wikitext, 5,954 references) once,
+or five times under other titles and page ids, as a multistream dump with a list page that
+links every article: a list corpus of 189 or 945 articles. Each figure is the whole command in
+a child process (start-up, the list page, fetching, converting, writing), timed best of three,
+alternating; peak memory is the child's largest resident set (with `--jobs 2`: the largest of
+its processes). Size: WIKIORIGIN_BENCH_CORPUS_COPIES (default 5).
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from common import OUT, PY, cached, peak_rss_mb
+from wikiorigin.dumps.pages import iter_pages
+from wikiorigin.testing import page_xml, write_multistream_pages
+
+SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "dumps" / \
+    "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
+COPIES = int(os.environ.get("WIKIORIGIN_BENCH_CORPUS_COPIES", "5"))
+LIST = "ベンチマーク用の一覧"
+
+
+def make_dump(copies: int):
+    """The sample's namespace-0 pages ``copies`` times (copy k: titles `` (k)``, ids + k x 10^7,
+    redirects to the same copy) and a list page linking every article, as a multistream dump."""
+    with lzma.open(SAMPLE) as f:
+        head = f.read(1 << 16)
+    head = head[:head.index(b"</siteinfo>") + len(b"</siteinfo>\n")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pages = list(iter_pages(SAMPLE, namespaces=[0]))
+    name = lambda title, k: f"{title} ({k})" if k else title  # noqa: E731
+    xml, links = [], []
+    for k in range(copies):
+        for p in pages:
+            redirect = name(p.redirect, k) if p.redirect else None
+            xml.append(page_xml(p.page_id + k * 10_000_000, name(p.title, k), p.text, redirect=redirect,
+                                revision_id=p.revision_id))
+            if not redirect:
+                links.append(f"* [[{name(p.title, k)}]]")
+    text = f"'''{LIST}'''\n== 記事 ==\n" + "\n".join(links) + "\n"
+    xml.insert(0, page_xml(90_000_000, LIST, text))
+
+    index = OUT / f"corpus-jawiki-{copies}x-index.txt.bz2"  # written before the dump is renamed
+    dump = cached(f"corpus-jawiki-{copies}x.xml.bz2", lambda path: write_multistream_pages(head, xml, path, index))
+    return dump, index
+
+
+def command(dump, index, jobs: int, out) -> list[str]:
+    return [PY, "-m", "wikiorigin.cli", "corpus", "yokai", "--dump", str(dump), "--index", str(index),
+            "--out", str(out), "--list-page", LIST, "--jobs", str(jobs)]
+
+
+def timed(argv) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    print(f"bench_corpus: corpus yokai on 1x and {COPIES}x the jawiki sample")
+    one, many = make_dump(1), make_dump(COPIES)
+    out = OUT / "corpus-bench.parquet"
+    times: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(3):
+        for jobs in (1, 2):
+            times[jobs].append(timed(command(*many, jobs, out)))
+    one_s, two_s = min(times[1]), min(times[2])
+    print(f"  {COPIES}x: --jobs 1 {one_s:.1f} s, --jobs 2 {two_s:.1f} s (best of three: "
+          f"{', '.join(f'{s:.1f}' for s in times[1])} / {', '.join(f'{s:.1f}' for s in times[2])} s)")
+    print(f"{'--jobs 2 / --jobs 1 time, ' + str(COPIES) + 'x':<44} {two_s / one_s:7.2f} (goal <= 0.65)")
+    rss = {(n, jobs): peak_rss_mb(command(*dump, jobs, out))
+           for n, dump in ((1, one), (COPIES, many)) for jobs in (1, 2)}
+    print(f"  peak RSS: --jobs 1 {rss[1, 1]:.0f} MB at 1x, {rss[COPIES, 1]:.0f} MB at {COPIES}x; "
+          f"--jobs 2 {rss[1, 2]:.0f} MB at 1x, {rss[COPIES, 2]:.0f} MB at {COPIES}x (largest process)")
+    print(f"{'peak memory ' + str(COPIES) + 'x / 1x, --jobs 1':<44} {rss[COPIES, 1] / rss[1, 1]:7.2f} (goal <= 1.3)")
+    print(f"{'peak memory ' + str(COPIES) + 'x / 1x, --jobs 2':<44} {rss[COPIES, 2] / rss[1, 2]:7.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
