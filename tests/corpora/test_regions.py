@@ -1,7 +1,9 @@
 """Regions from Wikidata: P131 followed up to the country's first-level division, from the JSON
-dump (a pass per level) and from SPARQL (a query per level), into the origin corpus and on to
-a multiple-choice set with the ``origin`` labels. The rule on realistic chains, ranks and end
-times, dump against SPARQL: tests/corpora/test_region_rules.py."""
+dump (one pass, its places' table looked up a level at a time) and from SPARQL (a query per
+level), into the origin corpus and on to a multiple-choice set with the ``origin`` labels. The
+rule on realistic chains, ranks and end times, dump against SPARQL:
+tests/corpora/test_region_rules.py; the one pass against the passes per level:
+tests/corpora/test_entities.py."""
 
 import json
 

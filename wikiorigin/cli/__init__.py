@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import WikioriginError
-from . import build, corpus, dumps, eval, export, origins, review
+from . import build, corpus, dumps, eval, export, origins, review, wikidata
 
 __all__ = ["main", "parser"]
 
@@ -57,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"wikiorigin {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = p.add_subparsers(dest="command", required=True)
-    for stage in (dumps, origins, corpus, build, eval, export, review):
+    for stage in (dumps, origins, wikidata, corpus, build, eval, export, review):
         stage.add_commands(sub)
     return p
 

@@ -22,7 +22,8 @@ def add_commands(sub) -> None:
     c.add_argument("--items", required=True, help="items.parquet (origins schema)")
     _dump_options(c)
     source = c.add_mutually_exclusive_group(required=True)
-    source.add_argument("--wikidata", help="Wikidata JSON dump (offline)")
+    source.add_argument("--entities", help="entities file from `wikiorigin wikidata extract` (offline; no dump read)")
+    source.add_argument("--wikidata", help="Wikidata JSON dump (offline; one pass for these items alone)")
     source.add_argument("--sparql", help="SPARQL endpoint URL (online)")
     c.set_defaults(func=cmd_corpus_origin)
 
@@ -64,12 +65,14 @@ def cmd_corpus_origin(args) -> int:
     """`wikiorigin corpus origin`: the articles of an origin subset, with Wikidata names and regions."""
     from ..files import check_output
 
-    check_output(args.out, inputs=[args.items, args.dump, args.wikidata])  # not a directory, writable, no input
+    # not a directory, writable, no input
+    check_output(args.out, inputs=[args.items, args.dump, args.wikidata, args.entities])
     from ..corpora.origin import build_origin_corpus
     from ..dumps.pages import Multistream
 
     dump = Multistream(args.dump, args.index, threads=args.threads)
     r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql,
+                            entities_file=args.entities,
                             jobs=args.jobs, scheduler=args.scheduler)
     for note in ([f"renamed: {x}" for x in r.renamed[:20]]
                  + [f"left out: {x}" for x in r.mismatched[:20]]
@@ -80,6 +83,6 @@ def cmd_corpus_origin(args) -> int:
           f"{len(r.mismatched)} with another title or now a redirect (left out), "
           f"{len(r.missing_entities)} without Wikidata data, {r.bad_wikidata_lines} bad Wikidata "
           f"lines; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; {r.with_region} with a region "
-          f"(first-level division, {r.region_fetches} Wikidata reads of their parents), "
+          f"(first-level division, {r.region_fetches} levels of parents looked up), "
           f"{len(r.several_regions)} in several (none given)")
     return 0

@@ -8,8 +8,11 @@ P131 values end in different divisions has none, and is listed in the report
 (``several_regions``), never given one of them.
 
 Items come from ``wikiorigin subset`` (the ``origins`` schema); their pages are fetched by id
-from the edition's multistream dump; Wikidata comes offline from the JSON dump or online from a
-SPARQL endpoint.
+from the edition's multistream dump; Wikidata comes offline from an entities file that one pass
+of the JSON dump made for the items of any number of wikis (``wikiorigin wikidata extract``,
+:mod:`.entities`), from the JSON dump itself (the same one pass, for these items alone), or
+online from a SPARQL endpoint. The region walks read the entities file (or the pass's
+temporary one), never the dump again.
 
 A page id means something only in the dump it came from, so the dump is checked against the
 items before it is trusted:
@@ -38,13 +41,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..dumps.pages import Multistream, PageText
-from ..dumps.wikidata import Entity, EntityStats, query_entities, read_entities
+from ..dumps.wikidata import Entity, EntityStats, query_entities
 from ..errors import WikioriginError
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
 from ..progress import Progress
 from ..schemas import ORIGIN_ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
+from .entities import EntityTable, one_pass
 from .regions import RegionReading, resolve_regions
 
 __all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
@@ -167,16 +171,14 @@ def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
     return kept
 
 
-def _regions(entities: dict, qids: list[str], wikidata, sparql, languages: list[str],
+def _regions(entities: dict, qids: list[str], parents, languages: list[str],
              report: OriginCorpusReport) -> dict:
-    """The items' regions, their P131 ancestors read level by level from the same source as
-    the items (another pass of the JSON dump, or another query, per level)."""
+    """The items' regions, their P131 ancestors fetched level by level with ``parents`` (from
+    the entities table, or a SPARQL query per level)."""
 
     def fetch(wanted: set[str]) -> dict:
         report.region_fetches += 1
-        if wikidata is not None:
-            return {e.qid: e for e in read_entities(wikidata, wanted, EntityStats())}
-        return query_entities(sparql, sorted(wanted), languages)
+        return parents(wanted)
 
     found = {q: entities[q] for q in qids if q in entities}
     readings: dict[str, RegionReading] = {}
@@ -191,7 +193,32 @@ def _regions(entities: dict, qids: list[str], wikidata, sparql, languages: list[
     return regions
 
 
-def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
+def _from_table(path, qids: list[str], wiki: str, items, languages: list[str],
+                report: OriginCorpusReport) -> tuple[dict, dict]:
+    """The items' entities and regions from an entities file (checked against the items)."""
+    with EntityTable(path) as table:
+        entities = table.items(qids, wiki, items)
+        return entities, _regions(entities, qids, table.fetch, languages, report)
+
+
+def _wikidata(qids: list[str], wiki: str, items, out, languages: list[str], report: OriginCorpusReport, *,
+              wikidata, sparql, entities_file) -> tuple[dict, dict]:
+    """The items' entities and their regions: from the entities file; from one pass of the
+    JSON dump into a temporary one beside ``out`` (removed after, or by the next run if this
+    one is killed); or from SPARQL, a query per level."""
+    if sparql is not None:
+        entities = query_entities(sparql, qids, languages)
+        return entities, _regions(entities, qids, lambda wanted: query_entities(sparql, sorted(wanted), languages),
+                                  languages, report)
+    if entities_file is not None:
+        return _from_table(entities_file, qids, wiki, items, languages, report)
+    stats = EntityStats()
+    with one_pass(wikidata, qids, wiki, out, stats) as path:
+        report.bad_wikidata_lines, report.notes = stats.bad_lines, stats.notes
+        return _from_table(path, qids, wiki, items, languages, report)
+
+
+def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, entities_file=None,
                         sparql: str | None = None, jobs: int = 1, scheduler=None) -> OriginCorpusReport:
     """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
 
@@ -202,9 +229,12 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
     The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
     written as they come, in the items' order: the same file for any ``jobs``
     (:func:`~wikiorigin.corpora.articles.convert_articles`)."""
-    if (wikidata is None) == (sparql is None):
-        raise WikioriginError("give the Wikidata JSON dump (--wikidata) or a SPARQL endpoint (--sparql)")
-    check_output(out, inputs=[items, dump.dump, dump.index, wikidata])  # before any work
+    if sum(source is not None for source in (wikidata, sparql, entities_file)) != 1:
+        raise WikioriginError("give one of an entities file (--entities), the Wikidata JSON dump (--wikidata) "
+                              "or a SPARQL endpoint (--sparql)")
+    check_output(out, inputs=[items, dump.dump, dump.index, wikidata, entities_file])  # before any work
+    if entities_file is not None:
+        EntityTable(entities_file).close()  # a file of the right kind, before any work
     started = time.perf_counter()
     wiki = dump_wiki(dump)
     table, rows = _read_items(items, wiki, dump)
@@ -212,13 +242,8 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
     kept = check_pages(rows, wiki, dump, items, report)
     languages = list(dict.fromkeys(["en", lookup(wiki).language]))
     qids = [item["qid"] for item, _ in kept]
-    if wikidata is not None:
-        stats = EntityStats()
-        entities = {e.qid: e for e in read_entities(wikidata, qids, stats)}
-        report.bad_wikidata_lines, report.notes = stats.bad_lines, stats.notes
-    else:
-        entities = query_entities(sparql, qids, languages)
-    regions = _regions(entities, qids, wikidata, sparql, languages, report)
+    entities, regions = _wikidata(qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql,
+                                  entities_file=entities_file)
     domain = lookup(wiki).domain
 
     def tasks():  # each page let go of once given out: the texts held shrink as the work goes
@@ -240,6 +265,7 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None,
 
     meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
                       wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name,
+                      entities=str(entities_file) if entities_file else None,
                       renamed=len(report.renamed), mismatched=len(report.mismatched),
                       several_regions=len(report.several_regions),
                       region_rule="current best-rank P131 (no end time) up to the item's P17 country's "

@@ -31,9 +31,10 @@ Greece's regions, Korea's provinces, Estonia's counties). Each item's walk ends 
   height is not known to be first-level, and the broken chain may lie in another one.
 
 Parents are read level by level: ``fetch(qids)`` returns the entities of the qids asked for
-(a pass of the Wikidata JSON dump, or a SPARQL query), asked once per level for every item at
-once, so a corpus costs as many fetches as its deepest chain has hops (two or three in
-practice: town, district or municipality, division).
+(a look-up in the entities table that one pass of the Wikidata JSON dump wrote, every place
+with its P131 and P17: :mod:`.entities`; or a SPARQL query), asked once per level for every
+item at once, so a corpus costs as many look-ups as its deepest chain has hops (two or three
+in practice: town, district or municipality, division), and the dump is read once.
 """
 
 from __future__ import annotations

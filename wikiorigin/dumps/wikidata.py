@@ -17,26 +17,48 @@ or repeated in part) is read from its first line only: the others are counted an
 once (how many, the first repeated id and its line), so that the result never depends on
 which copy came last.
 
+:func:`read_items_and_places` is the one pass a job needs (``wikiorigin wikidata extract``):
+the wanted items whole, and every place of the dump (an entity with a current best-rank P131
+or P17 value) with those values and its labels in the languages asked for, so that the region
+walks never read the dump again. Lines are screened before anything is parsed: the id, then
+whether the text names P131 or P17 at all (most lines do not). A place is read from its line
+in the dump's layout (``"P131":[{"mainsnak"...``): only its two statement arrays and the labels
+asked for are parsed (orjson); a line in any other layout is parsed whole, with the same result
+(the tests compare them line by line). Decompression runs in a thread of its own beside it.
+
 :func:`query_entities` asks a SPARQL endpoint (Wikidata's, or any that speaks the protocol)
 in batches of ``VALUES``, with SPARQLWrapper.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..errors import UnknownWikiError, WikioriginError
+try:  # several times faster than json on the lines kept; json where it is missing
+    from orjson import JSONDecodeError as _OrjsonError, loads as _fast_loads
+except ImportError:  # pragma: no cover - orjson is a dependency
+    _OrjsonError, _fast_loads = json.JSONDecodeError, json.loads
+
+from ..errors import DumpError, UnknownWikiError, WikioriginError
 from ..languages import lookup
-from .compression import open_dump
+from .compression import ChecksumError, open_dump
 
-__all__ = ["Entity", "EntityStats", "read_entities", "query_entities", "entity_from_json", "item_claims",
-           "best_rank"]
+__all__ = ["Entity", "EntityStats", "read_entities", "read_items_and_places", "query_entities",
+           "entity_from_json", "place_from_json", "item_claims", "best_rank"]
 
 _ID = re.compile(rb'"id"\s*:\s*"([QPL][0-9]+)"')
 _PREFIX = 400  # the id stands near the start of a line in every dump version
+_PLACE = re.compile(rb'P131"|P17"')  # may state P131 or P17 (also a qualifier or a reference: parsed to tell)
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_PROPS = ("P131", "P17")
+_ARRAYS = {prop: b'"%s":[{"mainsnak"' % prop.encode() for prop in _PROPS}  # a statement array, in the dump's layout
+_AFTER_LABELS = (b'"descriptions":', b'"aliases":', b'"claims":')
+_TRIES = 200  # ends of an array tried before a line is parsed whole
 
 
 @dataclass(slots=True)
@@ -65,6 +87,7 @@ class EntityStats:
     duplicates: int = 0  # lines of an entity already read (the first line of each is kept)
     first_duplicate: str | None = None  # the first of them: "Q8 on line 9"
     notes: list[str] = field(default_factory=list)
+    places: int = 0  # entities with a current P131 or P17 value kept (read_items_and_places)
 
 
 def _qid_order(qid: str) -> tuple[int, str]:
@@ -75,24 +98,35 @@ def best_rank(statements: Iterable[tuple[str, str]]) -> list[str]:
     """The best-rank values of current statements given as ``(qid, rank)`` (rank ``preferred``,
     ``normal`` or ``deprecated``; historical ones already left out): the preferred ones if any,
     else the normal ones, each once, sorted by qid. Both readers (dump and SPARQL) use it."""
-    found: dict[str, set[str]] = {"preferred": set(), "normal": set()}
+    preferred, normal = set(), set()
     for qid, rank in statements:
-        if rank in found:
-            found[rank].add(qid)
-    return sorted(found["preferred"] or found["normal"], key=_qid_order)
+        if rank == "preferred":
+            preferred.add(qid)
+        elif rank == "normal":
+            normal.add(qid)
+    chosen = preferred or normal
+    return sorted(chosen, key=_qid_order) if len(chosen) > 1 else list(chosen)
 
 
 def _ended(claim: dict) -> bool:
     """Whether a statement has an end time (P582) with a value or an unknown value."""
-    snaks = (claim.get("qualifiers") or {}).get("P582") or []
+    qualifiers = claim.get("qualifiers")
+    if not qualifiers:
+        return False
+    snaks = qualifiers.get("P582") or []
     return any((snak or {}).get("snaktype", "value") != "novalue" for snak in snaks)
 
 
 def item_claims(data: dict, prop: str) -> list[str]:
     """The items a JSON entity's current best-rank statements of ``prop`` point at (see the
     module's rule: no deprecated or ended statement; preferred if any, else normal; sorted)."""
+    return _best_values((data.get("claims") or {}).get(prop) or [])
+
+
+def _best_values(statements: list) -> list[str]:
+    """The items that the current best-rank ones of ``statements`` (JSON) point at."""
     current = []
-    for claim in (data.get("claims") or {}).get(prop) or []:
+    for claim in statements:
         snak = claim.get("mainsnak") or {}
         value = (snak.get("datavalue") or {}).get("value")
         if snak.get("snaktype", "value") != "value" or not isinstance(value, dict) or _ended(claim):
@@ -169,6 +203,344 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
         stats.notes.append(f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
                            f"{stats.first_duplicate}); each entity was read from its first line")
 
+
+def _loads(line: bytes):
+    """A line's JSON: orjson, and json where orjson refuses what json reads (a lone surrogate
+    escaped in a string), so that the result is json's."""
+    try:
+        return _fast_loads(line)
+    except _OrjsonError:
+        return json.loads(line)
+
+
+def _number(qid: bytes) -> int | None:
+    """An item's number, when it is one of the numbers a bitmap holds (up to 2^28: twice
+    Wikidata's today, 32 MB)."""
+    if qid[:1] == b"Q" and qid[1:].isdigit() and len(qid) < 11:
+        n = int(qid[1:])
+        return n if n < 1 << 28 else None
+    return None
+
+
+class _Seen:
+    """The ids read: a bit per item number (the dump's ~10^8 items in a few MB), a set for the
+    others."""
+
+    def __init__(self):
+        self.bits = bytearray()
+        self.others: set[bytes] = set()
+
+    def __contains__(self, qid: bytes) -> bool:
+        n = _number(qid)
+        if n is not None:
+            return n >> 3 < len(self.bits) and bool(self.bits[n >> 3] & (1 << (n & 7)))
+        return qid in self.others
+
+    def add(self, qid: bytes) -> None:
+        n = _number(qid)
+        if n is not None:
+            if n >> 3 >= len(self.bits):
+                self.bits.extend(bytes(max((n >> 3) + 1 - len(self.bits), len(self.bits))))
+            self.bits[n >> 3] |= 1 << (n & 7)
+        else:
+            self.others.add(qid)
+
+
+_CHILD = "import sys\nfrom wikiorigin.dumps.wikidata import _write_decompressed\nsys.exit(_write_decompressed(sys.argv[1]))\n"
+_CHILD_FROM = 16 << 20  # compressed bytes from which a dump is decompressed in a process of its own
+_SET_PIPE_SIZE = 1031  # fcntl.F_SETPIPE_SZ (Linux)
+_DAMAGED, _UNVERIFIED = 3, 4  # the child's exit codes for DumpError and ChecksumError
+
+
+def _write_decompressed(path) -> int:
+    """In the decompressing process: the dump's bytes to standard output; damage: what decodes
+    before it, then the error on standard error and exit :data:`_DAMAGED` (or
+    :data:`_UNVERIFIED` for a failed checksum)."""
+    import os
+    import signal
+    import sys
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the reader's to handle: it ends this
+    out = sys.stdout.fileno()
+    try:
+        with open_dump(path, threads=2) as stream:
+            while chunk := stream.read(1 << 22):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(out, view):]
+    except ChecksumError as exc:
+        print(exc, file=sys.stderr)
+        return _UNVERIFIED
+    except DumpError as exc:
+        print(exc, file=sys.stderr)
+        return _DAMAGED
+    except BrokenPipeError:  # the reader stopped early
+        return 0
+    return 0
+
+
+def _child_chunks(path, block: int) -> Iterator[bytes]:
+    """The dump decompressed by another process (:func:`_write_decompressed`), read through a
+    pipe: decompression on one core, the caller's work on the other, no lock between them."""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+
+    import wikiorigin
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(wikiorigin.__file__)),
+                                                      env.get("PYTHONPATH")]))
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, os.fspath(path)], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        try:
+            fcntl.fcntl(child.stdout.fileno(), _SET_PIPE_SIZE, 1 << 20)
+        except OSError:  # pragma: no cover - not Linux, or a limit: the default pipe
+            pass
+        while chunk := child.stdout.read(block):
+            yield chunk
+        problem = child.stderr.read().decode("utf-8", "replace").strip()
+        code = child.wait()
+        if code == _UNVERIFIED:
+            raise ChecksumError(problem)
+        if code:
+            raise DumpError(problem if code == _DAMAGED else f"{path}: decompression failed (exit {code}): {problem}")
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        child.stdout.close()
+        child.stderr.close()
+
+
+def _chunks(path, block: int) -> Iterator[bytes]:
+    """The dump's decompressed bytes, ``block`` at a time: a large dump by another process
+    (:func:`_child_chunks`), a small one in this one (isal's or indexed_bzip2's threads)."""
+    if Path(path).is_file() and Path(path).stat().st_size >= _CHILD_FROM:
+        yield from _child_chunks(path, block)
+        return
+    with open_dump(path, threads=2) as stream:
+        while chunk := stream.read(block):
+            yield chunk
+
+
+def _blocks(path, block: int = 1 << 22) -> Iterator[tuple[bytes, int, int]]:
+    """The decompressed dump as ``(buffer, start, end)``: whole lines ``buffer[start:end]``. Only
+    a line cut by the end of a block is copied (joined with its rest). What decodes before
+    damage comes out first, then the :class:`~wikiorigin.errors.DumpError`."""
+    rest = b""
+    for chunk in _chunks(path, block):
+        last = chunk.rfind(b"\n") + 1
+        if not last:
+            rest += chunk
+            continue
+        first = chunk.find(b"\n") + 1
+        if rest:
+            yield rest + chunk[:first], 0, len(rest) + first
+        else:
+            first = 0
+        yield chunk, first, last
+        rest = chunk[last:]
+    if rest:
+        yield rest, 0, len(rest)
+
+
+def _candidates(path, wanted: set[bytes], stats: EntityStats) -> Iterator[tuple[int, bytes | None, bytes, int]]:
+    """``(line number, the id its first bytes give or None, the line, where in it P131 or P17
+    is first named)`` of each line that may be kept: a wanted id, a line whose id the first
+    bytes do not give (the id of a nested object, after a ``{``, is not the entity's), or one
+    whose text names P131 or P17; the others are passed over on their id and that screen,
+    never parsed."""
+    number = 0
+    for buf, pos, end in _blocks(path):
+        find, read_id, screen = buf.find, _ID.search, _PLACE.search
+        while pos < end:
+            stop = find(b"\n", pos, end)
+            stop = end if stop < 0 else stop
+            number += 1
+            found = read_id(buf, pos, min(pos + _PREFIX, stop))
+            if found is not None and find(b"{", pos + 1, found.start()) < 0:  # the entity's own id
+                stats.lines += 1
+                qid = found.group(1)
+                named = screen(buf, pos, stop)
+                if named is not None:
+                    yield number, qid, buf[pos:stop], max(0, named.start() - pos - 1)
+                elif qid in wanted:
+                    yield number, qid, buf[pos:stop], 0
+            else:
+                line = buf[pos:stop].strip()
+                if line not in (b"[", b"]", b""):
+                    stats.lines += 1
+                    yield number, None, line, 0
+            pos = stop + 1
+
+
+def _array(line: bytes, start: int) -> list | None:
+    """The JSON array that starts at ``line[start]``: the first prefix ending in ``]`` that
+    parses (none shorter can: its brackets would not close). Only prefixes whose brackets
+    balance, strings not told apart, are tried (a bracket inside a string may make more);
+    None after :data:`_TRIES` of them."""
+    end, opened, closed = start, 0, 0
+    for _ in range(_TRIES):
+        stop = line.find(b"]", end) + 1
+        if not stop:
+            return None
+        opened += line.count(b"[", end, stop)
+        closed += 1
+        end = stop
+        if opened != closed:
+            continue
+        try:
+            value = _fast_loads(line[start:end])
+        except _OrjsonError:
+            continue
+        return value if isinstance(value, list) else None
+    return None
+
+
+def _label_span(line: bytes, before: int) -> tuple[int, int] | None:
+    """Where the labels object lies (``"labels":`` up to the next key of the entity), before
+    the statements at ``before``; (0, 0) when the entity has none; None if not so laid out."""
+    start = line.find(b'"labels":')
+    if start < 0:
+        return (0, 0)
+    if start > before:
+        return None  # labels after the statements: another order
+    for key in _AFTER_LABELS:
+        end = line.find(key, start, before)
+        if end >= 0:
+            return start, end
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _label_keys(languages: tuple[str, ...]) -> list[tuple[str, bytes, bytes]]:
+    """``(language, its label as the dump lays it out, its bare key)`` for each language."""
+    return [(lang, b'"%s":{"language":"%s","value":' % (lang.encode(), lang.encode()), b'"%s":' % lang.encode())
+            for lang in languages]
+
+
+def _fast_place(line: bytes, qid: str, languages: list[str], named: int = 0) -> Entity | None:
+    """The place on ``line`` in the dump's layout (compact, each statement's ``mainsnak``
+    first), from its P131 and P17 statement arrays and the labels asked for, parsed alone; None
+    when the line is not so laid out (or not whole), so that it is parsed whole instead.
+    ``Entity(qid)`` without values: not a place (the P131 or P17 the screen saw are in
+    qualifiers or references). ``named``: where P131 or P17 is first named on the line."""
+    end = len(line)
+    while end and line[end - 1] in b" \t\r,":
+        end -= 1
+    if line[:1] != b"{" or line[end - 1:end] != b"}":
+        return None
+    values, first = {}, end
+    for prop, key in _ARRAYS.items():
+        at = line.find(key, named)
+        if at < 0:
+            values[prop] = []
+            continue
+        statements = _array(line, at + len(key) - len(b'[{"mainsnak"'))
+        if statements is None:
+            return None
+        values[prop], first = _best_values(statements), min(first, at)
+    if first == end:  # no statement array of either: none, or another layout
+        return Entity(qid) if line.find(b'"mainsnak"') < 0 or line.find(b'":[{"mainsnak"') >= 0 else None
+    if not (values["P131"] or values["P17"]):
+        return Entity(qid)
+    span = _label_span(line, first)
+    if span is None:
+        return None
+    labels = {}
+    for lang, key, bare in _label_keys(tuple(languages)):
+        at = line.find(key, *span)
+        if at < 0:
+            if line.find(bare, *span) >= 0:
+                return None  # a label laid out otherwise
+            continue
+        value = _STRING.match(line, at + len(key))
+        if value is None:
+            return None
+        labels[lang] = _loads(value.group())
+    return Entity(qid, labels=labels, located_in=values["P131"], country=values["P17"])
+
+
+def place_from_json(data: dict, languages: Iterable[str]) -> Entity:
+    """The place an entity of a Wikidata JSON dump (a parsed line) is as
+    :func:`read_items_and_places` keeps it: its labels in ``languages``, its current best-rank
+    P131 and P17 values; no values: not a place. ``KeyError`` if it has no ``id``."""
+    labels = data.get("labels") or {}
+    return Entity(qid=data["id"], labels={lang: labels[lang]["value"] for lang in languages if lang in labels},
+                  located_in=item_claims(data, "P131"), country=item_claims(data, "P17"))
+
+
+def _bad(stats: EntityStats, path, number: int, exc: Exception, line: bytes) -> None:
+    stats.bad_lines += 1
+    if len(stats.notes) < 20:
+        stats.notes.append(f"{path}: line {number}: not an entity in JSON ({exc}): {line[:60]!r}")
+
+
+def _read_kept(number: int, qid: bytes | None, line: bytes, named: int, wanted: set[bytes],
+               languages: list[str], path, stats: EntityStats) -> tuple[bytes, Entity] | None:
+    """A candidate line as kept: ``(id, entity)``, the wanted ones whole, the others as places
+    (an entity without values: not one); None for a line that is not an entity."""
+    if qid is not None and qid[:1] == b"Q" and qid not in wanted:  # lexemes have claims in senses too
+        try:
+            entity = _fast_place(line, qid.decode(), languages, named)
+        except (ValueError, KeyError, TypeError, AttributeError):  # malformed: parsed whole, to say where
+            entity = None
+        if entity is not None:
+            return qid, entity
+    try:
+        data = _loads(line.strip().rstrip(b","))
+        real = data["id"].encode()
+        entity = entity_from_json(data) if real in wanted else place_from_json(data, languages)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: JSON, UTF-8
+        _bad(stats, path, number, exc, line)
+        return None
+    return real, entity
+
+
+def read_items_and_places(path, qids: Iterable[str], languages: Iterable[str],
+                          stats: EntityStats | None = None) -> Iterator[Entity]:
+    """One pass of a Wikidata JSON dump: the entities of ``qids`` whole (as
+    :func:`read_entities` gives them), and every other place (an entity with a current
+    best-rank P131 or P17 value: see :func:`place_from_json`) with its labels in ``languages``,
+    in the dump's order, each once, from its first line (repeats counted in
+    ``stats.duplicates``, noted at the end). ``stats.found`` counts the wanted entities,
+    ``stats.places`` the others. Damage to the dump raises
+    :class:`~wikiorigin.errors.DumpError` after every entity before it."""
+    wanted = {q.encode() for q in qids}
+    languages = list(dict.fromkeys(languages))
+    stats = stats if stats is not None else EntityStats()
+    seen = _Seen()
+    for number, qid, line, named in _candidates(path, wanted, stats):
+        if qid is not None and qid in seen:
+            _repeat(stats, qid, number)
+            continue
+        kept = _read_kept(number, qid, line, named, wanted, languages, path, stats)
+        if kept is None:
+            continue
+        real, entity = kept
+        stats.parsed += 1
+        if real != qid and real in seen:  # an id its first bytes did not give
+            _repeat(stats, real, number)
+            continue
+        if real in wanted:
+            stats.found += 1
+        elif not (entity.located_in or entity.country):
+            continue
+        else:
+            stats.places += 1
+        seen.add(real)
+        yield entity
+    if stats.duplicates:
+        stats.notes.append(f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
+                           f"{stats.first_duplicate}); each entity was read from its first line")
+
+
+def _repeat(stats: EntityStats, qid: bytes, number: int) -> None:
+    stats.duplicates += 1
+    stats.first_duplicate = stats.first_duplicate or f"{qid.decode()} on line {number}"
 
 _STATEMENTS = """{{ ?item p:PROP ?st . ?st ps:PROP ?value ; wikibase:rank ?rank .
           FILTER(?rank != wikibase:DeprecatedRank) FILTER NOT EXISTS {{ ?st pq:P582 ?end }}
