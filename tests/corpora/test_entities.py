@@ -280,16 +280,7 @@ def test_a_gzip_dump_with_many_blocks_is_read_whole(tmp_path):
     assert stats.lines == 3000 and stats.bad_lines == 0
 
 
-@pytest.fixture(params=["here", "another process"])
-def decompressing(request, monkeypatch):
-    """Each dump decompressed in this process, or (as a large one is) by another."""
-    from wikiorigin.dumps import wikidata
-
-    monkeypatch.setattr(wikidata, "_CHILD_FROM", 0 if request.param == "another process" else 1 << 60)
-    return request.param
-
-
-def test_another_process_decompresses_with_the_same_result(decompressing, tmp_path):
+def test_the_pass_stops_at_damage_after_what_came_before(tmp_path):
     whole = write_wikidata_json(tmp_path / "tree", LINES * 3)
     stats = EntityStats()
     read = [e.qid for e in read_items_and_places(whole, ["Q900104"], ["en"], stats)]
@@ -304,6 +295,6 @@ def test_another_process_decompresses_with_the_same_result(decompressing, tmp_pa
     assert read == [json.loads(line)["id"] for line in LINES][: len(read)] and len(read) > 3
     stopped = read_items_and_places(whole, [], ["en"])
     assert next(stopped).qid == "Q17"
-    stopped.close()  # the decompressing process ended with it
+    stopped.close()  # the decompressing thread ends with it
     with pytest.raises(DumpError, match="no such file"):
         list(read_items_and_places(tmp_path / "missing.json.gz", [], ["en"]))

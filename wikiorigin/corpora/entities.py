@@ -239,10 +239,7 @@ class EntityTable:
                                   f"file: run `{_MADE_BY}` on a sound copy of the dump")
         schema = self._schema()
         self.meta = schema_provenance(schema)
-        import duckdb
-
-        self._duckdb = duckdb
-        self._con = duckdb.connect()
+        self._con = None  # DuckDB's, opened at the first look-up
 
     def _schema(self) -> pa.Schema:
         if not self.path.is_file():
@@ -261,13 +258,17 @@ class EntityTable:
 
     def _rows(self, qids: Iterable[str], asked: bool = False) -> list[dict]:
         """The rows of ``qids`` (only asked items' with ``asked``), in no set order."""
+        import duckdb
+
+        if self._con is None:
+            self._con = duckdb.connect()
         wanted = pa.table({"qid": pa.array(sorted(set(qids)), pa.string())})
         where = "asked AND " if asked else ""
         try:
             self._con.register("wanted", wanted)
             found = self._con.sql(f"SELECT * FROM read_parquet($path) WHERE {where}qid IN (SELECT qid FROM wanted)",
                                   params={"path": str(self.path)}).to_arrow_table()
-        except self._duckdb.Error as exc:
+        except duckdb.Error as exc:
             raise WikioriginError(f"{self.path}: cannot be read ({str(exc).splitlines()[0]})") from None
         finally:
             self._con.unregister("wanted")
@@ -298,7 +299,9 @@ class EntityTable:
 
     def close(self) -> None:
         """Close the DuckDB connection."""
-        self._con.close()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
     def __enter__(self) -> EntityTable:
         return self
