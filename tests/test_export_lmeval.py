@@ -236,7 +236,7 @@ def test_inconsistent_rows_and_options(tmp_path):
     table[2]["language"] = "ja"
     mixed = tmp_path / "mixed.parquet"
     pq.write_table(pa.Table.from_pylist(table, schema=MCQ), mixed)
-    with pytest.raises(WikioriginError, match=r"mixed.parquet: rows in several languages \(en 5, ja 1\): give --language"):
+    with pytest.raises(WikioriginError, match=r"mixed.parquet: rows in several languages \(en 5, ja 1\): give language="):
         export_lmeval(mixed, tmp_path / "t")
     assert export_lmeval(mixed, tmp_path / "t", language="en").language == "en"  # the option decides
     table[2].update(language="en", answer_index=7)

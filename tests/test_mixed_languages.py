@@ -2,8 +2,6 @@
 set whose rows are in several languages, are one-line errors asking for ``--language``, not a
 silent pick (the alphabetically first wiki's language, or the Japanese instruction)."""
 
-import json
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -11,7 +9,6 @@ import pytest
 from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQConfig, plan_mcq
 from wikiorigin.cli import main
-from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators.mcq import rows_language
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 from wikiorigin.schemas import ARTICLES, MCQ
@@ -76,8 +73,16 @@ def test_eval_of_rows_in_several_languages_asks_for_language(tmp_path, capsys):
 
 
 def test_rows_language():
-    assert rows_language([{"question": "released YokaiEval row"}] * 2) == "ja"  # no language column
-    assert rows_language([{"language": None}]) == "ja" and rows_language([{"language": "el"}] * 3) == "el"
-    with pytest.raises(WikioriginError, match=r"^q\.parquet: rows in several languages \(el 1, ko 1\)"):
+    """The rows' own language, or None: the library assumes none (a prompt to write then asks
+    for ``language=``; the command line says ``--language``)."""
+    from wikiorigin.errors import ParameterError
+    from wikiorigin.evaluators.mcq import prompt_language
+
+    assert rows_language([{"question": "a row of no language"}] * 2) is None  # no language column
+    assert rows_language([{"language": None}]) is None and rows_language([{"language": "el"}] * 3) == "el"
+    with pytest.raises(ParameterError, match=r"^q\.parquet: rows in several languages \(el 1, ko 1\): give language="):
         rows_language([{"language": "el"}, {"language": "ko"}], source="q.parquet")
-    assert json.dumps(rows_language([])) == '"ja"'
+    assert rows_language([]) is None
+    with pytest.raises(ParameterError, match=r"^q\.json: the rows say no language .* give language="):
+        prompt_language([{"question": "q"}], source="q.json")
+    assert prompt_language([{"question": "q"}], "elwiki") == "el"  # the one given, as an open Wikipedia's

@@ -1,19 +1,24 @@
 """wikiorigin: culture-specific QA datasets from Wikipedia and Wikidata dumps, and the evaluation
 of language models on them.
 
-The stages, each a function that reads and writes files (Parquet between stages):
+The stages, each an object or a function that reads and writes files (Parquet between stages):
 
 1. **scan** a wiki's dumps into page creations: `wikiorigin.dumps.scan_to_parquet`;
 2. **origins**: which Wikipedia edition wrote about each Wikidata item first:
    `build_origins` (`wikiorigin.origin`);
 3. **corpora**: the articles of one origin, or of a list page: `build_origin_corpus`,
    `build_list_corpus` (`wikiorigin.corpora`);
-4. **builders**: multiple-choice, free-form and preference sets written by a chat model:
-   `build_mcq` with `MCQConfig`, `build_freeform` with `FreeformConfig`, `build_preferences`
-   (`wikiorigin.builders`; models in `wikiorigin.llm`);
-5. **evaluators**: a local or served model answers them: `LocalModel`, `EndpointModel`,
-   `evaluate_generate`, `evaluate_loglikelihood`, `evaluate_freeform`, `judge_answers`,
-   `leakage_check` (`wikiorigin.evaluators`).
+4. **builders**: multiple-choice, free-form and preference sets written by a chat model
+   (`wikiorigin.builders`; models in `wikiorigin.llm`, any function as one with
+   `FunctionBackend`);
+5. **evaluators**: a task holds the questions and its settings, runs a model (`LocalModel`,
+   `EndpointModel`, or `Recorded` answers) and returns a result that saves itself: `MCQTask`,
+   `FreeformTask`, `JudgeTask`, `LeakageTask` (`wikiorigin.evaluators`); the functions beneath
+   them (`evaluate_generate`, ...) stay importable.
+
+The extension points are `typing.Protocol` s: `EvaluatedModel` and `ChatBackend`
+(`wikiorigin.protocols`). The library prints nothing: it logs to the ``wikiorigin`` logger
+(`wikiorigin.log`) and raises `WikioriginError` (`ParameterError` names the parameter to give).
 
 Every name below, and every sub-package (``wo.evaluators``, ``wo.dumps``, ...), is imported on
 first use, so ``import wikiorigin`` loads nothing heavy. From the repository's root (the
@@ -26,11 +31,11 @@ example runs in ``tests/test_api_docs.py``)::
     print(report.origins.items, "items;", report.origins.tied, "tied")
 
     # a released YokaiEval responses file (.json or .json.xz), scored without a model
-    rows = wo.read_questions("tests/data/yokaieval/responses-gpt4o-mini.json.xz")
-    items = wo.evaluate_generate(rows, recorded="gpt-4o-mini")
-    print(wo.evaluators.summarize(items)["accuracy"])
+    task = wo.MCQTask.from_file("tests/data/yokaieval/responses-gpt4o-mini.json.xz")
+    result = task.run(wo.Recorded())  # the responses its rows carry
+    print(result.summary.accuracy)
 
-The command line (``wikiorigin --help``) calls the same functions.
+The command line (``wikiorigin --help``) runs the same objects.
 """
 
 __version__ = "0.1.0"
@@ -45,14 +50,17 @@ _EXPORTS = {
     "FreeformConfig": ".builders.freeform", "build_freeform": ".builders.freeform",
     "build_preferences": ".builders.preference", "build_rated_preferences": ".builders.preference",
     "LLMClient": ".llm", "OpenAIBackend": ".llm", "TransformersBackend": ".llm",
+    "MCQTask": ".evaluators.tasks", "FreeformTask": ".evaluators.tasks", "JudgeTask": ".evaluators.tasks",
+    "LeakageTask": ".evaluators.tasks", "Recorded": ".evaluators.recorded",
     "LocalModel": ".evaluators.models", "EndpointModel": ".evaluators.models",
     "read_questions": ".evaluators.mcq", "evaluate_generate": ".evaluators.mcq",
     "evaluate_loglikelihood": ".evaluators.mcq",
     "read_freeform": ".evaluators.freeform", "evaluate_freeform": ".evaluators.freeform",
     "judge_answers": ".evaluators.judge", "leakage_check": ".evaluators.leakage",
-    "WikioriginError": ".errors",
+    "EvaluatedModel": ".protocols", "ChatBackend": ".protocols", "FunctionBackend": ".llm",
+    "WikioriginError": ".errors", "ParameterError": ".errors",
 }
 __all__ = list(_EXPORTS)
 _SUBMODULES = ("dumps", "origin", "corpora", "builders", "evaluators", "llm", "schemas", "files",
-               "languages", "wikitext", "care", "export_lmeval", "errors", "testing")
+               "languages", "wikitext", "care", "export_lmeval", "errors", "testing", "protocols", "log")
 __getattr__, __dir__ = _attach(__name__, _EXPORTS, _SUBMODULES)

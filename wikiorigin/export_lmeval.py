@@ -288,8 +288,8 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
             "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "kind": kind}
     if kind == "mcq":
         questions = mcq.read_questions(path)
-        # as eval mcq decides it: the rows' one language, else ja; any open Wikipedia's
-        language = open_language(language or mcq.rows_language(questions, source=str(path)))
+        # as eval mcq decides it: the one given (any open Wikipedia's), else the rows' own; none is an error
+        language = open_language(language) if language else mcq.prompt_language(questions, source=str(path))
         cue = mcq.answer_cue(language) if cue is None else cue
         docs = mcq_documents(questions, language, cue)
         merged = []

@@ -47,11 +47,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-from .errors import UnknownWikiError, WikioriginError
+from .errors import ParameterError, UnknownWikiError, WikioriginError
 
 __all__ = [
     "Wiki", "Registry", "registry", "lookup", "open_wikis", "language_name", "wiki_language",
-    "open_language",
+    "open_language", "language_parameter",
     "SingleCountryLanguage", "single_country_languages", "un_members", "official_countries",
     "national_by_constitution",
 ]
@@ -257,6 +257,17 @@ def open_language(code: str) -> str:
     if not wiki.is_open:
         raise WikioriginError(f"language {code!r}: {wiki.dbname} is {wiki.status}, not an open Wikipedia")
     return wiki.language
+
+
+def language_parameter(code: str, parameter: str = "language") -> str:
+    """:func:`open_language` for a value a caller gave as ``parameter``: a refused code is a
+    :class:`~wikiorigin.errors.ParameterError` that names the parameter (``language='xx'``;
+    the command line words it as its flag)."""
+    try:
+        return open_language(code)
+    except WikioriginError as exc:
+        said = str(exc).removeprefix(f"language {code!r}")
+        raise ParameterError(parameter, "{" + parameter + "}" + said, code) from None
 
 
 _PROJECTS = ("wikivoyage", "wiktionary", "wikibooks", "wikinews", "wikiquote", "wikisource", "wikiversity", "wiki")

@@ -11,7 +11,8 @@ import time
 
 def test_ctrl_c_during_an_evaluation(tiny_model_dir, tmp_path):
     questions = tmp_path / "q.json"
-    rows = [{"question": f"問{i}：どれか。", "choices": ["甲", "乙", "丙", "丁"], "answer": "甲"} for i in range(4000)]
+    rows = [{"question": f"問{i}：どれか。", "choices": ["甲", "乙", "丙", "丁"], "answer": "甲", "language": "ja"}
+            for i in range(4000)]
     questions.write_text(json.dumps(rows, ensure_ascii=False))
     out = tmp_path / "run"
     env = {**os.environ, "WIKIORIGIN_PROGRESS_SECONDS": "0"}

@@ -259,7 +259,7 @@ def test_sigterm_during_an_llm_evaluation(tmp_path, run):
 
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps([{"question": f"問{i}：どれか。", "choices": ["甲", "乙", "丙", "丁"],
-                                      "answer": "甲"} for i in range(200)], ensure_ascii=False))
+                                      "answer": "甲", "language": "ja"} for i in range(200)], ensure_ascii=False))
     with ChatServer(lambda messages: "甲", delay=0.2) as server:
         r = run(["eval", "mcq", "--questions", questions, "--model", "m", "--endpoint", server.url,
                  "--cache", tmp_path / "c.sqlite", "--out", tmp_path / "run", "--concurrency", "2"])

@@ -43,12 +43,11 @@ def _correct(run) -> dict:
     return {r["id"]: r["correct"] for r in table}
 
 
-def test_six_released_models_paired(released, data_dir, tmp_path, capsys):
+def test_six_released_models_paired(released, data_dir, tmp_path):
     joined, _ = released
     runs = [joined[m] for m in MODELS]
     result = compare_runs(runs, tmp_path / "cmp", external=data_dir.parent / "yokaieval" / "published-accuracy.csv",
                           external_name="published")
-    out = capsys.readouterr().out
     written = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
     assert written["pairs"] == result["pairs"] and len(written["pairs"]) == 15 and written["unpaired"] == []
     assert all(p["n"] == 810 and p["test"] == "McNemar exact" for p in written["pairs"])
@@ -77,7 +76,6 @@ def test_six_released_models_paired(released, data_dir, tmp_path, capsys):
         assert entry["ci95"] == pytest.approx([ci.low, ci.high]) and entry["n"] == 810 and not entry["small"]
     text = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "| 1 | gpt4o-mini | 0.643 | [0.610, 0.675] | 810 | ≈ llama-3.1-swallow-70b-instruct-v0.1 (Holm p =" in text
-    assert "cannot tell apart: gpt4o-mini and llama-3.1-swallow-70b-instruct-v0.1" in out
     assert (tmp_path / "cmp" / "models.png").exists()
 
 
@@ -124,7 +122,7 @@ def test_chrf_paired_permutation(data_dir, tmp_path):
         items = freeform.evaluate_freeform(questions, _Recorded(name, answers))
         freeform.write_freeform_results(tmp_path / name, items, freeform.summarize_freeform(items))
         runs.append(tmp_path / name)
-    result = compare_runs(runs, tmp_path / "cmp", metric="chrf", quiet=True, resamples=2000)
+    result = compare_runs(runs, tmp_path / "cmp", metric="chrf", resamples=2000)
     (pair,) = result["pairs"]
     good = pq.read_table(runs[0] / "items.parquet").column("chrf").to_numpy()
     worse = pq.read_table(runs[1] / "items.parquet").column("chrf").to_numpy()
@@ -134,7 +132,7 @@ def test_chrf_paired_permutation(data_dir, tmp_path):
     assert pair["test"] == "paired permutation" and pair["n"] == 40
     assert pair["p_value"] == pytest.approx(direct.pvalue) and pair["p_value"] < 0.05
     assert pair["difference"] == pytest.approx(good.mean() - worse.mean())
-    exact = compare_runs(runs, tmp_path / "cmp-exact", metric="exact", quiet=True, resamples=2000)["pairs"][0]
+    exact = compare_runs(runs, tmp_path / "cmp-exact", metric="exact", resamples=2000)["pairs"][0]
     assert exact["test"] == "McNemar exact"
     summary = json.loads((runs[0] / "summary.json").read_text())
     ci = sp.ttest_1samp(good, 0).confidence_interval()

@@ -250,7 +250,7 @@ def test_a_device_that_is_not_there(tiny_model_dir, tmp_path, capsys):
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
     questions = tmp_path / "q.json"
-    questions.write_text('[{"question": "問", "choices": ["甲", "乙"], "answer": "甲"}]')
+    questions.write_text('[{"question": "問", "choices": ["甲", "乙"], "answer": "甲", "language": "ja"}]')
     code = cli.main(["eval", "mcq", "--questions", str(questions), "--model", str(tiny_model_dir), "--mode",
                      "loglikelihood", "--device", "cuda", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err

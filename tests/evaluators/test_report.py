@@ -59,28 +59,32 @@ def _settings_run(tmp_path, name, model, value, **changes):
     return run
 
 
-def test_compare_warns_when_settings_differ_in_more_than_the_model(tmp_path, capsys):
+def test_compare_warns_when_settings_differ_in_more_than_the_model(tmp_path, caplog, capsys):
     same = [_settings_run(tmp_path, "a", "llama", 41.0), _settings_run(tmp_path, "b", "qwen", 45.5)]
     result = compare_runs(same, tmp_path / "same", metric="chrf")
     assert result["warnings"] == [] and "Not comparable" not in (tmp_path / "same" / "comparison.md").read_text()
-    assert "warning" not in capsys.readouterr().err
+    assert not caplog.records
     other = _settings_run(tmp_path, "c", "gemma", 39.0, temperature=0.7, chrf="c6w2b2")
     result = compare_runs([*same, other], tmp_path / "cmp", metric="chrf")
-    err = capsys.readouterr().err
-    assert len(result["warnings"]) == 1 and f"{other} differs from {same[0]} in temperature, chrf" in err
-    assert "temperature: 0.7 vs 0.0; chrf: 'c6w2b2' vs 'c6w0b2'" in err  # this run's value first
+    logged = [r.getMessage() for r in caplog.records if r.name == "wikiorigin" and r.levelname == "WARNING"]
+    assert logged == result["warnings"] and len(logged) == 1  # the library logs; it prints nothing
+    assert f"{other} differs from {same[0]} in temperature, chrf" in logged[0]
+    assert "temperature: 0.7 vs 0.0; chrf: 'c6w2b2' vs 'c6w0b2'" in logged[0]  # this run's value first
+    assert capsys.readouterr() == ("", "")
+    assert cli.main(["eval", "compare", *map(str, [*same, other]), "--metric", "chrf", "--out", str(tmp_path / "c")]) == 0
+    assert f"wikiorigin: warning: {other} differs from {same[0]} in temperature, chrf" in capsys.readouterr().err
     text = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "**Not comparable as they stand:**" in text and "in temperature, chrf" in text
     assert "- gemma: `wikiorigin-eval|task:freeform|model:gemma@1234abcd|" in text  # the signatures
 
 
-def test_compare_says_when_runs_record_no_settings(tmp_path, capsys):
+def test_compare_says_when_runs_record_no_settings(tmp_path, caplog):
     runs = [_run(tmp_path, "old", 0.5), _settings_run(tmp_path, "new", "qwen", 0.6)]
     (runs[1] / "summary.json").write_text(json.dumps({**json.loads((runs[1] / "summary.json").read_text()),
                                                       "accuracy": 0.6}))
     result = compare_runs(runs, tmp_path / "cmp")
     assert result["warnings"] == [f"{runs[0]}: no settings recorded (older runs?), so comparability is unknown"]
-    assert "comparability is unknown" in capsys.readouterr().err
+    assert "comparability is unknown" in caplog.text
 
 
 MODELS = ("calm2-7b-chat", "llama-3.1-swallow-70b-instruct-v0.1", "mistral-nemo-instruct-2407",
@@ -122,14 +126,14 @@ def test_ranking_against_the_published_table(released_runs, data_dir, tmp_path, 
     assert "| rank | model | accuracy | published | difference |" in (tmp_path / "cmp" / "comparison.md").read_text()
 
 
-def test_released_runs_asked_otherwise_are_flagged(released_runs, tmp_path, capsys):
+def test_released_runs_asked_otherwise_are_flagged(released_runs, tmp_path, caplog):
     """gpt4o-mini's released responses answer questions worded otherwise (「…回答のみ出力しなさい」)
     and qwen2.5's cover 807 rows: both differ from calm2's in the questions (``data``)."""
     runs = [released_runs[m] for m in ("calm2-7b-chat", "gpt4o-mini", "qwen2.5-7b-instruct")]
-    result = compare_runs(runs, tmp_path / "cmp", quiet=True)
-    err = capsys.readouterr().err
+    result = compare_runs(runs, tmp_path / "cmp")
     assert [w.split(" differs from ")[0] for w in result["warnings"]] == [str(runs[1]), str(runs[2])]
-    assert all(" in data (data: " in w for w in result["warnings"]) and err.count("warning: ") == 2
+    assert all(" in data (data: " in w for w in result["warnings"])
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == result["warnings"]
     assert "**Not comparable as they stand:**" in (tmp_path / "cmp" / "comparison.md").read_text()
 
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from wikiorigin import __version__
+from wikiorigin.errors import ParameterError
 from wikiorigin.evaluators import freeform, judge, leakage, mcq
 from wikiorigin.evaluators.signature import (
     client_name,
@@ -133,10 +134,15 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
     assert digest == data_hash([{**rows[0], "extra": 2, "response": "x"}], ("id", "question", "question_source",
                                                                              "answers"))  # other columns: same
     model = _local(_model_dir(tmp_path))
-    ff = freeform.freeform_settings(model, source_language=True, rows=rows, seed=3)
+    ff = freeform.freeform_settings(model, source_language=True, rows=[{**rows[0], "language": "ja"}], seed=3)
     assert (ff["task"], ff["temperature"], ff["max_new_tokens"], ff["seed"], ff["chrf"], ff["language"]) == \
         ("freeform", 0.0, 32, 3, "c6w0b2", "source")
-    assert (ff["instruction"], ff["data"], ff["parser"]) == (text_hash(freeform.PROMPTS["source"]), digest, 1)
+    ja = "{question}\n\n名前だけを答えてください。Answer with the name only."  # the prompt asked in Japanese
+    assert (ff["instruction"], ff["data"], ff["parser"]) == (text_hash(ja), digest, 1)
+    greek = freeform.freeform_settings(model, source_language=True, rows=rows, language="el")["instruction"]
+    assert greek == text_hash(freeform.source_prompt("el")) != ff["instruction"]  # each language its own line
+    with pytest.raises(ParameterError, match="'Q1' says no language .* give language="):
+        freeform.freeform_settings(model, source_language=True, rows=rows)
 
     recorded = judge.judge_settings(None, SimpleNamespace(backend=SimpleNamespace(
         model="gpt-4o", base_url="https://example.org/v1")), temperature=0.7)
@@ -146,7 +152,10 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
     questions = [{"id": "y1", "question": "q", "choices": ["a", "b", "c", "d"], "answer_index": 2}]
     ll = mcq_settings(model, mode="loglikelihood", language="en", rows=questions)
     assert (ll["split"], ll["bos"], ll["instruction"]) == ("whole", "tokenizer", text_hash("\nAnswer:"))
-    assert mcq_settings(SimpleNamespace(**vars(model), add_bos=False), mode="loglikelihood")["bos"] == "none"
+    assert mcq_settings(SimpleNamespace(**vars(model), add_bos=False), mode="loglikelihood",
+                        language="en")["bos"] == "none"
+    with pytest.raises(ParameterError, match="without a cue needs the language of its answer cue: give language="):
+        mcq_settings(model, mode="loglikelihood")
     assert ll["data"] == data_hash(questions, ("id", "question", "choices", "answer_index"))
     assert "template" not in ll and "temperature" not in ll
     gen = mcq_settings(None, recorded="calm2-7b-chat", instruction="ignored")

@@ -1,39 +1,36 @@
 """The evaluation stage's commands: ``eval mcq``, ``freeform``, ``judge``, ``leakage`` and
-``compare``. Each loads the model under evaluation, calls :mod:`wikiorigin.evaluators` and
-writes a results directory (items.parquet, summary.json, report.md, plots), holding
-``OUT.lock`` while it runs."""
+``compare``. Each turns its options into a task (:mod:`wikiorigin.evaluators.tasks`) and a
+model, runs it and saves the result (items.parquet, summary.json, report.md, plots), holding
+``OUT.lock`` while it runs, then says one line."""
 
 from __future__ import annotations
 
 import functools
 import sys
-from pathlib import Path
 
 from ..errors import WikioriginError
-from .options import llm_client, llm_options, model, model_options, positive, sampling
+from .options import llm_client, llm_options, model, model_options, positive, sampling, speaks_flags
 from .outcome import requests_outcome
 
 __all__ = ["add_commands"]
 
 
 def _locked(func, args) -> int:
-    """Run an eval command holding ``OUT.lock``: two runs never write one results directory."""
+    """Run an eval command holding ``OUT.lock`` (two runs never write one results directory),
+    its library errors in the command line's words."""
     from ..llm.lock import RunLock
 
-    with RunLock(args.out):
-        return func(args)
+    with RunLock(args.out) as lock:
+        return speaks_flags(func)(args, lock)
 
 
-def _done(kind: str, out, line: str, clients=()) -> int:
-    """The closing line of a run, and its status from the LLM clients it used (an endpoint
-    model, a judge, a paraphraser): 1 when every request failed."""
-    print(f"{kind}: {line} -> {out}/ (items.parquet, summary.json, report.md)")
-    return requests_outcome(list(clients), f"{out}/items.parquet")
-
-
-def _client(m):
-    """The LLM client behind an endpoint model (None for a local model)."""
-    return getattr(m, "client", None)
+def _saved(kind: str, result, args, lock, line: str) -> int:
+    """Save ``result`` into ``--out`` (under the run's ``lock``), say its closing line, and
+    return its status from the LLM clients it used (an endpoint model, a judge, a
+    paraphraser): 1 when every request failed."""
+    result.save(args.out, lock=lock)
+    print(f"{kind}: {line} -> {args.out}/ (items.parquet, summary.json, report.md)")
+    return requests_outcome(list(result.clients), f"{args.out}/items.parquet")
 
 
 def add_commands(sub) -> None:
@@ -87,89 +84,55 @@ def _add_mcq(e) -> None:
     llm_options(e)
 
 
-def _report_join(path, join: dict) -> None:
-    """Say on stderr how recorded responses joined the questions (what did not is not lost
-    silently: it counts as unanswered or is listed)."""
-    line = f"{path}: {join['matched']} responses joined the questions"
-    if join["missing"]:
-        line += f"; {join['missing']} questions have no response (counted as unanswered)"
-    if join["duplicates"]:
-        line += f"; {join['duplicates']} responses repeat a question already answered (not used)"
-    if join["unmatched"]:
-        line += (f"; {join['unmatched']} responses match no question, e.g. "
-                 f"{join['unmatched_questions'][0][:60]!r}")
-    print(line, file=sys.stderr)
-
-
-def _mcq_rows(args):
-    """The questions, with the recorded responses joined to them (and how they joined, else None)."""
-    from ..evaluators import mcq
+def _mcq_task(args):
+    """The options' multiple-choice task (its rules checked before a file is read or a model
+    loaded), and what answers it: a model, or the recorded responses."""
+    from ..evaluators.recorded import Recorded
+    from ..evaluators.tasks import MCQTask
 
     if not args.questions and not args.responses:
         raise WikioriginError("give --questions FILE, --responses FILE, or both")
     if args.responses and (args.model or args.endpoint):
         raise WikioriginError("--responses scores recorded answers instead of asking a model: "
                               "give --responses or --model, not both")
-    rows = mcq.read_questions(args.questions or args.responses)
-    join = None
-    if args.responses and args.questions:
-        rows, join = mcq.attach_responses(rows, mcq.read_questions(args.responses), source=str(args.responses),
-                                          target=str(args.questions))
-        _report_join(args.responses, join)
-    return rows, join
+    if args.mode == "loglikelihood" and args.thinking != "template-default":
+        raise WikioriginError("--thinking is for generation mode: log-likelihoods use no chat template")
+    if args.mode == "generate" and args.thinking != "template-default" and (args.endpoint or not args.model):
+        raise WikioriginError("--thinking switches a local model's chat template (--model PATH); for an endpoint "
+                              "give --reasoning-effort, or set the server's chat template defaults")
+    if args.mode == "loglikelihood" and not args.model:
+        raise WikioriginError("log-likelihood mode needs a model: --model PATH, or --model NAME --endpoint URL")
+    generating = args.mode == "generate"
+    cue = None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n")
+    settings = dict(mode=args.mode, language=args.language, instruction=args.instruction if generating else None,
+                    cue=None if generating else cue, **(sampling(args) if generating else {}))
+    if args.judge_model:
+        settings["judge"] = llm_client(args, args.judge_model)
+    task = MCQTask.from_file(args.questions or args.responses, **settings)  # settings checked first
+    if args.responses:
+        return task, Recorded(args.responses)
+    if not args.model:
+        return task, Recorded()  # the responses the rows carry
+    if args.mode == "loglikelihood" or args.instruction is None:
+        task.prompt_language()  # the rows say theirs, or --language does: before the model loads
+    m = model(args)
+    if args.thinking != "template-default":
+        m.set_thinking(args.thinking)
+    return task, m
 
 
-def cmd_eval_mcq(args) -> int:
+def cmd_eval_mcq(args, lock) -> int:
     """`wikiorigin eval mcq`: a multiple-choice set answered by a model (generation or log-likelihood) or recorded answers, scored."""
-    from ..evaluators import mcq
-    from ..evaluators.signature import mcq_settings
-    from ..languages import open_language
+    from ..evaluators.recorded import join_said
 
-    try:  # before any file is read
-        language = open_language(args.language) if args.language else None
-    except WikioriginError as exc:
-        raise WikioriginError(f"--{exc}") from None
-    rows, join = _mcq_rows(args)
-    language = language or mcq.rows_language(rows, source=str(args.questions or args.responses))
-    judge = None
-    if args.mode == "loglikelihood":
-        if not args.model:
-            raise WikioriginError("log-likelihood mode needs a model: --model PATH, or --model NAME --endpoint URL")
-        if args.thinking != "template-default":
-            raise WikioriginError("--thinking is for generation mode: log-likelihoods use no chat template")
-        cue = None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n")
-        m = model(args)
-        items = mcq.evaluate_loglikelihood(rows, m, language=language, cue=cue)
-        settings = mcq_settings(m, mode="loglikelihood", language=language, rows=rows, cue=cue)
-        if _client(m) is not None:  # an endpoint: how its prompts were cut, or its tokenizer
-            settings.update(m.scoring_settings("mcq"))
-    else:
-        if args.thinking != "template-default" and (args.endpoint or not args.model):
-            raise WikioriginError("--thinking switches a local model's chat template (--model PATH); for an endpoint "
-                                  "give --reasoning-effort, or set the server's chat template defaults")
-        m = model(args) if args.model else None
-        if m is not None and args.thinking != "template-default":
-            m.set_thinking(args.thinking)
-        judge = llm_client(args, args.judge_model) if args.judge_model else None
-        instruction = mcq.instruction(language) if args.instruction is None else args.instruction
-        recorded = Path(args.responses).stem.removeprefix("responses-") if args.responses else str(args.questions)
-        items = mcq.evaluate_generate(rows, m, instruction=instruction, judge=judge, recorded=recorded, **(
-            sampling(args) if m else {}))
-        settings = mcq_settings(m, language=language, instruction=instruction, judge=judge,
-                                recorded=recorded, rows=rows, thinking=getattr(m, "thinking_mode", None),
-                                **(sampling(args) if m else {}))
-        if join is not None:  # runs with fewer answered questions are not comparable
-            settings["responses"] = f"{join['matched']}/{len(rows)}"
-    summary = mcq.summarize(items)
-    if join is not None:
-        summary["join"] = join
-    mcq.write_mcq_results(args.out, items, summary, {"questions": str(args.questions or args.responses),
-                                                     "responses": str(args.responses), "mode": args.mode},
-                          settings=settings)
-    extra = (f", parser read {summary['coverage']:.1%}" if "coverage" in summary else
-             f", acc {summary['acc']:.3f}, acc_norm {summary['acc_norm']:.3f}")
-    return _done("mcq", args.out, f"{summary['n']} questions, accuracy {summary['accuracy']:.3f}{extra}",
-                 [_client(m), judge])
+    task, answering = _mcq_task(args)
+    result = task.run(answering)
+    if result.join is not None:
+        print(join_said(args.responses, result.join), file=sys.stderr)
+    summary = result.summary
+    extra = (f", parser read {summary.coverage:.1%}" if "coverage" in summary else
+             f", acc {summary.acc:.3f}, acc_norm {summary.acc_norm:.3f}")
+    return _saved("mcq", result, args, lock, f"{summary.n} questions, accuracy {summary.accuracy:.3f}{extra}")
 
 
 # --- freeform ----------------------------------------------------------------------------------
@@ -182,18 +145,15 @@ def _add_freeform(e) -> None:
     e.set_defaults(temperature=0.0, max_new_tokens=32)
 
 
-def cmd_eval_freeform(args) -> int:
+def cmd_eval_freeform(args, lock) -> int:
     """`wikiorigin eval freeform`: free-form questions answered by a model, scored by exact match and chrF."""
-    from ..evaluators import freeform
+    from ..evaluators.tasks import FreeformTask
 
-    rows = freeform.read_freeform(args.questions)
-    m = model(args)
-    items = freeform.evaluate_freeform(rows, m, source_language=args.source_language, **sampling(args))
-    summary = freeform.summarize_freeform(items)
-    settings = freeform.freeform_settings(m, source_language=args.source_language, rows=rows, **sampling(args))
-    freeform.write_freeform_results(args.out, items, summary, {"questions": str(args.questions)}, settings=settings)
-    return _done("freeform", args.out, f"{summary['n']} questions, exact {summary['exact']:.3f}, "
-                                       f"chrF {summary['chrf']:.1f}, failed {summary['failed']}", [_client(m)])
+    task = FreeformTask.from_file(args.questions, source_language=args.source_language, **sampling(args))
+    result = task.run(model(args))
+    s = result.summary
+    return _saved("freeform", result, args, lock,
+                  f"{s.n} questions, exact {s.exact:.3f}, chrF {s.chrf:.1f}, failed {s.failed}")
 
 
 # --- judge -------------------------------------------------------------------------------------
@@ -210,41 +170,24 @@ def _add_judge(e) -> None:
     e.set_defaults(temperature=0.7, max_new_tokens=512)
 
 
-def cmd_eval_judge(args) -> int:
+def cmd_eval_judge(args, lock) -> int:
     """`wikiorigin eval judge`: CARE answers rated 1-10 by an LLM judge against the references."""
-    from ..care import read_rated
-    from ..evaluators import judge as judging
+    from ..evaluators.recorded import Recorded
+    from ..evaluators.tasks import JudgeTask
 
-    rows = judging.read_care(args.questions)
-    rated = read_rated(args.human_ratings) if args.human_ratings else None
-    recorded = all(r.get("response") for r in rows)
-    rate_rated = rated is not None and not args.model and not recorded  # the judge rates the people's responses
-    if not (args.model or recorded or rate_rated):
+    task = JudgeTask.from_file(args.questions, judge=llm_client(args, args.judge_model),
+                               human_ratings=args.human_ratings, **sampling(args))
+    if not args.model and not task.human_ratings and not all(r.get("response") for r in task.rows):
         raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response` "
                               "(nor --human-ratings FILE to rate)")
-    m = model(args) if args.model else None
-    if m is not None:
-        responses, name = m.generate([r["question"] for r in rows], **sampling(args)), m.name
-    elif recorded:
-        responses, name = [r["response"] for r in rows], "recorded"
-    judge = llm_client(args, args.judge_model)
-    if rate_rated:
-        items, alone = judging.judge_rated(rows, rated, judge)
-        unmatched = len(alone)
-    else:
-        items = judging.judge_answers(rows, responses, judge, model=name)
-        unmatched = judging.attach_human_ratings(items, rated) if rated is not None else 0
-    summary = judging.summarize_judged(items)
-    if rated is not None:
-        summary["agreement"]["unmatched"] = unmatched
-        if unmatched:
-            print(f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer "
-                  "here)", file=sys.stderr)
-    settings = judging.judge_settings(m, judge, rows=rows, rated=rated, rated_answers=rate_rated, **sampling(args))
-    judging.write_judge_results(args.out, items, summary, {"questions": str(args.questions),
-                                                           "judge": args.judge_model}, settings=settings)
-    return _done("judge", args.out, f"{summary['rated']} of {summary['n']} answers rated, "
-                                    f"mean {summary['mean']:.2f}{_agreement_said(summary)}", [_client(m), judge])
+    result = task.run(model(args) if args.model else Recorded())
+    summary = result.summary
+    unmatched = (summary.get("agreement") or {}).get("unmatched")
+    if unmatched:
+        print(f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer here)",
+              file=sys.stderr)
+    return _saved("judge", result, args, lock, f"{summary.rated} of {summary.n} answers rated, "
+                                               f"mean {summary.mean:.2f}{_agreement_said(summary)}")
 
 
 def _agreement_said(summary: dict) -> str:
@@ -285,46 +228,21 @@ def _sample_size(text: str):
     return None if text == "all" else positive(int)(text)
 
 
-def _paraphrases(args, articles: dict, given: dict | None):
-    """The paraphrases to compare ``articles`` with: ``given`` (read from a file), or written
-    by an LLM (then its client, else None)."""
-    from ..evaluators import leakage
-
-    if given is not None:
-        return given, None
-    if not args.paraphrase_model:
-        raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
-    passages = {t: leakage.passage(text, args.max_chars) for t, text in articles.items()}
-    source = llm_client(args, args.paraphrase_model)
-    paraphrases, failed = leakage.paraphrase(passages, source)
-    for title, reason in list(failed.items())[:5]:
-        print(f"paraphrase failed: {title}: {reason}", file=sys.stderr)
-    return paraphrases, source
-
-
-def cmd_eval_leakage(args) -> int:
+def cmd_eval_leakage(args, lock) -> int:
     """`wikiorigin eval leakage`: perplexity of articles against paraphrases under a local model or an
     endpoint (echo + logprobs on /v1/completions)."""
-    from ..evaluators import leakage
+    from ..evaluators.tasks import LeakageTask
 
-    articles = leakage.read_texts(args.articles, "text")
-    given = leakage.read_texts(args.paraphrases, "paraphrase") if args.paraphrases else None
-    pool = [t for t in articles if given is None or leakage.passage(given.get(t) or "", args.max_chars).strip()]
-    sample = leakage.draw_sample(pool, args.limit or args.sample, seed=None if args.limit else args.seed)
-    articles = {t: articles[t] for t in sample.titles}
-    paraphrases, source = _paraphrases(args, articles, given)
-    m = model(args)
-    items, summary = leakage.leakage_check(articles, paraphrases, m, max_chars=args.max_chars,
-                                           windows=args.windows, stride=args.stride, sample=sample)
-    settings = leakage.leakage_settings(m, max_chars=args.max_chars, articles=articles, paraphrases=paraphrases,
-                                        paraphraser=source, windows=args.windows, stride=args.stride,
-                                        sample=sample)
-    if _client(m) is not None:  # an endpoint: its tokenizer, or the server's special tokens
-        settings.update(m.scoring_settings("leakage"))
-    leakage.write_leakage_results(args.out, items, summary, {"articles": str(args.articles)}, settings=settings)
-    return _done("leakage", args.out, f"{summary['n']} articles, mean difference "
-                                      f"{summary['mean_difference']:.4f} NLL/char, p = {summary['p_value']:.3g}, "
-                                      f"r = {summary['rank_biserial']:.3f}", [source, _client(m)])
+    if not args.paraphrases and not args.paraphrase_model:
+        raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
+    paraphraser = None if args.paraphrases else llm_client(args, args.paraphrase_model)
+    task = LeakageTask.from_file(args.articles, paraphrases=args.paraphrases, paraphraser=paraphraser,
+                                 max_chars=args.max_chars, sample=args.sample, limit=args.limit, seed=args.seed,
+                                 windows=args.windows, stride=args.stride)
+    result = task.run(model(args))
+    s = result.summary
+    return _saved("leakage", result, args, lock, f"{s.n} articles, mean difference {s.mean_difference:.4f} "
+                                                 f"NLL/char, p = {s.p_value:.3g}, r = {s.rank_biserial:.3f}")
 
 
 # --- compare -----------------------------------------------------------------------------------
@@ -337,13 +255,16 @@ def _add_compare(e) -> None:
     e.add_argument("--external-name", default="external score", help="the external column's name")
 
 
-def cmd_eval_compare(args) -> int:
+def cmd_eval_compare(args, lock) -> int:
     """`wikiorigin eval compare`: several runs ranked, every pair tested on the questions both answered, with
-    published figures and warnings where settings differ."""
-    from ..evaluators.report import compare_runs
+    published figures and warnings where settings differ (``lock``: ``OUT.lock``, held while it writes)."""
+    from ..evaluators.report import ALPHA, compare_runs
 
     result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,
                           external_name=args.external_name)
+    print(result["ranking"])
+    for upper, lower in result["ties"]:
+        print(f"cannot tell apart: {upper} and {lower} (Holm-corrected p >= {ALPHA})")
     extra = f", Pearson r {result['pearson']:.3f}" if "pearson" in result else ""
     print(f"{len(result['models'])} runs compared{extra}, {len(result['pairs'])} pairs tested"
           + (f" ({len(result['unpaired'])} not paired)" if result["unpaired"] else "")

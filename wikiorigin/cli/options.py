@@ -14,8 +14,38 @@ import re
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 __all__ = ["llm_options", "llm_client", "check_cache", "model_options", "model", "sampling", "positive",
-           "memory_size",
-           "namespaces"]
+           "memory_size", "namespaces", "FLAGS", "speaks_flags"]
+
+FLAGS = {
+    "language": "--language", "instruction": "--instruction", "cue": "--answer-cue", "judge": "--judge-model",
+    "mode": "--mode", "labels": "--labels", "paraphrases": "--paraphrases FILE",
+    "paraphraser": "--paraphrase-model NAME", "windows": "--windows", "stride": "--stride",
+    "human_ratings": "--human-ratings FILE", "pairs": "--pairs", "min_gap": "--min-gap", "format": "--format",
+    "source_language": "--source-language", "model": "--model",
+}
+"""The library's parameters as the command line calls them: a
+:class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not
+``give language=``)."""
+
+
+def speaks_flags(func):
+    """A command handler whose library errors name the command line's flags (:data:`FLAGS`)
+    instead of the library's parameters, and whose library warnings show on stderr
+    (:func:`~wikiorigin.cli.outcome.show_log`)."""
+    import functools
+
+    from ..errors import ParameterError, WikioriginError
+    from .outcome import show_log
+
+    @functools.wraps(func)
+    def handler(*args, **kwargs):
+        try:
+            with show_log():
+                return func(*args, **kwargs)
+        except ParameterError as exc:
+            raise WikioriginError(exc.said(FLAGS)) from None
+
+    return handler
 
 
 def namespaces(text: str) -> list[int]:

@@ -1,4 +1,9 @@
-"""Evaluation of language models on the datasets: a model (`LocalModel` through transformers,
+"""Evaluation of language models on the datasets. A task object holds the questions and the
+settings, runs a model and returns a result that saves itself (:class:`MCQTask`,
+:class:`FreeformTask`, :class:`JudgeTask`, :class:`LeakageTask`, in
+:mod:`~wikiorigin.evaluators.tasks`; :class:`Recorded` answers in place of a model).
+
+Beneath them, the functions they call: a model (`LocalModel` through transformers,
 `EndpointModel` through an OpenAI-compatible server) answers multiple-choice questions
 (`evaluate_generate`, `evaluate_loglikelihood`), free-form questions (`evaluate_freeform`) or
 is judged by another (`judge_answers`); `leakage_check` compares how well a model predicts
@@ -10,6 +15,8 @@ runs side by side. Names are imported on first use.
 from .._lazy import attach as _attach
 
 _EXPORTS = {
+    "MCQTask": ".tasks", "FreeformTask": ".tasks", "JudgeTask": ".tasks", "LeakageTask": ".tasks",
+    "Recorded": ".recorded", "RunResult": ".results", "Summary": ".results",
     "LocalModel": ".models", "EndpointModel": ".models",
     "read_questions": ".mcq", "evaluate_generate": ".mcq", "evaluate_loglikelihood": ".mcq",
     "summarize": ".mcq", "write_mcq_results": ".mcq", "parse_choice": ".mcq",

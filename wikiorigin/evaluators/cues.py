@@ -14,7 +14,8 @@ each language, for the answer reader.
 
 from __future__ import annotations
 
-__all__ = ["INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS", "DENIALS", "UNSPACED", "instruction", "answer_cue", "delimiter"]
+__all__ = ["INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS", "DENIALS", "UNSPACED", "NAME_ONLY", "instruction", "answer_cue",
+           "delimiter", "name_only"]
 
 INSTRUCTIONS = {
     "ja": "上の選択肢から正しいものを一つ選び、その選択肢の言葉だけで答えてください。",
@@ -43,6 +44,15 @@ ANSWER_CUES = {
     "th": "\nคำตอบ:", "lo": "\nຄຳຕອບ:", "my": "\nအဖြေ:", "km": "\nចម្លើយ:",
 }
 """What follows a question in log-likelihood mode, before each option, by language code."""
+
+NAME_ONLY = {
+    "ja": "名前だけを答えてください。", "el": "Απαντήστε μόνο με το όνομα.", "ko": "이름만 답하세요.",
+    "ga": "Freagair leis an ainm amháin.", "ca": "Respon només amb el nom.", "et": "Vasta ainult nimega.",
+    "zh": "只回答名称。", "ar": "أجب بالاسم فقط.", "hi": "केवल नाम से उत्तर दें।", "ru": "Ответьте только названием.",
+    "fr": "Répondez uniquement par le nom.", "de": "Antworten Sie nur mit dem Namen.", "es": "Responde solo con el nombre.",
+}
+"""A free-form question asked in its item's language ends with this line, then the English one
+(:func:`name_only`), by language code."""
 
 _W = r"(?<!\w)"  # a denial word of a spaced script begins a word
 DENIALS = {
@@ -82,6 +92,17 @@ def instruction(language: str) -> str:
 def answer_cue(language: str) -> str:
     """The answer cue of ``language``; English where the table has none."""
     return ANSWER_CUES.get(_base(language), ANSWER_CUES["en"])
+
+
+def name_only(language: str) -> str:
+    """What ends a free-form question asked in ``language``: the line of :data:`NAME_ONLY` and
+    the English one after it (the English one alone for English, and for a language the table
+    lacks); no space between them after a language written without spaces."""
+    english = "Answer with the name only."
+    local = NAME_ONLY.get(_base(language)) if _base(language) != "en" else None
+    if local is None:
+        return english
+    return local + ("" if language in UNSPACED or _base(language) in UNSPACED else " ") + english
 
 
 def delimiter(language: str) -> str:

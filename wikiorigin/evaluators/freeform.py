@@ -19,11 +19,17 @@ import re
 import unicodedata
 from collections import Counter
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..files import read_rows
+from ..languages import wiki_language
+from . import cues
+from .report import bar_plot, markdown_table, write_results
+from .signature import data_hash, generation_bos, run_settings, text_hash
+from .stats import SMALL, mean_fields, proportion_fields
 
 __all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein",
-           "answer_text", "romanize", "read_freeform", "question_prompt", "evaluate_freeform", "summarize_freeform",
+           "answer_text", "romanize", "read_freeform", "item_language", "source_prompt", "question_prompt",
+           "evaluate_freeform", "summarize_freeform",
            "write_freeform_results", "freeform_settings", "SAMPLING", "ANSWER_READER_VERSION"]
 
 CHAR_ORDER = 6
@@ -105,8 +111,11 @@ def score_answer(prediction: str, answers: list[str]) -> dict:
 
 PROMPTS = {
     "en": "Answer the question with the name only, without explanation.\n\nQuestion: {question}",
-    "source": "{question}\n\n名前だけを答えてください。Answer with the name only.",
+    "source": "{question}\n\n{name_only}",
 }
+"""The prompts of a free-form question: in English (``en``), or in the item's language
+(``source``: its question, then :func:`~wikiorigin.evaluators.cues.name_only` of its
+language; :func:`source_prompt`)."""
 SAMPLING = {"temperature": 0.0, "max_new_tokens": 32}  # greedy: the answer is a name
 """The sampling of a free-form answer: greedy, at most 32 new tokens (the answer is a name)."""
 ANSWER_READER_VERSION = 1  # of answer_text's rules: raise it when they change what they read
@@ -142,20 +151,44 @@ def read_freeform(path) -> list[dict]:
     return rows
 
 
-def question_prompt(row: dict, source_language: bool = False) -> str:
+def item_language(row: dict) -> str | None:
+    """The language a free-form item is written in: its ``language``, else that of its
+    ``origin_wiki``; None when neither says."""
+    return row.get("language") or (wiki_language(row["origin_wiki"]) if row.get("origin_wiki") else None)
+
+
+def source_prompt(language: str) -> str:
+    """The prompt template of a question asked in ``language`` (``{question}`` to fill)."""
+    return PROMPTS["source"].replace("{name_only}", cues.name_only(language))
+
+
+def _source_language(row: dict, language: str | None) -> str:
+    found = language or item_language(row)
+    if found is None:
+        raise ParameterError("language", f"free-form item {row.get('id') or row.get('qid') or row['question'][:40]!r} "
+                                         "says no language (no `language` or `origin_wiki`), so it cannot be asked in "
+                                         "its own: give {language}")
+    return found
+
+
+def question_prompt(row: dict, source_language: bool = False, language: str | None = None) -> str:
     """The prompt a free-form question is asked with: in English, or with ``source_language``
-    in the item's language (``question_source``, the English question where it has none)."""
+    in the item's language (``question_source``, the English question where it has none,
+    ending with :func:`~wikiorigin.evaluators.cues.name_only` of ``language``, by default the
+    item's own: :func:`item_language`)."""
     if source_language:
-        return PROMPTS["source"].format(question=row.get("question_source") or row["question"])
+        template = source_prompt(_source_language(row, language))
+        return template.format(question=row.get("question_source") or row["question"])
     return PROMPTS["en"].format(question=row["question"])
 
 
-def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False, **sampling) -> list[dict]:
-    """Ask each question (in English, or with ``source_language`` in the item's language) and
-    score the answer: exact match, chrF (nearest answer), best chrF, and an exact match after
-    romanization (unidecode), kept apart."""
+def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False, language: str | None = None,
+                      **sampling) -> list[dict]:
+    """Ask each question (in English, or with ``source_language`` in the item's language:
+    :func:`question_prompt`) and score the answer: exact match, chrF (nearest answer), best
+    chrF, and an exact match after romanization (unidecode), kept apart."""
     sampling = {**SAMPLING, **sampling}
-    prompts = [question_prompt(r, source_language) for r in rows]
+    prompts = [question_prompt(r, source_language, language) for r in rows]
     responses = model.generate(prompts, **sampling)
     items = []
     for row, prompt, response in zip(rows, prompts, responses):
@@ -172,14 +205,21 @@ def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False,
 
 
 def freeform_settings(model, *, source_language: bool = False, rows: list[dict] | None = None,
-                      **sampling) -> dict:
+                      language: str | None = None, **sampling) -> dict:
     """The settings of :func:`evaluate_freeform` with these arguments (see
-    :mod:`~wikiorigin.evaluators.signature`); ``rows``: the questions (hashed)."""
-    from .signature import data_hash, generation_bos, run_settings, text_hash
-
+    :mod:`~wikiorigin.evaluators.signature`); ``rows``: the questions (hashed, and, asked in
+    their own languages, the prompts of those languages hashed as ``instruction``)."""
+    if source_language:
+        if rows is None and language is None:
+            raise ParameterError("language", "freeform_settings: the questions asked in their own language, without "
+                                             "their rows: give {language} (or rows=)")
+        languages = sorted({_source_language(r, language) for r in rows}) if rows is not None else [language]
+        instruction = text_hash("\x00".join(source_prompt(code) for code in languages))
+    else:
+        instruction = text_hash(PROMPTS["en"])
     return run_settings(
         "freeform", model, sampling={**SAMPLING, **sampling}, language="source" if source_language else "en",
-        instruction=text_hash(PROMPTS["source" if source_language else "en"]), bos=generation_bos(model),
+        instruction=instruction, bos=generation_bos(model),
         parser=ANSWER_READER_VERSION, chrf=f"c{CHAR_ORDER}w{WORD_ORDER}b{BETA:g}",
         data=data_hash(rows, ("id", "question", "question_source", "answers")) if rows is not None else None)
 
@@ -189,8 +229,6 @@ def summarize_freeform(items: list[dict]) -> dict:
     by whether an English article exists, and by both (the paper's table layout). Each has
     ``<name>_ci95`` and ``<name>_stderr`` (exact matches: Wilson interval; chrF: Student t;
     :mod:`~wikiorigin.evaluators.stats`); a block of fewer than 30 questions is ``small``."""
-    from .stats import SMALL, mean_fields, proportion_fields
-
     if not items:
         raise WikioriginError("no items to summarize")
 
@@ -222,8 +260,6 @@ def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | N
     under 30 marked) and ``chrf_by_language.png`` (with error bars); ``summary``
     is :func:`summarize_freeform`'s, ``meta`` goes into the provenance, ``settings`` into the
     signature. Returns what :func:`~wikiorigin.evaluators.report.write_results` returns."""
-    from .report import bar_plot, markdown_table, write_results
-
     by_lang = summary["by_language"]
     table = []
     for lang in by_lang:

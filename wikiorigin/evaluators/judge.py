@@ -30,6 +30,8 @@ from ..care import (
     read_care,
 )
 from ..errors import WikioriginError
+from .report import bar_plot, markdown_table, write_results
+from .signature import client_name, data_hash, generation_bos, judge_sampling, run_settings, text_hash
 from .stats import SMALL, correlations, mean_fields
 
 RATING_SCALE = (1.0, 10.0)  # a mean rating's interval is clipped to the scale
@@ -123,8 +125,6 @@ def judge_settings(model, judge, *, rows: list[dict] | None = None, rated: list[
     questions and reference answers (hashed); ``rated``: people's ratings compared with the
     judge's (hashed as ``human_ratings``); ``rated_answers``: the answers judged are those
     rated responses (:func:`judge_rated`; ``model`` is then ``human-rated``)."""
-    from .signature import client_name, data_hash, generation_bos, judge_sampling, run_settings, text_hash
-
     settings = run_settings("judge", model, sampling=sampling if model is not None else None,
                             bos=generation_bos(model), judge=client_name(judge), judge_prompt=text_hash(JUDGE_RULES),
                             judge_sampling=None if judge is None else judge_sampling(judge),
@@ -190,8 +190,6 @@ def _cell(block: dict | None) -> str:
 
 
 def _agreement_lines(found: dict) -> list[str]:
-    from .report import markdown_table
-
     def rows(part):
         return [[name, _shown(part[name]["r"]), _interval(part[name]["ci95"]),
                  "–" if part[name]["p_value"] is None else f"{part[name]['p_value']:.3g}", part[name]["interval"]]
@@ -228,8 +226,6 @@ def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None
     scope and culture × category, groups under 30 rated answers marked, the unrated answers and
     why, the agreement with people's ratings) and a plot of the mean rating by category with
     error bars."""
-    from .report import bar_plot, markdown_table, write_results
-
     unrated = ", ".join(f"{k} {v}" for k, v in summary["unrated"].items()) or "none"
     lines = [f"# LLM-as-judge ratings: {summary['model']}", "",
              markdown_table(["answers", "rated", "mean rating (1-10)", "95% interval", "stderr"],

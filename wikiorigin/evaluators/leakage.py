@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 from ..errors import WikioriginError
 from ..files import read_rows
+from .report import _pyplot, markdown_table, write_results
+from .signature import client_name, data_hash, run_settings, text_hash
 from .token_logprobs import WINDOWS
 
 __all__ = ["text_scores", "read_texts", "paraphrase", "passage", "Sample", "draw_sample", "leakage_check",
@@ -199,8 +201,6 @@ def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: s
     it (hashed; with a ``sample``, those of its titles only), the ``paraphraser`` LLM client if
     one wrote them, the ``sample``: ``sample`` (its ``n``, or ``all``) and ``sample_seed``,
     or ``limit`` for the first ``n``; ``more``: further options of the check, recorded as given."""
-    from .signature import client_name, data_hash, run_settings, text_hash
-
     def hashed(texts):
         if texts is not None and sample is not None:
             texts = {t: texts[t] for t in sample.titles if t in texts}
@@ -221,8 +221,6 @@ def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: s
 
 
 def _plot(path, items: list[dict], model: str) -> None:
-    from .report import _pyplot
-
     plt = _pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
     a = [i["original_nll_per_char"] for i in items]
@@ -258,8 +256,6 @@ def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | No
     ``report.md`` (NLL per character, perplexity and Min-k% of originals and paraphrases, the
     Wilcoxon test) and ``leakage.png``; ``summary`` is :func:`leakage_check`'s, ``meta`` goes into
     the provenance, ``settings`` into the signature."""
-    from .report import markdown_table, write_results
-
     s = summary
     lines = [f"# Leakage check: {s['model']}", "",
              f"{s['n']} articles{_chosen(s.get('sample'))} against their paraphrases, each text cut "

@@ -17,17 +17,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
+from ..languages import language_parameter
 from ..schemas import MCQ_REGIONS, MCQ_TYPES
+from . import cues
 from .answers import PARSER_VERSION, Reading, parse_choice, read_choice
 from .cues import ANSWER_CUES, DELIMITERS, INSTRUCTIONS, answer_cue, delimiter, instruction
 from .questions import REGION_LETTERS, attach_responses, clean_region, read_questions
-from .report import markdown_table
+from .report import bar_plot, markdown_table, write_results
+from .stats import SMALL, proportion_fields
+from .unread import judge_unread
 
 __all__ = ["parse_choice", "read_choice", "PARSER_VERSION", "clean_region", "REGION_LETTERS", "read_questions",
            "question_prompt",
            "evaluate_generate", "evaluate_loglikelihood", "summarize", "INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS",
-           "instruction", "answer_cue", "delimiter", "rows_language",
+           "instruction", "answer_cue", "delimiter", "rows_language", "prompt_language",
            "attach_responses", "write_mcq_results"]
 
 def question_prompt(row: dict, instruction: str = "") -> str:
@@ -39,61 +43,52 @@ def question_prompt(row: dict, instruction: str = "") -> str:
 
 # -- evaluation --------------------------------------------------------------------------
 
-JUDGE_PROMPT = (
-    "task: read-answer\n"
-    "A model answered a multiple-choice question. Decide which option its response picks. "
-    "Reply with JSON only: {\"verdict\": true} when it picks exactly the correct option, "
-    "{\"verdict\": false} when it picks exactly one other option, {\"verdict\": null} when it "
-    "picks none or several."
-)
-_VERDICT = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"type": ["boolean", "null"]}}}
-
-
-def _judge_unread(rows: list[dict], items: list[dict], judge) -> None:
-    from ..llm import ChatRequest
-
-    todo = [i for i, item in enumerate(items)  # a truncated response is no answer, to the judge too
-            if item["pred"] is None and item["response"] and item["read_as"] != "truncated"]
-    requests = [ChatRequest([
-        {"role": "system", "content": JUDGE_PROMPT},
-        {"role": "user", "content": f"Question: {rows[i]['question']}\nOptions: "
-                                    + " / ".join(rows[i]["choices"])
-                                    + f"\nCorrect option: {rows[i]['choices'][rows[i]['answer_index']]}"
-                                    + f"\nResponse: {items[i]['response']}"}],
-        {"temperature": 0}, "mcq-read-answer", _VERDICT) for i in todo]
-    for i, result in zip(todo, judge.run(requests) if requests else []):
-        if result.error is None:
-            items[i]["judge_verdict"] = result.data["verdict"]
-            items[i]["correct"] = result.data["verdict"] is True
-
-
-def rows_language(rows: list[dict], default: str = "ja", source: str | None = None) -> str:
-    """The language the rows say they are in (their ``language``, when all carry the same), or
-    ``default`` when none carries one (the released YokaiEval rows: Japanese); rows of several
-    languages (or some with one and some without) are a one-line error naming ``source`` and
-    asking for ``--language``, never a silent Japanese instruction."""
+def rows_language(rows: list[dict], source: str | None = None) -> str | None:
+    """The language the rows say they are in: their ``language`` when all carry the same
+    (:func:`read_questions` gives the released YokaiEval rows the language of their article's
+    wiki), None when none carries one. Rows of several languages (or some with one and some
+    without) are a :class:`~wikiorigin.errors.ParameterError` naming ``source`` and asking for
+    ``language=``, never a silent pick. The library assumes no language: a caller that must
+    write a prompt and gets None asks for one (:func:`prompt_language`)."""
     found = {r.get("language") for r in rows}
     if found <= {None}:
-        return default
+        return None
     if len(found) == 1:
         return found.pop()
     counts = Counter(r.get("language") or "none" for r in rows)
     listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
-    raise WikioriginError(f"{source or 'the questions'}: rows in several languages ({listed}): give --language "
-                          "for the instruction and answer cue to use")
+    raise ParameterError("language", f"{source or 'the questions'}: rows in several languages ({listed}): give "
+                                     "{language} for the instruction and answer cue to use")
 
 
-def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRUCTIONS["ja"],
-                      judge=None, recorded: str = "recorded", labels: str | None = None,
-                      **sampling) -> list[dict]:
+def prompt_language(rows: list[dict], language: str | None = None, source: str | None = None) -> str:
+    """The language a prompt for ``rows`` is written in: ``language`` when given (any open
+    Wikipedia's code, checked), else the rows' own (:func:`rows_language`); rows that say none
+    are a :class:`~wikiorigin.errors.ParameterError` asking for ``language=``."""
+    if language is not None:
+        return language_parameter(language)
+    found = rows_language(rows, source)
+    if found is None:
+        raise ParameterError("language", f"{source or 'the questions'}: the rows say no language (no `language` "
+                                         "column), so the instruction and answer cue cannot be chosen: give "
+                                         "{language} (an open Wikipedia's code: en, el, ja, ...)")
+    return found
+
+
+def evaluate_generate(rows: list[dict], model=None, *, instruction: str | None = None,
+                      language: str | None = None, judge=None, recorded: str = "recorded",
+                      labels: str | None = None, **sampling) -> list[dict]:
     """Items of generation mode: each question asked (``model.generate``; the paper's
-    sampling is temperature 0.1 and 128 new tokens), the response read by
-    :func:`~wikiorigin.evaluators.answers.read_choice` (``read_as`` says how), and, with a
-    ``judge`` (an :class:`~wikiorigin.llm.LLMClient`), the responses it could not read given
-    to the judge. Without a model, rows carry recorded ``response`` s (None: the recording
-    has no response to that question, counted as unanswered). ``labels`` are the option labels
-    the prompt showed (None: unlabelled bullets, as :func:`question_prompt` writes them; a
-    recorded row's own prompt decides for it).
+    sampling is temperature 0.1 and 128 new tokens) after the ``instruction`` line (default:
+    that of ``language``, else of the rows' own language, :func:`prompt_language`; ``""`` for
+    none), the response read by :func:`~wikiorigin.evaluators.answers.read_choice`
+    (``read_as`` says how), and, with a ``judge`` (an :class:`~wikiorigin.llm.LLMClient`), the
+    responses it could not read given to the judge. Without a model, rows carry recorded
+    ``response`` s (None: the recording has no response to that question, counted as
+    unanswered), named ``recorded``. ``labels`` are the option labels the prompt showed (None:
+    unlabelled bullets, as :func:`question_prompt` writes them; a recorded row's own prompt
+    decides for it). :class:`~wikiorigin.evaluators.tasks.MCQTask` does this and records the
+    settings that ran.
 
     A response stopped by the token limit (a model's
     :class:`~wikiorigin.evaluators.generation.Response` that is ``truncated``: finish reason
@@ -104,9 +99,11 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRU
     if model is None:
         if all(r.get("response") is None for r in rows):
             raise WikioriginError(f"{recorded}: no model given and none of the {len(rows)} questions carries a "
-                                  "recorded response (give --model, or --responses FILE)")
+                                  "recorded response (give a model, or recorded responses)")
         responses, name = [r.get("response") for r in rows], recorded
     else:
+        if instruction is None:
+            instruction = cues.instruction(prompt_language(rows, language))
         sampling = {"temperature": 0.1, "max_new_tokens": 128, **sampling}
         responses = model.generate([question_prompt(r, instruction) for r in rows], **sampling)
         name = model.name
@@ -123,7 +120,7 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str = INSTRU
                       "read_as": how, "correct": reading.index == row["answer_index"],
                       "judge_verdict": None, "reference_judge": row.get("judge")})
     if judge is not None:
-        _judge_unread(rows, items, judge)
+        judge_unread(rows, items, judge)
     return items
 
 
@@ -132,17 +129,19 @@ def _item(row: dict, model: str, mode: str) -> dict:
             "region": row["region"], "question": row["question"], "answer_index": row["answer_index"]}
 
 
-def evaluate_loglikelihood(rows: list[dict], model, *, language: str = "ja", cue: str | None = None,
+def evaluate_loglikelihood(rows: list[dict], model, *, language: str | None = None, cue: str | None = None,
                            batch_size: int | None = None) -> list[dict]:
     """Items of log-likelihood mode, as lm-evaluation-harness scores a ``multiple_choice``
     task: every option is scored as the continuation of the question (with its options and
-    the answer cue of ``language``, or ``cue``) after a delimiter (none in Japanese and other
+    the answer cue of ``language``, or ``cue``; ``language`` defaults to the rows' own,
+    :func:`prompt_language`) after a delimiter (none in Japanese and other
     languages written without spaces, else a space: lm-eval's ``target_delimiter``). ``pred`` is the option with the highest log-likelihood
     (lm-eval's ``acc``), ``pred_norm`` the highest per character of the option without the
     delimiter (lm-eval's ``acc_norm``: ``len(choice)``), ``pred_bytes`` the highest per UTF-8
     byte of the option (lm-eval's ``acc_bytes``); ties go to the first option, as
     ``numpy.argmax``. Each item has ``loglikelihoods``, the three predictions and
     ``correct``, ``correct_norm``, ``correct_bytes``."""
+    language = prompt_language(rows, language)
     sep, cue = delimiter(language), answer_cue(language) if cue is None else cue
     contexts = [question_prompt(r) + cue for r in rows]  # one per question, shared by its options
     requests = [(context, sep + c) for r, context in zip(rows, contexts) for c in r["choices"]]
@@ -176,8 +175,6 @@ def summarize(items: list[dict]) -> dict:
     accuracy, overall and in each group, has ``<name>_ci95`` (Wilson) and ``<name>_stderr``
     (lm-eval's ``acc_stderr``); a block of fewer than 30 questions is ``small``
     (:mod:`~wikiorigin.evaluators.stats`)."""
-    from .stats import SMALL, proportion_fields
-
     if not items:
         raise WikioriginError("no items to summarize")
     mode = items[0]["mode"]
@@ -291,8 +288,6 @@ def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None =
     """The run's directory: items, summary, ``report.md`` with the tables by type and region
     (and, for recorded answers with reference verdicts, where ours differ), and bar plots of
     accuracy by type and by region."""
-    from .report import bar_plot, write_results
-
     metrics = [k for k in ("accuracy", "acc", "acc_norm", "acc_norm_bytes") if k in summary]
     if summary["mode"] == "loglikelihood":
         metrics.remove("accuracy")

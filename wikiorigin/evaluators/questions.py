@@ -17,15 +17,15 @@ import hashlib
 import os.path
 import re
 import unicodedata
-from urllib.parse import unquote
+from urllib.parse import unquote, urlparse
 
-from ..errors import WikioriginError
+from ..errors import UnknownWikiError, WikioriginError
 from ..files import read_rows
+from ..languages import lookup
 from ..schemas import MCQ_REGIONS
 from .answers import match_key, option_labels
-from .freeform import levenshtein
 
-__all__ = ["read_questions", "clean_region", "REGION_LETTERS", "attach_responses"]
+__all__ = ["read_questions", "clean_region", "REGION_LETTERS", "attach_responses", "url_language"]
 
 _PREFECTURES = {
     "北海道": "北海道", "東北": "青森 岩手 宮城 秋田 山形 福島",
@@ -61,7 +61,9 @@ def _region_of(part: str) -> str | None:
         if name in _REGION_OF:
             return _REGION_OF[name]
     if len(part) >= 2:  # a typo one edit away (中ぶ)
-        close = [r for r in MCQ_REGIONS if levenshtein(part, r) == 1 and len(r) == len(part)]
+        from rapidfuzz.distance import Levenshtein
+
+        close = [r for r in MCQ_REGIONS if Levenshtein.distance(part, r) == 1 and len(r) == len(part)]
         return close[0] if len(close) == 1 else None
     return None
 
@@ -89,6 +91,19 @@ def _region(raw: dict) -> str:
     if raw.get("language") is None:
         return clean_region(raw.get("region"))
     return raw.get("region") or ""
+
+
+def url_language(url: str | None) -> str | None:
+    """The language of the Wikipedia an article's ``url`` is on (``https://ja.wikipedia.org/wiki/...``
+    -> ``ja``: how the released YokaiEval rows, which have no ``language``, say theirs); None
+    for any other url."""
+    host = urlparse(url or "").hostname or ""
+    if not host.endswith(".wikipedia.org"):
+        return None
+    try:
+        return lookup(host.split(".", 1)[0]).language
+    except UnknownWikiError:
+        return None
 
 
 def _check(value, kind: type, what: str, where: str) -> None:
@@ -153,7 +168,7 @@ def _row(raw: dict, where: str) -> dict:
     return {"id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
             "question": question, "choices": choices, "answer_index": _answer_index(raw, choices, where),
             "type": raw.get("type") or "", "region": _region(raw),
-            "language": raw.get("language"),
+            "language": raw.get("language") or url_language(url),
             "title": title, "response": response, "judge": raw.get("judge"),
             "labels": option_labels(prompt, choices) if prompt else None}
 
@@ -162,8 +177,9 @@ def read_questions(path) -> list[dict]:
     """Questions from ``mcq.parquet``, the released YokaiEval rows (JSON or Parquet), a
     released responses file (``question`` nested, with ``response``, ``judge`` and the
     ``question_prompt`` the model saw), the released human answers (``user_answer``), or rows
-    with a ``response``. A row that cannot be scored is a one-line error naming the file and
-    row."""
+    with a ``response``. Each row's ``language`` is its own, else that of the Wikipedia its
+    ``url`` is on (:func:`url_language`: the released rows' Japanese), else None. A row that
+    cannot be scored is a one-line error naming the file and row."""
     raws = read_rows(path)
     if not raws:
         raise WikioriginError(f"{path}: no rows")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,10 @@ import pyarrow as pa
 
 from ..errors import MissingExtra, WikioriginError
 from ..files import atomic, provenance, write_table, write_text
+from ..log import logger
+from . import stats
+from .signature import differences, signature
+from .stats import SMALL
 
 __all__ = ["write_results", "summary_json", "markdown_table", "bar_plot", "compare_runs", "read_summary",
            "ranking_table", "interval_tables", "paired_comparisons", "ITEM_COLUMNS"]
@@ -68,8 +71,6 @@ def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: s
     (or None) per bar, drawn as error bars. A bar whose count is under
     :data:`~wikiorigin.evaluators.stats.SMALL` is hatched and pale; the title says what the
     error bars and the hatching mean. Needs matplotlib (a dependency)."""
-    from .stats import SMALL
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.6))
     heights = [0 if v is None or math.isnan(v) else v for v in values]
@@ -108,8 +109,6 @@ def write_results(out, items: list[dict], summary: dict, report: str, *, schema:
     Unless ``intervals`` is false (a report that shows them itself), the report ends with
     :func:`interval_tables` of the summary. The summary is strict JSON: NaN and infinities are
     written as ``null``."""
-    from .signature import signature
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     extra = interval_tables(summary) if intervals else ""
@@ -157,8 +156,6 @@ def interval_tables(summary: dict) -> str:
     ones (value, interval, standard error), then each ``by_...`` group (n, each figure with its
     interval, and ``†`` where the group has fewer than 30 observations). Empty when the
     summary has no intervals."""
-    from .stats import SMALL
-
     top = _metrics(summary)
     if not top:
         return ""
@@ -242,8 +239,6 @@ def _read_external(path) -> dict[str, float]:
 def _settings_warnings(runs: list[str], summaries: list[dict]) -> list[str]:
     """One line per run whose settings differ from the first run's in more than the model
     (which fields, with both values), and one for the runs that record no settings."""
-    from .signature import differences
-
     bare = [run for run, s in zip(runs, summaries) if s.get("settings") is None]
     lines = [f"{', '.join(bare)}: no settings recorded (older runs?), so comparability is unknown"] if bare else []
     dressed = [(run, s["settings"]) for run, s in zip(runs, summaries) if s.get("settings") is not None]
@@ -340,8 +335,6 @@ def paired_comparisons(runs: list, models: list[str], metric: str, *, seed: int 
     each has alone; ``p_holm``: the p-values Holm-corrected over all the pairs tested. Runs with
     no question in common, or without per-question scores, are listed in ``unpaired`` with the
     reason. Returns ``{"pairs": [...], "unpaired": [...], "seed": ..., "resamples": ...}``."""
-    from . import stats
-
     seed, resamples = stats.SEED if seed is None else seed, stats.RESAMPLES if resamples is None else resamples
     scores = [_item_scores(run, metric) for run in runs]
     pairs, unpaired = [], []
@@ -418,8 +411,6 @@ def _paired_markdown(metric: str, ranking: list[dict], tests: dict) -> str:
 
 def _ranking_entries(models: list[str], values: list[float], summaries: list[dict], metric: str,
                      pairs: list[dict]) -> list[dict]:
-    from .stats import SMALL
-
     order = sorted(range(len(models)), key=lambda i: (*_order(values[i]), models[i]))
     neighbours = _neighbours([models[i] for i in order], pairs)
     entries = []
@@ -448,7 +439,7 @@ def _comparison_markdown(result: dict, models: int, paired: str, signatures: lis
 
 
 def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
-                 external_name: str = "external score", quiet: bool = False, seed: int | None = None,
+                 external_name: str = "external score", seed: int | None = None,
                  resamples: int | None = None) -> dict:
     """Per-model bars of ``metric`` over several runs' directories and their ranking; with
     ``external`` (CSV of ``model,score``, e.g. a paper's published figures) the ranking shows
@@ -456,9 +447,9 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     Every pair of runs is tested on the questions both answered (:func:`paired_comparisons`;
     ``seed`` and ``resamples`` of its bootstraps and permutations), and the ranking marks the
     neighbours it cannot tell apart (Holm-corrected p ≥ 0.05). Runs whose settings differ in
-    more than the model are not comparable: each such difference is printed to stderr and
-    written into ``comparison.md``. Unless ``quiet``, the ranking is printed, and the
-    neighbours not told apart. Writes ``models.png`` (95% intervals as error bars),
+    more than the model are not comparable: each such difference is a line of ``warnings``,
+    logged (:mod:`wikiorigin.log`) and written into ``comparison.md``. The result holds the
+    ``ranking`` (a Markdown table) and the ``ties`` (neighbours not told apart). Writes ``models.png`` (95% intervals as error bars),
     ``scatter.png``, ``comparison.md`` and ``comparison.json`` (``pairs``, ``unpaired``,
     ``ranking``, ``warnings``)."""
     out = Path(out)
@@ -499,9 +490,5 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
         "metric": metric, "runs": dict(zip(models, map(str, runs))), **tests, "ranking": ranking,
         "alpha": ALPHA, "correction": "holm", "warnings": warnings}))
     for line in warnings:
-        print(f"warning: {line}", file=sys.stderr)
-    if not quiet:
-        print(result["ranking"])
-        for upper, lower in result["ties"]:
-            print(f"cannot tell apart: {upper} and {lower} (Holm-corrected p >= {ALPHA})")
+        logger.warning(line)
     return result

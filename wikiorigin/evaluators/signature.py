@@ -38,6 +38,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from .. import __version__
+from ..errors import ParameterError
+from .answers import PARSER_VERSION
+from .cues import answer_cue
+from .unread import JUDGE_PROMPT
 
 __all__ = ["FIELDS", "MODEL_FIELDS", "SAMPLING_DEFAULTS", "signature", "run_settings", "model_settings",
            "model_revision", "client_name", "generation_bos", "context_bos", "mcq_settings", "text_hash", "data_hash",
@@ -277,20 +281,19 @@ def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_te
     return settings
 
 
-def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", instruction: str | None = None,
+def mcq_settings(model=None, *, mode: str = "generate", language: str | None = None, instruction: str | None = None,
                  judge=None, recorded: str = "recorded", rows: list[dict] | None = None, cue: str | None = None,
                  **sampling) -> dict:
     """Settings of a multiple-choice run (:mod:`~wikiorigin.evaluators.mcq`): generation
     (``instruction``, sampling, the answer parser's version, the judge of unread answers)
     or log-likelihood (the answer cue: ``cue``, else that of ``language``; contexts split as
     lm-evaluation-harness splits them, the model's ``add_bos``). ``model=None``: recorded responses;
-    ``rows``: the questions (hashed)."""
-    from . import mcq
-
+    ``rows``: the questions (hashed). :class:`~wikiorigin.evaluators.tasks.MCQTask` makes these
+    from what it ran; called by hand, the arguments must be those of the run."""
     data = data_hash(rows, ("id", "question", "choices", "answer_index")) if rows is not None else None
     if mode == "loglikelihood":
         return run_settings("mcq", model, uses_template=False, mode=mode, language=language,
-                            instruction=text_hash(mcq.answer_cue(language) if cue is None else cue),
+                            instruction=text_hash(_cue(language) if cue is None else cue),
                             bos=context_bos(model), split="whole",
                             data=data)
     if mode != "generate":
@@ -300,11 +303,19 @@ def mcq_settings(model=None, *, mode: str = "generate", language: str = "ja", in
         language=language if model is not None else None,  # recorded prompts had their own
         instruction=None if instruction is None or model is None else text_hash(instruction),
         bos=generation_bos(model),
-        parser=mcq.PARSER_VERSION, judge=client_name(judge),
-        judge_prompt=text_hash(mcq.JUDGE_PROMPT) if judge is not None else None, data=data)
+        parser=PARSER_VERSION, judge=client_name(judge),
+        judge_prompt=text_hash(JUDGE_PROMPT) if judge is not None else None, data=data)
     if model is None:
         settings["model"] = f"recorded:{recorded}"
     return settings
+
+
+def _cue(language: str | None) -> str:
+    """The answer cue of ``language``; a :class:`~wikiorigin.errors.ParameterError` without one."""
+    if language is None:
+        raise ParameterError("language", "mcq_settings: log-likelihood mode without a cue needs the language of "
+                                         "its answer cue: give {language}")
+    return answer_cue(language)
 
 
 def _comparable(key: str, value):

@@ -3,14 +3,15 @@
 ``with RunLock(out): ...`` takes an exclusive lock on ``OUT.lock``, a file next to the output
 that holds the PID and the command line of the run writing it; a second run is refused with a
 :class:`~wikiorigin.errors.WikioriginError` naming that process. The lock is the kernel's
-(``flock``): it goes when its process does, even on ``kill -9``, so a file left by a dead run
-is taken over. The file is removed when the run ends, and :func:`clear_stale` removes one whose
-run is gone (killed outright) when another run writes beside it.
+(``flock``; on Windows, ``msvcrt.locking`` on the file's first byte): it goes when its process
+does, even on ``kill -9``, so a file left by a dead run is taken over. Neither module is
+imported before a lock is taken, so the package imports on any system. The file is removed
+when the run ends, and :func:`clear_stale` removes one whose run is gone (killed outright) when
+another run writes beside it.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sys
 from pathlib import Path
@@ -37,6 +38,11 @@ class RunLock:
     def __exit__(self, *exc) -> None:
         self.release()
 
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock now."""
+        return self._fd is not None
+
     def acquire(self) -> None:
         """Take the lock and write this process's PID and command line into the lock file. Raises
         :class:`~wikiorigin.errors.WikioriginError`, naming the holder, if another run holds it."""
@@ -44,7 +50,7 @@ class RunLock:
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _lock(fd)
             except BlockingIOError:
                 holder = os.read(fd, 4096).decode(errors="replace").strip()
                 os.close(fd)
@@ -88,6 +94,22 @@ def clear_stale(out) -> bool:
         return False
     lock.release()
     return True
+
+
+def _lock(fd: int) -> None:
+    """An exclusive lock on the open file ``fd``, or ``BlockingIOError`` while another holds
+    it: ``flock`` where there is one, else (Windows) ``msvcrt.locking`` on the first byte."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            raise BlockingIOError(f"{fd} is locked") from None
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _same_file(fd: int, path: Path) -> bool:
