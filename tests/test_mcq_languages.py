@@ -166,7 +166,7 @@ def test_origin_labels_need_a_region_column(el_articles, tmp_path):
         with pytest.raises(WikioriginError, match="no region column"):
             build_mcq(el_articles, tmp_path / "m.parquet", _client(server, tmp_path),
                       config=MCQConfig(labels="origin"))
-        with pytest.raises(WikioriginError, match="a list-page corpus of elwikivoyage and no labels: give --labels"):
+        with pytest.raises(WikioriginError, match="a list-page corpus of elwikivoyage and no labels: give labels="):
             build_mcq(el_articles, tmp_path / "m.parquet", _client(server, tmp_path), config=MCQConfig())
         assert not server.calls
 

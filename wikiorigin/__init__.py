@@ -8,9 +8,10 @@ The stages, each an object or a function that reads and writes files (Parquet be
    `build_origins` (`wikiorigin.origin`);
 3. **corpora**: the articles of one origin, or of a list page: `build_origin_corpus`,
    `build_list_corpus` (`wikiorigin.corpora`);
-4. **builders**: multiple-choice, free-form and preference sets written by a chat model
-   (`wikiorigin.builders`; models in `wikiorigin.llm`, any function as one with
-   `FunctionBackend`);
+4. **builders**: multiple-choice, free-form and preference sets written by a chat model:
+   `MCQBuilder`, `FreeformBuilder`, `PreferenceBuilder`, each ``Builder(config).run(inputs,
+   llm)`` returning a result that saves itself (`wikiorigin.builders`; chat models in
+   `wikiorigin.llm`, any function as one with `FunctionBackend`);
 5. **evaluators**: a task holds the questions and its settings, runs a model (`LocalModel`,
    `EndpointModel`, or `Recorded` answers) and returns a result that saves itself: `MCQTask`,
    `FreeformTask`, `JudgeTask`, `LeakageTask` (`wikiorigin.evaluators`); the functions beneath
@@ -46,6 +47,8 @@ _EXPORTS = {
     "scan_to_parquet": ".dumps.scan",
     "build_origins": ".origin", "reduce_origins": ".origin", "join_editions": ".origin",
     "build_origin_corpus": ".corpora.origin", "build_list_corpus": ".corpora.yokai",
+    "MCQBuilder": ".builders.mcq", "FreeformBuilder": ".builders.freeform",
+    "PreferenceBuilder": ".builders.preference", "PreferenceConfig": ".builders.preference",
     "MCQConfig": ".builders.mcq", "build_mcq": ".builders.mcq",
     "FreeformConfig": ".builders.freeform", "build_freeform": ".builders.freeform",
     "build_preferences": ".builders.preference", "build_rated_preferences": ".builders.preference",

@@ -52,11 +52,11 @@ def test_pairs_from_a_judge(questions, tmp_path):
     with ChatServer(answer=scripted) as server:
         models = clients(server, tmp_path, ["good", "mid", "bad", "judge"])
         judge = models.pop("judge")
-        counts = build_preferences(path, out, models, judge)
+        counts = build_preferences(path, out, models, judge, language="ja")
         judged = [c["messages"] for c in server.calls if c["messages"][0]["content"].startswith("task: rate")]
         assert len(judged) == 18
         assert judged[0] in [care.judge_messages(r, a) for r in rows for a in ANSWERS.values()]  # one judge
-        every = build_preferences(path, tmp_path / "p2.parquet", models, judge, pairs="all", min_gap=2)
+        every = build_preferences(path, tmp_path / "p2.parquet", models, judge, pairs="all", min_gap=2, language="ja")
     assert counts == {"questions": 6, "answer_errors": 0, "judge_errors": 0, "pairs": 6}
     table = pq.read_table(out)
     assert table.schema.remove_metadata() == PREFERENCES
@@ -80,13 +80,13 @@ def test_answers_and_judge_sample_as_care_did(questions, tmp_path):
     with ChatServer(answer=scripted) as server:
         models = clients(server, tmp_path, ["good", "bad", "judge"])
         judge = models.pop("judge")
-        build_preferences(path, tmp_path / "p.parquet", models, judge)
+        build_preferences(path, tmp_path / "p.parquet", models, judge, language="ja")
         sent = {(c["messages"][0]["content"].startswith("task: rate"),
                  tuple(c.get(k) for k in care_params)) for c in server.calls}
         assert sent == {(False, (0.7, 1.0, 1024)), (True, (0.7, 1.0, 1024))}
         server.calls.clear()
         build_preferences(path, tmp_path / "q.parquet", models, judge, answer_params={"temperature": 1.0},
-                          judge_params={"temperature": 0, "max_tokens": 64})
+                          judge_params={"temperature": 0, "max_tokens": 64}, language="ja")
         assert {c["model"]: (c.get("temperature"), c.get("max_tokens")) for c in server.calls} == \
             {"good": (1.0, None), "bad": (1.0, None), "judge": (0, 64)}
     meta = read_provenance(tmp_path / "p.parquet")
@@ -109,7 +109,7 @@ def test_cli_build_preference(questions, tmp_path, capsys):
 
     path, _ = questions
     with ChatServer(answer=scripted) as server:
-        assert main(["build", "preference", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
+        assert main(["build", "preference", "--language", "ja", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
                      "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
                      "--cache", str(tmp_path / "c.sqlite")]) == 0
     assert "6 pairs from 6 questions and 2 models" in capsys.readouterr().out
@@ -123,7 +123,7 @@ def test_failed_answers_go_to_the_failed_file(questions, tmp_path):
         for client in models.values():
             client.retries = 0
         judge = models.pop("judge")
-        counts = build_preferences(path, tmp_path / "p.parquet", models, judge)
+        counts = build_preferences(path, tmp_path / "p.parquet", models, judge, language="ja")
     table = pq.read_table(tmp_path / "p.failed.parquet")
     assert table.schema.remove_metadata() == FAILED
     failed = table.to_pylist()
@@ -142,7 +142,7 @@ def test_unreadable_ratings_go_to_the_failed_file(questions, tmp_path):
 
     with ChatServer(answer=unsure) as server:
         models = clients(server, tmp_path, ["good", "bad", "judge"])
-        counts = build_preferences(path, tmp_path / "p.parquet", models, models.pop("judge"))
+        counts = build_preferences(path, tmp_path / "p.parquet", models, models.pop("judge"), language="ja")
     failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
     assert counts["judge_errors"] == 6 and counts["pairs"] == 0
     assert {(f["step"], f["model"], f["reason"]) for f in failed} == {("judge", "good", "unreadable rating (several ratings)")}
@@ -154,7 +154,7 @@ def test_dry_runs(questions, tmp_path, capsys):
 
     path, _ = questions
     with ChatServer(answer=scripted) as server:
-        assert main(["build", "preference", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
+        assert main(["build", "preference", "--language", "ja", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
                      "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
                      "--cache", str(tmp_path / "c.sqlite"), "--dry-run"]) == 0
         assert not server.calls
@@ -166,9 +166,9 @@ def test_an_output_that_is_the_input_is_refused_before_any_call(questions, tmp_p
     with ChatServer(answer=scripted) as server:
         models = clients(server, tmp_path, ["good", "bad"])
         with pytest.raises(WikioriginError, match="would overwrite the input"):
-            build_preferences(path, path, models, models["good"])
+            build_preferences(path, path, models, models["good"], language="ja")
         with pytest.raises(WikioriginError, match="a directory; give a file name"):
-            build_preferences(path, tmp_path, models, models["good"])
+            build_preferences(path, tmp_path, models, models["good"], language="ja")
         assert server.calls == []
 
 
@@ -214,7 +214,7 @@ def test_best_worst_from_rated_responses(kind, tmp_path):
     ratings the model whose name sorts first (alpha before beta before gamma, whatever the
     file's order); equal best and worst make no pair; the same from every file format."""
     out = tmp_path / "p.parquet"
-    counts = build_rated_preferences(CARE, rated_as(kind, tmp_path), out)
+    counts = build_rated_preferences(CARE, rated_as(kind, tmp_path), out, language="ja")
     assert counts == {"questions": 5, "responses": 14, "unmatched_questions": 1, "pairs": 4}
     assert pairs_of(out) == {0: [("alpha", "beta")],  # 9 alpha = 9 gamma > 2 beta
                              1: [("alpha", "gamma")],  # 8 alpha = 8 beta > 2 gamma
@@ -229,7 +229,7 @@ def test_chosen_and_rejected_are_the_rated_texts(tmp_path):
     """A rating stays with the text it rated: chosen and rejected are the file's responses,
     with their ratings; culture and category come from the questions file."""
     out = tmp_path / "p.parquet"
-    build_rated_preferences(CARE, RATED, out)
+    build_rated_preferences(CARE, RATED, out, language="ja")
     rated = {(r["question"], r["model"]): r for r in json.loads(RATED.read_text(encoding="utf-8"))}
     questions = {r["question"]: r for r in read_questions(CARE)}
     rows = pq.read_table(out).to_pylist()
@@ -246,26 +246,26 @@ def test_chosen_and_rejected_are_the_rated_texts(tmp_path):
 def test_every_pair_with_a_least_gap(tmp_path):
     """``pairs="all"``: every two responses whose ratings differ by ``min_gap`` or more (2 by
     default); ties never pair; ``min_gap`` also holds with best-worst."""
-    build_rated_preferences(CARE, RATED, tmp_path / "all.parquet", pairs="all")
+    build_rated_preferences(CARE, RATED, tmp_path / "all.parquet", pairs="all", language="ja")
     assert pairs_of(tmp_path / "all.parquet") == {0: [("alpha", "beta"), ("gamma", "beta")],
                                                   1: [("alpha", "gamma"), ("beta", "gamma")],
                                                   2: [("beta", "alpha"), ("beta", "gamma")]}
-    build_rated_preferences(CARE, RATED, tmp_path / "six.parquet", pairs="all", min_gap=6)
+    build_rated_preferences(CARE, RATED, tmp_path / "six.parquet", pairs="all", min_gap=6, language="ja")
     assert pairs_of(tmp_path / "six.parquet") == {0: [("alpha", "beta"), ("gamma", "beta")],
                                                   1: [("alpha", "gamma"), ("beta", "gamma")]}
-    build_rated_preferences(CARE, RATED, tmp_path / "bw.parquet", min_gap=2)
+    build_rated_preferences(CARE, RATED, tmp_path / "bw.parquet", min_gap=2, language="ja")
     assert sorted(pairs_of(tmp_path / "bw.parquet")) == [0, 1, 2]  # question 60's gap is 1
     with pytest.raises(WikioriginError, match="pairs must be one of best-worst, all, not 'best'"):
-        build_rated_preferences(CARE, RATED, tmp_path / "x.parquet", pairs="best")
+        build_rated_preferences(CARE, RATED, tmp_path / "x.parquet", pairs="best", language="ja")
 
 
 def test_conversational_format_round_trips(tmp_path):
     """TRL's conversational preference form: prompt, chosen and rejected are lists of chat
     messages (a user's, an assistant's), read back as written, by pyarrow and by datasets."""
     out = tmp_path / "p.parquet"
-    build_rated_preferences(CARE, RATED, out, format="conversational")
+    build_rated_preferences(CARE, RATED, out, format="conversational", language="ja")
     plain = tmp_path / "plain.parquet"
-    build_rated_preferences(CARE, RATED, plain)
+    build_rated_preferences(CARE, RATED, plain, language="ja")
     assert pq.read_schema(out).remove_metadata() == PREFERENCES_CONVERSATIONAL
     rows, strings = pq.read_table(out).to_pylist(), pq.read_table(plain).to_pylist()
     for row, text in zip(rows, strings):
@@ -284,7 +284,7 @@ def test_rated_questions_not_in_the_questions_file(tmp_path):
     """A rated question missing from the questions file is left out, counted and listed in the
     failed file; a rated file none of whose questions is there is an error, nothing written."""
     out = tmp_path / "p.parquet"
-    build_rated_preferences(CARE, RATED, out)
+    build_rated_preferences(CARE, RATED, out, language="ja")
     failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
     mountain = "日本でいちばん高い山は何ですか？"
     assert [(f["step"], f["model"], f["source"]) for f in failed] == [("match", "alpha", mountain),
@@ -294,7 +294,7 @@ def test_rated_questions_not_in_the_questions_file(tmp_path):
     other = tmp_path / "other.json"
     other.write_text(json.dumps([{"question": "別の質問", "answer": "答え"}], ensure_ascii=False), encoding="utf-8")
     with pytest.raises(WikioriginError, match=r"none of its 6 questions is in .*other\.json"):
-        build_rated_preferences(other, RATED, tmp_path / "q.parquet")
+        build_rated_preferences(other, RATED, tmp_path / "q.parquet", language="ja")
     assert not (tmp_path / "q.parquet").exists()
 
 
@@ -305,7 +305,7 @@ def test_cli_rated_calls_no_model(tmp_path):
     import sys
 
     out = tmp_path / "p.parquet"
-    argv = ["build", "preference", "--questions", str(CARE), "--rated", str(rated_as("csv", tmp_path)),
+    argv = ["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(rated_as("csv", tmp_path)),
             "--out", str(out), "--format", "conversational"]
     code = ("import socket, sys\n"
             "def refuse(*a, **k): raise SystemExit('a connection was opened')\n"
@@ -327,7 +327,7 @@ def test_cli_rated_calls_no_model(tmp_path):
 def test_cli_rated_refuses_model_options(extra, said, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["build", "preference", "--questions", str(CARE), "--rated", str(RATED),
+    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(RATED),
                  "--out", str(tmp_path / "p.parquet"), *extra]) == 2
     err = capsys.readouterr().err
     assert said in err and "calls no model" in err and len(err.strip().splitlines()) == 1
@@ -337,7 +337,7 @@ def test_cli_rated_refuses_model_options(extra, said, tmp_path, capsys):
 def test_cli_needs_models_or_rated(tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["build", "preference", "--questions", str(CARE), "--out", str(tmp_path / "p.parquet"),
+    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--out", str(tmp_path / "p.parquet"),
                  "--models", "a"]) == 2
     assert "give --models and --judge-model (or --rated FILE)" in capsys.readouterr().err
 
@@ -362,7 +362,7 @@ def test_cli_bad_rated_rows(row, change, message, tmp_path, capsys):
         writer = csv.DictWriter(f, fieldnames=["question", "model", "response", "rating"])
         writer.writeheader()
         writer.writerows(rows)
-    assert main(["build", "preference", "--questions", str(CARE), "--rated", str(bad),
+    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(bad),
                  "--out", str(tmp_path / "p.parquet")]) == 2
     err = capsys.readouterr().err.strip()
     assert re.fullmatch(f"wikiorigin: error: {re.escape(str(bad))}: {message}", err), err
@@ -376,7 +376,7 @@ def test_cli_a_rated_file_without_a_field(tmp_path, capsys):
     del rows[1]["response"]
     bad = tmp_path / "rated.jsonl"
     bad.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    assert main(["build", "preference", "--questions", str(CARE), "--rated", str(bad),
+    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(bad),
                  "--out", str(tmp_path / "p.parquet")]) == 2
     assert capsys.readouterr().err.strip() == \
         f"wikiorigin: error: {bad}: row 2: no response (the fields: question, model, response, rating)"

@@ -60,14 +60,14 @@ def test_build_freeform_with_the_wikioriginqa_preset(origin_articles, tmp_path, 
         _no_sampling(server.calls)
     meta = read_provenance(out)
     assert meta["preset"] == "wikioriginqa" and meta["rounds"] == 3
-    assert meta["llm"]["generator"]["reasoning_effort"] == "low" and meta["usage"]["reasoning_tokens"] > 0
+    assert meta["llm"]["generator"]["reasoning_effort"] == "low" and meta["usage"]["generator"]["reasoning_tokens"] > 0
 
 
 def test_build_preference_with_a_reasoning_model(questions, tmp_path):  # noqa: F811
     path, _ = questions
     out = tmp_path / "p.parquet"
     with ChatServer(answer=test_preference.scripted, reasoning=True) as server:
-        assert main(["build", "preference", "--questions", str(path), "--out", str(out), "--models", "good,bad",
+        assert main(["build", "preference", "--language", "ja", "--questions", str(path), "--out", str(out), "--models", "good,bad",
                      "--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
                      "--reasoning-effort", "medium", "--preset", "care"]) == 0
         _no_sampling(server.calls, "medium")

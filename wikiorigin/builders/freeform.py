@@ -24,13 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-import pyarrow as pa
-
-from ..files import check_output, provenance, read_input, write_text, write_together
+from ..files import check_output, read_input, write_text
 from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
 from ..llm.client import parse_json
-from ..schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA
+from ..schemas import FREEFORM, FREEFORM_CRITERIA as CRITERIA
 from .freeform_prompts import (
     FREEFORM_PROMPTS,
     Instructions,
@@ -40,8 +38,9 @@ from .freeform_prompts import (
     translation_request,
     translation_schema,
 )
+from .result import BuildReport, BuildResult, FailedRows
 
-__all__ = ["FreeformConfig", "build_freeform", "plan_freeform", "instructions_path", "article_url"]
+__all__ = ["FreeformConfig", "FreeformBuilder", "build_freeform", "plan_freeform", "instructions_path", "article_url"]
 
 _QUESTION = {"type": "object", "required": ["question"], "properties": {"question": {"type": "string", "minLength": 1}}}
 _TRANSLATE = {"type": "object", "required": ["question_en", "answer_en"],
@@ -152,20 +151,18 @@ def _cached_translation(language: str, generator: LLMClient) -> Instructions | N
 
 
 class _Run:
-    def __init__(self, generator: LLMClient, config: FreeformConfig, instructions: dict[str, Instructions]):
+    def __init__(self, generator: LLMClient, config: FreeformConfig, instructions: dict[str, Instructions],
+                 report: BuildReport):
         self.llm, self.config, self.sets = generator, config, instructions
         self.versions = {lang: freeform_sha1(s) for lang, s in instructions.items()}
-        self.counts: dict[str, int] = {}
-        self.failures: list[dict] = []
+        self.failed = FailedRows(report)
         self.questions: dict[str, str] = {}
 
     def fail(self, row, step, reason, question: dict | None = None) -> None:
         """Record a dropped item (the ``FAILED`` schema); ``question``: what was made of it so
         far, under the free-form schema's column names."""
-        self.counts[step] = self.counts.get(step, 0) + 1
-        self.failures.append({"step": step, "reason": reason, "source": row["title"], "wiki": row["wiki"],
-                              "page_id": row["page_id"], "qid": row["qid"], "model": self.llm.backend.model,
-                              "item": None if question is None else json.dumps(question, ensure_ascii=False)})
+        self.failed.add(step, reason, source=row["title"], wiki=row["wiki"], page_id=row["page_id"], qid=row["qid"],
+                        model=self.llm.backend.model, item=question)
 
     def version(self, row) -> str:
         return self.versions[_language(row)]
@@ -307,56 +304,85 @@ def _write_instructions(out, sets: dict[str, Instructions]) -> dict[str, str]:
     return {lang: path.name for lang in translated}
 
 
+class FreeformBuilder:
+    """The free-form builder: ``FreeformBuilder(config).run(articles, llm)`` writes questions
+    for the origin corpus ``articles`` (``wikiorigin corpus origin``'s) with the chat model
+    ``llm`` (an :class:`~wikiorigin.llm.LLMClient`) in the steps of the module's docstring,
+    and returns a :class:`~wikiorigin.builders.result.BuildResult` that saves itself (with the
+    instructions the generator translated beside the set: ``OUT.instructions.json``).
+    ``config``: :class:`FreeformConfig` (default: the paper's settings)."""
+
+    def __init__(self, config: FreeformConfig | None = None):
+        self.config = config or FreeformConfig()
+        self.config.check()
+
+    def run(self, articles, llm: LLMClient, *, out=None) -> BuildResult:
+        """Build the set; dropped items carry their step (``instructions``, ``generate``,
+        ``translate``, ``leak``, ``score``, ``giveaway``) and reason. ``out``: where the set will
+        be saved, checked before any call is paid for."""
+        config = self.config
+        rows = read_origin_articles(articles)
+        if out is not None:
+            check_output(out, inputs=[articles])
+        sets, errors = _instructions(sorted({_language(r) for r in rows}), config, llm)
+        report = BuildReport("freeform", articles=len(rows))
+        run = _Run(llm, config, sets, report)
+        for row in rows:
+            if _language(row) in errors:
+                run.fail(row, "instructions", f"no {_language(row)} instructions: the translation failed: "
+                                              f"{errors[_language(row)]}")
+        live = run.generate([r for r in rows if _language(r) in sets])
+        report.generated = len(live)
+        for _ in range(config.rounds):
+            run.refine(live)
+        out_rows = run.giveaway(run.score(run.translate(live)))
+        report.kept = len(out_rows)
+        report.usage = {"generator": llm.usage.as_dict()}
+        meta = dict(articles=str(articles), rounds=config.rounds, cutoff=config.cutoff,
+                    max_article_chars=config.max_article_chars, params=config.params, check_params=CHECK_PARAMS,
+                    generator=llm.backend.model, prompt_sha1=_prompt_sha1(run.versions), usage=report.usage,
+                    preset=config.preset, llm={"generator": llm.settings()})
+
+        def beside(path) -> dict:  # the translated instructions, and which the build used
+            files = _write_instructions(path, sets)
+            return {"instructions": [{**s.provenance(), **({"file": files[lang]} if lang in files else {})}
+                                     for lang, s in sorted(sets.items())]}
+
+        return BuildResult("freeform", out_rows, FREEFORM, run.failed, report, meta, {"generator": llm}, beside,
+                           inputs=(articles,))
+
+    def plan(self, articles, llm: LLMClient) -> dict:
+        """A dry run: the calls not in the cache that come first (the translation of the
+        instructions of each language without a file, when not cached, and the generation calls)
+        and their input tokens (for a language still to be translated, estimated with the English
+        instructions); each question then costs ``rounds`` + 3 more calls (refine, translate,
+        score, giveaway)."""
+        config = self.config
+        rows = read_origin_articles(articles)
+        sets, todo = {}, []
+        for lang in sorted({_language(r) for r in rows}):
+            sets[lang] = _offline(lang, config) or _cached_translation(lang, llm)
+            if sets[lang] is None:
+                todo.append(lang)
+                sets[lang] = _english(lang)  # the estimate of the translation's size
+        run = _Run(llm, config, sets, BuildReport("freeform"))
+        plan = llm.dry_run([_translation(lang) for lang in todo] + [run.writing("generate", r) for r in rows])
+        plan["later_calls_at_most"] = (config.rounds + 3) * len(rows)
+        return plan
+
+
 def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig | None = None) -> dict:
     """Questions for the origin corpus ``articles`` into ``out`` (the ``freeform`` schema);
-    dropped ones with their reason and step (``instructions``, ``generate``, ``translate``,
-    ``leak``, ``score``, ``giveaway``) into ``<out>.failed.parquet``; instructions the
-    generator translated into ``OUT.instructions.json`` (:func:`instructions_path`). Returns
-    counts per step."""
-    config = config or FreeformConfig()
-    config.check()
-    rows = read_origin_articles(articles)
-    check_output(out, inputs=[articles])
-    sets, errors = _instructions(sorted({_language(r) for r in rows}), config, generator)
-    run = _Run(generator, config, sets)
-    for row in rows:
-        if _language(row) in errors:
-            run.fail(row, "instructions", f"no {_language(row)} instructions: the translation failed: "
-                                          f"{errors[_language(row)]}")
-    live = run.generate([r for r in rows if _language(r) in sets])
-    for _ in range(config.rounds):
-        run.refine(live)
-    out_rows = run.giveaway(run.score(run.translate(live)))
-    counts = {"articles": len(rows), **run.counts, "kept": len(out_rows)}
-    files = _write_instructions(out, sets)
-    used = [{**s.provenance(), **({"file": files[lang]} if lang in files else {})} for lang, s in sorted(sets.items())]
-    meta = provenance(stage="build", builder="freeform", articles=str(articles), rounds=config.rounds,
-                      cutoff=config.cutoff, max_article_chars=config.max_article_chars, params=config.params,
-                      check_params=CHECK_PARAMS, instructions=used, generator=generator.backend.model,
-                      prompt_sha1=_prompt_sha1(run.versions), usage=generator.usage.as_dict(),
-                      preset=config.preset, llm={"generator": generator.settings()})
-    write_together([(out, pa.Table.from_pylist(out_rows, schema=FREEFORM), FREEFORM, meta),
-                    (str(out).removesuffix(".parquet") + ".failed.parquet",
-                     pa.Table.from_pylist(run.failures, schema=FAILED), FAILED, meta)])
-    return counts
+    dropped ones with their reason and step into ``<out>.failed.parquet``; instructions the
+    generator translated into ``OUT.instructions.json`` (:func:`instructions_path`), under
+    ``OUT.lock``: :class:`FreeformBuilder` run and saved. Returns counts: ``articles``, those
+    dropped at each step, ``kept`` (its report's, as a dict)."""
+    result = FreeformBuilder(config).run(articles, generator, out=out)
+    result.save(out)
+    report = result.report
+    return {"articles": report.articles, **report.dropped, "kept": report.kept}
 
 
 def plan_freeform(articles, generator: LLMClient, config: FreeformConfig | None = None) -> dict:
-    """A dry run: the calls not in the cache that come first (the translation of the
-    instructions of each language without a file, when not cached, and the generation calls)
-    and their input tokens (for a language still to be translated, estimated with the English
-    instructions); each question then costs ``rounds`` + 3 more calls (refine, translate,
-    score, giveaway)."""
-    config = config or FreeformConfig()
-    config.check()
-    rows = read_origin_articles(articles)
-    sets, todo = {}, []
-    for lang in sorted({_language(r) for r in rows}):
-        sets[lang] = _offline(lang, config) or _cached_translation(lang, generator)
-        if sets[lang] is None:
-            todo.append(lang)
-            sets[lang] = _english(lang)  # the estimate of the translation's size
-    run = _Run(generator, config, sets)
-    plan = generator.dry_run([_translation(lang) for lang in todo] + [run.writing("generate", r) for r in rows])
-    plan["later_calls_at_most"] = (config.rounds + 3) * len(rows)
-    return plan
+    """:meth:`FreeformBuilder.plan`: the calls a build would make first, and their input tokens."""
+    return FreeformBuilder(config).plan(articles, generator)

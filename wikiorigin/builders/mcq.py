@@ -44,24 +44,23 @@ twice, and a run killed half-way resumes from the cache.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
 from rapidfuzz import fuzz, process
 
-from ..errors import WikioriginError
-from ..files import check_output, provenance, read_input, write_together
+from ..errors import ParameterError, WikioriginError
+from ..files import check_output, read_input
 from ..labels import WIKIDATA, Labels, load_labels
-from ..languages import open_language, wiki_language
+from ..languages import language_parameter, wiki_language
 from ..llm import ChatRequest, LLMClient
-from ..schemas import FAILED, MCQ
+from ..schemas import MCQ
 from .prompts import label_prompt, label_schema, mcq_prompt, prompt_sha1, yokai_prompts
+from .result import BuildReport, BuildResult, FailedRows
 
-__all__ = ["MCQConfig", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
+__all__ = ["MCQConfig", "MCQBuilder", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
 
 _GENERATE = {"type": "object", "required": ["questions"], "properties": {"questions": {
     "type": "array", "items": {"type": "object", "required": ["question", "choices", "answer"],
@@ -112,33 +111,27 @@ class MCQConfig:
 
 
 def _articles_language(rows: list[dict], path) -> str:
-    """The language of the articles' wikis, for a build that names none; a one-line error when
-    it cannot be told or the wikis are of several languages (then ``--language`` decides)."""
+    """The language of the articles' wikis, for a build that names none; a
+    :class:`~wikiorigin.errors.ParameterError` asking for ``language=`` when it cannot be told,
+    the wikis are of several languages, or there are no articles to tell it by."""
     wikis = sorted({r["wiki"] for r in rows})
     languages = {wiki: wiki_language(wiki) for wiki in wikis}
     unknown = [wiki for wiki, code in languages.items() if code is None]
     if unknown:
-        raise WikioriginError(f"{path}: cannot tell the language of wiki {unknown[0]!r}: give --language")
+        raise ParameterError("language", f"{path}: cannot tell the language of wiki {unknown[0]!r}: give {{language}}")
     if len(set(languages.values())) > 1:
         mixed = ", ".join(f"{wiki}: {code}" for wiki, code in languages.items())
-        raise WikioriginError(f"{path}: the articles are from wikis of several languages ({mixed}): give --language "
-                              "for the language of the questions")
-    return next(iter(languages.values()), "ja")
+        raise ParameterError("language", f"{path}: the articles are from wikis of several languages ({mixed}): "
+                                         "give {language} for the language of the questions")
+    if not languages:
+        raise ParameterError("language", f"{path}: no articles to tell the language of the questions by: give "
+                                         "{language}")
+    return next(iter(languages.values()))
 
 
-@dataclass(slots=True)
-class MCQReport:
-    """What :func:`build_mcq` did: articles read, questions generated and kept, and the count
-    dropped at each step (``dropped``; :meth:`drop` adds one)."""
-
-    articles: int = 0
-    generated: int = 0
-    kept: int = 0
-    dropped: dict = field(default_factory=dict)
-
-    def drop(self, step: str) -> None:
-        """Count one question dropped at ``step``."""
-        self.dropped[step] = self.dropped.get(step, 0) + 1
+MCQReport = BuildReport
+"""The report of a multiple-choice build: the one report type of every builder
+(:class:`~wikiorigin.builders.result.BuildReport`), under its older name."""
 
 
 def _article_text(row: dict, limit: int) -> str:
@@ -231,13 +224,13 @@ def _messages(system: str, user: str) -> list[dict]:
 class _Run:
     """One build: the clients, the prompts and the rows dropped so far, step by step."""
 
-    def __init__(self, generator: LLMClient, checker: LLMClient, config: MCQConfig, report: MCQReport,
+    def __init__(self, generator: LLMClient, checker: LLMClient, config: MCQConfig, report: BuildReport,
                  language: str, labels: Labels):
         self.generator, self.checker, self.config, self.report = generator, checker, config, report
         self.language, self.labels = language, labels
         self.yokai = yokai_prompts(language, labels)
         self.version = prompt_sha1(language, labels.region_source, self.yokai)
-        self.failures: list[dict] = []
+        self.failed = FailedRows(report)
 
     def prompt(self, step: str, **fields) -> str:
         """The system prompt of ``step`` in this build's language."""
@@ -246,11 +239,8 @@ class _Run:
     def fail(self, article, step, reason, question: dict | None = None) -> None:
         """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the
         generator wrote it."""
-        self.report.drop(step)
-        self.failures.append({"step": step, "reason": reason, "source": article["title"], "wiki": article["wiki"],
-                              "page_id": article["page_id"], "qid": article.get("qid"),
-                              "model": self.generator.backend.model,
-                              "item": None if question is None else json.dumps(question, ensure_ascii=False)})
+        self.failed.add(step, reason, source=article["title"], wiki=article["wiki"], page_id=article["page_id"],
+                        qid=article.get("qid"), model=self.generator.backend.model, item=question)
 
     def ask(self, client: LLMClient, prompt: str, users: list[str], schema, params: dict | None = None):
         """One request per user text, at the build's ``params`` unless others are given."""
@@ -373,9 +363,9 @@ _STAGE = "wikiorigin corpus yokai (or corpus origin)"
 def _check_regions(has_region: bool, path, labels: Labels) -> None:
     """With Wikidata regions, the corpus must carry ``region`` (``corpus origin``'s)."""
     if labels.region_source == WIKIDATA and not has_region:
-        raise WikioriginError(f"{path}: no region column, which the labels {labels.source} take from Wikidata "
-                              "(build the corpus with `wikiorigin corpus origin`, or give --labels FILE "
-                              "with region classes)")
+        raise ParameterError("labels", f"{path}: no region column, which the labels {labels.source} take from "
+                                       "Wikidata (build the corpus with `wikiorigin corpus origin`, or give "
+                                       "{labels} with region classes)")
 
 
 def _default_labels(rows: list[dict], has_region: bool, path, language: str | None = None) -> Labels:
@@ -386,16 +376,16 @@ def _default_labels(rows: list[dict], has_region: bool, path, language: str | No
         return load_labels("origin")
     if (language or _articles_language(rows, path)) == "ja":
         return load_labels("yokai-ja")
-    raise WikioriginError(f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no labels: "
-                          "give --labels FILE with its culture's type and region classes (or a preset: "
-                          "yokai-ja, origin)")
+    raise ParameterError("labels", f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no "
+                                   "labels: give {labels} with its culture's type and region classes (a labels "
+                                   "file, or a preset: yokai-ja, origin)")
 
 
 def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     """The articles, the language of the questions and the labels, all checked before any
     call is paid for."""
     _check_threshold(config.duplicate_threshold, "MCQConfig")
-    language = open_language(config.language) if config.language else None
+    language = language_parameter(config.language) if config.language else None
     labels = load_labels(config.labels) if isinstance(config.labels, str) else config.labels
     table = read_input(articles, ARTICLE_COLUMNS, _STAGE)  # read once, checked before any call
     rows, has_region = table.to_pylist(), "region" in table.column_names
@@ -404,42 +394,66 @@ def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     return rows, language or _articles_language(rows, articles), labels
 
 
+class MCQBuilder:
+    """The multiple-choice builder: ``MCQBuilder(config).run(articles, llm)`` writes questions
+    for the articles of ``articles.parquet`` with the chat model ``llm`` (an
+    :class:`~wikiorigin.llm.LLMClient`; any function through
+    :class:`~wikiorigin.llm.FunctionBackend`) in the steps of the module's docstring, and
+    returns a :class:`~wikiorigin.builders.result.BuildResult` that saves itself. ``config``:
+    :class:`MCQConfig` (default: the paper's settings)."""
+
+    def __init__(self, config: MCQConfig | None = None):
+        self.config = config or MCQConfig()
+
+    def run(self, articles, llm: LLMClient, *, checker: LLMClient | None = None, out=None) -> BuildResult:
+        """Build the set: ``checker`` answers each question with its article (default: ``llm``
+        itself; the paper's was a separate, smaller model). ``out``: where the set will be saved,
+        checked before any call is paid for. The articles, the language and the labels are
+        checked before any call too."""
+        config, checker = self.config, checker or llm
+        rows, language, labels = _setup(articles, config)
+        if out is not None:
+            check_output(out, inputs=[articles])
+        report = BuildReport("mcq", articles=len(rows), generated=0)
+        run = _Run(llm, checker, config, report, language, labels)
+        out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
+        balance_positions(out_rows, config.seed)  # step 7
+        report.kept = len(out_rows)
+        report.usage = {"generator": llm.usage.as_dict(), "checker": checker.usage.as_dict()}
+        meta = dict(articles=str(articles), language=language, labels=labels.name, labels_sha1=labels.sha1,
+                    keep_unreferenced=config.keep_unreferenced, per_article=config.per_article, seed=config.seed,
+                    params=config.params, generation_params=config.generation_params(),
+                    max_article_chars=config.max_article_chars, duplicate_threshold=config.duplicate_threshold,
+                    generator=llm.backend.model, checker=checker.backend.model, prompt_sha1=run.version,
+                    usage=report.usage, preset=config.preset,
+                    llm={"generator": llm.settings(), "checker": checker.settings()})
+        return BuildResult("mcq", out_rows, MCQ, run.failed, report, meta,
+                           {"generator": llm, "checker": None if checker is llm else checker}, inputs=(articles,))
+
+    def plan(self, articles, llm: LLMClient) -> dict:
+        """A dry run: the generation calls not in the cache and their input tokens; each kept
+        question then costs up to three more calls (check, attribute, label)."""
+        config = self.config
+        rows, language, labels = _setup(articles, config)
+        run = _Run(llm, llm, config, BuildReport("mcq"), language, labels)
+        requests = [ChatRequest(_messages(run.prompt("generate", n=config.per_article),
+                                          _article_text(a, config.max_article_chars)),
+                                config.generation_params(), run.version, _GENERATE) for a in rows]
+        plan = llm.dry_run(requests)
+        plan["later_calls_at_most"] = 3 * config.per_article * len(rows)
+        return plan
+
+
 def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = None,
-              config: MCQConfig | None = None, failed=None) -> MCQReport:
+              config: MCQConfig | None = None, failed=None) -> BuildReport:
     """Questions for the articles in ``articles.parquet`` into ``out`` (the ``mcq`` schema);
-    dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``)."""
-    config = config or MCQConfig()
-    checker = checker or generator
-    rows, language, labels = _setup(articles, config)
-    check_output(out, inputs=[articles])
-    report = MCQReport(articles=len(rows))
-    run = _Run(generator, checker, config, report, language, labels)
-    out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
-    balance_positions(out_rows, config.seed)  # step 7
-    report.kept = len(out_rows)
-    usage = {"generator": generator.usage.as_dict(), "checker": checker.usage.as_dict()}
-    meta = provenance(stage="build", builder="mcq", articles=str(articles), language=language,
-                      labels=labels.name, labels_sha1=labels.sha1, keep_unreferenced=config.keep_unreferenced,
-                      per_article=config.per_article, seed=config.seed, params=config.params,
-                      generation_params=config.generation_params(), max_article_chars=config.max_article_chars,
-                      duplicate_threshold=config.duplicate_threshold, generator=generator.backend.model,
-                      checker=checker.backend.model, prompt_sha1=run.version, usage=usage,
-                      preset=config.preset, llm={"generator": generator.settings(), "checker": checker.settings()})
-    failed = failed or str(out).removesuffix(".parquet") + ".failed.parquet"
-    write_together([(out, pa.Table.from_pylist(out_rows, schema=MCQ), MCQ, meta),
-                    (failed, pa.Table.from_pylist(run.failures, schema=FAILED), FAILED, meta)])
-    return report
+    dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``), under
+    ``OUT.lock``: :class:`MCQBuilder` run and saved. Returns its report."""
+    result = MCQBuilder(config).run(articles, generator, checker=checker, out=out)
+    result.save(out, failed=failed)
+    return result.report
 
 
 def plan_mcq(articles, generator: LLMClient, config: MCQConfig | None = None) -> dict:
-    """A dry run: the generation calls not in the cache and their input tokens; each kept
-    question then costs up to three more calls (check, attribute, label)."""
-    config = config or MCQConfig()
-    rows, language, labels = _setup(articles, config)
-    run = _Run(generator, generator, config, MCQReport(), language, labels)
-    requests = [ChatRequest(_messages(run.prompt("generate", n=config.per_article),
-                                      _article_text(a, config.max_article_chars)),
-                            config.generation_params(), run.version, _GENERATE) for a in rows]
-    plan = generator.dry_run(requests)
-    plan["later_calls_at_most"] = 3 * config.per_article * len(rows)
-    return plan
+    """:meth:`MCQBuilder.plan`: the calls a build would make first, and their input tokens."""
+    return MCQBuilder(config).plan(articles, generator)

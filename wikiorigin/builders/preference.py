@@ -24,22 +24,23 @@ template; ``"standard"`` (default) writes them as strings
 
 from __future__ import annotations
 
-import json
 import math
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
 from ..care import JUDGE_PARAMS, JUDGE_SHA1, parse_rating, question_key, rating_request, read_care, read_rated
-from ..errors import WikioriginError
-from ..files import check_output, provenance, write_together
-from ..schemas import FAILED, PREFERENCES, PREFERENCES_CONVERSATIONAL
+from ..errors import ParameterError, WikioriginError
+from ..files import check_output
+from ..languages import language_parameter
+from ..schemas import PREFERENCES, PREFERENCES_CONVERSATIONAL
+from .result import BuildReport, BuildResult, FailedRows
 
 if TYPE_CHECKING:  # the rated path loads no LLM client
     from ..llm import ChatRequest, LLMClient
 
-__all__ = ["build_preferences", "build_rated_preferences", "plan_preferences", "ANSWER_PARAMS", "PAIRS", "FORMATS"]
+__all__ = ["PreferenceConfig", "PreferenceBuilder", "build_preferences", "build_rated_preferences", "plan_preferences",
+           "ANSWER_PARAMS", "PAIRS", "FORMATS"]
 
 ANSWER_PARAMS = {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024}
 """The default sampling of the responders' answers: CARE's (temperature 0.7, top-p 1.0, at
@@ -99,65 +100,49 @@ def _records(question: str, row: dict, responses: list[tuple], pairs: str, min_g
             for c, r in _choose(responses, pairs, min_gap)]
 
 
-def _write(out, format: str, records: list[dict], failures: list[dict], meta: dict) -> None:
-    """The pairs and the failed rows, written together or not at all."""
-    schema = FORMATS[format][0]
-    write_together([(out, pa.Table.from_pylist(records, schema=schema), schema, meta),
-                    (str(out).removesuffix(".parquet") + ".failed.parquet",
-                     pa.Table.from_pylist(failures, schema=FAILED), FAILED, meta)])
+def _language(rows: list[dict], given: str | None, source) -> str:
+    """The language of the questions and answers: the one given (an open Wikipedia's code),
+    else the rows' own ``language`` when they all say the same; else a
+    :class:`~wikiorigin.errors.ParameterError` asking for ``language=`` (CARE's files say none)."""
+    if given is not None:
+        return language_parameter(given)
+    found = {r.get("language") for r in rows}
+    if len(found) == 1 and None not in found:
+        return found.pop()
+    said = "say no language" if found <= {None} else "are in several languages"
+    raise ParameterError("language", f"{source}: the questions {said}: give {{language}} (the language of the "
+                                     "questions and answers, written into every pair)")
 
 
-def _failure(question: str, model: str, step: str, reason: str, item: dict | None = None) -> dict:
-    """A row of the ``FAILED`` schema: the question is its source, the response its item."""
-    return {"step": step, "reason": reason, "source": question, "model": model,
-            "item": None if item is None else json.dumps(item, ensure_ascii=False)}
+@dataclass(slots=True)
+class PreferenceConfig:
+    """Settings of a preference build, all recorded in the output's provenance: the pairing
+    rule (``pairs``, ``min_gap``: see the module), the output ``format``, the ``language`` of the
+    questions and answers (None: the questions' own; CARE's files say none, so give it), the
+    sampling of the responders' answers (``answer_params``, default :data:`ANSWER_PARAMS`) and
+    of the judge (``judge_params``, default :data:`~wikiorigin.care.JUDGE_PARAMS`), and the
+    ``preset`` asked for by name (:mod:`~wikiorigin.builders.presets`)."""
+
+    pairs: str = "best-worst"
+    min_gap: float | None = None
+    format: str = "standard"
+    language: str | None = None
+    answer_params: dict = field(default_factory=lambda: dict(ANSWER_PARAMS))
+    judge_params: dict = field(default_factory=lambda: dict(JUDGE_PARAMS))
+    preset: str | None = None
+
+    def gap(self) -> float:
+        """The pairing's ``min_gap`` (the rule's default for None), once the settings are checked
+        (a :class:`~wikiorigin.errors.WikioriginError` for one out of range)."""
+        return _settings(self.pairs, self.min_gap, self.format)
 
 
-# --- pairs from rated responses: no model ------------------------------------------------------
-
-def build_rated_preferences(questions, rated, out, *, pairs: str = "best-worst", min_gap: float | None = None,
-                            format: str = "standard", language: str = "ja") -> dict:
-    """Pairs into ``out`` from the rated responses in ``rated`` (JSON, JSON Lines, CSV or
-    Parquet with ``question``, ``model``, ``response``, ``rating``: see
-    :func:`~wikiorigin.care.read_rated`), calling no model: chosen and rejected are the rated
-    response texts. ``questions`` (a CARE file) gives each question's culture and category,
-    and chooses the questions: a rated question not in it is left out, counted
-    (``unmatched_questions``) and listed with its responses in ``<out>.failed.parquet``
-    (step ``match``); when none is in it, or the rated file has a bad row, a
-    :class:`~wikiorigin.errors.WikioriginError` is raised before anything is written.
-    ``pairs``, ``min_gap`` and ``format``: see the module. Returns counts (questions: rated
-    and matched, responses: theirs, unmatched_questions, pairs)."""
-    gap = _settings(pairs, min_gap, format)
-    known = {}
-    for row in read_care(questions):
-        known.setdefault(question_key(row["question"]), row)
-    responses = read_rated(rated)
-    check_output(out, inputs=[questions, rated])
-    grouped: dict[str, tuple[str, list]] = {}
-    failures, unmatched = [], set()
-    for r in responses:
-        key = question_key(r["question"])
-        if key not in known:
-            unmatched.add(key)
-            failures.append(_failure(r["question"], r["model"], "match", f"question not in {questions}",
-                                     {"response": r["response"], "rating": r["rating"], "row": r["row"]}))
-            continue
-        grouped.setdefault(key, (r["question"], []))[1].append((r["model"], r["response"], r["rating"]))
-    if not grouped:
-        raise WikioriginError(f"{rated}: none of its {len(unmatched)} questions is in {questions} "
-                              f"(the first: {responses[0]['question'][:40]!r})")
-    records = [rec for key, (question, rs) in grouped.items()
-               for rec in _records(question, known[key], rs, pairs, gap, format, language)]
-    meta = provenance(stage="build", builder="preference", questions=str(questions), rated=str(rated),
-                      ratings="recorded", pairs=pairs, min_gap=gap, format=format,
-                      responders=sorted({r["model"] for r in responses}), judge=None, judge_prompt_sha1=None,
-                      answer_params=None, judge_params=None, usage={})
-    _write(out, format, records, failures, meta)
-    return {"questions": len(grouped), "responses": sum(len(rs) for _, rs in grouped.values()),
-            "unmatched_questions": len(unmatched), "pairs": len(records)}
+def _failure(failed: FailedRows, question: str, model: str, step: str, reason: str, item: dict | None = None):
+    """A dropped row: the question is its source, the response its item."""
+    failed.add(step, reason, source=question, model=model, item=item)
 
 
-# --- pairs from models' answers rated by the judge ---------------------------------------------
+# --- the builder -------------------------------------------------------------------------------
 
 def _answer_request(row: dict, params: dict) -> ChatRequest:
     """The request that asks a responder to answer the CARE ``row``'s question."""
@@ -166,74 +151,161 @@ def _answer_request(row: dict, params: dict) -> ChatRequest:
     return ChatRequest([{"role": "user", "content": row["question"]}], dict(params), "care-answer")
 
 
-def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, counts: dict,
-          failures: list[dict]) -> dict:
-    """``{(row index, model): rating}`` by the judge; failed answers and unreadable ratings
-    go to ``failures``."""
+def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, failed: FailedRows) -> dict:
+    """``{(row index, model): rating}`` by the judge; failed answers (step ``answer``) and
+    unreadable ratings (``judge``) go to ``failed``."""
     scores, to_judge = {}, []
     for name, results in answers.items():
         for i, (row, result) in enumerate(zip(rows, results)):
             if result.error:
-                counts["answer_errors"] += 1
-                failures.append(_failure(row["question"], name, "answer", result.error))
+                _failure(failed, row["question"], name, "answer", result.error)
             else:
                 to_judge.append((i, name, result.text))
+    failed.report.generated = len(to_judge)
     verdicts = judge.run([rating_request(rows[i], text, params) for i, _, text in to_judge]) if to_judge else []
     for (i, name, text), verdict in zip(to_judge, verdicts):
         rating, reason = (None, verdict.error) if verdict.error else parse_rating(verdict.text)
         if rating is None:
-            counts["judge_errors"] += 1
-            failures.append(_failure(rows[i]["question"], name, "judge",
-                                     reason if verdict.error else f"unreadable rating ({reason})", {"response": text}))
+            _failure(failed, rows[i]["question"], name, "judge",
+                     reason if verdict.error else f"unreadable rating ({reason})", {"response": text})
         else:
             scores[(i, name)] = float(rating)
     return scores
 
 
-def build_preferences(questions, out, responders: dict[str, LLMClient], judge: LLMClient, *,
-                      pairs: str = "best-worst", min_gap: float | None = None, format: str = "standard",
-                      language: str = "ja", answer_params: dict | None = None,
-                      judge_params: dict | None = None, preset: str | None = None) -> dict:
+class PreferenceBuilder:
+    """The preference builder: ``PreferenceBuilder(config).run(questions, responders, judge)``
+    has each responder (name -> :class:`~wikiorigin.llm.LLMClient`) answer the CARE questions
+    and the judge rate each answer; :meth:`run_rated` pairs people's rated responses, calling
+    no model. Both return a :class:`~wikiorigin.builders.result.BuildResult` that saves itself.
+    ``config``: :class:`PreferenceConfig`."""
+
+    def __init__(self, config: PreferenceConfig | None = None):
+        self.config = config or PreferenceConfig()
+        self.config.gap()  # checked before anything is read
+
+    def run(self, questions, responders: dict, judge, *, out=None) -> BuildResult:
+        """Pairs of the answers of ``responders`` to the questions of ``questions`` (a CARE file),
+        rated by ``judge``; failed answers (step ``answer``) and ratings (``judge``) are the
+        dropped rows. ``out``: where the pairs will be saved, checked before any call."""
+        config = self.config
+        gap = config.gap()
+        rows = read_care(questions)
+        language = _language(rows, config.language, questions)
+        if out is not None:
+            check_output(out, inputs=[questions])  # before any answer is paid for
+        answers = {name: client.run([_answer_request(r, config.answer_params) for r in rows])
+                   for name, client in responders.items()}
+        report = BuildReport("preference", questions=len(rows))
+        failed = FailedRows(report)
+        scores = _rate(rows, answers, judge, config.judge_params, failed)
+        records = []
+        for i, row in enumerate(rows):
+            rated = [(name, answers[name][i].text, scores[(i, name)]) for name in answers if (i, name) in scores]
+            records += _records(row["question"], row, rated, config.pairs, gap, config.format, language)
+        report.kept = len(records)
+        report.usage = {**{name: client.usage.as_dict() for name, client in responders.items()},
+                        "judge": judge.usage.as_dict()}
+        meta = dict(questions=str(questions), rated=None, ratings="judge", pairs=config.pairs, min_gap=gap,
+                    format=config.format, language=language, responders=sorted(responders),
+                    judge=judge.backend.model, judge_prompt_sha1=JUDGE_SHA1, answer_params=config.answer_params,
+                    judge_params=config.judge_params, usage=report.usage, preset=config.preset,
+                    llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}})
+        return BuildResult("preference", records, FORMATS[config.format][0], failed, report, meta,
+                           {**responders, "judge": judge}, inputs=(questions,))
+
+    def run_rated(self, questions, rated, *, out=None) -> BuildResult:
+        """Pairs of the rated responses in ``rated`` (:func:`~wikiorigin.care.read_rated`),
+        calling no model: chosen and rejected are the rated texts. ``questions`` (a CARE file)
+        gives each question's culture and category and chooses the questions: a rated question
+        not in it is a dropped row (step ``match``) and counted (``report.unmatched``); when none
+        is in it, a :class:`~wikiorigin.errors.WikioriginError` before anything is written."""
+        config = self.config
+        gap = config.gap()
+        known = {}
+        for row in read_care(questions):
+            known.setdefault(question_key(row["question"]), row)
+        responses = read_rated(rated)
+        language = _language(list(known.values()), config.language, questions)
+        if out is not None:
+            check_output(out, inputs=[questions, rated])
+        report = BuildReport("preference")
+        failed = FailedRows(report)
+        grouped: dict[str, tuple[str, list]] = {}
+        unmatched = set()
+        for r in responses:
+            key = question_key(r["question"])
+            if key not in known:
+                unmatched.add(key)
+                _failure(failed, r["question"], r["model"], "match", f"question not in {questions}",
+                         {"response": r["response"], "rating": r["rating"], "row": r["row"]})
+                continue
+            grouped.setdefault(key, (r["question"], []))[1].append((r["model"], r["response"], r["rating"]))
+        if not grouped:
+            raise WikioriginError(f"{rated}: none of its {len(unmatched)} questions is in {questions} "
+                                  f"(the first: {responses[0]['question'][:40]!r})")
+        records = [rec for key, (question, rs) in grouped.items()
+                   for rec in _records(question, known[key], rs, config.pairs, gap, config.format, language)]
+        report.questions, report.unmatched, report.kept = len(grouped), len(unmatched), len(records)
+        report.generated = sum(len(rs) for _, rs in grouped.values())
+        meta = dict(questions=str(questions), rated=str(rated), ratings="recorded", pairs=config.pairs, min_gap=gap,
+                    format=config.format, language=language, responders=sorted({r["model"] for r in responses}),
+                    judge=None, judge_prompt_sha1=None, answer_params=None, judge_params=None, usage={})
+        return BuildResult("preference", records, FORMATS[config.format][0], failed, report, meta,
+                           inputs=(questions, rated))
+
+    def plan(self, questions, responders: dict) -> dict:
+        """A dry run: the answer calls not in the cache and their input tokens; each answer
+        then costs one judge call."""
+        rows = read_care(questions)
+        plans = [client.dry_run([_answer_request(r, self.config.answer_params) for r in rows])
+                 for client in responders.values()]
+        return {"requests": sum(p["requests"] for p in plans), "calls": sum(p["calls"] for p in plans),
+                "input_tokens": sum(p["input_tokens"] for p in plans),
+                "later_calls_at_most": len(rows) * len(responders)}
+
+
+# --- the functions over it ---------------------------------------------------------------------
+
+def build_rated_preferences(questions, rated, out, *, pairs: str = "best-worst", min_gap: float | None = None,
+                            format: str = "standard", language: str | None = None) -> dict:
+    """Pairs into ``out`` from the rated responses in ``rated`` (JSON, JSON Lines, CSV or
+    Parquet with ``question``, ``model``, ``response``, ``rating``: see
+    :func:`~wikiorigin.care.read_rated`), calling no model: :meth:`PreferenceBuilder.run_rated`
+    run and saved (rated questions not in ``questions`` listed in ``<out>.failed.parquet``).
+    ``language``: of the questions (None: their own; CARE's files say none). Returns counts
+    (questions: rated and matched, responses: theirs, unmatched_questions, pairs)."""
+    config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language)
+    result = PreferenceBuilder(config).run_rated(questions, rated, out=out)
+    result.save(out)
+    report = result.report
+    return {"questions": report.questions, "responses": report.generated, "unmatched_questions": report.unmatched,
+            "pairs": report.kept}
+
+
+def build_preferences(questions, out, responders: dict, judge, *, pairs: str = "best-worst",
+                      min_gap: float | None = None, format: str = "standard", language: str | None = None,
+                      answer_params: dict | None = None, judge_params: dict | None = None,
+                      preset: str | None = None) -> dict:
     """Pairs into ``out``: each of ``responders`` (name -> client) answers every question of
     ``questions`` (sampled with ``answer_params``, default :data:`ANSWER_PARAMS`), ``judge``
     rates each answer (sampled with ``judge_params``, default
-    :data:`~wikiorigin.care.JUDGE_PARAMS`); answers or ratings that failed go to
-    ``<out>.failed.parquet``. ``pairs``, ``min_gap`` and ``format``: see the module. The
-    sampling, rule, judge's prompt hash and ``preset`` (a name,
-    :mod:`~wikiorigin.builders.presets`) are in the output's provenance. Returns counts
-    (questions, answer_errors, judge_errors, pairs)."""
-    gap = _settings(pairs, min_gap, format)
-    answer_params = dict(ANSWER_PARAMS if answer_params is None else answer_params)
-    judge_params = dict(JUDGE_PARAMS if judge_params is None else judge_params)
-    rows = read_care(questions)
-    check_output(out, inputs=[questions])  # before any answer is paid for
-    answers = {name: client.run([_answer_request(r, answer_params) for r in rows])
-               for name, client in responders.items()}
-    counts, failures = {"questions": len(rows), "answer_errors": 0, "judge_errors": 0}, []
-    scores = _rate(rows, answers, judge, judge_params, counts, failures)
-    records = []
-    for i, row in enumerate(rows):
-        rated = [(name, answers[name][i].text, scores[(i, name)]) for name in answers if (i, name) in scores]
-        records += _records(row["question"], row, rated, pairs, gap, format, language)
-    counts["pairs"] = len(records)
-    usage = {name: client.usage.as_dict() for name, client in responders.items()}
-    usage["judge"] = judge.usage.as_dict()
-    meta = provenance(stage="build", builder="preference", questions=str(questions), rated=None, ratings="judge",
-                      pairs=pairs, min_gap=gap, format=format, responders=sorted(responders),
-                      judge=judge.backend.model, judge_prompt_sha1=JUDGE_SHA1, answer_params=answer_params,
-                      judge_params=judge_params, usage=usage, preset=preset,
-                      llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}})
-    _write(out, format, records, failures, meta)
-    return counts
+    :data:`~wikiorigin.care.JUDGE_PARAMS`): :meth:`PreferenceBuilder.run` run and saved (failed
+    answers and ratings in ``<out>.failed.parquet``). ``language``: of the questions (None:
+    their own; CARE's files say none). Returns counts (questions, answer_errors, judge_errors,
+    pairs)."""
+    config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language, preset=preset,
+                              answer_params=dict(ANSWER_PARAMS if answer_params is None else answer_params),
+                              judge_params=dict(JUDGE_PARAMS if judge_params is None else judge_params))
+    result = PreferenceBuilder(config).run(questions, responders, judge, out=out)
+    result.save(out)
+    report = result.report
+    return {"questions": report.questions, "answer_errors": report.dropped.get("answer", 0),
+            "judge_errors": report.dropped.get("judge", 0), "pairs": report.kept}
 
 
-def plan_preferences(questions, responders: dict[str, LLMClient], *, answer_params: dict | None = None) -> dict:
-    """A dry run: the answer calls (sampled with ``answer_params``, default
-    :data:`ANSWER_PARAMS`) not in the cache and their input tokens; each answer then costs
-    one judge call."""
-    rows = read_care(questions)
-    params = ANSWER_PARAMS if answer_params is None else answer_params
-    plans = [client.dry_run([_answer_request(r, params) for r in rows]) for client in responders.values()]
-    return {"requests": sum(p["requests"] for p in plans), "calls": sum(p["calls"] for p in plans),
-            "input_tokens": sum(p["input_tokens"] for p in plans),
-            "later_calls_at_most": len(rows) * len(responders)}
+def plan_preferences(questions, responders: dict, *, answer_params: dict | None = None) -> dict:
+    """:meth:`PreferenceBuilder.plan` with the answers sampled by ``answer_params`` (default
+    :data:`ANSWER_PARAMS`): the answer calls a build would make first, and their input tokens."""
+    params = dict(ANSWER_PARAMS if answer_params is None else answer_params)
+    return PreferenceBuilder(PreferenceConfig(answer_params=params)).plan(questions, responders)

@@ -1,9 +1,11 @@
 """The build stage's commands: ``build mcq``, ``build freeform`` and ``build preference``
-(QA datasets written with LLMs), and ``build card`` (a dataset card)."""
+(QA datasets written with LLMs), and ``build card`` (a dataset card). Each turns its options
+into a builder's configuration (:mod:`wikiorigin.builders`), runs the builder and saves the
+set, holding ``OUT.lock`` while it runs, then says one line."""
 
 from __future__ import annotations
 
-from .options import llm_client, llm_options, positive
+from .options import llm_client, llm_options, positive, speaks_flags
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
@@ -75,7 +77,20 @@ def _params(defaults: dict, given: dict) -> dict:
 
 def _failed_rows(out) -> str:
     """Where a build writes the rows it dropped, with their reasons."""
-    return str(out).removesuffix(".parquet") + ".failed.parquet"
+    from ..builders.result import failed_path
+
+    return str(failed_path(out))
+
+
+def _built(builder, args, *inputs, **clients):
+    """Run ``builder`` on ``inputs`` holding ``OUT.lock`` (two builds never write one file, nor
+    pay twice for its calls) and save the set; returns the build's result."""
+    from ..llm.lock import RunLock
+
+    with RunLock(args.out) as lock:
+        result = builder.run(*inputs, out=args.out, **clients)
+        result.save(args.out, lock=lock)
+    return result
 
 
 def _print_plan(plan: dict, later: str) -> int:
@@ -113,30 +128,27 @@ def _add_mcq(build) -> None:
     b.set_defaults(func=cmd_build_mcq)
 
 
+@speaks_flags
 def cmd_build_mcq(args) -> int:
     """`wikiorigin build mcq`: YokaiEval-style questions from an articles file (or, with --dry-run, the calls it would make)."""
-    from ..builders.mcq import MCQConfig, build_mcq, plan_mcq
+    from ..builders.mcq import MCQBuilder, MCQConfig
     from ..labels import load_labels
-    from ..languages import open_language
+    from ..languages import language_parameter
 
     # bad labels, language or preset: a one-line error before any client, cache or call is made
     sampling = _apply_preset(args, "mcq")
-    config = MCQConfig(language=open_language(args.language) if args.language else None,
+    config = MCQConfig(language=language_parameter(args.language) if args.language else None,
                        labels=load_labels(args.labels) if args.labels else None, per_article=args.per_article or 1,
                        seed=args.seed, keep_unreferenced=args.keep_unreferenced, preset=args.preset)
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
     if args.dry_run:
-        return _print_plan(plan_mcq(args.articles, generator, config), "check, attribute and label")
+        return _print_plan(MCQBuilder(config).plan(args.articles, generator), "check, attribute and label")
     checker = llm_client(args, args.checker_model) if args.checker_model else None
-    from ..llm.lock import RunLock
-
-    with RunLock(args.out):
-        report = build_mcq(args.articles, args.out, generator, checker, config)
+    report = _built(MCQBuilder(config), args, args.articles, generator, checker=checker).report
     print_usage([("generator", generator), ("checker", checker)])
-    dropped = ", ".join(f"{k} {v}" for k, v in report.dropped.items()) or "none"
     print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
-          f"dropped: {dropped}) -> {args.out}")
+          f"dropped: {report.dropped_said()}) -> {args.out}")
     return requests_outcome([generator, checker], _failed_rows(args.out))
 
 
@@ -162,9 +174,10 @@ def _add_freeform(build) -> None:
     b.set_defaults(func=cmd_build_freeform)
 
 
+@speaks_flags
 def cmd_build_freeform(args) -> int:
     """`wikiorigin build freeform`: WikiOriginQA free-form questions from an origin corpus (or the plan with --dry-run)."""
-    from ..builders.freeform import FreeformConfig, build_freeform, plan_freeform
+    from ..builders.freeform import FreeformBuilder, FreeformConfig
 
     sampling = _apply_preset(args, "freeform")
     config = FreeformConfig(rounds=3 if args.rounds is None else args.rounds, cutoff=args.cutoff,
@@ -172,15 +185,11 @@ def cmd_build_freeform(args) -> int:
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
     if args.dry_run:
-        return _print_plan(plan_freeform(args.articles, generator, config),
+        return _print_plan(FreeformBuilder(config).plan(args.articles, generator),
                            "refine, translate, score and check for giveaways")
-    from ..llm.lock import RunLock
-
-    with RunLock(args.out):
-        counts = build_freeform(args.articles, args.out, generator, config)
+    report = _built(FreeformBuilder(config), args, args.articles, generator).report
     print_usage([("generator", generator)])
-    dropped = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("articles", "kept")) or "none"
-    print(f"{counts['kept']} questions from {counts['articles']} articles (dropped: {dropped}) -> {args.out}")
+    print(f"{report.kept} questions from {report.articles} articles (dropped: {report.dropped_said()}) -> {args.out}")
     return requests_outcome([generator], _failed_rows(args.out))
 
 
@@ -213,60 +222,64 @@ def _add_preference(build) -> None:
     b.add_argument("--format", choices=("standard", "conversational"), default="standard",
                    help="standard: prompt, chosen and rejected as strings; conversational: as lists of chat "
                         "messages (TRL's conversational form, so the trainer applies the chat template)")
-    b.add_argument("--language", default="ja", help="the language of the questions and answers")
+    b.add_argument("--language", default=None,
+                   help="the language of the questions and answers, written into every pair: the code of any open "
+                        "Wikipedia (default: the questions' own; CARE's files say none: give it, e.g. ja)")
     _method_options(b, "care")
     _dry_run(b)
     llm_options(b)
     b.set_defaults(func=cmd_build_preference)
 
 
+@speaks_flags
 def cmd_build_preference(args) -> int:
     """`wikiorigin build preference`: CARE preference pairs from rated responses (--rated), or from
     several models' answers rated by a judge."""
-    from ..builders.preference import ANSWER_PARAMS, build_preferences, plan_preferences
+    from ..builders.preference import ANSWER_PARAMS, PreferenceBuilder, PreferenceConfig
     from ..care import JUDGE_PARAMS
     from ..errors import WikioriginError
 
     sampling = _apply_preset(args, "preference")
-    args.pairs = args.pairs or "best-worst"
+    config = PreferenceConfig(pairs=args.pairs or "best-worst", min_gap=args.min_gap, format=args.format,
+                              language=args.language, preset=args.preset,
+                              answer_params=_params(ANSWER_PARAMS, sampling),
+                              judge_params=_params(JUDGE_PARAMS, sampling))
     if args.rated:
-        return _rated_preferences(args)
+        return _rated_preferences(args, config)
     if not args.models or not args.judge_model:
         raise WikioriginError("give --models and --judge-model (or --rated FILE)")
     responders = {m: llm_client(args, m) for m in (name.strip() for name in args.models.split(",")) if m}
+    builder = PreferenceBuilder(config)
     if args.dry_run:
-        return _print_plan(plan_preferences(args.questions, responders,
-                                            answer_params=_params(ANSWER_PARAMS, sampling)), "judge the answers")
+        return _print_plan(builder.plan(args.questions, responders), "judge the answers")
     judge = llm_client(args, args.judge_model)
-    from ..llm.lock import RunLock
-
-    with RunLock(args.out):
-        counts = build_preferences(args.questions, args.out, responders, judge, pairs=args.pairs,
-                                   min_gap=args.min_gap, format=args.format, language=args.language,
-                                   answer_params=_params(ANSWER_PARAMS, sampling),
-                                   judge_params=_params(JUDGE_PARAMS, sampling), preset=args.preset)
+    report = _built(builder, args, args.questions, responders, judge).report
     print_usage([*responders.items(), ("judge", judge)])
-    print(f"{counts['pairs']} pairs from {counts['questions']} questions and {len(responders)} models "
-          f"({counts['answer_errors']} answers and {counts['judge_errors']} ratings failed) -> {args.out}")
+    print(f"{report.kept} pairs from {report.questions} questions and {len(responders)} models "
+          f"({report.dropped.get('answer', 0)} answers and {report.dropped.get('judge', 0)} ratings failed) "
+          f"-> {args.out}")
     return requests_outcome([*responders.values(), judge], _failed_rows(args.out))
 
 
-def _rated_preferences(args) -> int:
+def _rated_preferences(args, config) -> int:
     """`build preference --rated`: pairs from recorded ratings; no model, so no model option."""
-    from ..builders.preference import build_rated_preferences
+    from ..builders.preference import PreferenceBuilder
     from ..errors import WikioriginError
+    from ..llm.lock import RunLock
 
     given = [o for o, v in (("--models", args.models), ("--judge-model", args.judge_model),
                             ("--dry-run", args.dry_run)) if v]
     if given:
         raise WikioriginError(f"--rated makes pairs from recorded ratings and calls no model: leave out "
                               f"{', '.join(given)}")
-    counts = build_rated_preferences(args.questions, args.rated, args.out, pairs=args.pairs, min_gap=args.min_gap,
-                                     format=args.format, language=args.language)
-    left = (f"; {counts['unmatched_questions']} rated questions not in {args.questions} left out, listed in "
-            f"{_failed_rows(args.out)}") if counts["unmatched_questions"] else ""
-    print(f"{counts['pairs']} pairs from {counts['questions']} rated questions "
-          f"({counts['responses']} responses{left}) -> {args.out}")
+    with RunLock(args.out) as lock:
+        result = PreferenceBuilder(config).run_rated(args.questions, args.rated, out=args.out)
+        result.save(args.out, lock=lock)
+    report = result.report
+    left = (f"; {report.unmatched} rated questions not in {args.questions} left out, listed in "
+            f"{_failed_rows(args.out)}") if report.unmatched else ""
+    print(f"{report.kept} pairs from {report.questions} rated questions ({report.generated} responses{left}) "
+          f"-> {args.out}")
     return 0
 
 
