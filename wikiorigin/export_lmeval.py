@@ -264,7 +264,8 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
     """Write ``OUT/TASK.yaml``, ``OUT/TASK.jsonl`` and ``OUT/TASK.README.md`` for a
     multiple-choice or free-form dataset (told apart by its ``choices`` or ``answers``).
     ``language`` (multiple choice only) picks the answer cue and delimiter: by default the
-    rows' ``language`` column, else ja; ``cue`` replaces the cue (as ``eval mcq
+    rows' ``language`` column (the released YokaiEval rows': their wiki's), else a
+    :class:`~wikiorigin.errors.ParameterError` asking for it; ``cue`` replaces the cue (as ``eval mcq
     --answer-cue``). ``tokenizer`` (multiple choice only: a model directory or a
     ``tokenizer.json``) is checked for merging the cue with the options, and the cue changed
     where it does (:func:`choose_cue`; ``merged`` in the result, the README says so).

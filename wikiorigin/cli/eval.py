@@ -68,7 +68,8 @@ def _add_mcq(e) -> None:
                         "--endpoint with echo + logprobs on /v1/completions: vLLM, llama-cpp-python's server)")
     e.add_argument("--language", default=None,
                    help="the language of the instruction line, answer cue and delimiter: the code of any open "
-                        "Wikipedia (default: the rows' own language, else ja; English lines where ours has none)")
+                        "Wikipedia (default: the rows' own language, the released YokaiEval rows' from their wiki: ja; "
+                        "rows that say none need it; English lines where ours has none)")
     e.add_argument("--instruction", default=None,
                    help="line after the options (default: ours for --language; '' for none, as released)")
     e.add_argument("--answer-cue", default=None,

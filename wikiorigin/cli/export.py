@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .options import speaks_flags
+
 __all__ = ["add_commands"]
 
 
@@ -15,7 +17,7 @@ def add_commands(sub) -> None:
     x.add_argument("--task", default=None, help="task name (default: wikiorigin_ + the file's stem)")
     x.add_argument("--language", default=None,
                    help="multiple choice: answer cue and delimiter, the code of any open Wikipedia "
-                        "(default: the rows' language column, else ja)")
+                        "(default: the rows' language column; the released YokaiEval rows: their wiki's, ja)")
     x.add_argument("--source-language", action="store_true", help="free-form: ask in the item's language")
     x.add_argument("--answer-cue", default=None,
                    help="multiple choice: the cue before each option, as eval mcq's (\\n is a new line)")
@@ -26,6 +28,7 @@ def add_commands(sub) -> None:
     x.set_defaults(func=cmd_export_lmeval)
 
 
+@speaks_flags
 def cmd_export_lmeval(args) -> int:
     """`wikiorigin export lm-eval`: a dataset written as an lm-evaluation-harness task."""
     from ..export_lmeval import export_lmeval
