@@ -1,8 +1,9 @@
 """The Wikidata pass of `corpus origin`: its whole run with `--wikidata` (the items, their labels
 and sitelinks, and their regions up a three-level P131 chain) against one plain decompression of
-the same dump, in one run (goal, issue 22: at most 2.5x); then `wikidata extract` and `corpus
-origin --entities` apart, and the filtered read of 1% of the items against `json.loads` on every
-line (anchor: >= 5x).
+the same dump, in one run (goal, issue 22: at most 2.5x; a pass per level before it); then its
+parts apart: the one pass, `wikidata extract` for one wiki's items and for eight wikis' (nine
+languages), `corpus origin --entities` (no dump read); and the filtered read of 1% of the items
+against `json.loads` on every line (anchor: >= 5x).
 
 The synthetic dump (gzip -6, as Wikimedia's) has the real shape: big items copied from the
 bundled sample (Q1, Q8: lines of 21-41 kB, no place), some of them with a "country" (P17)
@@ -10,12 +11,14 @@ qualifier that the screen cannot tell from a statement, and places of 6-7 kB (la
 languages, coordinates, references), 15% of the bytes (a generous share: places are a minority
 of Wikidata's items, and smaller than most): Japan, 47 prefectures, 470 districts, 4,700
 municipalities, and villages, temples and the like in them. It compresses about 5x (the real
-dump about 10x: decompression per byte is a little faster there).
-The items are 20 short jawiki pages, each about a village in a municipality (three levels of
-parents: municipality, district, prefecture), in a multistream dump of their own: the
-articles cost little beside the pass. Size: WIKIORIGIN_BENCH_WIKIDATA_MB
-(default 300). Runs: WIKIORIGIN_BENCH_RUNS (default 3, the best kept; decompression and
-each run alternating).
+dump about 10x: decompression per byte is a little faster there). The items are 20 short jawiki
+pages, each about a village in a municipality (three levels of parents: municipality, district,
+prefecture), in a multistream dump of their own: the articles cost little beside the pass.
+
+Size: WIKIORIGIN_BENCH_WIKIDATA_MB (default 300). Runs: WIKIORIGIN_BENCH_RUNS (default 3, the
+best kept; decompression and each run alternating). On two cores that other work shares, the
+decompressor's thread and the parsing run one after the other and the figures rise: run it on
+a quiet machine.
 """
 
 from __future__ import annotations

@@ -298,3 +298,18 @@ def test_the_pass_stops_at_damage_after_what_came_before(tmp_path):
     stopped.close()  # the decompressing thread ends with it
     with pytest.raises(DumpError, match="no such file"):
         list(read_items_and_places(tmp_path / "missing.json.gz", [], ["en"]))
+
+
+def test_an_item_named_in_no_language_asked_is_still_named(ja_multistream, tmp_path):
+    """As the reader before: an item with labels or sitelinks only in other languages is not an
+    item "without Wikidata data" (its first label is kept for that); one with none at all is."""
+    items = tmp_path / "items.parquet"
+    _items(items, [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 272, "個人")])
+    wikidata = write_wikidata_json(tmp_path / "tree", [entity_json("Q1", {"fr": "géographie", "de": "Geographie"}),
+                                                       entity_json("Q8", {})])
+    extract_entities(wikidata, [items], tmp_path / "e.parquet")
+    with EntityTable(tmp_path / "e.parquet") as table:
+        read = table.items(["Q1", "Q8"], "jawiki", items)
+    assert (read["Q1"].labels, read["Q8"].labels) == ({"fr": "géographie"}, {})
+    rows, report, _ = _three_ways(items, ja_multistream, wikidata, tmp_path)
+    assert report.missing_entities == ["Q8"] and [r["label_en"] for r in rows] == [None, None]
