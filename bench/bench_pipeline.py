@@ -6,8 +6,10 @@ rest. On two workers one wiki of 60% scheduled as one task is the critical path 
 1/0.6 = 1.67x, however fast the others); scheduled a task per part file (issue 22) it spreads
 over the workers. Prints throughput with ``--jobs 2`` against ``--jobs 1`` (goal >= 1.6x),
 each run as a real one runs: the worker processes start with it and end with it (best of
-three, alternating). Size: WIKIORIGIN_BENCH_PIPELINE_MB per wiki on average (default 105,
-i.e. 2.1 GB of XML in all).
+three, alternating); the cores each kept busy; and the ceiling of two processes here: two part
+files scanned at once in two warm processes against one after the other (one process already
+keeps more than a core busy: isal decompresses in its own thread beside the scan). Size:
+WIKIORIGIN_BENCH_PIPELINE_MB per wiki on average (default 105, i.e. 2.1 GB of XML in all).
 """
 
 from __future__ import annotations
@@ -84,6 +86,33 @@ def run(tree, jobs: int, scan_threads=None, cpu: list | None = None) -> tuple[fl
     return seconds, sum(r.xml_bytes for r in report.shards)
 
 
+def _scan_part(path) -> float:
+    """Seconds to scan one part file (decompression and scan, one scan thread, nothing written)."""
+    from wikiorigin.dumps.scan import scan_batches
+
+    started = time.perf_counter()
+    for _ in scan_batches([path], namespaces=[0], scan_threads=1):
+        pass
+    return time.perf_counter() - started
+
+
+def scan_scaling(tree) -> float:
+    """The ceiling of two processes on this machine: two enwiki parts scanned one after the other
+    in one process, against the same two at once in two warm processes (best of three)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    parts = sorted((tree / "enwiki" / DATE).glob("*stub-meta-history*.xml.gz"))[:2]
+    one, two = [], []
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_scan_part, parts))  # started, modules imported
+        for _ in range(3):
+            one.append(sum(_scan_part(p) for p in parts))
+            started = time.perf_counter()
+            list(pool.map(_scan_part, parts))
+            two.append(time.perf_counter() - started)
+    return min(one) / min(two)
+
+
 def main() -> None:
     print(f"bench_pipeline: origins over {N_WIKIS} wikis of synthetic stub dumps, enwiki "
           f"{DOMINANT:.0%} of them in {PARTS} parts")
@@ -108,6 +137,7 @@ def main() -> None:
           f"--jobs 2 {min(busy['two']):.2f}-{max(busy['two']):.2f}: with {os.cpu_count()} cores --jobs 2 can be "
           f"at most {os.cpu_count() / max(busy['one']):.2f}x --jobs 1 (the gzip thread already runs beside the scan)")
     print(f"{'--jobs 2 / --jobs 1 throughput':<44} {one_s / two_s:7.2f} (goal >= 1.6)")
+    print(f"{'scan alone: two parts at once / in turn':<44} {scan_scaling(tree):7.2f} (the ceiling here)")
     print(f"{'--jobs 2 / one single-threaded job':<44} {single_s / two_s:7.2f}")
     rate = xml / min(one_s, two_s)
     total = ALL_REVISIONS * XML_PER_REVISION
