@@ -8,10 +8,9 @@ kept, the template's ``enable_thinking`` switched and signed)."""
 import json
 import shutil
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
+from tests.evaluators.test_mcq_eval import _mcq_parquet
 from tests.openai_server import ChatServer
 from wikiorigin import cli
 from wikiorigin.errors import WikioriginError
@@ -19,20 +18,7 @@ from wikiorigin.evaluators import mcq
 from wikiorigin.evaluators.answers import read_choice
 from wikiorigin.evaluators.models import EndpointModel, LocalModel
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES
-
-
-def _mcq_parquet(path, n):
-    rows = []
-    for i in range(n):
-        choices = [f"選択肢{i}-{k}" for k in range(4)]
-        rows.append({"id": f"q{i}", "question": f"問{i}：どれが正しいか。", "choices": choices,
-                     "answer": choices[i % 4], "answer_index": i % 4, "type": MCQ_TYPES[i % 6],
-                     "region": MCQ_REGIONS[i % 3], "ref": [1], "refs_detail": ["文献"], "url": None,
-                     "title": f"妖怪{i}", "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja",
-                     "generator": "g", "checker": "c", "prompt_sha1": "x", "source_revision_id": 1})
-    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
-    return path
+from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
 
 
 def _asked(messages):

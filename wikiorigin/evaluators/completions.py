@@ -48,7 +48,7 @@ from pathlib import Path
 
 from ..errors import WikioriginError
 from ..llm.cache import request_key
-from ..llm.openai_backend import EndpointError, RequestError, TransientError
+from ..llm.openai_backend import EndpointError, RequestError, TransientError, _reason
 from ..progress import Progress
 from ..retry import Backoff, retry_after
 from .loglikelihood import LoglikelihoodScoring
@@ -153,17 +153,6 @@ def _summed(scored: dict, first: int, end: int) -> tuple[float, bool]:
     """``(sum of log-probabilities, greedy)`` of the tokens ``first`` to ``end`` of a prompt."""
     values, best = scored["logprob"][first:end], scored["best"][first:end]
     return float(sum(values)), all(b is not None and v >= b for v, b in zip(values, best))
-
-
-def _reason(exc) -> str:
-    """The server's own message, on one short line."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        body = body.get("error", body)
-    if isinstance(body, dict):
-        body = body.get("message", body)
-    text = " ".join(str(body if isinstance(body, str) and body else getattr(exc, "message", exc)).split())
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 class EchoScoring:
