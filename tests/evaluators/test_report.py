@@ -177,3 +177,58 @@ def test_compare_tells_two_runs_of_one_model_apart(tmp_path, capsys):
     result = compare_runs(runs, tmp_path / "cmp", metric="chrf")
     assert set(result["models"]) == {"llama (a)", "llama (b)"}
     assert "| 1 | llama (b) |" in (tmp_path / "cmp" / "comparison.md").read_text()
+
+
+def test_responses_covering_fewer_questions_are_explained_not_flagged(released_runs, data_dir, tmp_path, capsys):
+    """qwen2.5's 807 released responses joined to the 810 questions of calm2's file: the 3
+    questions without a response count as unanswered, as the paper counted them, so the runs
+    are compared without a warning and comparison.md says how qwen2.5 was counted."""
+    import lzma
+
+    name = "responses-qwen2.5-7b-instruct.json"
+    (tmp_path / name).write_bytes(lzma.open(data_dir.parent / "yokaieval" / (name + ".xz")).read())
+    calm2 = released_runs["calm2-7b-chat"]
+    questions = tmp_path / "calm2.json"
+    questions.write_bytes(lzma.open(data_dir.parent / "yokaieval" / "responses-calm2-7b-chat.json.xz").read())
+    assert cli.main(["eval", "mcq", "--questions", str(questions), "--responses", str(tmp_path / name),
+                     "--out", str(tmp_path / "qwen")]) == 0
+    summary = json.loads((tmp_path / "qwen" / "summary.json").read_text())
+    assert summary["n"] == 810 and summary["settings"]["responses"] == "807/810"  # in its signature
+    capsys.readouterr()
+    assert cli.main(["eval", "compare", str(calm2), str(tmp_path / "qwen"), "--out", str(tmp_path / "cmp")]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err
+    note = ("qwen2.5-7b-instruct: recorded responses for 807 of the 810 questions; the 3 without one count as "
+            "unanswered (wrong), so its figures are over the same 810 questions as the others")
+    assert f"note: {note}" in out
+    text = (tmp_path / "cmp" / "comparison.md").read_text()
+    assert "Not comparable" not in text and note in text
+    assert json.loads((tmp_path / "cmp" / "comparison.json").read_text())["warnings"] == []
+
+
+def test_bars_go_best_first(tmp_path):
+    """models.png and the per-group plots draw the highest bar first, NaN last."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from wikiorigin.evaluators.report import bar_plot
+
+    drawn = {}
+    real = plt.subplots
+
+    def spy(*args, **kwargs):
+        fig, ax = real(*args, **kwargs)
+        drawn["ax"] = ax
+        return fig, ax
+
+    plt.subplots = spy
+    try:
+        bar_plot(tmp_path / "b.png", ["a", "b", "c", "d"], [0.2, float("nan"), 0.9, 0.5], "t", counts=[1, 2, 3, 4])
+    finally:
+        plt.subplots = real
+    ax = drawn["ax"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["c", "d", "a", "b"]
+    assert [round(p.get_height(), 2) for p in ax.patches] == [0.9, 0.5, 0.2, 0.0]
+    assert (tmp_path / "b.png").stat().st_size > 1000

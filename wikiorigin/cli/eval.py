@@ -264,6 +264,8 @@ def cmd_eval_compare(args, lock) -> int:
     result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,
                           external_name=args.external_name)
     print(result["ranking"])
+    for note in result["notes"]:
+        print(f"note: {note}")
     for upper, lower in result["ties"]:
         print(f"cannot tell apart: {upper} and {lower} (Holm-corrected p >= {ALPHA})")
     extra = f", Pearson r {result['pearson']:.3f}" if "pearson" in result else ""

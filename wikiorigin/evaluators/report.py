@@ -3,7 +3,7 @@
 
 :func:`write_results` writes one run's directory, its report ending with the 95% interval of
 every figure (:func:`interval_tables`). :func:`compare_runs` reads several runs' summaries and
-draws per-model bars with their intervals and, given a table of external scores (CSV
+draws per-model bars with their intervals (best first) and, given a table of external scores (CSV
 ``model,score``, e.g. JMT-Bench), a scatter of ours against theirs with the correlation; it
 tests every pair of runs on the questions both answered (:func:`paired_comparisons`: McNemar's
 exact test or a paired permutation test, from :mod:`~wikiorigin.evaluators.stats`) and writes
@@ -65,12 +65,18 @@ _CJK_FONTS = ("Noto Sans CJK JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "Hi
 
 
 def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: str = "accuracy",
-             counts: list[int] | None = None, intervals: list | None = None) -> Path:
+             counts: list[int] | None = None, intervals: list | None = None, *, sort: bool = True) -> Path:
     """Draw a bar chart of ``values`` by ``labels`` (NaN drawn as 0, ``counts`` written over
-    the bars) to the image file ``path``; returns ``path``. ``intervals``: a ``[low, high]``
-    (or None) per bar, drawn as error bars. A bar whose count is under
+    the bars) to the image file ``path``; returns ``path``. The bars go from the highest value
+    to the lowest (NaN last, ties by label) unless ``sort`` is false. ``intervals``: a
+    ``[low, high]`` (or None) per bar, drawn as error bars. A bar whose count is under
     :data:`~wikiorigin.evaluators.stats.SMALL` is hatched and pale; the title says what the
     error bars and the hatching mean. Needs matplotlib (a dependency)."""
+    if sort:
+        order = sorted(range(len(labels)), key=lambda i: (*_order(_number(values[i])), str(labels[i])))
+        labels, values = [labels[i] for i in order], [values[i] for i in order]
+        counts = None if counts is None else [counts[i] for i in order]
+        intervals = None if intervals is None else [intervals[i] for i in order]
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.6))
     heights = [0 if v is None or math.isnan(v) else v for v in values]
@@ -236,18 +242,40 @@ def _read_external(path) -> dict[str, float]:
     return scores
 
 
+# Settings that say how a run's answers were counted rather than how they were asked: a run
+# whose recorded responses cover fewer of the questions ("807/810") answered the same questions
+# as the others, the rest counting as unanswered. Comparisons explain these; they do not warn.
+COUNTING = frozenset({"responses"})
+
+
+def _counting_note(model: str, settings: dict) -> str | None:
+    """What a run's ``responses`` setting (``"807/810"``) means for its figures, or None."""
+    matched, _, total = str(settings.get("responses") or "").partition("/")
+    if not (matched.isdigit() and total.isdigit()):
+        return None
+    missing = int(total) - int(matched)
+    return (f"{model}: recorded responses for {matched} of the {total} questions; the {missing} without one count "
+            f"as unanswered (wrong), so its figures are over the same {total} questions as the others "
+            "(a paper that scores every row of its release counts them the same way)")
+
+
 def _settings_warnings(runs: list[str], summaries: list[dict]) -> list[str]:
     """One line per run whose settings differ from the first run's in more than the model
-    (which fields, with both values), and one for the runs that record no settings."""
+    and the counting of :data:`COUNTING` (which fields, with both values), and one for the
+    runs that record no settings."""
     bare = [run for run, s in zip(runs, summaries) if s.get("settings") is None]
     lines = [f"{', '.join(bare)}: no settings recorded (older runs?), so comparability is unknown"] if bare else []
     dressed = [(run, s["settings"]) for run, s in zip(runs, summaries) if s.get("settings") is not None]
     for run, settings in dressed[1:]:
-        diff = differences(dressed[0][1], settings)
+        diff = {k: v for k, v in differences(dressed[0][1], settings).items() if k not in COUNTING}
         if diff:
             said = "; ".join(f"{k}: {b!r} vs {a!r}" for k, (a, b) in diff.items())
             lines.append(f"{run} differs from {dressed[0][0]} in {', '.join(diff)} ({said})")
     return lines
+
+
+def _number(value) -> float:
+    return float("nan") if value is None else float(value)
 
 
 def _order(value: float) -> tuple:
@@ -271,15 +299,33 @@ def ranking_table(models: list[str], values: list[float], metric: str, theirs: d
 
 
 def _scatter(path, pairs, metric: str, external_name: str, pearson: float) -> None:
+    """Ours against the external scores, one labelled point per model, with the line y = x
+    (where ours equals theirs) and the correlation in the title."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(4.5, 4))
+    fig, ax = plt.subplots(figsize=(6.4, 5.2))
     xs, ys = [p[2] for p in pairs], [p[1] for p in pairs]
-    ax.scatter(xs, ys)
-    for m, y, x in pairs:
-        ax.annotate(m, (x, y), fontsize=7)
+    low, high = min(xs + ys), max(xs + ys)
+    pad = 0.06 * ((high - low) or 1.0)
+    low, high = low - pad, high + pad
+    ax.plot([low, high], [low, high], color="#999999", linestyle="--", linewidth=1, label="y = x", zorder=1)
+    ax.scatter(xs, ys, color="#4c72b0", zorder=2)
+    # labels right of their points, nudged apart vertically where points lie close together
+    step = 0.045 * (high - low)
+    placed: list[float] = []
+    for m, y, x in sorted(pairs, key=lambda p: p[1]):
+        at = y
+        while any(abs(at - other) < step for other in placed):
+            at += step / 2
+        placed.append(at)
+        ax.annotate(m, (x, y), xytext=(x + 0.02 * (high - low), at), fontsize=8, va="center",
+                    arrowprops={"arrowstyle": "-", "color": "#bbbbbb", "linewidth": 0.6} if at != y else None)
+    ax.set_xlim(low, high + 0.45 * (high - low))  # room for the labels on the right
+    ax.set_ylim(low, high)
     ax.set_xlabel(external_name)
-    ax.set_ylabel(metric)
-    ax.set_title(f"r = {pearson:.2f}")
+    ax.set_ylabel(f"{metric} (ours)")
+    ax.set_title(f"ours against {external_name}: Pearson r = {pearson:.3f}", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -430,6 +476,8 @@ def _comparison_markdown(result: dict, models: int, paired: str, signatures: lis
         text += "**Not comparable as they stand:** these runs' settings differ in more than the model.\n\n"
         text += "".join(f"- {w}\n" for w in result["warnings"]) + "\n"
     text += f"{result['ranking']}\n"
+    if result["notes"]:
+        text += "\nHow the runs were counted:\n\n" + "".join(f"- {n}.\n" for n in result["notes"])
     if "pearson" in result:
         text += f"\nPearson r = {result['pearson']:.3f} over {models - len(result['not_in_external'])} models.\n"
     text += f"\n{paired}\n"
@@ -448,10 +496,12 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     ``seed`` and ``resamples`` of its bootstraps and permutations), and the ranking marks the
     neighbours it cannot tell apart (Holm-corrected p ≥ 0.05). Runs whose settings differ in
     more than the model are not comparable: each such difference is a line of ``warnings``,
-    logged (:mod:`wikiorigin.log`) and written into ``comparison.md``. The result holds the
+    logged (:mod:`wikiorigin.log`) and written into ``comparison.md``; a run whose recorded
+    responses cover fewer of the same questions is explained there instead (``notes``: the
+    missing count as unanswered, as a paper scoring every row counts them). The result holds the
     ``ranking`` (a Markdown table) and the ``ties`` (neighbours not told apart). Writes ``models.png`` (95% intervals as error bars),
     ``scatter.png``, ``comparison.md`` and ``comparison.json`` (``pairs``, ``unpaired``,
-    ``ranking``, ``warnings``)."""
+    ``ranking``, ``warnings``, ``notes``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summaries = [read_summary(r) for r in runs]
@@ -466,7 +516,8 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     bar_plot(out / "models.png", models, values, f"{metric} by model", metric,
              counts=counts if None not in counts else None, intervals=[s.get(f"{metric}_ci95") for s in summaries])
     warnings = _settings_warnings([str(r) for r in runs], summaries)
-    result = {"models": dict(zip(models, values)), "warnings": warnings}
+    notes = [n for n in (_counting_note(m, s.get("settings") or {}) for m, s in zip(models, summaries)) if n]
+    result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
     tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples)
     ranking = _ranking_entries(models, values, summaries, metric, tests["pairs"])
     result.update(tests, ties=[[e["model"], e["vs_next"]["model"]] for e in ranking
@@ -488,7 +539,9 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     write_text(out / "comparison.md", text)
     write_text(out / "comparison.json", summary_json({
         "metric": metric, "runs": dict(zip(models, map(str, runs))), **tests, "ranking": ranking,
-        "alpha": ALPHA, "correction": "holm", "warnings": warnings}))
+        "alpha": ALPHA, "correction": "holm", "warnings": warnings, "notes": notes}))
     for line in warnings:
         logger.warning(line)
+    for line in notes:
+        logger.info(line)
     return result

@@ -148,7 +148,7 @@ class MCQTask:
         name = model.name_for(self.source)
         items = mcq.evaluate_generate(rows, None, judge=self.judge, recorded=name)
         settings = mcq_settings(None, judge=self.judge, recorded=name, rows=rows)
-        if join is not None and join["missing"]:  # runs with fewer answered questions are not comparable
+        if join is not None and join["missing"]:  # said in the signature; comparisons explain it
             settings["responses"] = f"{join['matched']}/{len(rows)}"
         return self._result(items, settings, None, join, None if model.path is None else str(model.path))
 
