@@ -18,31 +18,39 @@ class ParameterError(WikioriginError):
     words them as another interface calls them (the command line: ``--language``,
     ``--language 'xx'``). ``parameter`` is the parameter at fault, ``value`` the value refused
     (``...`` when the message quotes none), ``also`` other parameters the message names (as
-    alternatives: ``give {paraphrases} or {paraphraser}``)."""
+    alternatives: ``give {paraphrases} or {paraphraser}``), or a mapping of them to the values
+    the message quotes (``{min_editions} is more than {max_editions}``). Subclasses that concern
+    one parameter (:class:`~wikiorigin.llm.cache.CacheError`: ``cache``) fix it in their own
+    constructor."""
 
-    def __init__(self, parameter: str, message: str, value=..., *, also: tuple[str, ...] = ()):
-        self.parameter, self.message, self.value, self.also = parameter, message, value, tuple(also)
+    def __init__(self, parameter: str, message: str, value=..., *, also=()):
+        self.parameter, self.message, self.value = parameter, message, value
+        self.also = tuple(also)
+        self.values = {name: v for name, v in (also.items() if isinstance(also, dict) else ()) if v is not ...}
+        if value is not ...:
+            self.values[parameter] = value
         super().__init__(self.said())
 
-    def said(self, names: dict[str, str] | None = None) -> str:
+    def said(self, names: dict[str, str | None] | None = None) -> str:
         """The message with each parameter called as ``names`` calls it (``{"language":
-        "--language"}``); a parameter ``names`` leaves out is called as the library takes it
-        (``language=``)."""
+        "--language"}``); a parameter ``names`` leaves out (or maps to None) is called as the
+        library takes it (``language=``)."""
         names = names or {}
         text = self.message
         for name in (self.parameter, *self.also):
-            called = names.get(name) or f"{name}="
-            if name == self.parameter and self.value is not ...:
-                called += (" " if name in names else "") + repr(self.value)
+            flag = names.get(name)
+            called = flag or f"{name}="
+            if name in self.values:
+                called += (" " if flag else "") + repr(self.values[name])
             text = text.replace("{" + name + "}", called)
         return text
 
-    def __reduce__(self):  # pickled across processes with its parts, not its message
-        return _parameter_error, (type(self), self.parameter, self.message, self.value, self.also)
+    def __reduce__(self):  # pickled across processes with its parts, whatever a subclass's constructor
+        return _rebuilt, (type(self), self.args), self.__dict__
 
 
-def _parameter_error(kind, parameter, message, value, also):
-    return kind(parameter, message, value, also=also)
+def _rebuilt(kind, args):
+    return kind.__new__(kind, *args)
 
 
 class DumpError(WikioriginError):

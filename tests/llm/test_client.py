@@ -183,10 +183,10 @@ def test_the_backend_loads_as_the_evaluators_do(tiny_model_dir, tmp_path):
 
     backend, local = TransformersBackend(tiny_model_dir), LocalModel(tiny_model_dir)
     assert backend.device == local.device and backend.lm.dtype == local.model.dtype
-    with pytest.raises(WikioriginError, match="--device tpu: not a device"):
+    with pytest.raises(WikioriginError, match="^device='tpu': not a device"):
         TransformersBackend(tiny_model_dir, device="tpu")
     with pytest.raises(WikioriginError, match="no such model directory"):
         TransformersBackend(tmp_path / "nothing")
     if not torch.cuda.is_available():
-        with pytest.raises(WikioriginError, match="--device cuda: CUDA is not available here"):
+        with pytest.raises(WikioriginError, match="^device='cuda': CUDA is not available here"):
             TransformersBackend(tiny_model_dir, device="cuda")

@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .. import __version__
-from ..errors import WikioriginError
-from . import build, corpus, dumps, eval, export, origins, review, wikidata
+from ..errors import ParameterError, WikioriginError
+from . import build, corpus, dumps, eval, export, options, origins, review, wikidata
 
 __all__ = ["main", "parser"]
 
@@ -217,8 +217,9 @@ def _run(args, received: list[int]) -> int:
     try:
         _clear_leftovers(args)
         return args.func(args)
-    except WikioriginError as exc:
-        print(f"wikiorigin: error: {exc}", file=sys.stderr)
+    except WikioriginError as exc:  # a library parameter said as the command's flag (``--cache``)
+        said = exc.said(options.flags(args, exc)) if isinstance(exc, ParameterError) else exc
+        print(f"wikiorigin: error: {said}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `wikiorigin languages | head`
         sys.stderr.close()

@@ -14,36 +14,67 @@ import re
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 __all__ = ["llm_options", "llm_client", "check_cache", "model_options", "model", "sampling", "positive",
-           "memory_size", "namespaces", "FLAGS", "speaks_flags"]
+           "memory_size", "namespaces", "FLAGS", "flags", "in_flags", "speaks_flags"]
 
 FLAGS = {
     "language": "--language", "instruction": "--instruction", "cue": "--answer-cue", "judge": "--judge-model",
     "mode": "--mode", "labels": "--labels", "paraphrases": "--paraphrases FILE",
     "paraphraser": "--paraphrase-model NAME", "windows": "--windows", "stride": "--stride",
     "human_ratings": "--human-ratings FILE", "pairs": "--pairs", "min_gap": "--min-gap", "format": "--format",
-    "source_language": "--source-language", "model": "--model",
+    "source_language": "--source-language", "model": "--model", "out": "--out", "directory": "--out",
+    "cache": "--cache", "base_url": "--base-url", "azure_endpoint": "--azure-endpoint",
+    "reasoning_effort": "--reasoning-effort", "temperature": "--temperature", "top_p": "--top-p",
+    "max_tokens": "--max-tokens", "max_new_tokens": "--max-new-tokens", "seed": "--seed", "device": "--device",
+    "dtype": "--dtype", "tokenizer": "--tokenizer PATH", "thinking": "--thinking", "min_editions": "--min-editions",
+    "max_editions": "--max-editions", "sample": "--sample", "entities_file": "--entities",
+    "wikidata": "--wikidata", "sparql": "--sparql", "scheduler": "--scheduler",
 }
 """The library's parameters as the command line calls them: a
 :class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not
-``give language=``)."""
+``give language=``), by the commands that have the option (:func:`flags`)."""
+
+
+def flags(args, error=None) -> dict[str, str]:
+    """The library's parameters as the command ``args`` were parsed for calls them: the
+    :data:`FLAGS` of its own options (one it lacks stays in the library's words), and
+    ``--endpoint`` for the ``base_url`` of the model under evaluation (an
+    :class:`~wikiorigin.llm.EndpointError` of its server), where the LLM clients' is ``--base-url``."""
+    names = {name: flag for name, flag in FLAGS.items() if hasattr(args, _dest(flag))}
+    endpoint, url = getattr(args, "endpoint", None), getattr(error, "url", None)
+    if endpoint and url and url.rstrip("/") == endpoint.rstrip("/"):
+        names["base_url"] = "--endpoint"
+    return names
+
+
+def _dest(flag: str) -> str:
+    """argparse's attribute of ``flag`` (``--answer-cue`` -> ``answer_cue``)."""
+    return flag.split()[0].lstrip("-").replace("-", "_")
+
+
+def in_flags(text: str, names: dict[str, str]) -> str:
+    """``text`` in which the library said a parameter as it takes it (``raise max_tokens=``: a
+    failed request's reason) with those of ``names`` said as their flags."""
+    return re.sub(r"(?<![\w.-])([a-z_]+)=(?=$|[\s,;:)])", lambda m: names.get(m[1], m[0]), text)
 
 
 def speaks_flags(func):
-    """A command handler whose library errors name the command line's flags (:data:`FLAGS`)
+    """A command handler whose library errors name the command line's flags (:func:`flags`)
     instead of the library's parameters, and whose library warnings show on stderr
-    (:func:`~wikiorigin.cli.outcome.show_log`)."""
+    (:func:`~wikiorigin.cli.outcome.show_log`). The handler's first argument is its parsed
+    options. (A :class:`~wikiorigin.errors.ParameterError` that a command without it raises is
+    said the same way by :func:`wikiorigin.cli.main`.)"""
     import functools
 
     from ..errors import ParameterError, WikioriginError
     from .outcome import show_log
 
     @functools.wraps(func)
-    def handler(*args, **kwargs):
+    def handler(args, *rest, **kwargs):
         try:
             with show_log():
-                return func(*args, **kwargs)
+                return func(args, *rest, **kwargs)
         except ParameterError as exc:
-            raise WikioriginError(exc.said(FLAGS)) from None
+            raise WikioriginError(exc.said(flags(args, exc))) from None
 
     return handler
 

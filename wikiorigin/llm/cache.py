@@ -20,7 +20,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError
 
 __all__ = ["RequestCache", "CacheError", "request_key", "SCHEMA_VERSION"]
 
@@ -28,8 +28,13 @@ SCHEMA_VERSION = 1
 """The layout of the cache file (SQLite's ``user_version``): one table ``answers(key, answer)``."""
 
 
-class CacheError(WikioriginError):
-    """The request cache cannot be used (unreadable, of another version, not writable, disk full)."""
+class CacheError(ParameterError):
+    """The request cache cannot be used (unreadable, of another version, not writable, disk full):
+    a :class:`~wikiorigin.errors.ParameterError` of the parameter ``cache`` (the
+    :class:`RequestCache` an :class:`~wikiorigin.llm.LLMClient` is given)."""
+
+    def __init__(self, message: str):
+        super().__init__("cache", message)
 
 
 def request_key(backend: str, model: str, messages: list[dict], params: dict, prompt_version: str) -> str:
@@ -44,13 +49,13 @@ def _problem(exc: sqlite3.Error) -> str:
     """SQLite's reason in words a user acts on."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return f"{text}: another process is writing it; wait for it, or give another --cache"
+        return f"{text}: another process is writing it; wait for it, or give another {{cache}}"
     if "full" in text:
         return f"{text}: free some space (every answer stored so far is kept)"
     if "readonly" in text or "read-only" in text:
-        return f"{text}: give a --cache you can write"
+        return f"{text}: give a {{cache}} you can write"
     if "not a database" in text or "malformed" in text or "unable to open" in text:
-        return f"{text}: not a usable request cache; move it away or give another --cache"
+        return f"{text}: not a usable request cache; move it away or give another {{cache}}"
     return text
 
 
@@ -64,7 +69,7 @@ class RequestCache:
     def __init__(self, path, *, busy_seconds: float = 30.0):
         self.path = Path(path)
         if self.path.is_dir():
-            raise CacheError(f"{self.path}: a directory, not a request cache; give a file name for --cache")
+            raise CacheError(f"{self.path}: a directory, not a request cache; give a file name for {{cache}}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -84,15 +89,15 @@ class RequestCache:
         if tables and "answers" not in tables or version not in (0, SCHEMA_VERSION):
             raise CacheError(f"{self.path}: not a request cache of this version (schema version {version}, "
                              f"tables {', '.join(sorted(tables)) or 'none'}; this one is {SCHEMA_VERSION}): "
-                             "give another --cache")
+                             "give another {cache}")
         if tables:
             columns = [r[1] for r in db.execute("PRAGMA table_info(answers)")]
             if columns != ["key", "answer"]:
                 raise CacheError(f"{self.path}: its answers table has the columns {columns}, not [key, answer]: "
-                                 "a cache of another version; give another --cache")
+                                 "a cache of another version; give another {cache}")
         check = db.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
-            raise CacheError(f"{self.path}: the database is damaged ({check}); move it away or give another --cache")
+            raise CacheError(f"{self.path}: the database is damaged ({check}); move it away or give another {{cache}}")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("BEGIN IMMEDIATE")  # the write lock: read-only and locked files are told now
         db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import MissingExtra, WikioriginError
+from ..errors import MissingExtra, ParameterError, WikioriginError
 
 __all__ = ["pick_device", "pick_dtype", "load_causal_lm", "missing_parts", "context_length", "is_oom",
            "require_torch"]
@@ -33,19 +33,20 @@ def require_torch(what: str):
 
 
 def pick_device(device: str | None = None) -> str:
-    """``device`` when this machine has it (a :class:`WikioriginError` naming the option when
+    """``device`` when this machine has it (a :class:`~wikiorigin.errors.ParameterError` when
     not), or for ``None``/``"auto"`` the first of CUDA, MPS, CPU."""
     import torch
 
     if device and device != "auto":
         kind = device.split(":", 1)[0]
         if kind == "cuda" and not torch.cuda.is_available():
-            raise WikioriginError(f"--device {device}: CUDA is not available here (torch {torch.__version__}"
-                                  + (" is a CPU build" if torch.version.cuda is None else ", no GPU visible") + ")")
+            raise ParameterError("device", f"{{device}}: CUDA is not available here (torch {torch.__version__}"
+                                 + (" is a CPU build" if torch.version.cuda is None else ", no GPU visible") + ")",
+                                 device)
         if kind == "mps" and not _has_mps(torch):
-            raise WikioriginError(f"--device {device}: MPS (Apple GPU) is not available here")
+            raise ParameterError("device", "{device}: MPS (Apple GPU) is not available here", device)
         if kind not in ("cpu", "cuda", "mps"):
-            raise WikioriginError(f"--device {device}: not a device (cpu, cuda, cuda:N, mps or auto)")
+            raise ParameterError("device", "{device}: not a device (cpu, cuda, cuda:N, mps or auto)", device)
         return device
     if torch.cuda.is_available():
         return "cuda"
@@ -66,7 +67,7 @@ def pick_dtype(dtype, device: str):
     if isinstance(dtype, str):
         value = getattr(torch, dtype, None)
         if not isinstance(value, torch.dtype):
-            raise WikioriginError(f"--dtype {dtype}: not a torch dtype (auto, bfloat16, float16 or float32)")
+            raise ParameterError("dtype", "{dtype}: not a torch dtype (auto, bfloat16, float16 or float32)", dtype)
         return value
     return dtype
 

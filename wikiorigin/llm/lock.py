@@ -2,7 +2,7 @@
 
 ``with RunLock(out): ...`` takes an exclusive lock on ``OUT.lock``, a file next to the output
 that holds the PID and the command line of the run writing it; a second run is refused with a
-:class:`~wikiorigin.errors.WikioriginError` naming that process. The lock is the kernel's
+:class:`~wikiorigin.errors.ParameterError` naming that process. The lock is the kernel's
 (``flock``; on Windows, ``msvcrt.locking`` on the file's first byte): it goes when its process
 does, even on ``kill -9``, so a file left by a dead run is taken over. Neither module is
 imported before a lock is taken, so the package imports on any system. The file is removed
@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 
 __all__ = ["RunLock", "clear_stale"]
 
@@ -24,10 +24,13 @@ __all__ = ["RunLock", "clear_stale"]
 class RunLock:
     """An exclusive lock on ``OUT.lock`` for the run writing ``out`` (see the module docstring):
     ``with RunLock(out): ...``, or :meth:`acquire` / :meth:`release`. Acquiring raises
-    :class:`~wikiorigin.errors.WikioriginError`, naming the holder, while another run holds it."""
+    :class:`~wikiorigin.errors.ParameterError`, naming the holder, while another run holds it;
+    ``parameter`` is how the caller took ``out`` (``out``, or a results ``directory``), for that
+    error to name."""
 
-    def __init__(self, out):
+    def __init__(self, out, *, parameter: str = "out"):
         self.out = Path(out)
+        self.parameter = parameter
         self.path = self.out.with_name(self.out.name + ".lock")
         self._fd: int | None = None
 
@@ -45,7 +48,7 @@ class RunLock:
 
     def acquire(self) -> None:
         """Take the lock and write this process's PID and command line into the lock file. Raises
-        :class:`~wikiorigin.errors.WikioriginError`, naming the holder, if another run holds it."""
+        :class:`~wikiorigin.errors.ParameterError`, naming the holder, if another run holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -54,8 +57,9 @@ class RunLock:
             except BlockingIOError:
                 holder = os.read(fd, 4096).decode(errors="replace").strip()
                 os.close(fd)
-                raise WikioriginError(f"{self.out} is being written by another run ({_describe(holder)}); "
-                                      f"wait for it to end, or give another --out") from None
+                raise ParameterError(self.parameter, f"{self.out} is being written by another run "
+                                     f"({_describe(holder)}); wait for it to end, or give another "
+                                     f"{{{self.parameter}}}") from None
             if _same_file(fd, self.path):  # not a file the run before us removed meanwhile
                 break
             os.close(fd)
