@@ -89,30 +89,59 @@ from pathlib import Path
 for path in Path("tests/data/yokaieval").glob("*.json.xz"):
     Path("demo-out", path.name[:-3]).write_bytes(lzma.open(path).read())
 PY
-# Every file is scored against the same 810 questions (those of calm2's file, which holds the
-# whole release): gpt4o-mini's differently worded prompts join them, and the 3 questions
-# missing from qwen2.5's 807 rows count as unanswered, as in the paper's scores.
+# Every file is scored against the same 810 questions, those of calm2's file (it holds the
+# whole release, without type and region): gpt4o-mini's differently worded prompts join them,
+# and the 3 questions missing from qwen2.5's 807 rows count as unanswered, as the paper counts
+# them. With the full release (YOKAIEVAL_JSON=path/to/YokaiEval.json make demo) the runs are
+# joined to its rows instead, and carry their types and regions.
+questions=${YOKAIEVAL_JSON:-demo-out/responses-calm2-7b-chat.json}
+released=${YOKAIEVAL_JSON:-demo-out/YokaiEval-first40.json}
 runs=()
 for file in demo-out/responses-*.json; do
     name=$(basename "$file" .json); name=${name#responses-}
-    wikiorigin eval mcq --questions demo-out/responses-calm2-7b-chat.json --responses "$file" \
-        --out "demo-out/eval-$name"
+    wikiorigin eval mcq --questions "$questions" --responses "$file" --out "demo-out/eval-$name"
     runs+=("demo-out/eval-$name")
+    if [ -z "${YOKAIEVAL_JSON:-}" ]; then  # the bundled release: its first 40 rows, with type and region
+        wikiorigin eval mcq --questions "$released" --responses "$file" --out "demo-out/released-$name" 2>/dev/null
+    fi
 done
 wikiorigin eval mcq --responses demo-out/human_eval-first40.json --out demo-out/eval-human
 wikiorigin eval compare "${runs[@]}" --external tests/data/yokaieval/published-accuracy.csv \
     --external-name published --out demo-out/table8
-cat demo-out/table8/comparison.md
+echo "   (demo-out/table8/: comparison.md with the paired tests, models.png, scatter.png)"
 echo; echo "-- where our reading of llm-jp's answers differs from the published verdicts:"
 sed -n '/## Where we differ/,/## By type/p' demo-out/eval-llm-jp-13b-instruct-full-jaster-v1.0/report.md | head -12
 
+echo; echo "== By type and region (the paper's Tables 5 and 6), the runs joined to the released rows"
+by=$([ -n "${YOKAIEVAL_JSON:-}" ] && echo eval || echo released)
+[ "$by" = released ] && echo "   (the 40 released rows bundled here: a group of a few questions says little; the full release" \
+    && echo "   gives the paper's groups: YOKAIEVAL_JSON=path/to/YokaiEval.json make demo)"
+BY=$by python - <<'PY'
+import os
+import duckdb
+from wikiorigin.evaluators.mcq import PLOT_LABELS
+from wikiorigin.evaluators.report import markdown_table
+items = f"demo-out/{os.environ['BY']}-*/items.parquet"
+for column in ("type", "region"):
+    cells = duckdb.sql(f"""SELECT model, {column}, count(*) AS n, avg(correct::INT) AS accuracy
+                           FROM '{items}' GROUP BY ALL""").fetchall()
+    models = sorted({m for m, *_ in cells})
+    groups = sorted({(g, n) for _, g, n, _ in cells}, key=lambda gn: (-gn[1], gn[0]))
+    found = {(m, g): a for m, g, _, a in cells}
+    print(markdown_table([column, "n", *models], [[PLOT_LABELS.get(g, g), n, *[found.get((m, g)) for m in models]]
+                                                  for g, n in groups]), end="\n\n")
+PY
+
 echo; echo "== Human review of the yokai questions in the browser"
+# Each question's article with its footnotes, from the release itself: the article text its
+# generator was shown (in the responses file) and the footnote texts the row cites.
+python scripts/released_articles.py "$released" demo-out/responses-calm2-7b-chat.json \
+    --out demo-out/released-articles.parquet
 echo "   Start the review page (it prints the URL to open; Ctrl-C stops it, every decision is"
 echo "   already saved, and the same command resumes where you stopped):"
-echo "     .venv/bin/wikiorigin review serve demo-out/YokaiEval-first40.json --articles demo-out/yokai.parquet \\"
+echo "     .venv/bin/wikiorigin review serve $released --articles demo-out/released-articles.parquet \\"
 echo "         --db demo-out/review.sqlite --annotator alice"
 echo "   then: .venv/bin/wikiorigin review stats --db demo-out/review.sqlite"
-echo "         .venv/bin/wikiorigin review export demo-out/YokaiEval-first40.json --db demo-out/review.sqlite \\"
+echo "         .venv/bin/wikiorigin review export $released --db demo-out/review.sqlite \\"
 echo "             --out demo-out/reviewed.parquet"
-echo "   (the bundled dump sample holds none of these 40 articles, so the page shows each question's"
-echo "   released footnote texts; with the articles of a full jawiki corpus it marks them in the text)"
+echo "   (each question shows beside its article, the footnotes it cites marked in the text)"
