@@ -5,7 +5,7 @@ set, holding ``OUT.lock`` while it runs, then says one line."""
 
 from __future__ import annotations
 
-from .options import llm_client, llm_options, positive, speaks_flags
+from .options import flags, llm_client, llm_options, positive, speaks_flags
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
@@ -149,7 +149,7 @@ def cmd_build_mcq(args) -> int:
     print_usage([("generator", generator), ("checker", checker)])
     print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
           f"dropped: {report.dropped_said()}) -> {args.out}")
-    return requests_outcome([generator, checker], _failed_rows(args.out))
+    return requests_outcome([generator, checker], _failed_rows(args.out), flags(args))
 
 
 # --- freeform ----------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ def cmd_build_freeform(args) -> int:
     report = _built(FreeformBuilder(config), args, args.articles, generator).report
     print_usage([("generator", generator)])
     print(f"{report.kept} questions from {report.articles} articles (dropped: {report.dropped_said()}) -> {args.out}")
-    return requests_outcome([generator], _failed_rows(args.out))
+    return requests_outcome([generator], _failed_rows(args.out), flags(args))
 
 
 # --- preference --------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ def cmd_build_preference(args) -> int:
     print(f"{report.kept} pairs from {report.questions} questions and {len(responders)} models "
           f"({report.dropped.get('answer', 0)} answers and {report.dropped.get('judge', 0)} ratings failed) "
           f"-> {args.out}")
-    return requests_outcome([*responders.values(), judge], _failed_rows(args.out))
+    return requests_outcome([*responders.values(), judge], _failed_rows(args.out), flags(args))
 
 
 def _rated_preferences(args, config) -> int:

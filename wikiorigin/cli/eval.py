@@ -9,7 +9,7 @@ import functools
 import sys
 
 from ..errors import WikioriginError
-from .options import llm_client, llm_options, model, model_options, positive, sampling, speaks_flags
+from .options import flags, llm_client, llm_options, model, model_options, positive, sampling, speaks_flags
 from .outcome import requests_outcome
 
 __all__ = ["add_commands"]
@@ -30,7 +30,7 @@ def _saved(kind: str, result, args, lock, line: str) -> int:
     paraphraser): 1 when every request failed."""
     result.save(args.out, lock=lock)
     print(f"{kind}: {line} -> {args.out}/ (items.parquet, summary.json, report.md)")
-    return requests_outcome(list(result.clients), f"{args.out}/items.parquet")
+    return requests_outcome(list(result.clients), f"{args.out}/items.parquet", flags(args))
 
 
 def add_commands(sub) -> None:

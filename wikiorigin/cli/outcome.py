@@ -46,14 +46,18 @@ def print_usage(clients) -> None:
                 print(f"wikiorigin: warning: {warning}", file=sys.stderr)
 
 
-def requests_outcome(clients, where: str) -> int:
+def requests_outcome(clients, where: str, names: dict[str, str] | None = None) -> int:
     """A run's exit status from its LLM clients' requests: 1 when every request failed (the
-    first error says why), else 0 after a line that counts the failures; ``where`` says where
-    the failed rows and their reasons are."""
+    first error says why, the parameters it names said as ``names`` calls them: the command's
+    flags, :func:`~wikiorigin.cli.options.flags`), else 0 after a line that counts the
+    failures; ``where`` says where the failed rows and their reasons are."""
+    from .options import in_flags
+
     clients = [c for c in clients if c is not None]
     asked = sum(c.usage.requests for c in clients)
     failed = sum(c.usage.failures for c in clients)
     first = next((c.first_error for c in clients if c.first_error), None)
+    first = in_flags(first, names or {}) if first else first
     if asked and failed == asked:
         what = "the only request failed:" if asked == 1 else f"all {asked} requests failed; the first:"
         print(f"wikiorigin: error: {what} {first} (rows and reasons -> {where})", file=sys.stderr)

@@ -57,13 +57,14 @@ SAMPLING_PARAMS = ("temperature", "top_p", "presence_penalty", "frequency_penalt
                    "top_logprobs", "logit_bias", "n")
 """The parameters a request to a reasoning model goes without."""
 
-# What a user changes when a server refuses one of these parameters.
+# What a user changes when a server refuses one of these parameters ({name}: a parameter of
+# the client, said by ParameterError).
 _OPTION_FOR = {
-    "temperature": "this looks like a reasoning model: give --reasoning-effort (then no sampling "
+    "temperature": "this looks like a reasoning model: give {reasoning_effort} (then no sampling "
                    "parameter is sent)",
-    "top_p": "this looks like a reasoning model: give --reasoning-effort (then no sampling parameter is sent)",
-    "reasoning_effort": "leave out --reasoning-effort (the model does not take it) or give another level",
-    "max_completion_tokens": "the server takes no max_completion_tokens: leave out --reasoning-effort",
+    "top_p": "this looks like a reasoning model: give {reasoning_effort} (then no sampling parameter is sent)",
+    "reasoning_effort": "leave out {reasoning_effort} (the model does not take it) or give another level",
+    "max_completion_tokens": "the server takes no max_completion_tokens: leave out {reasoning_effort}",
     "seed": "the server takes no seed",
 }
 
@@ -393,9 +394,12 @@ class LLMClient:
 
     def _refusal(self, exc: RequestError) -> EndpointError:
         """A server's refusal of one of the run's parameters, as one line before anything is paid."""
-        hint = _OPTION_FOR.get(exc.param, "change the option that sets it")
-        return EndpointError(f"{getattr(self.backend, 'url', self.backend.key)} refuses the parameter "
-                             f"{exc.param!r} for the model {self.backend.model!r} ({exc}): {hint}")
+        hint = _OPTION_FOR.get(exc.param, "change the parameter that sets it")
+        url = getattr(self.backend, "url", None)
+        return EndpointError(f"{url or self.backend.key} refuses the parameter {exc.param!r} for the model "
+                             f"{self.backend.model!r} ({exc}): " + hint, exc.param,
+                             also=tuple({"reasoning_effort"} - {exc.param}) if "{reasoning_effort}" in hint else (),
+                             url=url)
 
     async def _call(self, messages, params, limit, request: ChatRequest,
                     first: bool = False) -> tuple[dict | None, str | None]:
@@ -473,7 +477,7 @@ def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
         reasoning = answer.get("reasoning_tokens") or 0
         raise _CutOff("cut off by the output limit" + (f" of {limit} tokens" if limit is not None else "")
                       + (f" ({reasoning} of them reasoning)" if reasoning else "")
-                      + ": raise --max-tokens" + (" or lower --reasoning-effort" if reasoning else ""))
+                      + ": raise max_tokens=" + (" or lower reasoning_effort=" if reasoning else ""))
     text = answer.get("text") or ""
     if not text.strip():
         raise TransientError("an empty answer")

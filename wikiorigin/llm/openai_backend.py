@@ -13,7 +13,7 @@ import json
 import os
 import re
 
-from ..errors import WikioriginError
+from ..errors import ParameterError
 from ..retry import retry_after
 
 __all__ = ["OpenAIBackend", "TransientError", "RequestError", "EndpointError"]
@@ -41,8 +41,15 @@ class RequestError(Exception):
         self.param, self.code = param, code
 
 
-class EndpointError(WikioriginError):
-    """The endpoint cannot serve the run at all: unreachable, the key refused, the model unknown."""
+class EndpointError(ParameterError):
+    """The endpoint cannot serve the run at all: unreachable, the key refused, the model unknown,
+    a parameter refused. A :class:`~wikiorigin.errors.ParameterError` of ``parameter``: the
+    endpoint (``base_url``) unless another is at fault (the ``model``, a refused sampling
+    parameter); ``url`` is the endpoint's address, when known."""
+
+    def __init__(self, message: str, parameter: str = "base_url", *, also=(), url: str | None = None):
+        self.url = url
+        super().__init__(parameter, message, also=also)
 
 
 class OpenAIBackend:
@@ -209,7 +216,7 @@ class OpenAIBackend:
         except openai.NotFoundError as exc:
             served = f"; it lists {', '.join(listed[:10])}" if listed else ""
             raise EndpointError(f"{self.url} does not serve the model {self.model!r} "
-                                f"(404: {_reason(exc)}){served}") from None
+                                f"(404: {_reason(exc)}){served}", "model", url=self.url) from None
         except openai.APIStatusError as exc:  # 400, 429, 5xx: it is there and took the key
             self._refused(exc)
         except openai.APIConnectionError as exc:
@@ -229,11 +236,16 @@ class OpenAIBackend:
             variable = self.key_variable
             unset = "" if os.environ.get(variable) else f" ({variable} is not set)"
             raise EndpointError(f"{self.url} refused the API key ({exc.status_code}: {_reason(exc)}): "
-                                f"set {variable} to a key it accepts{unset}") from None
+                                f"set {variable} to a key it accepts{unset}", url=self.url) from None
 
     def _unreachable(self, exc) -> EndpointError:
-        return EndpointError(f"cannot reach {self.url}: {_connection_problem(exc, min(self.timeout, CHECK_TIMEOUT))}"
-                             f" (is the server running? check --base-url / --azure-endpoint)")
+        """The server cannot be reached: check the address given (either, when none was)."""
+        given = [name for name in ("base_url", "azure_endpoint") if getattr(self, name)]
+        given = given or ["base_url", "azure_endpoint"]
+        problem = _connection_problem(exc, min(self.timeout, CHECK_TIMEOUT))
+        return EndpointError(f"cannot reach {self.url}: {problem} (is the server running? check "
+                             + " / ".join("{" + name + "}" for name in given) + ")",
+                             given[0], also=given[1:], url=self.url)
 
 
 def _connection_problem(exc, timeout: float) -> str:
