@@ -22,7 +22,8 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
 
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-    message = "the browser tests need Debian's chromium: apt-get install chromium chromium-driver"
+    message = ("the browser tests need Debian's chromium: apt-get install chromium chromium-driver "
+               "fonts-ipafont-gothic (the font: the page's Japanese)")
     if os.environ.get("CI") == "true":
         pytest.fail(message + " (CI=true: they must run)", pytrace=False)
     pytest.skip(message, allow_module_level=True)
