@@ -176,7 +176,7 @@ def test_unknown_language_is_one_line(el_articles, tmp_path, capsys):
 
     assert main(["build", "mcq", "--articles", str(el_articles), "--out", str(tmp_path / "m.parquet"),
                  "--model", "gen", "--language", "xx-nowhere", "--dry-run"]) == 2
-    assert "language 'xx-nowhere'" in capsys.readouterr().err
+    assert "error: --language xx-nowhere: not a Wikipedia edition" in capsys.readouterr().err
 
 
 # -- labels files ------------------------------------------------------------------------
@@ -328,5 +328,5 @@ def test_eval_with_an_unknown_language_is_one_line(el_set, tmp_path, capsys):
     assert main(["eval", "mcq", "--questions", str(el_set), "--responses", str(el_set), "--language", "xx-nowhere",
                  "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("wikiorigin: error: --language 'xx-nowhere'") and len(err.splitlines()) == 1
+    assert err.startswith("wikiorigin: error: --language xx-nowhere: ") and len(err.splitlines()) == 1
     assert "joined" not in err  # said before any file is read

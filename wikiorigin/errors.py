@@ -3,6 +3,8 @@
 Every message says what was expected, what was seen, and where (file, byte offset, page).
 """
 
+import shlex
+
 __all__ = ["WikioriginError", "ParameterError", "DumpError", "UnknownWikiError", "MissingExtra"]
 
 
@@ -15,13 +17,13 @@ class ParameterError(WikioriginError):
 
     The message names parameters in braces (``"give {language}"``): ``str(error)`` says
     ``language=`` (and, with ``value``, the value refused: ``language='xx'``), and :meth:`said`
-    words them as another interface calls them (the command line: ``--language``,
-    ``--language 'xx'``). ``parameter`` is the parameter at fault, ``value`` the value refused
-    (``...`` when the message quotes none), ``also`` other parameters the message names (as
-    alternatives: ``give {paraphrases} or {paraphraser}``), or a mapping of them to the values
-    the message quotes (``{min_editions} is more than {max_editions}``). Subclasses that concern
-    one parameter (:class:`~wikiorigin.llm.cache.CacheError`: ``cache``) fix it in their own
-    constructor."""
+    words them as another interface calls them (the command line: ``--language``, and
+    ``--language xx``: the value as a shell takes it). ``parameter`` is the parameter at fault,
+    ``value`` the value refused (``...`` when the message quotes none), ``also`` other
+    parameters the message names (as alternatives: ``give {paraphrases} or {paraphraser}``), or
+    a mapping of them to the values the message quotes (``{min_editions} is more than
+    {max_editions}``). A subclass about one parameter fixes it in its own constructor
+    (:class:`~wikiorigin.llm.cache.CacheError`: ``cache``)."""
 
     def __init__(self, parameter: str, message: str, value=..., *, also=()):
         self.parameter, self.message, self.value = parameter, message, value
@@ -40,8 +42,9 @@ class ParameterError(WikioriginError):
         for name in (self.parameter, *self.also):
             flag = names.get(name)
             called = flag or f"{name}="
-            if name in self.values:
-                called += (" " if flag else "") + repr(self.values[name])
+            if name in self.values:  # a flag's value as typed, in place of its metavar (--paraphrases FILE)
+                value = self.values[name]
+                called = flag.split()[0] + " " + shlex.quote(str(value)) if flag else called + repr(value)
             text = text.replace("{" + name + "}", called)
         return text
 

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import WikioriginError
+from .errors import ParameterError, WikioriginError
 from .files import ParquetSink, check_output, input_schema, provenance, read_provenance, write_table
 from .leftovers import spill_prefix, sweep
 from .progress import Progress
@@ -208,10 +208,11 @@ def subset(
     range of editions that no item can be in (``min_editions`` above ``max_editions``) is an
     error before anything is read."""
     if max_editions is not None and min_editions > max_editions:
-        raise WikioriginError(f"--min-editions {min_editions} is more than --max-editions {max_editions}: "
-                              "no item can have both; give a range that items can be in")
+        raise ParameterError("min_editions", "{min_editions} is more than {max_editions}: no item can have "
+                             "both; give a range that items can be in", min_editions,
+                             also={"max_editions": max_editions})
     if sample is not None and sample < 0:
-        raise WikioriginError(f"--sample {sample}: a number of items, 0 or more")
+        raise ParameterError("sample", "{sample}: a number of items, 0 or more", sample)
     input_schema(origins, ORIGINS.names, "wikiorigin origins")
     check_output(out, inputs=[origins])
     where = ["origin_wiki = $wiki", "n_wikis >= $min_editions"]

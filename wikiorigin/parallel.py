@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from .errors import WikioriginError
+from .errors import ParameterError, WikioriginError
 
 __all__ = ["run_tasks", "stream_tasks", "connect"]
 
@@ -34,8 +34,8 @@ def connect(scheduler: str, timeout: float = 10.0):
     try:
         from dask.distributed import Client
     except ImportError:
-        raise WikioriginError(
-            "--scheduler needs Dask: pip install -e '.[dask]' in the wikiorigin checkout (dask[distributed])"
+        raise ParameterError(
+            "scheduler", "{scheduler} needs Dask: pip install -e '.[dask]' in the wikiorigin checkout (dask[distributed])"
         ) from None
     try:
         return Client(scheduler, timeout=timeout)

@@ -92,7 +92,7 @@ def test_subset_refuses_a_negative_sample(origins, tmp_path):
     from wikiorigin.errors import WikioriginError
     from wikiorigin.origin import subset
 
-    with pytest.raises(WikioriginError, match="--sample -5: a number of items, 0 or more"):
+    with pytest.raises(WikioriginError, match="^sample=-5: a number of items, 0 or more"):
         subset(origins, "jawiki", tmp_path / "s.parquet", sample=-5)
 
 

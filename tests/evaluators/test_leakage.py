@@ -132,7 +132,7 @@ def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_
     assert summary["windows"] == "overlap" and other_summary["windows"] == "disjoint"
     assert all(a["original_tokens"] == b["original_tokens"] > 64 for a, b in zip(items, other))
     assert all(abs(a["original_nll_per_char"] - b["original_nll_per_char"]) > 1e-6 for a, b in zip(items, other))
-    with pytest.raises(WikioriginError, match="--stride is for overlapping windows"):
+    with pytest.raises(WikioriginError, match="^leakage check: stride= is for overlapping windows"):
         leakage.leakage_check(articles, paraphrases, model, windows="disjoint", stride=8)
     with pytest.raises(WikioriginError, match=r"windows must be one of \('disjoint', 'overlap'\), got 'rolling'"):
         leakage.leakage_check(articles, paraphrases, model, windows="rolling")

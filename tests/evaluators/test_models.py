@@ -193,7 +193,7 @@ def test_a_model_without_a_reusable_cache_scores_options_apart(tiny_model_dir, t
     assert tiny_model._reusable_cache() is True  # GPT-2: key/value layers
     model = NoCache(tiny_model_dir, device="cpu", max_batch_size=8)
     calls = []
-    model._call = lambda **inputs: calls.append("past_key_values" in inputs) or LocalModel._call(model, **inputs)
+    model._call = lambda **inputs: calls.append("cache" in inputs) or LocalModel._call(model, **inputs)
     shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")]
     assert [x for x, _ in model.loglikelihood(shared)] == \
         pytest.approx([x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4)
@@ -255,4 +255,4 @@ def test_a_device_that_is_not_there(tiny_model_dir, tmp_path, capsys):
                      "loglikelihood", "--device", "cuda", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "error: --device 'cuda': CUDA is not available here" in err
+    assert "error: --device cuda: CUDA is not available here" in err

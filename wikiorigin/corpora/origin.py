@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from ..dumps.pages import Multistream, PageText
 from ..dumps.wikidata import Entity, EntityStats, query_entities
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
 from ..progress import Progress
@@ -230,8 +230,8 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, entitie
     written as they come, in the items' order: the same file for any ``jobs``
     (:func:`~wikiorigin.corpora.articles.convert_articles`)."""
     if sum(source is not None for source in (wikidata, sparql, entities_file)) != 1:
-        raise WikioriginError("give one of an entities file (--entities), the Wikidata JSON dump (--wikidata) "
-                              "or a SPARQL endpoint (--sparql)")
+        raise ParameterError("entities_file", "give one of an entities file ({entities_file}), the Wikidata JSON "
+                             "dump ({wikidata}) or a SPARQL endpoint ({sparql})", also=("wikidata", "sparql"))
     check_output(out, inputs=[items, dump.dump, dump.index, wikidata, entities_file])  # before any work
     if entities_file is not None:
         EntityTable(entities_file).close()  # a file of the right kind, before any work

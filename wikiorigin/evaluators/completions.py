@@ -46,7 +46,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..llm.cache import request_key
 from ..llm.openai_backend import EndpointError, RequestError, TransientError, _reason
 from ..progress import Progress
@@ -70,16 +70,18 @@ def load_tokenizer(path):
     :class:`~wikiorigin.errors.WikioriginError` when there is none."""
     from ..llm.hf import require_torch
 
-    require_torch("a tokenizer for --endpoint")
+    require_torch("a tokenizer for an endpoint model")
     from transformers import AutoTokenizer
 
     if not Path(path).is_dir():
-        raise WikioriginError(f"--tokenizer {path}: no such directory (the served model's tokenizer files)")
+        raise ParameterError("tokenizer", "{tokenizer}: no such directory (the served model's tokenizer files)",
+                             str(path))
     try:
         return AutoTokenizer.from_pretrained(path)
     except (ValueError, OSError, KeyError) as exc:
         first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-        raise WikioriginError(f"--tokenizer {path}: transformers cannot load a tokenizer there ({first})") from None
+        raise ParameterError("tokenizer", "{tokenizer}: transformers cannot load a tokenizer there (" + first + ")",
+                             str(path)) from None
 
 
 def continuation_start(scored: dict, cut: int) -> int:
@@ -229,9 +231,9 @@ class EchoScoring:
                 raise ValueError(f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
                                  f"{continuation!r} has no tokens after the context ending {context[-40:]!r}")
             if s["logprob"][first] is None:
-                raise WikioriginError(f"{self.name}: the server gives the first token of a text no log-probability "
-                                      f"(it puts no BOS before it), and request {i}'s continuation starts there: "
-                                      "give --tokenizer PATH (prompts as token ids, with local mode's BOS)")
+                raise ParameterError("tokenizer", f"{self.name}: the server gives the first token of a text no "
+                                     f"log-probability (it puts no BOS before it), and request {i}'s continuation "
+                                     "starts there: give {tokenizer} (prompts as token ids, with local mode's BOS)")
             spanning += s["start"][first] < cut
             out.append(_summed(s, first, len(s["text"])))
         if spanning:
@@ -351,7 +353,8 @@ class EchoScoring:
         if failed:
             client.usage.failures += len(items) - len(found)
             raise EndpointError(f"{backend.url}: {len(items) - len(found)} of {len(items)} prompts were not scored; "
-                                f"the first: {failed[0]} (the {len(found)} scored are cached: run again to go on)")
+                                f"the first: {failed[0]} (the {len(found)} scored are cached: run again to go on)",
+                                url=backend.url)
         return found
 
     async def _first(self, sdk, item, found: dict) -> None:
@@ -365,14 +368,15 @@ class EchoScoring:
         except RequestError as exc:
             raise EndpointError(f"{where} refuses to score a prompt ({exc}): log-likelihoods need a server "
                                 "that takes echo with logprobs on /v1/completions (vLLM, llama-cpp-python's "
-                                "server)") from None
+                                "server)", url=backend.url) from None
         except TransientError as exc:
-            raise EndpointError(f"{where}: {exc}") from None
+            raise EndpointError(f"{where}: {exc}", url=backend.url) from None
         except _Unusable as exc:
-            fix = "" if isinstance(prompt, list) else "; or give --tokenizer PATH to send token ids"
+            fix = "" if isinstance(prompt, list) else "; or give {tokenizer} to send token ids"
             raise EndpointError(f"{where} answers without the prompt's log-probabilities ({exc}): log-likelihoods "
                                 "need a server that echoes the prompt with logprobs (vLLM, llama-cpp-python's "
-                                f"server; llama.cpp's own server gives the generated token's only){fix}") from None
+                                "server; llama.cpp's own server gives the generated token's only)" + fix,
+                                also=("tokenizer",) if fix else (), url=backend.url) from None
         if cache is not None:
             await asyncio.to_thread(cache.put, key, found[key])
 

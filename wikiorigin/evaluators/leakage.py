@@ -27,7 +27,7 @@ import statistics
 import zlib
 from dataclasses import dataclass
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..files import read_rows
 from .report import _pyplot, markdown_table, write_results
 from .signature import client_name, data_hash, run_settings, text_hash
@@ -152,8 +152,8 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     if windows not in WINDOWS:
         raise WikioriginError(f"leakage check: windows must be one of {WINDOWS}, got {windows!r}")
     if stride is not None and windows == "disjoint":
-        raise WikioriginError("leakage check: --stride is for overlapping windows "
-                              "(disjoint ones predict a whole context each)")
+        raise ParameterError("stride", "leakage check: {stride} is for overlapping windows "
+                             "(disjoint ones predict a whole context each)")
     candidates = list(sample.titles) if sample is not None else list(articles)
     titles = [t for t in candidates if passage(articles.get(t) or "", max_chars).strip()
               and passage(paraphrases.get(t) or "", max_chars).strip()]

@@ -77,7 +77,7 @@ class RunResult:
                 raise WikioriginError(f"{directory}: the lock given is not held on this directory "
                                       f"({lock.out}); give none, and one is taken while the files are written")
             return self._write(directory)
-        with RunLock(directory):
+        with RunLock(directory, parameter="directory"):
             return self._write(directory)
 
     def _write(self, directory: Path) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError
 from ..llm.hf import context_length, is_oom, load_causal_lm, require_torch
 from ..progress import Progress
 
@@ -88,8 +88,8 @@ class ModelRunner:
             raise ValueError(f"LocalModel: thinking must be one of {', '.join(THINKING)}, not {mode!r}")
         if mode != "template-default" and not self.can_think:
             lacks = "this one has no such switch" if self.chat else "this model is used without one"
-            raise WikioriginError(f"{self.path}: thinking {mode!r} (--thinking) needs a chat template that takes "
-                                  f"enable_thinking (Qwen3-style); {lacks}")
+            raise ParameterError("thinking", f"{self.path}: {{thinking}} needs a chat template that takes "
+                                 f"enable_thinking (Qwen3-style); {lacks}", mode)
         self.thinking = mode
 
     @property
