@@ -123,7 +123,7 @@ def test_contexts_with_bos_still_run_once_for_their_options(llama_dir, rows):
     model = LocalModel(llama_dir, device="cpu", max_batch_size=16)
     calls = []
     call = model._call
-    model._call = lambda **inputs: calls.append((tuple(inputs["input_ids"].shape), "past_key_values" in inputs,
+    model._call = lambda **inputs: calls.append((tuple(inputs["input_ids"].shape), "cache" in inputs,
                                                  bool(inputs.get("output_hidden_states")))) or call(**inputs)
     mcq.evaluate_loglikelihood(rows[:4], model)
     assert model.share_context and model._output_layer() is not None

@@ -165,7 +165,7 @@ class LoglikelihoodScoring:
             torch = self._torch
             ids = torch.tensor([[self._prefix()] * 2], device=self.device)
             with torch.inference_mode():
-                cache = getattr(self.model(input_ids=ids, use_cache=True), "past_key_values", None)
+                cache = getattr(self.model(input_ids=ids, use_cache=True), "cache", None)
             layers = getattr(cache, "layers", None) if isinstance(cache, Cache) else None
             self._reusable = bool(layers) and all(
                 isinstance(layer, DummyLayer) or (isinstance(layer, DynamicLayer)
@@ -202,12 +202,12 @@ class LoglikelihoodScoring:
             first = self._call(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep)
             rows = [(c, i) for c, g in enumerate(chunk) for i in groups[g]]
             owner = torch.tensor([c for c, _ in rows], device=ids.device)
-            cache = first.past_key_values
+            cache = first.cache
             cache.batch_select_indices(owner)
             tail_ids, tail_mask = self._pad([pairs[i][1] for _, i in rows])
             inputs = {"input_ids": tail_ids, "attention_mask": torch.cat([mask[owner], tail_mask], 1),
                       "position_ids": mask.sum(1)[owner][:, None] + torch.arange(tail_ids.shape[1], device=ids.device),
-                      "past_key_values": cache, "use_cache": True}
+                      "cache": cache, "use_cache": True}
             # tail token 0 is predicted by its context's last logits (normalized once per context)
             last = first.logits[:, -1].float()
             lse, best = torch.logsumexp(last, -1), last.max(-1).values
