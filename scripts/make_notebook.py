@@ -1,8 +1,23 @@
-"""Write notebooks/01_origins.ipynb (kept as code so that its cells are reviewed as code)."""
+"""Write the notebooks in notebooks/ (kept here as code, so that their cells are reviewed as
+code), run each and save it with its outputs.
 
+``python scripts/make_notebook.py`` writes them again: each runs top to bottom in a python3
+kernel from ``notebooks/`` (``pip install -e ".[notebooks]"``), notebook 02 against the tests'
+loopback OpenAI-compatible server with their scripted answers, notebook 03 with the tiny
+random model of the tests on CPU; tests/test_notebooks.py runs them the same way and checks
+that the stored outputs are those of the cells as they are.
+"""
+
+import json
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat as nbf
+
+INSTALL = """Install what the notebooks need with `pip install -e ".[notebooks]"` (Jupyter, matplotlib)."""
 
 CELLS = [
     ("md", """# Exploring an origins file
@@ -12,18 +27,15 @@ first (`origin_wiki`), when, the runner-up, the lead in days, whether it was a t
 edition in order. This notebook reads such a file with DuckDB and pyarrow.
 
 Set `WIKIORIGIN_ORIGINS` to your own `origins.parquet`; without it the notebook builds one from
-the bundled fixture tree (`tests/data/tree`, 7 Wikipedias with known answers)."""),
+the bundled fixture tree (`tests/data/tree`, 7 Wikipedias with known answers). """ + INSTALL),
     ("code", """import os
 import tempfile
 from pathlib import Path
 
 import duckdb
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from wikiorigin.origin import build_origins
+import wikiorigin as wo
 
 ORIGINS = os.environ.get("WIKIORIGIN_ORIGINS")
 if ORIGINS is None:
@@ -31,30 +43,31 @@ if ORIGINS is None:
     while not (root / "tests" / "data" / "tree").is_dir() and root != root.parent:
         root = root.parent
     ORIGINS = str(Path(tempfile.mkdtemp()) / "origins.parquet")
-    report = build_origins(root / "tests" / "data" / "tree", ORIGINS)
-    print(f"built {report.origins.items} items from {len(report.shards)} wikis; skipped: {report.skipped}")
+    report = wo.build_origins(root / "tests" / "data" / "tree", ORIGINS)
+    print(f"built {report.origins.items} items from {len(report.shards)} wikis;",
+          "skipped:", ", ".join(wiki for wiki, _ in report.skipped) or "none")
 con = duckdb.connect()
 con.sql(f"CREATE VIEW origins AS SELECT * FROM read_parquet('{ORIGINS}')")
 con.sql("SELECT count(*) AS items, sum(tied::INT) AS tied, avg(n_wikis) AS mean_editions FROM origins")"""),
     ("md", "## Origin-language counts\nHow many items each edition wrote about first."),
-    ("code", """counts = con.sql('''
+    ("code", """con.sql('''
     SELECT origin_wiki, count(*) AS items, round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct
-    FROM origins GROUP BY origin_wiki ORDER BY items DESC''')
-counts"""),
+    FROM origins GROUP BY origin_wiki ORDER BY items DESC, origin_wiki''')"""),
     ("md", "## Lead time\nDays between the origin edition's article and the runner-up's (items in 2+ editions)."),
     ("code", """lead = [r[0] for r in con.sql("SELECT lead_days FROM origins WHERE lead_days IS NOT NULL").fetchall()]
+print(f"{len(lead)} items with a runner-up; median lead {sorted(lead)[len(lead) // 2]:.0f} days")
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.hist(lead, bins=30)
 ax.set_xlabel("lead of the origin edition (days)")
 ax.set_ylabel("items")
 fig.tight_layout()
-print(f"{len(lead)} items with a runner-up; median lead {sorted(lead)[len(lead) // 2]:.0f} days")"""),
+plt.show()"""),
     ("md", "## Items per edition\nHow many items each edition has an article about, and how many it originated."),
     ("code", """con.sql('''
     WITH e AS (SELECT unnest(editions, recursive := true) FROM origins)
     SELECT e.wiki, count(*) AS items,
            (SELECT count(*) FROM origins o WHERE o.origin_wiki = e.wiki) AS originated
-    FROM e GROUP BY e.wiki ORDER BY items DESC''')"""),
+    FROM e GROUP BY e.wiki ORDER BY items DESC, e.wiki''')"""),
     ("md", "## Items of one language\nThe base of a new language subset (as `wikiorigin subset`)."),
     ("code", """con.sql('''
     SELECT qid, origin_title, n_wikis, has_enwiki, round(lead_days) AS lead_days
@@ -65,71 +78,74 @@ print(f"{len(lead)} items with a runner-up; median lead {sorted(lead)[len(lead) 
 BUILD_CELLS = [
     ("md", """# Building datasets with an LLM
 
-A small YokaiEval-style MCQ set and a small WikiOriginQA-style free-form set, built from the
-bundled jawiki sample against an OpenAI-compatible endpoint. Set `WIKIORIGIN_BASE_URL` (and
-`OPENAI_API_KEY` if the server wants one) and `WIKIORIGIN_MODEL`; the tests run this notebook
-against a loopback test server with scripted answers. Every call is cached in
-`llm-cache.sqlite`: running the notebook again costs nothing."""),
+A small YokaiEval-style multiple-choice set and a small WikiOriginQA-style free-form set, built
+from the bundled jawiki sample against an OpenAI-compatible endpoint. Set `WIKIORIGIN_BASE_URL`
+(and `OPENAI_API_KEY` if the server wants one) and `WIKIORIGIN_MODEL`; the outputs below are
+those of a loopback test server with scripted answers. Every call is cached in
+`llm-cache.sqlite`: running the notebook again costs nothing. """ + INSTALL + """
+
+Each builder is a config, `run(inputs, llm)`, and a result (`rows`, `report`, `failed`) that
+saves itself: `result.save(out)` writes the set and `OUT.failed.parquet` together, with the
+build's provenance, while `OUT.lock` is held."""),
     ("code", """import os
 import tempfile
 import warnings
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from wikiorigin.builders.dataset import write_card
-from wikiorigin.builders.freeform import FreeformConfig, build_freeform
-from wikiorigin.builders.mcq import MCQConfig, build_mcq
-from wikiorigin.corpora.origin import build_origin_corpus
-from wikiorigin.corpora.yokai import build_list_corpus
+import wikiorigin as wo
 from wikiorigin.dumps.pages import Multistream
-from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.llm import RequestCache
+from wikiorigin.schemas import ORIGINS
 from wikiorigin.testing import page_xml, write_multistream
 
 root = Path.cwd()
 while not (root / "tests" / "data").is_dir() and root != root.parent:
     root = root.parent
 data = root / "tests" / "data"
-work = Path(tempfile.mkdtemp())
+os.chdir(tempfile.mkdtemp())  # every file below is written in a fresh temporary directory
 BASE_URL = os.environ.get("WIKIORIGIN_BASE_URL")
 MODEL = os.environ.get("WIKIORIGIN_MODEL", "gpt-4o-mini")
-llm = LLMClient(OpenAIBackend(MODEL, base_url=BASE_URL), RequestCache(work / "llm-cache.sqlite"),
-                concurrency=8)"""),
+llm = wo.LLMClient(wo.OpenAIBackend(MODEL, base_url=BASE_URL), RequestCache("llm-cache.sqlite"), concurrency=8)
+print("generator:", llm.backend.model)"""),
     ("md", "## Articles: the pages linked from a list page, with their footnotes"),
     ("code", """with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     write_multistream(data / "dumps" / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
-                      work / "ja.xml.bz2", work / "ja-index.txt.bz2",
+                      "ja.xml.bz2", "ja-index.txt.bz2",
                       extra_pages=[page_xml(900001, "日本の妖怪一覧", (data / "yokai-list-page.wiki").read_text())])
-dump = Multistream(work / "ja.xml.bz2", work / "ja-index.txt.bz2")
-report = build_list_corpus(dump, work / "articles.parquet")
+dump = Multistream("ja.xml.bz2", "ja-index.txt.bz2")
+report = wo.build_list_corpus(dump, "articles.parquet")
 print(report.articles, "articles;", report.missing, "missing")"""),
-    ("md", "## Multiple-choice questions"),
-    ("code", """mcq_report = build_mcq(work / "articles.parquet", work / "mcq" / "test.parquet", llm,
-                       config=MCQConfig(per_article=1), failed=work / "mcq.failed.parquet")
-print(f"kept {mcq_report.kept} of {mcq_report.generated}; dropped {mcq_report.dropped}")
-pq.read_table(work / "mcq" / "test.parquet").select(["title", "question", "answer", "ref"]).to_pylist()"""),
+    ("md", "## Multiple-choice questions\nWritten, answered by a checker with the article, backed by "
+           "a footnote, labelled, deduplicated; what a step dropped is kept with its reason."),
+    ("code", """mcq = wo.MCQBuilder(wo.MCQConfig(per_article=1)).run("articles.parquet", llm)
+mcq.save("mcq/test.parquet")
+r = mcq.report
+print(f"{r.articles} articles: kept {r.kept} of {r.generated} questions; dropped: {r.dropped_said()}")
+print([(f["step"], f["source"], f["reason"][:60]) for f in mcq.failed.rows])
+[{k: row[k] for k in ("title", "question", "answer", "ref")} for row in mcq.rows]"""),
     ("md", "## Free-form questions whose answer is an item's name"),
-    ("code", """from datetime import datetime, timezone
-from wikiorigin.schemas import ORIGINS
-
-when = datetime(2003, 1, 1, tzinfo=timezone.utc)
-items = [("Q1", 56, "地理"), ("Q8", 272, "個人")]
+    ("code", """when = datetime(2003, 1, 1, tzinfo=timezone.utc)
+items = [("Q1", 56, "地理"), ("Q8", 272, "個人"), ("Q11212", 5, "アンパサンド")]
 pq.write_table(pa.Table.from_pylist([{
     "qid": q, "origin_wiki": "jawiki", "origin_created_at": when, "origin_title": t, "n_wikis": 2,
     "has_enwiki": True, "runner_up_wiki": "enwiki", "runner_up_created_at": when, "lead_days": 0.0,
     "tied": False, "editions": [{"wiki": "jawiki", "page_id": p, "title": t, "created_at": when}]}
-    for q, p, t in items], schema=ORIGINS), work / "items.parquet")
-build_origin_corpus(work / "items.parquet", dump, work / "origin-articles.parquet",
-                    wikidata=data / "dumps" / "wikidata-20151109-five-entities.json")
-counts = build_freeform(work / "origin-articles.parquet", work / "freeform" / "test.parquet", llm,
-                        FreeformConfig(rounds=1))
-print(counts)
-pq.read_table(work / "freeform" / "test.parquet").select(["title", "question", "answers"]).to_pylist()"""),
+    for q, p, t in items], schema=ORIGINS), "items.parquet")
+wo.build_origin_corpus("items.parquet", dump, "origin-articles.parquet",
+                       wikidata=data / "dumps" / "wikidata-20151109-five-entities.json")
+freeform = wo.FreeformBuilder(wo.FreeformConfig(rounds=1)).run("origin-articles.parquet", llm)
+freeform.save("freeform/test.parquet")
+r = freeform.report
+print(f"{r.articles} articles: kept {r.kept} of {r.generated} questions; dropped: {r.dropped_said()}")
+[{k: row[k] for k in ("title", "question", "answers")} for row in freeform.rows]"""),
     ("md", "## A dataset card, and the cost"),
-    ("code", """write_card(work / "mcq", "mcq", "YokaiEval mini", "A few questions on Japanese yokai.")
-print((work / "mcq" / "README.md").read_text()[:300])
+    ("code", """card = wo.builders.write_card("mcq", "mcq", "YokaiEval mini", "A few questions on Japanese yokai.")
+print(card.read_text().partition("## Sources and build")[0])  # then every setting of the build
 print("usage:", llm.usage.summary())"""),
 ]
 
@@ -138,9 +154,15 @@ EVAL_CELLS = [
     ("md", """# Evaluating a local model
 
 Multiple choice (log-likelihood and generation modes) on the released YokaiEval rows, the
-released answers of a real model re-scored with our parser, and the leakage check. Set
-`WIKIORIGIN_EVAL_MODEL` to a local checkpoint directory (on a GPU it runs in bf16); without it
-the notebook builds a tiny random model (so its accuracy is chance level) and runs on CPU."""),
+released answers of a real model re-scored with our parser, a comparison, and the leakage
+check. Set `WIKIORIGIN_EVAL_MODEL` to a local checkpoint directory (on a GPU it runs in bf16);
+without it the notebook builds a tiny random model (so its accuracy is chance level) and runs
+on CPU, as in the outputs below. """ + INSTALL + """
+
+Each evaluation is a task (the questions and how to ask them) whose `run(model)` returns a
+result: `result.summary` (its keys read as attributes), `result.signature` (the settings that
+ran, in one line) and `result.save(dir)` (items, `summary.json`, `report.md`, plots), as
+`wikiorigin eval` writes them."""),
     ("code", """import json
 import lzma
 import os
@@ -148,77 +170,179 @@ import sys
 import tempfile
 from pathlib import Path
 
-from wikiorigin.evaluators import leakage, mcq
-from wikiorigin.evaluators.models import LocalModel
-from wikiorigin.evaluators.report import compare_runs
+from IPython.display import Image
+
+import wikiorigin as wo
 
 root = Path.cwd()
 while not (root / "tests" / "data").is_dir() and root != root.parent:
     root = root.parent
 work = Path(tempfile.mkdtemp())
-for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
-    (work / name).write_bytes(lzma.open(root / "tests" / "data" / "yokaieval" / (name + ".xz")).read())
 MODEL = os.environ.get("WIKIORIGIN_EVAL_MODEL")
-if MODEL is None:
+if MODEL is None:  # a tiny random model (nothing downloaded)
+    import torch
+
     sys.path.insert(0, str(root))
     from tests.tiny_model import make_tiny_model
+    torch.manual_seed(0)
     MODEL = make_tiny_model(work / "tiny-model")
-model = LocalModel(MODEL, max_batch_size=16)
+model = wo.LocalModel(MODEL, max_batch_size=16)
+os.chdir(work)  # every file below is written in a fresh temporary directory
+for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json", "responses-gpt4o-mini.json"):
+    Path(name).write_bytes(lzma.open(root / "tests" / "data" / "yokaieval" / (name + ".xz")).read())
 print(model.name, "on", model.device)"""),
     ("md", "## Log-likelihood mode: every option scored as the continuation (lm-evaluation-harness's `acc`, `acc_norm`)"),
-    ("code", """rows = mcq.read_questions(work / "YokaiEval-first40.json")
-items = mcq.evaluate_loglikelihood(rows, model)
-summary = mcq.summarize(items)
-mcq.write_mcq_results(work / "run-loglikelihood", items, summary)
-print({k: round(summary[k], 3) for k in ("acc", "acc_norm", "acc_norm_bytes")})
-{k: v["n"] for k, v in summary["by_type"].items()}"""),
+    ("code", """task = wo.MCQTask.from_file("YokaiEval-first40.json", mode="loglikelihood")  # the language from the rows
+result = task.run(model)
+result.save("run-loglikelihood")
+print({k: round(result.summary[k], 3) for k in ("acc", "acc_norm", "acc_norm_bytes")})
+print(result.signature)
+{k: v["n"] for k, v in result.summary.by_type.items()}"""),
     ("md", "## Generation mode: the paper's sampling (temperature 0.1), answers read by `read_choice`"),
-    ("code", """items = mcq.evaluate_generate(rows[:10], model, max_new_tokens=16)
-summary = mcq.summarize(items)
-print(f"accuracy {summary['accuracy']:.2f}, parser read {summary['coverage']:.0%}")
-[(i["response"][:30], i["pred"]) for i in items[:3]]"""),
+    ("code", """result = wo.MCQTask(task.rows[:10], mode="generate", max_new_tokens=16).run(model)
+print(f"accuracy {result.summary.accuracy:.2f}, parser read {result.summary.coverage:.0%}")
+[(i["response"][:30], i["pred"]) for i in result.items[:3]]"""),
     ("md", "## A real model's released answers, re-scored (with the paper's GPT-4o verdicts beside)"),
-    ("code", """recorded, join = mcq.attach_responses(rows, mcq.read_questions(work / "responses-calm2-7b-chat.json"))
-print(join["matched"], "responses joined;", join["unmatched"], "belong to questions beyond the first 40")
-items = mcq.evaluate_generate(recorded, recorded="calm2-7b-chat")
-summary = mcq.summarize(items)
-mcq.write_mcq_results(work / "run-calm2", items, summary)
-print(f"accuracy {summary['accuracy']:.3f} (by the file's GPT-4o verdicts {summary['accuracy_by_reference']:.3f}), "
-      f"read {summary['coverage']:.0%}, agreement with GPT-4o {summary['agreement_with_reference_judge']:.3f}")
-print(summary["read_as"])
-print((work / "run-calm2" / "report.md").read_text()[:400])"""),
-    ("md", "## Comparing runs"),
-    ("code", """compare_runs([work / "run-loglikelihood", work / "run-calm2"], work / "compare")
-print((work / "compare" / "comparison.md").read_text())"""),
+    ("code", """calm2 = wo.MCQTask.from_file("YokaiEval-first40.json").run(wo.Recorded("responses-calm2-7b-chat.json"))
+calm2.save("run-calm2")
+s = calm2.summary
+print(calm2.join["matched"], "responses joined;", calm2.join["unmatched"], "belong to questions beyond the first 40")
+print(f"accuracy {s.accuracy:.3f} (by the file's GPT-4o verdicts {s.accuracy_by_reference:.3f}), "
+      f"read {s.coverage:.0%}, agreement with GPT-4o {s.agreement_with_reference_judge:.3f}")
+print(s.read_as)
+print(calm2.signature)
+Image("run-calm2/accuracy_by_type.png")"""),
+    ("md", """## Comparing runs
+
+Two released models' answers on the same questions, side by side: a paired test on the
+questions both answered, and a warning where the runs' settings differ in more than the model
+(the signatures say what ran)."""),
+    ("code", """wo.MCQTask.from_file("YokaiEval-first40.json").run(wo.Recorded("responses-gpt4o-mini.json")).save("run-gpt4o-mini")
+comparison = wo.evaluators.compare_runs(["run-calm2", "run-gpt4o-mini"], "compare")
+print(Path("compare/comparison.md").read_text())
+Image("compare/models.png")"""),
     ("md", """## Leakage check
 
-The released responses file carries the article text each question was written from. A real
-check uses paraphrases written by an LLM (`leakage.paraphrase`) or supplied in a file; here the
-sentences in reverse order stand in so that the notebook runs offline."""),
-    ("code", """raw = json.loads((work / "responses-calm2-7b-chat.json").read_text())
+Is the model's likelihood of an article's own wording clearly higher than of a paraphrase? The
+released responses file carries the article text each question was written from. A real check
+uses paraphrases written by an LLM (`paraphraser=`) or supplied in a file; here the sentences in
+reverse order stand in so that the notebook runs offline. 20 articles are drawn at random, as
+in the paper."""),
+    ("code", """raw = json.loads(Path("responses-calm2-7b-chat.json").read_text())
 articles = {}
 for r in raw:
     articles.setdefault(r["question"]["yokai"]["name"], r["question"]["yokai"]["detail"])
-articles = dict(list(articles.items())[:20])
 paraphrases = {t: "。".join(reversed(text[:400].split("。"))) for t, text in articles.items()}
-items, summary = leakage.leakage_check(articles, paraphrases, model, max_chars=400)
-leakage.write_leakage_results(work / "run-leakage", items, summary)
-print(f"{summary['n']} articles: p = {summary['p_value']:.3g}, rank-biserial r = {summary['rank_biserial']:.2f}")"""),
+leak = wo.LeakageTask(articles, paraphrases=paraphrases, max_chars=400).run(model)
+leak.save("run-leakage")
+s = leak.summary
+print(f"{s.n} articles: p = {s.p_value:.3g}, rank-biserial r = {s.rank_biserial:.2f}")
+Image("run-leakage/leakage.png")"""),
 ]
 
 
-def write(cells, name: str) -> None:
+NOTEBOOKS = {"01_origins.ipynb": CELLS, "02_build_datasets.ipynb": BUILD_CELLS, "03_evaluate.ipynb": EVAL_CELLS}
+"""Each notebook and its cells."""
+
+ROOT = Path(__file__).resolve().parent.parent
+METADATA = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"}}
+"""The notebooks' metadata: the kernel, nothing of the machine that ran them."""
+
+
+def notebook(name: str) -> nbf.NotebookNode:
+    """The notebook ``name`` as the cells above write it, without outputs: cell ids from the
+    notebook's name and the cell's place (stable from one writing to the next), and the
+    kernel as the only metadata."""
     nb = nbf.v4.new_notebook()
-    nb.cells = [nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src)
-                for kind, src in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbf.write(nb, Path(__file__).resolve().parent.parent / "notebooks" / name)
+    stem = name.split("_")[0]
+    nb.cells = [nbf.v4.new_markdown_cell(src, id=f"nb{stem}-{i:02d}") if kind == "md"
+                else nbf.v4.new_code_cell(src, id=f"nb{stem}-{i:02d}")
+                for i, (kind, src) in enumerate(NOTEBOOKS[name])]
+    nb.metadata = dict(METADATA)
+    return nb
+
+
+@contextmanager
+def scripted_endpoint():
+    """The loopback OpenAI-compatible server of the tests with their scripted answers (the
+    builders' tests' generator), and the environment that points notebook 02 at it."""
+    sys.path.insert(0, str(ROOT))
+    from tests.builders.test_freeform import scripted as freeform_answers
+    from tests.builders.test_mcq import scripted as mcq_answers
+    from tests.openai_server import ChatServer
+
+    def answer(messages):
+        task = messages[0]["content"].splitlines()[0]
+        return freeform_answers(messages) if task.startswith("task: freeform") else mcq_answers(messages)
+
+    with ChatServer(answer=answer) as server:
+        yield server, {"WIKIORIGIN_BASE_URL": server.url, "WIKIORIGIN_MODEL": "scripted"}
+
+
+def kernel_env(extra: dict | None = None) -> dict:
+    """The kernel's environment: this one without the settings that change what a notebook
+    shows (its ``WIKIORIGIN_`` variables, a matplotlib backend that draws nowhere, GPUs: the
+    bundled data and the tiny model on CPU), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIKIORIGIN_") and k != "MPLBACKEND"}
+    return {**env, "CUDA_VISIBLE_DEVICES": "", "PYTHONHASHSEED": "0", **(extra or {})}
+
+
+def execute(nb: nbf.NotebookNode, name: str, timeout: int = 600) -> nbf.NotebookNode:
+    """Run ``nb`` (the notebook ``name``; its outputs are replaced) top to bottom in a python3
+    kernel whose working directory is ``notebooks/``, notebook 02 against
+    :func:`scripted_endpoint`; returns it. A cell that raises stops the run."""
+    import nbclient
+
+    def run(extra=None):
+        client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                                         resources={"metadata": {"path": str(ROOT / "notebooks")}})
+        client.execute(env=kernel_env(extra))
+
+    if name.startswith("02"):
+        with scripted_endpoint() as (server, extra):
+            run(extra)
+            if not server.calls:
+                raise RuntimeError(f"{name} sent no request to the scripted endpoint")
+    else:
+        run()
+    return nb
+
+
+def tidy(nb: nbf.NotebookNode) -> nbf.NotebookNode:
+    """The outputs as they are stored: stderr and blank lines left out (progress bars and
+    library warnings, which vary from machine to machine), consecutive stdout joined, no cell metadata; an
+    absolute path of this machine, or the test server's address, in an output is an error (the
+    notebooks print paths relative to their working directory)."""
+    nb.metadata = dict(METADATA)
+    leaks = [str(ROOT), tempfile.gettempdir() + os.sep, "http://127.0.0.1:"]  # the test server's port varies
+    for cell in nb.cells:
+        cell.metadata = {}
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for out in cell.outputs:
+            if out.output_type == "stream" and (out.name == "stderr" or not out.text.strip()):
+                continue
+            if out.output_type == "stream" and outputs and outputs[-1].output_type == "stream":
+                outputs[-1].text += out.text
+            else:
+                outputs.append(out)
+        cell.outputs = outputs
+        text = json.dumps(outputs, ensure_ascii=False)
+        for leak in leaks:
+            if leak in text:
+                raise RuntimeError(f"an output of cell {cell.id} names {leak}: print it relative to the work dir")
+    return nb
 
 
 def main() -> None:
-    write(CELLS, "01_origins.ipynb")
-    write(BUILD_CELLS, "02_build_datasets.ipynb")
-    write(EVAL_CELLS, "03_evaluate.ipynb")
+    """Write the three notebooks, run each, and save them with their outputs."""
+    for name in NOTEBOOKS:
+        nb = tidy(execute(notebook(name), name))
+        nbf.validate(nb)
+        nbf.write(nb, ROOT / "notebooks" / name)
+        print(f"notebooks/{name}: {(ROOT / 'notebooks' / name).stat().st_size:,} bytes")
 
 
 if __name__ == "__main__":
