@@ -4,6 +4,7 @@ verified), ``scan`` (page creation times) and ``qids`` (page -> Wikidata item)."
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -168,8 +169,17 @@ def _check_scan_inputs(inputs: list[str]) -> None:
                                   f"{example}, or run `wikiorigin origins {given}` over a whole dump tree")
 
 
+def _one_blas_thread() -> None:
+    """Before pyarrow is imported: numpy, which it imports, starts OpenBLAS's pool of threads,
+    a tenth of a second of a scan's start, and the threads spin on the cores the decompressor
+    and the scan need. A scan does no linear algebra: one thread, unless the environment says."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def cmd_scan(args) -> int:
     """`wikiorigin scan`: one wiki's dump parts -> the creation time of each page (pages Parquet)."""
+    _one_blas_thread()
     from ..files import check_output
 
     _check_scan_inputs(args.inputs)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import time
+from array import array
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,8 +26,6 @@ from ..progress import Progress
 from ..schemas import PAGE_COLUMNS, PAGES
 from .compression import ChecksumError, open_dump
 from .creation import PageCreation, ScanStats
-from .history import history_batches
-from .oracle import scan_pages_mwxml
 from .scanner import StubScanner
 
 __all__ = ["ENGINES", "scan_to_parquet", "input_kind", "partial_path"]
@@ -34,6 +33,12 @@ __all__ = ["ENGINES", "scan_to_parquet", "input_kind", "partial_path"]
 ENGINES = ("fast", "mwxml")
 """The scan engines: ``fast`` (the byte scanner, C when compiled) and ``mwxml`` (the
 reference reader: slower, the oracle in the tests)."""
+
+
+DICTIONARY = ["wiki", "namespace", "is_redirect", "revisions", "imported_revisions"]
+"""The columns of a pages file that are dictionary-encoded: those with few values. Ids, titles
+and times are nearly all unique: their dictionaries would take a fifth of a scan's time (hash
+tables grown page by page) and save nothing."""
 
 
 def input_kind(path) -> str:
@@ -95,6 +100,8 @@ def _records_batches(records: Iterable[PageCreation], stats: ScanStats, size: in
 
 def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname, scan_threads):
     if engine == "mwxml":
+        from .oracle import scan_pages_mwxml
+
         part = ScanStats()
         yield from _records_batches(scan_pages_mwxml(path, namespaces, threads, part), part)
         _add(stats, part)
@@ -129,10 +136,20 @@ def scan_batches(
         else:
             yield from _xml_batches(path, engine, namespaces, threads, stats, dbname, scan_threads)
     if history:
+        from .history import history_batches  # pyarrow.compute: imported only for TSV input
+
         for batch in history_batches(history, namespaces):
             stats.pages += batch.num_rows
             yield batch
         stats.bytes += sum(Path(p).stat().st_size for p in history)
+
+
+def _repeated(value: str, n: int) -> pa.Array:
+    """A string array of ``n`` times ``value``, made from its buffers: ``pa.array`` on a list
+    imports pandas, which would add 0.4 s to every ``wikiorigin scan``."""
+    data = value.encode()
+    offsets = array("i", range(0, len(data) * n + 1, len(data))) if data else array("i", [0] * (n + 1))
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
 
 
 def scan_to_parquet(
@@ -161,7 +178,7 @@ def scan_to_parquet(
     )
     bar = Progress(f"scan {wiki}", unit="page")
     started = time.perf_counter()
-    sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out))
+    sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out), dictionary=DICTIONARY)
     try:
         with sink:
             try:
@@ -169,7 +186,7 @@ def scan_to_parquet(
                     paths, engine=engine, namespaces=namespaces, threads=threads, stats=stats,
                     dbname=wiki, scan_threads=scan_threads,
                 ):
-                    wikis = pa.array([wiki] * batch.num_rows, pa.string())
+                    wikis = _repeated(wiki, batch.num_rows)
                     sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
                     bar.update(batch.num_rows)
             except ChecksumError:
