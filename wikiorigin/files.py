@@ -106,11 +106,13 @@ class ParquetSink:
     On an exception inside the ``with`` block nothing is left under ``path`` (the temporary
     file is removed, or kept as ``keep_partial`` when given, so that what was done is not lost).
     The file is flushed to disk before it is renamed; ``rename=False`` leaves it complete under
-    its temporary name (:func:`write_together` renames a set of files at once).
+    its temporary name (:func:`write_together` renames a set of files at once). ``dictionary``:
+    the columns to dictionary-encode (pyarrow's ``use_dictionary``; all by default), for a writer
+    of many unique numbers, whose dictionaries would cost time and save no space.
     """
 
     def __init__(self, path, schema: pa.Schema, meta: dict, keep_partial=None,
-                 row_group_rows: int = 1 << 20, rename: bool = True):
+                 row_group_rows: int = 1 << 20, rename: bool = True, dictionary: bool | list[str] = True):
         self.path = Path(path)
         self.row_group_rows = row_group_rows
         self._pending: list[pa.Table] = []
@@ -121,10 +123,12 @@ class ParquetSink:
         self._tmp = temporary_name(self.path)
         self._rename = rename  # False: left complete under its temporary name (write_together)
         self._writer: pq.ParquetWriter | None = None
+        self._dictionary = dictionary
 
     def __enter__(self) -> ParquetSink:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd")
+        self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd",
+                                        use_dictionary=self._dictionary)
         return self
 
     def write(self, data: pa.RecordBatch | pa.Table) -> None:
@@ -133,7 +137,11 @@ class ParquetSink:
         if not data.num_rows:
             return
         table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
-        self._pending.append(table.cast(self.schema))
+        if table.schema.equals(self.schema):  # no cast: pyarrow.compute takes 0.1 s to import
+            table = table.replace_schema_metadata(self.schema.metadata)
+        else:
+            table = table.cast(self.schema)
+        self._pending.append(table)
         self._pending_rows += table.num_rows
         self.rows += table.num_rows
         if self._pending_rows >= self.row_group_rows:
