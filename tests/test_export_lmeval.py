@@ -171,7 +171,11 @@ def test_files_and_provenance(released, tmp_path, capsys):
     assert cli.main(["export", "lm-eval", str(released), "--out", str(tmp_path / "t"), "--task", "yokai40"]) == 0
     assert "lm-eval task yokai40: 40 questions (multiple_choice, ja)" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["yokai40.README.md", "yokai40.jsonl", "yokai40.yaml"]
-    config = yaml.safe_load((tmp_path / "t" / "yokai40.yaml").read_text())
+    from lm_eval.tasks._yaml_loader import load_yaml  # what TaskManager reads a task file with
+
+    config = load_yaml(tmp_path / "t" / "yokai40.yaml")
+    assert config == yaml.safe_load((tmp_path / "t" / "yokai40.yaml").read_text(encoding="utf-8"))
+    assert list(config)[:2] == ["task", "dataset_path"] and config["metadata"]["answer_cue"] == "\n回答："
     assert config["metadata"]["rows"] == 40 and config["metadata"]["source"] == str(released)
     assert config["dataset_kwargs"]["data_files"]["test"] == str(tmp_path / "t" / "yokai40.jsonl")
     docs = [json.loads(line) for line in (tmp_path / "t" / "yokai40.jsonl").read_text().splitlines()]
@@ -204,11 +208,22 @@ def test_freeform_in_the_items_language(tmp_path):
     assert doc["prompt"].startswith(FREEFORM_ITEMS[0][2])
 
 
-def test_yaml_round_trip():
+def test_yaml_round_trip(tmp_path):
+    """What lm-eval's own task loader reads back is the config, every character kept; text stays
+    readable (CJK as it is, a new line escaped on one line, no long line folded)."""
+    from lm_eval.tasks._yaml_loader import load_yaml  # what TaskManager reads a task file with
+
     config = {"path": "/データ/タスク \"a\"\\b: #c\u2028\x85\x9f\x7f😀", "delimiter": "", "until": ["\n"],
+              "cue": "回答：", "space": " ", "breaks": ["a\x85b", "\u2029", "\r\n"], "word": "yes", "number": "1.0",
+              "long": "x " * 100, "tag": "!function utils.f",
               "metric_list": [{"metric": "acc", "higher_is_better": True, "weight": 1.0, "none": None}],
               "empty": {}, "nested": {"list": [], "regexes": [r"^\s+", r"\s+$"]}}
-    assert yaml.safe_load(to_yaml(config)) == config
+    text = to_yaml(config)
+    assert yaml.safe_load(text) == config
+    (tmp_path / "task.yaml").write_text(text, encoding="utf-8")
+    assert load_yaml(tmp_path / "task.yaml") == config
+    assert list(yaml.safe_load(text)) == list(config)  # the config's own order
+    assert "cue: 回答：\n" in text and 'until:\n- "\\n"\n' in text and len(text.splitlines()) == 25
 
 
 def _error(argv, capsys) -> str:

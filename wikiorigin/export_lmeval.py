@@ -38,6 +38,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from . import __version__
 from .errors import MissingExtra, WikioriginError
 from .evaluators import freeform, mcq
@@ -48,7 +50,6 @@ __all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "f
            "to_yaml", "export_lmeval", "merged_options", "choose_cue"]
 
 _TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 _MEAN = {"aggregation": "mean", "higher_is_better": True}
 
 
@@ -172,28 +173,29 @@ def freeform_task(name: str, data: Path, meta: dict, max_tokens: int = 32) -> di
             "metadata": {"version": 1.0, **meta}}
 
 
-def to_yaml(value, indent: str = "") -> str:
-    """Block YAML of dicts, lists and scalars; strings are JSON-quoted (valid YAML), so every
-    character survives as it is. Enough for a task config, without a YAML dependency."""
-    if isinstance(value, dict):
-        lines = []
-        for key, item in value.items():
-            nested = isinstance(item, (dict, list)) and item
-            lines.append(f"{indent}{key}:" + ("\n" + to_yaml(item, indent + "  ") if nested
-                                              else " " + _scalar(item)))
-        return "\n".join(lines)
-    lines = []
-    for item in value:
-        text = to_yaml(item, indent + "  ") if isinstance(item, (dict, list)) and item else indent + "  " + _scalar(item)
-        lines.append(f"{indent}- " + text[len(indent) + 2:])
-    return "\n".join(lines)
+class _TaskDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, with a string that holds a line break written double-quoted, the
+    break escaped (``"\\n"``): in its other styles PyYAML folds the string over several lines,
+    and a break YAML has beyond ``\\n`` and ``\\r`` would be read back as a space."""
 
 
-def _scalar(value) -> str:
-    if value is None:
-        return "null"
-    # JSON leaves these raw; YAML reads them as line breaks or refuses them
-    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+_LINE_BREAKS = frozenset("\n\r\x85\u2028\u2029")  # YAML 1.1's line breaks
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if _LINE_BREAKS.intersection(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_TaskDumper.add_representer(str, _represent_str)
+
+
+def to_yaml(config: dict) -> str:
+    """A task config as block YAML (PyYAML's safe dumper): keys in the config's own order, text
+    as it is (CJK unescaped; line breaks and characters YAML cannot print escaped), no line
+    folded. No ``!function`` tag: the configs name document fields and built-in metrics only."""
+    return yaml.dump(config, Dumper=_TaskDumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=float("inf"))
 
 
 def _write(path: Path, text: str) -> None:
@@ -311,5 +313,5 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
                           len(merged) if kind == "mcq" else 0)
     _write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
     _write(result.readme, _readme(result, source, meta))
-    _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config) + "\n")
+    _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config))
     return result

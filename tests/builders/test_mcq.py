@@ -272,9 +272,16 @@ def test_dataset_card_and_load_dataset(articles, tmp_path):
     with ChatServer(answer=scripted) as server:
         build_mcq(articles, directory / "test.parquet", make_client(server, tmp_path),
                   config=MCQConfig(per_article=3), failed=tmp_path / "failed.parquet")
-    card = write_card(directory, "mcq", "YokaiEval mini", "Questions on Japanese yokai.").read_text()
-    assert card.startswith("---\nlicense: cc-by-sa-4.0\nlanguage:\n- ja\n")
-    assert "- multiple-choice" in card and '"generator": "gen"' in card
+    from huggingface_hub import DatasetCard
+
+    path = write_card(directory, "mcq", "YokaiEval mini", "Questions on Japanese yokai.")
+    card = DatasetCard.load(path)  # a local file: no call to the hub
+    assert card.data.to_dict() == {
+        "license": "cc-by-sa-4.0", "language": ["ja"], "task_categories": ["multiple-choice"],
+        "task_ids": ["multiple-choice-qa"], "size_categories": ["n<1K"], "pretty_name": "YokaiEval mini",
+        "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": "test.parquet"}]}]}
+    assert card.text.startswith("\n# YokaiEval mini\n\nQuestions on Japanese yokai.\n\n4 rows in 1 file(s)")
+    assert '"generator": "gen"' in card.text and "## License" in card.text
     cache = str(tmp_path / "hf")  # not the user's: a set built at the same path before may be cached there
     loaded = datasets.load_dataset(str(directory), split="test", cache_dir=cache)
     assert len(loaded) == 4 and loaded[0]["choices"][loaded[0]["answer_index"]] == loaded[0]["answer"]

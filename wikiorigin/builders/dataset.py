@@ -1,7 +1,8 @@
 """A built dataset as files others can load: Parquet plus a dataset card.
 
 :func:`write_card` writes ``README.md`` beside a dataset's Parquet files: YAML front matter that
-the Hugging Face hub reads (license, languages, task categories, size, configs) and a body with
+the Hugging Face hub reads (license, languages, task categories, size, name, configs; made by
+huggingface_hub's ``DatasetCardData`` and ``DatasetCard``, offline) and a body with
 its sources (dump dates, articles), the generator and checker models, the prompt hash and the
 build's usage — all taken from the files' provenance —, and for a reviewed dataset
 (``wikiorigin review export``) the human review's counts. Text derived from Wikipedia is
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..errors import WikioriginError
 from ..files import schema_provenance, write_text
@@ -107,6 +109,18 @@ def _check_built(path: Path, meta: dict, kind: str) -> None:
         raise WikioriginError(f"{path}: a {made} set, not {kind}: give --kind {made}, or a directory of {kind} sets")
 
 
+def _card_data(kind: str, title: str, licence: str, languages: list[str], rows: int,
+               files: list[Path]) -> DatasetCardData:
+    """The card's metadata, as the Hugging Face hub reads it: ``licence``, ``languages`` (``mul``
+    when none is known), the task category and id of ``kind`` (:data:`TASKS`), the size
+    category of ``rows``, ``title`` as the pretty name, and one split per file (its stem)."""
+    category, task_id = TASKS[kind]
+    return DatasetCardData(
+        license=licence, language=languages or ["mul"], task_categories=[category], task_ids=[task_id],
+        size_categories=[_size_category(rows)], pretty_name=title,
+        configs=[{"config_name": "default", "data_files": [{"split": p.stem, "path": p.name} for p in files]}])
+
+
 def write_card(directory, kind: str, title: str, description: str) -> Path:
     """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset): each
     a set of ``kind`` built by wikiorigin (``build`` or ``review export``), else a one-line
@@ -121,27 +135,17 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     for path, meta in zip(files, metas):
         _check_built(path, meta, kind)
     languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(parquets, kind))
-    category, task_id = TASKS[kind]
     licence = _licence(metas)
-    front = [
-        "---",
-        f"license: {licence}",
-        "language:", *[f"- {lang}" for lang in languages or ["mul"]],
-        "task_categories:", f"- {category}",
-        "task_ids:", f"- {task_id}",
-        "size_categories:", f"- {_size_category(rows)}",
-        "configs:", "- config_name: default", "  data_files:",
-        *[f"  - split: {p.stem}\n    path: {p.name}" for p in files],
-        "---",
-    ]
-    lines = [*front, "", f"# {title}", "", description, "",
-             f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.", "", "## Sources and build", ""]
+    body = [f"# {title}", "", description, "",
+            f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.", "", "## Sources and build", ""]
     for path, meta in zip(files, metas):
         # every setting the build recorded (sampling, limits, effort, rounds, checker, ...), as it ran
         keep = {k: v for k, v in meta.items() if k not in ("stage", "signature")}
-        lines += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
-    lines += _review_lines(files, metas)
-    lines += ["", "## License", "", _LICENCE_TEXT[licence], ""]
-    card = directory / "README.md"
-    write_text(card, "\n".join(lines))
-    return card
+        body += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
+    body += _review_lines(files, metas)
+    body += ["", "## License", "", _LICENCE_TEXT[licence], ""]
+    front = _card_data(kind, title, licence, languages, rows, files).to_yaml()
+    card = DatasetCard(f"---\n{front}\n---\n\n" + "\n".join(body))
+    path = directory / "README.md"
+    write_text(path, str(card))
+    return path
