@@ -1,8 +1,9 @@
+import json
 import random
 
 import pytest
 
-from wikiorigin.evaluators.freeform import chrf, chrf_from_stats, chrf_stats, score_answer
+from wikiorigin.evaluators.freeform import chrf, chrf_from_stats, chrf_stats, normalize, score_answer
 
 ALPHABET = "abcde fgh あいうえおかきくけこ河童天狗 ABC-'"
 
@@ -14,6 +15,29 @@ def test_chrf_equals_sacrebleu_on_random_strings():
     for _ in range(2000):
         hyp = "".join(rng.choices(ALPHABET, k=rng.randrange(0, 15)))
         ref = "".join(rng.choices(ALPHABET, k=rng.randrange(1, 15)))
+        assert chrf(hyp, ref) == pytest.approx(metric.sentence_score(hyp, [ref]).score, abs=1e-9), (hyp, ref)
+
+
+def _names(path) -> list[list[str]]:
+    """Each item's labels and aliases in every language of a real Wikidata dump sample."""
+    items = [json.loads(line.rstrip(",\n")) for line in path.open(encoding="utf-8") if line.startswith("{")]
+    return [[v["value"] for v in item.get("labels", {}).values()]
+            + [a["value"] for aliases in item.get("aliases", {}).values() for a in aliases] for item in items]
+
+
+def test_chrf_equals_sacrebleu_on_names_in_many_scripts(data_dir):
+    """Names of one item in ~200 languages (Latin, Cyrillic, Greek, Arabic, Devanagari, Han, kana,
+    Hangul, Thai, ...), bare or phrased as a model answers, against each other, normalized as
+    :func:`score_answer` compares them."""
+    sacrebleu = pytest.importorskip("sacrebleu", reason="the test extra is not installed")
+    metric = sacrebleu.metrics.CHRF()
+    rng = random.Random(5)
+    forms = ["{}", "The answer is {}.", "{}です", "答えは「{}」", "Ответ: {}", "**{}**"]
+    groups = _names(data_dir / "wikidata-20151109-five-entities.json")
+    assert sum(map(len, groups)) > 500
+    for _ in range(3000):
+        group = rng.choice(groups)
+        hyp, ref = normalize(rng.choice(forms).format(rng.choice(group))), normalize(rng.choice(group))
         assert chrf(hyp, ref) == pytest.approx(metric.sentence_score(hyp, [ref]).score, abs=1e-9), (hyp, ref)
 
 

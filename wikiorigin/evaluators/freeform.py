@@ -32,6 +32,11 @@ __all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize",
            "evaluate_freeform", "summarize_freeform",
            "write_freeform_results", "freeform_settings", "SAMPLING", "ANSWER_READER_VERSION"]
 
+# chrF is our own, not sacrebleu's CHRF, by measurement: on 4,000 name pairs in 26 scripts
+# (Wikidata labels and aliases, YokaiEval options, answers phrased as models phrase them) the two
+# give the same score (within 3e-14) at the same speed (about 0.07 ms a pair each); sacrebleu
+# would bring five packages (lxml, regex, portalocker, tabulate, colorama) into the core install
+# for this arithmetic, and keeps its summable statistics private. The tests hold ours to its numbers.
 CHAR_ORDER = 6
 WORD_ORDER = 0  # chrF, not chrF++
 BETA = 2.0
