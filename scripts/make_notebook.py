@@ -82,7 +82,7 @@ A small YokaiEval-style multiple-choice set and a small WikiOriginQA-style free-
 from the bundled jawiki sample against an OpenAI-compatible endpoint. Set `WIKIORIGIN_BASE_URL`
 (and `OPENAI_API_KEY` if the server wants one) and `WIKIORIGIN_MODEL`; the outputs below are
 those of a loopback test server with scripted answers. Every call is cached in
-`llm-cache.sqlite`: running the notebook again costs nothing. """ + INSTALL + """
+`llm-cache.sqlite` in the working directory: running a cell again costs nothing. """ + INSTALL + """
 
 Each builder is a config, `run(inputs, llm)`, and a result (`rows`, `report`, `failed`) that
 saves itself: `result.save(out)` writes the set and `OUT.failed.parquet` together, with the
@@ -218,7 +218,7 @@ Two released models' answers on the same questions, side by side: a paired test 
 questions both answered, and a warning where the runs' settings differ in more than the model
 (the signatures say what ran)."""),
     ("code", """wo.MCQTask.from_file("YokaiEval-first40.json").run(wo.Recorded("responses-gpt4o-mini.json")).save("run-gpt4o-mini")
-comparison = wo.evaluators.compare_runs(["run-calm2", "run-gpt4o-mini"], "compare")
+wo.evaluators.compare_runs(["run-calm2", "run-gpt4o-mini"], "compare")
 print(Path("compare/comparison.md").read_text())
 Image("compare/models.png")"""),
     ("md", """## Leakage check
