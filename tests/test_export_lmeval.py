@@ -263,7 +263,7 @@ def test_inconsistent_rows_and_options(tmp_path):
     neither.write_text(json.dumps([{"question": "q", "answer": "a"}]))
     with pytest.raises(WikioriginError, match=r"neither.json: row 0 has neither `choices`"):
         export_lmeval(neither, tmp_path / "t")
-    with pytest.raises(WikioriginError, match="--language is for multiple-choice"):
+    with pytest.raises(WikioriginError, match="language= is for multiple-choice"):
         export_lmeval(_freeform_parquet(tmp_path / "ff.parquet"), tmp_path / "t", language="en")
     with pytest.raises(WikioriginError, match="task name 'a b'"):
         export_lmeval(mixed, tmp_path / "t", task="a b", language="en")

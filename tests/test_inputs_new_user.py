@@ -77,7 +77,9 @@ def test_a_card_is_written_for_built_sets_only(tmp_path, capsys):
     assert main(["build", "card", str(built), "--kind", "freeform", "--title", "X"]) == 2
     assert "test.parquet: a mcq set, not freeform: give --kind mcq" in _error(capsys)
     assert main(["build", "card", str(built), "--kind", "mcq", "--title", "X"]) == 0
-    assert (built / "README.md").read_text().startswith("---\nlicense: cc-by-sa-4.0\n")
+    from huggingface_hub import DatasetCard
+
+    assert DatasetCard.load(built / "README.md").data.license == "cc-by-sa-4.0"
 
 
 def test_a_repeated_wikidata_entity_is_read_from_its_first_line_and_counted(tmp_path):

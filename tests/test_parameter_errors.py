@@ -156,8 +156,8 @@ def test_the_library_speaks_no_flag_in_its_errors():
     found = []
     for path in (ROOT / "wikiorigin").rglob("*.py"):
         rel = path.relative_to(ROOT / "wikiorigin")
-        if rel.parts[0] in ("cli", "review", "dumps") or str(rel) in ("export_lmeval.py", "builders/dataset.py"):
-            continue  # the command line's own; the commands of review, dumps, export and build card
+        if rel.parts[0] in ("cli", "dumps"):
+            continue  # the command line's own; the dump commands' (download, scan) few
         found += [f"{rel}: {m.group(0)[-60:]}" for m in raised.finditer(path.read_text())]
     assert not found, found
 
@@ -167,3 +167,19 @@ def test_a_parameter_error_escaping_a_command_is_said_with_its_flags(tmp_path, c
     assert main(["subset", str(tmp_path / "o.parquet"), "--wiki", "ja", "--out", str(tmp_path / "s.parquet"),
                  "--min-editions", "3", "--max-editions", "1"]) == 2
     assert capsys.readouterr().err.startswith("wikiorigin: error: --min-editions 3 is more than --max-editions 1:")
+
+
+def test_review_and_export_errors_name_parameters(tmp_path):
+    """From Python, the review's and the lm-eval export's errors name the library's parameters
+    (their command lines' wording, --annotator and --kind, is tested with those commands)."""
+    from wikiorigin.errors import ParameterError
+    from wikiorigin.review.app import Review
+    from wikiorigin.review.export import export_reviewed
+
+    with pytest.raises(ParameterError) as raised:
+        export_reviewed(tmp_path / "set.parquet", tmp_path / "r.sqlite", tmp_path / "out.parquet", policy="most")
+    assert str(raised.value).startswith("policy='most': expected one of ")
+    with pytest.raises(ParameterError) as raised:
+        Review(tmp_path / "set.parquet", tmp_path / "r.sqlite", "")
+    assert str(raised.value) == "annotator='': give a name of 1 to 64 printable characters"
+    assert raised.value.said({"annotator": "--annotator"}) == "--annotator '': give a name of 1 to 64 printable characters"

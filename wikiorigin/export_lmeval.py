@@ -41,7 +41,7 @@ from pathlib import Path
 import yaml
 
 from . import __version__
-from .errors import MissingExtra, WikioriginError
+from .errors import MissingExtra, ParameterError, WikioriginError
 from .evaluators import freeform, mcq
 from .files import read_rows, write_text
 from .languages import open_language
@@ -123,7 +123,8 @@ def choose_cue(docs: list[dict], cue: str, delimiter: str, encode) -> tuple[str,
     raise WikioriginError(f"the tokenizer merges the answer cue {cue!r} with the first characters of {len(merged)} "
                           f"options (e.g. {option!r} of question {doc_id}), and still does after a space or a "
                           "new line: lm-evaluation-harness would cut those options short, score them as certain or "
-                          "stop (assert len(continuation_enc) > 0); use wikiorigin eval mcq --mode loglikelihood")
+                          "stop (assert len(continuation_enc) > 0); score them with wikiorigin's log-likelihood mode "
+                          "instead (eval mcq, or MCQTask, in mode loglikelihood)")
 
 
 def _encoder(path):
@@ -280,10 +281,12 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
     if not _TASK_NAME.fullmatch(name):
         raise WikioriginError(f"task name {name!r}: use letters, digits, '_', '-' and '.'")
     if kind == "mcq" and source_language:
-        raise WikioriginError(f"{path}: --source-language is for free-form questions; this is multiple choice")
-    for option, value in (("--language", language), ("--answer-cue", cue), ("--tokenizer", tokenizer)):
+        raise ParameterError("source_language", f"{path}: {{source_language}} is for free-form questions; "
+                                                "this is multiple choice")
+    for parameter, value in (("language", language), ("cue", cue), ("tokenizer", tokenizer)):
         if kind == "freeform" and value is not None:
-            raise WikioriginError(f"{path}: {option} is for multiple-choice questions; this is free-form")
+            raise ParameterError(parameter, f"{path}: {{{parameter}}} is for multiple-choice questions; "
+                                            "this is free-form")
     encode = _encoder(tokenizer) if tokenizer is not None else None
     out = Path(out).resolve()
     data = out / f"{name}.jsonl"

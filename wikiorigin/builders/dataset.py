@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..files import schema_provenance, write_text
 
 __all__ = ["write_card", "TASKS"]
@@ -106,7 +106,8 @@ def _check_built(path: Path, meta: dict, kind: str) -> None:
         raise WikioriginError(f"{path}: not a dataset built by wikiorigin{stage}: a card describes the outputs of "
                               "`wikiorigin build mcq|freeform|preference` or `wikiorigin review export`")
     if made != kind:
-        raise WikioriginError(f"{path}: a {made} set, not {kind}: give --kind {made}, or a directory of {kind} sets")
+        raise ParameterError("kind", f"{path}: a {made} set, not {kind}: give {{kind}}, or a directory of {kind} sets",
+                             made)
 
 
 def _card_data(kind: str, title: str, licence: str, languages: list[str], rows: int,

@@ -27,7 +27,8 @@ FLAGS = {
     "max_tokens": "--max-tokens", "max_new_tokens": "--max-new-tokens", "seed": "--seed", "device": "--device",
     "dtype": "--dtype", "tokenizer": "--tokenizer PATH", "thinking": "--thinking", "min_editions": "--min-editions",
     "max_editions": "--max-editions", "sample": "--sample", "entities_file": "--entities",
-    "wikidata": "--wikidata", "sparql": "--sparql", "scheduler": "--scheduler",
+    "wikidata": "--wikidata", "sparql": "--sparql", "scheduler": "--scheduler", "kind": "--kind",
+    "annotator": "--annotator", "port": "--port", "host": "--host", "policy": "--policy", "db": "--db",
 }
 """The library's parameters as the command line calls them: a
 :class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not

@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from .export import apply_edits, check_edits
 from .items import EDITABLE, find_article, footnote_numbers, load_articles, load_dataset, plain, view
 from .store import REASONS, NotSaved, ReviewStore, edits_key, status
@@ -69,7 +69,7 @@ class Review:
 
     def __init__(self, dataset, db, annotator: str, articles=None):
         if not annotator or len(annotator) > 64 or not annotator.isprintable():
-            raise WikioriginError(f"--annotator {annotator!r}: give a name of 1 to 64 printable characters")
+            raise ParameterError("annotator", "{annotator}: give a name of 1 to 64 printable characters", annotator)
         self.path = Path(dataset)
         self._stamp = self._file_stamp() if self.path.exists() else None
         self.dataset = load_dataset(self.path)
@@ -337,8 +337,8 @@ def bind(host: str, port: int) -> socket.socket:
         sock.listen(64)
     except OSError as exc:
         sock.close()
-        raise WikioriginError(f"{host}:{port}: cannot listen there ({exc.strerror}); "
-                              "give another --port (0: any free one) or --host") from None
+        raise ParameterError("port", f"{host}:{port}: cannot listen there ({exc.strerror}); "
+                                     "give another {port} (0: any free one) or {host}", also=("host",)) from None
     sock.set_inheritable(True)
     return sock
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from .items import EDITABLE, Dataset, cited_numbers, load_dataset
 from .store import Decision, edits_key, open_existing, status
 
@@ -227,7 +227,7 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     from ..schemas import REVIEW
 
     if policy not in POLICIES:
-        raise WikioriginError(f"--policy {policy}: expected one of {', '.join(POLICIES)}")
+        raise ParameterError("policy", f"{{policy}}: expected one of {', '.join(POLICIES)}", policy)
     dataset = load_dataset(dataset_path)
     out = files.check_output(out, inputs=[dataset_path, db, f"{db}-wal", f"{db}-shm"])  # a .parquet name too
     store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 
 __all__ = ["DECISIONS", "REASONS", "FORMER_REASONS", "reason_name", "Decision", "ReviewStore", "NotSaved",
            "open_existing", "status", "edits_key"]
@@ -130,7 +130,7 @@ class ReviewStore:
             if _full(exc):
                 raise NotSaved(f"{self.path}: the disk is full: the review database cannot be made or opened "
                                "for writing there; free some space") from None
-            raise WikioriginError(f"{self.path}: not a review database ({exc})") from None
+            raise ParameterError("db", f"{self.path}: not a review database ({exc})") from None
 
     def _connect(self, readonly: bool) -> sqlite3.Connection:
         """Read-write (the file made if missing), or read-only for stats and export: also in a
@@ -153,8 +153,8 @@ class ReviewStore:
         tables = {r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         tables.discard("sqlite_sequence")
         if tables and not {"meta", "decisions"} <= tables:
-            raise WikioriginError(f"{self.path}: not a review database (it holds the tables "
-                                  f"{', '.join(sorted(tables))}); give another --db")
+            raise ParameterError("db", f"{self.path}: not a review database (it holds the tables "
+                                       f"{', '.join(sorted(tables))}); give another {{db}}")
 
     def _claim(self, dataset: str, kind: str | None, keys, keyed_by: str | None, readonly: bool = False) -> None:
         meta = self.meta()
@@ -162,7 +162,7 @@ class ReviewStore:
             raise WikioriginError(f"{self.path}: review schema {meta.get('schema')!r}, not {SCHEMA_VERSION!r}: "
                                   "made by another version of wikiorigin; use that version")
         if not meta and readonly:
-            raise WikioriginError(f"{self.path}: not a review database (no record of the dataset it reviews)")
+            raise ParameterError("db", f"{self.path}: not a review database (no record of the dataset it reviews)")
         if not meta:
             rows = [("dataset", dataset), ("kind", kind), ("schema", SCHEMA_VERSION)]
             rows += [("keyed_by", keyed_by)] if keyed_by else []
@@ -172,15 +172,15 @@ class ReviewStore:
         if kind is None:  # read-only, whatever it reviews (stats)
             return
         if meta.get("kind") != kind:
-            raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')} ({meta.get('kind')}), "
-                                  f"not a {kind} dataset like {dataset}; give another --db")
+            raise ParameterError("db", f"{self.path}: reviews {meta.get('dataset')} ({meta.get('kind')}), "
+                                       f"not a {kind} dataset like {dataset}; give another {{db}}")
         if keyed_by and meta.get("keyed_by", keyed_by) != keyed_by:
-            raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')}, whose items are keyed by "
-                                  f"{meta['keyed_by']}, not by {keyed_by} like {dataset}'s; give another --db")
+            raise ParameterError("db", f"{self.path}: reviews {meta.get('dataset')}, whose items are keyed by "
+                                       f"{meta['keyed_by']}, not by {keyed_by} like {dataset}'s; give another {{db}}")
         decided = {r[0] for r in self.con.execute("SELECT DISTINCT item FROM decisions")}
         if keys is not None and decided and not decided & set(keys):
-            raise WikioriginError(f"{self.path}: reviews {meta.get('dataset')}: none of its {len(decided)} "
-                                  f"reviewed items is in {dataset}; give another --db")
+            raise ParameterError("db", f"{self.path}: reviews {meta.get('dataset')}: none of its {len(decided)} "
+                                       f"reviewed items is in {dataset}; give another {{db}}")
 
     def close(self) -> None:
         """Close the database."""
