@@ -129,13 +129,30 @@ class StubScanner:
 
     def _scan(self) -> Iterator[pa.RecordBatch]:
         """Blocks of whole pages, scanned where they lie in each chunk (no copy of the chunk):
-        only the page that straddles two chunks is joined from its two halves."""
+        only the page that straddles two chunks is joined from its two halves.
+
+        With the scan threads, a block's pages are scanned while the block before it is turned
+        into its record batch and written: the block waits in ``pending`` (whatever it holds,
+        and any error, reaches the caller before anything read after it)."""
         self.siteinfo, leftover = read_header(self.stream.read, self.stream.path)
         rest, base = b"", self.stream.pos - len(leftover)  # base: decompressed offset of rest[0]
         big = None  # a page larger than a block, in progress
-        for chunk in self._chunks(leftover):
+        pending = None  # (segments, big, started core scans) of the block read last
+        chunks = self._chunks(leftover)
+        while True:
+            try:
+                chunk = next(chunks, None)
+            except BaseException:  # a damaged stream: the block before the damage comes first
+                if pending is not None:
+                    yield from self._block(*pending)
+                raise
+            if chunk is None:
+                break
             first = chunk.find(b"</page>")
             if first < 0:
+                if pending is not None:
+                    yield from self._block(*pending)
+                    pending = None
                 rest += chunk
                 if len(rest) > MAX_PENDING and (cut := rest.rfind(b"</revision>")) > 0:
                     big, rest, base = self._big_piece(big, rest, cut + 11, base)
@@ -144,10 +161,24 @@ class StubScanner:
             chunk_base = base + len(rest)
             last = chunk.rfind(b"</page>") + 7
             segments = [(joined, 0, len(joined), base), (chunk, first + 7, last, chunk_base)]
-            yield from self._block(segments, big)
+            started = self._start(segments) if big is None and self._pool is not None else None
+            if pending is not None:
+                yield from self._block(*pending)
+            pending = (segments, big, started)
             big = None
             rest, base = chunk[last:], chunk_base + last
+        if pending is not None:
+            yield from self._block(*pending)
         self._finish(rest, base, big and big.head)
+
+    def _start(self, segments) -> list:
+        """The core scans of ``segments`` started on the scan threads: for each segment, its
+        ``((start, stop), future)`` parts in file order."""
+        started = []
+        for buf, start, stop, _ in segments:
+            parts = self._parts(buf, start, stop) if start < stop else []
+            started.append([(r, self._pool.submit(CORE.scan_block, buf, *r)) for r in parts])
+        return started
 
     def _big_piece(self, big, rest: bytes, cut: int, base: int):
         """Summarize ``rest[:cut]``, whole revisions of a page larger than a block, into
@@ -201,17 +232,21 @@ class StubScanner:
         while chunk := self.stream.read(BLOCK):
             yield chunk
 
-    def _block(self, segments, big) -> Iterator[pa.RecordBatch]:
+    def _block(self, segments, big, started=None) -> Iterator[pa.RecordBatch]:
         """One record batch for the pages in ``segments``: ``(buf, start, stop, base)`` with
         ``buf[start:stop]`` ending with ``</page>`` and ``base`` the offset of ``buf[0]``.
-        The first segment may begin with the end of a page larger than a block."""
+        The first segment may begin with the end of a page larger than a block. ``started``:
+        the segments' core scans already under way (:meth:`_start`)."""
         batches = []
         try:
-            for buf, start, stop, base in segments:
+            for i, (buf, start, stop, base) in enumerate(segments):
                 if big is not None:
                     start, big = self._close_big(big, buf, start, stop, base, batches), None
                 if start < stop:
-                    if CORE is not None:
+                    if started is not None:
+                        for (a, _), future in started[i]:
+                            self._core_batch(future.result(), a, base, batches)
+                    elif CORE is not None:
                         for (a, _), result in self._core_scan(buf, start, stop):
                             self._core_batch(result, a, base, batches)
                     else:
@@ -222,15 +257,20 @@ class StubScanner:
             if batches:
                 yield self._finish_batch(pa.concat_batches(batches))
 
+    def _parts(self, buf, start: int, stop: int) -> list[tuple[int, int]]:
+        """``buf[start:stop]`` cut at a ``</page>`` near its middle when the scan threads are
+        there and it is large: the parts scanned in parallel."""
+        if self._pool is not None and stop - start > 1 << 20:
+            middle = buf.find(b"</page>", (start + stop) // 2, stop) + 7
+            if start < middle < stop:
+                return [(start, middle), (middle, stop)]
+        return [(start, stop)]
+
     def _core_scan(self, buf, start: int, stop: int):
         """Scan ``buf[start:stop]`` with the C core, in parallel parts (it releases the GIL).
 
         Returns ``((start, stop), result)`` pairs in file order."""
-        ranges = [(start, stop)]
-        if self._pool is not None and stop - start > 1 << 20:
-            middle = buf.find(b"</page>", (start + stop) // 2, stop) + 7
-            if start < middle < stop:
-                ranges = [(start, middle), (middle, stop)]
+        ranges = self._parts(buf, start, stop)
         if len(ranges) == 1:
             return [(ranges[0], CORE.scan_block(buf, start, stop))]
         results = self._pool.map(lambda r: CORE.scan_block(buf, *r), ranges)
