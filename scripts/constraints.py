@@ -55,8 +55,10 @@ if __name__ == "__main__":
     pins = tree()
     print("# The versions CI installs with (pip install -c constraints.txt): every package of")
     print("# wikiorigin's dependency tree, all extras, as installed on the project's test machine")
-    print(f"# (Python {sys.version_info.major}.{sys.version_info.minor}). Made by scripts/constraints.py;"
-          " torch is pinned by the Makefile.")
+    print(
+        f"# (Python {sys.version_info.major}.{sys.version_info.minor}). Made by scripts/constraints.py;"
+        " torch is pinned by the Makefile."
+    )
     for key in sorted(pins):
         if key not in LEFT_OUT:
             print(f"{key}=={pins[key]}")

@@ -31,6 +31,7 @@ WIDTH = "100"  # the width of the usage lines
 
 # -- the modules ----------------------------------------------------------------------------------
 
+
 def public_modules() -> list[str]:
     """Names of the documented modules: ``wikiorigin`` and every module below it whose dotted name
     has no part starting with ``_``, less the command line (:data:`EXCLUDED` and what lies under
@@ -77,8 +78,11 @@ def lazy_exports(name: str) -> dict[str, str]:
     names on first use (an ``_EXPORTS`` dict, read from the source)."""
     tree = ast.parse(module_file(name).read_text(encoding="utf-8"))
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in node.targets)
-                and isinstance(node.value, ast.Dict)):
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in node.targets)
+            and isinstance(node.value, ast.Dict)
+        ):
             exports = ast.literal_eval(node.value)
             return {key: name + value if value.startswith(".") else value for key, value in exports.items()}
     return {}
@@ -89,8 +93,15 @@ def _exports_table(name: str) -> list[str]:
     if not exports:
         return []
     rows = [f"| [`{key}`][{module}.{key}] | [`{module}`][{module}] |" for key, module in exports.items()]
-    return ["", f"Names `{name}` imports on first use, each documented in its module:", "",
-            "| name | module |", "| --- | --- |", *rows, ""]
+    return [
+        "",
+        f"Names `{name}` imports on first use, each documented in its module:",
+        "",
+        "| name | module |",
+        "| --- | --- |",
+        *rows,
+        "",
+    ]
 
 
 def api_pages() -> dict[str, str]:
@@ -109,23 +120,26 @@ def api_pages() -> dict[str, str]:
                 body += _exports_table(name)
             rows.append(f"| [`{name}`][{name}] | {_cell(_summary(name))} |")
         pages[f"reference/api/{group}.md"] = "\n".join(body)
-    pages["reference/api/index.md"] = "\n".join([
-        "# Python API",
-        "",
-        "Every public module of the package, from its docstrings (mkdocstrings). A module's public",
-        "names are those its `__all__` lists; each package's `__init__` re-exports the main ones and",
-        "imports them on first use, so `import wikiorigin` stays cheap. The command line",
-        "(`wikiorigin.cli`) is documented under [Commands](../commands.md).",
-        "",
-        "| module | what it holds |",
-        "| --- | --- |",
-        *rows,
-        "",
-    ])
+    pages["reference/api/index.md"] = "\n".join(
+        [
+            "# Python API",
+            "",
+            "Every public module of the package, from its docstrings (mkdocstrings). A module's public",
+            "names are those its `__all__` lists; each package's `__init__` re-exports the main ones and",
+            "imports them on first use, so `import wikiorigin` stays cheap. The command line",
+            "(`wikiorigin.cli`) is documented under [Commands](../commands.md).",
+            "",
+            "| module | what it holds |",
+            "| --- | --- |",
+            *rows,
+            "",
+        ]
+    )
     return pages
 
 
 # -- the commands ---------------------------------------------------------------------------------
+
 
 @contextmanager
 def _columns(width: str):
@@ -208,13 +222,18 @@ def command_reference() -> str:
                     out.append(f"| [`{name} {choice.dest}`](#{anchor}) | {_cell(_escape(choice.help or ''))} |")
                 out.append("")
             for group in parser._action_groups:
-                actions = [a for a in group._group_actions
-                           if a.help is not argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)
-                           and a.dest != "help"]
+                actions = [
+                    a
+                    for a in group._group_actions
+                    if a.help is not argparse.SUPPRESS
+                    and not isinstance(a, argparse._SubParsersAction)
+                    and a.dest != "help"
+                ]
                 if not actions:
                     continue
                 title = {"positional arguments": "arguments", "optional arguments": "options"}.get(
-                    group.title, group.title or "options")
+                    group.title, group.title or "options"
+                )
                 out.append(f"**{title[0].upper() + title[1:]}**\n")
                 if group.description:
                     out.append(_escape(" ".join(group.description.split())) + "\n")
@@ -229,6 +248,7 @@ def command_reference() -> str:
 
 
 # -- the file schemas -----------------------------------------------------------------------------
+
 
 def _markdown(text: str) -> str:
     """reStructuredText roles and literals of a docstring as Markdown."""
@@ -262,8 +282,11 @@ def _source_notes(path: Path) -> tuple[dict[str, str], dict[str, tuple[int, int]
             nxt = body[i + 1] if i + 1 < len(body) else None
             if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
                 docs[name] = " ".join(nxt.value.value.split())
-    comments = {tok.start[0]: tok.string.lstrip("# ").strip()
-                for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+    comments = {
+        tok.start[0]: tok.string.lstrip("# ").strip()
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    }
     return docs, spans, comments
 
 
@@ -301,7 +324,9 @@ def schema_reference() -> str:
             out.append("| column | type | not null | note |\n| --- | --- | --- | --- |")
             for f in value:
                 null = "yes" if f.name in schemas.NOT_NULL else ""
-                out.append(f"| `{f.name}` | `{_cell(_type(f.type))}` | {null} | {_cell(_markdown(notes.get(f.name, '')))} |")
+                out.append(
+                    f"| `{f.name}` | `{_cell(_type(f.type))}` | {null} | {_cell(_markdown(notes.get(f.name, '')))} |"
+                )
             out.append("")
         elif isinstance(value, pa.DataType) and pa.types.is_struct(value):
             structs.append(name)
@@ -345,10 +370,12 @@ def fill(template: str, generated: str) -> str:
 def pages(docs: Path = ROOT / "docs") -> dict[str, str]:
     """Path under the docs -> Markdown of every generated page."""
     result = api_pages()
-    result["reference/commands.md"] = fill((docs / "reference/commands.md").read_text(encoding="utf-8"),
-                                           command_reference())
-    result["reference/file-schemas.md"] = fill((docs / "reference/file-schemas.md").read_text(encoding="utf-8"),
-                                               schema_reference())
+    result["reference/commands.md"] = fill(
+        (docs / "reference/commands.md").read_text(encoding="utf-8"), command_reference()
+    )
+    result["reference/file-schemas.md"] = fill(
+        (docs / "reference/file-schemas.md").read_text(encoding="utf-8"), schema_reference()
+    )
     return result
 
 

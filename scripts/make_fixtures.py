@@ -36,38 +36,73 @@ WIKIS = ["jawiki", "enwiki", "dewiki", "kowiki", "fiwiki", "zh_yuewiki", "be_x_o
 
 
 def page(wiki, page_id, title, qid, *revisions, ns=0, redirect=False, text=None):
-    return {"wiki": wiki, "page_id": page_id, "title": title, "qid": qid, "ns": ns,
-            "redirect": redirect, "revisions": list(revisions), "text": text}
+    return {
+        "wiki": wiki,
+        "page_id": page_id,
+        "title": title,
+        "qid": qid,
+        "ns": ns,
+        "redirect": redirect,
+        "revisions": list(revisions),
+        "text": text,
+    }
 
 
 # Article texts (our own words) of the hand-written jawiki items; the others get a short
 # English stub with one footnote (wikiorigin.testing.trees).
-KAPPA_JA = ("'''河童'''（かっぱ）は、日本の川や沼に住むとされる妖怪である。頭に水をたたえた皿を持ち、"
-            "それが乾くと力を失うと伝えられる<ref>{{Cite book|和書|title=妖怪の民俗|year=1990}}</ref>。"
-            "\n\n== 伝承 ==\nきゅうりを好むとされ、相撲を挑むという話が各地に残る<ref>地方の聞き書き。</ref>。"
-            "\n\n== 脚注 ==\n{{Reflist}}\n[[Category:日本の妖怪]]\n")
-SAME_TIME_JA = ("'''同時'''とは、二つ以上の出来事が同じ時刻に起こることである"
-                "<ref>{{Cite book|和書|title=時間の辞典|year=2005}}</ref>。\n\n== 脚注 ==\n{{Reflist}}\n")
+KAPPA_JA = (
+    "'''河童'''（かっぱ）は、日本の川や沼に住むとされる妖怪である。頭に水をたたえた皿を持ち、"
+    "それが乾くと力を失うと伝えられる<ref>{{Cite book|和書|title=妖怪の民俗|year=1990}}</ref>。"
+    "\n\n== 伝承 ==\nきゅうりを好むとされ、相撲を挑むという話が各地に残る<ref>地方の聞き書き。</ref>。"
+    "\n\n== 脚注 ==\n{{Reflist}}\n[[Category:日本の妖怪]]\n"
+)
+SAME_TIME_JA = (
+    "'''同時'''とは、二つ以上の出来事が同じ時刻に起こることである"
+    "<ref>{{Cite book|和書|title=時間の辞典|year=2005}}</ref>。\n\n== 脚注 ==\n{{Reflist}}\n"
+)
 # Wikidata: the English label and the aliases of the hand-written items (their other labels are
 # their sitelinks' titles).
-LABELS_EN = {"Q170002": "kappa", "Q1001": "import and export", "Q1002": "simultaneity",
-             "Q1003": "only here", "Q1004": "article", "Q1005": "import", "Q1006": "discussion",
-             "Q1007": "Esperanto", "Q1008": "double"}
-ALIASES = {"Q170002": {"en": ["kappa (folklore)", "kawataro"], "ja": ["川童", "河太郎"]},
-           "Q1002": {"en": ["simultaneous"], "ja": ["同時性"]}}
+LABELS_EN = {
+    "Q170002": "kappa",
+    "Q1001": "import and export",
+    "Q1002": "simultaneity",
+    "Q1003": "only here",
+    "Q1004": "article",
+    "Q1005": "import",
+    "Q1006": "discussion",
+    "Q1007": "Esperanto",
+    "Q1008": "double",
+}
+ALIASES = {
+    "Q170002": {"en": ["kappa (folklore)", "kawataro"], "ja": ["川童", "河太郎"]},
+    "Q1002": {"en": ["simultaneous"], "ja": ["同時性"]},
+}
 
 
 def known_cases():
     return [
         # Kappa: Japanese first.
-        page("jawiki", 10, "河童", "Q170002", ("2003-05-01T10:00:00Z", "Ja1"), ("2010-01-01T00:00:00Z", "Ja2"),
-             text=KAPPA_JA),
+        page(
+            "jawiki",
+            10,
+            "河童",
+            "Q170002",
+            ("2003-05-01T10:00:00Z", "Ja1"),
+            ("2010-01-01T00:00:00Z", "Ja2"),
+            text=KAPPA_JA,
+        ),
         page("enwiki", 10, "Kappa (folklore)", "Q170002", ("2004-02-01T00:00:00Z", "En1")),
         page("dewiki", 10, "Kappa (Fabelwesen)", "Q170002", ("2005-03-01T00:00:00Z", "De1")),
         # Imported: dewiki's page carries an enwiki revision of 2002 (imported, does not
         # count); its own first edit is 2009. enwiki (2006) is the origin.
-        page("dewiki", 11, "Import & Export", "Q1001", ("2002-01-01T00:00:00Z", "en>Old"),
-             ("2009-09-09T09:09:09Z", "De2")),
+        page(
+            "dewiki",
+            11,
+            "Import & Export",
+            "Q1001",
+            ("2002-01-01T00:00:00Z", "en>Old"),
+            ("2009-09-09T09:09:09Z", "De2"),
+        ),
         page("enwiki", 11, "Import & Export", "Q1001", ("2006-06-06T06:06:06Z", "En2")),
         # A tie to the second: kowiki and jawiki; the dbname decides (jawiki), flagged.
         page("kowiki", 12, "동시", "Q1002", ("2007-07-07T07:07:07Z", "Ko1")),
@@ -101,13 +136,16 @@ def entities(pages, left_out=()) -> list[str]:
     by_qid: dict[str, list[dict]] = {}
     for p in pages:
         by_qid.setdefault(p["qid"], []).append(p)
-    lines = ['{"type":"property","datatype":"wikibase-item","id":"P31","labels":{"en":'
-             '{"language":"en","value":"instance of"}},"descriptions":{},"aliases":{},"claims":{}}']
+    lines = [
+        '{"type":"property","datatype":"wikibase-item","id":"P31","labels":{"en":'
+        '{"language":"en","value":"instance of"}},"descriptions":{},"aliases":{},"claims":{}}'
+    ]
     for qid in sorted(by_qid, key=lambda q: int(q[1:])):
         if qid in left_out:
             continue
-        articles = sorted((p for p in by_qid[qid] if p["ns"] == 0 and not p["redirect"]),
-                          key=lambda p: (p["wiki"], p["page_id"]))
+        articles = sorted(
+            (p for p in by_qid[qid] if p["ns"] == 0 and not p["redirect"]), key=lambda p: (p["wiki"], p["page_id"])
+        )
         sitelinks = {}
         for p in articles:
             sitelinks.setdefault(p["wiki"], p["title"])
@@ -134,8 +172,7 @@ def random_items(rng: random.Random, n: int):
             revisions = [(when, f"U{rng.randrange(99)}")]
             if rng.random() < 0.1:
                 revisions.insert(0, ("2001-01-15T00:00:00Z", "en>Imported"))
-            pages.append(page(wiki, next_id[wiki], f"Item {i} ({wiki})", qid, *revisions,
-                              redirect=rng.random() < 0.05))
+            pages.append(page(wiki, next_id[wiki], f"Item {i} ({wiki})", qid, *revisions, redirect=rng.random() < 0.05))
             next_id[wiki] += 1
     return pages
 
@@ -149,12 +186,12 @@ def main() -> None:
     tree = DATA / "tree"
     shutil.rmtree(tree, ignore_errors=True)
     pages = known_cases() + random_items(random.Random(5), 400)
-    expected = write_origin_tree(tree, pages, without_page_props={"eowiki"}, multistream=True,
-                                 dumpstatus=True)
+    expected = write_origin_tree(tree, pages, without_page_props={"eowiki"}, multistream=True, dumpstatus=True)
     # The first random item of jawiki alone is not in the Wikidata dump (a new item): its
     # article comes without Wikidata's names.
-    new_item = min((q for q, a in expected.items() if a["editions"] == ["jawiki"] and q.startswith("Q2")),
-                   key=lambda q: int(q[1:]))
+    new_item = min(
+        (q for q, a in expected.items() if a["editions"] == ["jawiki"] and q.startswith("Q2")), key=lambda q: int(q[1:])
+    )
     write_wikidata_json(tree, entities(pages, left_out={new_item}), date=WIKIDATA_DATE)
     (tree / "EXPECTED.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
 

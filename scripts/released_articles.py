@@ -45,17 +45,26 @@ def _key(question: str, choices) -> tuple:
 
 def released_articles(questions: list[dict], responses: list[dict]) -> list[dict]:
     """One article per URL of ``questions`` (released rows) whose text a response row holds."""
-    details = {_key(r["question"]["question"], r["question"]["choices"]): r["question"]["yokai"]["detail"]
-               for r in responses}
+    details = {
+        _key(r["question"]["question"], r["question"]["choices"]): r["question"]["yokai"]["detail"] for r in responses
+    }
     articles: dict[str, dict] = {}
     for row in questions:
         text = details.get(_key(row["question"], row["choices"]))
         if text is None:
             continue
         parts = urlsplit(row["url"])
-        article = articles.setdefault(row["url"], {
-            "wiki": "jawiki", "title": unquote(parts.path.rsplit("/", 1)[-1]).replace("_", " "),
-            "anchor": unquote(parts.fragment) or None, "url": row["url"], "text": text, "references": {}})
+        article = articles.setdefault(
+            row["url"],
+            {
+                "wiki": "jawiki",
+                "title": unquote(parts.path.rsplit("/", 1)[-1]).replace("_", " "),
+                "anchor": unquote(parts.fragment) or None,
+                "url": row["url"],
+                "text": text,
+                "references": {},
+            },
+        )
         numbers, texts = cited_numbers(row.get("ref")), row.get("refs_detail") or []
         if len(numbers) == len(texts):
             for number, note in zip(numbers, texts):

@@ -38,8 +38,7 @@ def main(argv=None) -> int:
     parser.add_argument("--item", type=int, default=3, help="the question shown (1-based)")
     args = parser.parse_args(argv)
     if not _japanese_font():
-        print("no font with Japanese glyphs: apt-get install fonts-ipafont-gothic (or fonts-noto-cjk)",
-              file=sys.stderr)
+        print("no font with Japanese glyphs: apt-get install fonts-ipafont-gothic (or fonts-noto-cjk)", file=sys.stderr)
         return 2
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -51,12 +50,38 @@ def main(argv=None) -> int:
     questions = work / "YokaiEval-first40.json"
     questions.write_bytes(lzma.open(DATA / "YokaiEval-first40.json.xz").read())
     articles = work / "articles.parquet"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "released_articles.py"), str(questions),
-                    str(DATA / "responses-calm2-7b-chat.json.xz"), "--out", str(articles)], check=True)
-    server = subprocess.Popen([sys.executable, "-m", "wikiorigin.cli", "review", "serve", str(questions),
-                               "--articles", str(articles), "--db", str(work / "review.sqlite"),
-                               "--annotator", "alice", "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "released_articles.py"),
+            str(questions),
+            str(DATA / "responses-calm2-7b-chat.json.xz"),
+            "--out",
+            str(articles),
+        ],
+        check=True,
+    )
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "wikiorigin.cli",
+            "review",
+            "serve",
+            str(questions),
+            "--articles",
+            str(articles),
+            "--db",
+            str(work / "review.sqlite"),
+            "--annotator",
+            "alice",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         found = re.search(r"open (http://\S+)", server.stdout.readline())
         if not found:
@@ -64,8 +89,15 @@ def main(argv=None) -> int:
         os.environ["SE_OFFLINE"] = "true"  # Selenium Manager downloads nothing
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,860",
-                     "--disable-gpu", "--lang=ja", "--hide-scrollbars"):
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--window-size=1400,860",
+            "--disable-gpu",
+            "--lang=ja",
+            "--hide-scrollbars",
+        ):
             options.add_argument(flag)
         driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
         try:

@@ -36,8 +36,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         owner = self.server.owner
-        card = {"id": owner.model, "object": "model", "created": 0, "owned_by": "test",
-                "max_model_len": owner.max_model_len}
+        card = {
+            "id": owner.model,
+            "object": "model",
+            "created": 0,
+            "owned_by": "test",
+            "max_model_len": owner.max_model_len,
+        }
         if self.path.rstrip("/") == "/v1/models":
             return self._send(200, {"object": "list", "data": [card]})
         if self.path.rstrip("/") == f"/v1/models/{owner.model}":
@@ -57,17 +62,36 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "500":
             return self._send(500, {"error": {"message": "internal", "type": "server_error"}})
         if body.get("echo") and owner.echo is False:
-            return self._send(400, {"error": {"message": "echo is not supported", "type": "invalid_request_error",
-                                              "param": "echo", "code": None}})
+            return self._send(
+                400,
+                {
+                    "error": {
+                        "message": "echo is not supported",
+                        "type": "invalid_request_error",
+                        "param": "echo",
+                        "code": None,
+                    }
+                },
+            )
         prompts = body["prompt"]
         if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
             prompts = [prompts]
         choices = [owner.complete(p, body, i) for i, p in enumerate(prompts)]
-        self._send(200, {"id": f"cmpl-{len(owner.calls)}", "object": "text_completion", "created": 0,
-                         "model": owner.model, "choices": choices,
-                         "usage": {"prompt_tokens": sum(c.pop("_prompt_tokens") for c in choices),
-                                   "completion_tokens": len(choices) * body.get("max_tokens", 16),
-                                   "total_tokens": 0}})
+        self._send(
+            200,
+            {
+                "id": f"cmpl-{len(owner.calls)}",
+                "object": "text_completion",
+                "created": 0,
+                "model": owner.model,
+                "choices": choices,
+                "usage": {
+                    "prompt_tokens": sum(c.pop("_prompt_tokens") for c in choices),
+                    "completion_tokens": len(choices) * body.get("max_tokens", 16),
+                    "total_tokens": 0,
+                },
+            },
+        )
 
     def _send(self, status, payload):
         data = json.dumps(payload).encode()
@@ -82,8 +106,9 @@ class CompletionsServer:
     """A loopback server of the transformers model in ``path``, named ``model`` (see the module
     docstring); ``with CompletionsServer(path) as server: server.url``."""
 
-    def __init__(self, path, model: str = "served", *, echo=True, max_model_len: int = 4096,
-                 decode: str = "incremental"):
+    def __init__(
+        self, path, model: str = "served", *, echo=True, max_model_len: int = 4096, decode: str = "incremental"
+    ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -101,12 +126,11 @@ class CompletionsServer:
             return [self.tokenizer.decode([i], clean_up_tokenization_spaces=False) for i in ids]
         out, shown = [], ""
         for i in range(len(ids)):
-            text = self.tokenizer.decode(ids[:i + 1], skip_special_tokens=False,
-                                         clean_up_tokenization_spaces=False)
+            text = self.tokenizer.decode(ids[: i + 1], skip_special_tokens=False, clean_up_tokenization_spaces=False)
             if text.endswith("\ufffd") or len(text) < len(shown):
                 out.append("")
                 continue
-            out.append(text[len(shown):])
+            out.append(text[len(shown) :])
             shown = text
         return out
 
@@ -139,12 +163,17 @@ class CompletionsServer:
         for text in texts:
             offsets.append(at)
             at += len(text)
-        echoed = "".join(texts[first:]) if isinstance(prompt, list) or not body.get("echo") else \
-            prompt + "".join(texts[n:])
+        echoed = (
+            "".join(texts[first:]) if isinstance(prompt, list) or not body.get("echo") else prompt + "".join(texts[n:])
+        )
         choice = {"index": index, "text": echoed, "finish_reason": "length", "_prompt_tokens": n}
         if body.get("logprobs") is not None:
-            choice["logprobs"] = {"tokens": texts[first:], "token_logprobs": lps[first:],
-                                  "top_logprobs": tops[first:], "text_offset": offsets[first:]}
+            choice["logprobs"] = {
+                "tokens": texts[first:],
+                "token_logprobs": lps[first:],
+                "top_logprobs": tops[first:],
+                "text_offset": offsets[first:],
+            }
         return choice
 
     def __enter__(self):

@@ -43,8 +43,12 @@ def ja_multistream(tmp_path_factory):
     text = (DATA.parent / "yokai-list-page.wiki").read_text(encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pages = write_multistream(DATA / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
-                                  dump, index, extra_pages=[page_xml(900001, "日本の妖怪一覧", text)])
+        pages = write_multistream(
+            DATA / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz",
+            dump,
+            index,
+            extra_pages=[page_xml(900001, "日本の妖怪一覧", text)],
+        )
     return dump, index, pages
 
 
@@ -72,8 +76,12 @@ def small_disk(tmp_path):
 
     where = tmp_path / "disk"
     where.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)],
-                                           capture_output=True).returncode:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)], capture_output=True
+        ).returncode
+    ):
         pytest.skip("mounting a small tmpfs needs root")
     yield where
     subprocess.run(["umount", "-l", str(where)], check=False)

@@ -37,14 +37,14 @@ class MirrorHandler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         if fault == "html":
-            return self._send(b"<!DOCTYPE html><html><body>Mirror maintenance</body></html>",
-                              "text/html")
+            return self._send(b"<!DOCTYPE html><html><body>Mirror maintenance</body></html>", "text/html")
         target = (self.root / path.lstrip("/")).resolve()
         if not str(target).startswith(str(self.root.resolve())) or not target.exists():
             return self.send_error(404)
         if target.is_dir():
-            links = "".join(f'<a href="{p.name}{"/" if p.is_dir() else ""}">{p.name}</a>\n'
-                            for p in sorted(target.iterdir()))
+            links = "".join(
+                f'<a href="{p.name}{"/" if p.is_dir() else ""}">{p.name}</a>\n' for p in sorted(target.iterdir())
+            )
             return self._send(f"<html><body>{links}</body></html>".encode(), "text/html")
         data = target.read_bytes()
         start = 0

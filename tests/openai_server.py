@@ -42,13 +42,22 @@ class _Handler(BaseHTTPRequestHandler):
         key = self.server.owner.api_key
         if key is None or self.headers.get("Authorization") == f"Bearer {key}":
             return False
-        self._send(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                   "code": "invalid_api_key"}})
+        self._send(
+            401,
+            {
+                "error": {
+                    "message": "Incorrect API key provided",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            },
+        )
         return True
 
     def _unknown(self, model) -> None:
-        self._send(404, {"error": {"message": f"The model `{model}` does not exist.", "type": "NotFoundError",
-                                   "code": 404}})
+        self._send(
+            404, {"error": {"message": f"The model `{model}` does not exist.", "type": "NotFoundError", "code": 404}}
+        )
 
     def do_GET(self):
         server = self.server.owner
@@ -60,8 +69,15 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, {"error": {"message": "Not Found"}})
         model = self.path.removeprefix("/v1/models").strip("/")
         if not model:
-            return self._send(200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models or ["any"]]})
+            return self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models or ["any"]
+                    ],
+                },
+            )
         if server.models is not None and model not in server.models:
             return self._unknown(model)
         self._send(200, {"id": model, "object": "model", "created": 0, "owned_by": "test"})
@@ -81,8 +97,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "401":
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if fault == "429":
-            return self._send(429, {"error": {"message": "slow down", "type": "rate_limit"}},
-                              {"Retry-After": str(server.retry_after)})
+            return self._send(
+                429, {"error": {"message": "slow down", "type": "rate_limit"}}, {"Retry-After": str(server.retry_after)}
+            )
         if fault == "500":
             return self._send(500, {"error": {"message": "internal", "type": "server_error"}})
         if fault == "slow":
@@ -95,8 +112,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, {"object": "error", "message": "overloaded"})
         refused = self._refused_parameter(body)
         if refused:
-            return self._send(400, {"error": {"message": refused[2], "type": "invalid_request_error",
-                                              "param": refused[0], "code": refused[1]}})
+            return self._send(
+                400,
+                {
+                    "error": {
+                        "message": refused[2],
+                        "type": "invalid_request_error",
+                        "param": refused[0],
+                        "code": refused[1],
+                    }
+                },
+            )
         takes_model = len(inspect.signature(server.answer).parameters) > 1  # answer(messages, model)
         content = server.answer(body["messages"], body["model"]) if takes_model else server.answer(body["messages"])
         thought = content.get("reasoning_content") if isinstance(content, dict) else None
@@ -112,14 +138,26 @@ class _Handler(BaseHTTPRequestHandler):
             content, finish = (content or "")[: len(content or "") // 2], "length"
         reasoning = server.reasoning_tokens if server.reasoning else 0
         payload = {
-            "id": f"chatcmpl-{len(server.calls)}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-{len(server.calls)}",
+            "object": "chat.completion",
+            "created": 0,
             "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": content,
-                                     **({"reasoning_content": thought} if thought is not None else {})}}],
-            "usage": {"prompt_tokens": sum(len(m["content"]) for m in body["messages"]) // 4,
-                      "completion_tokens": len(content or "") // 4 + reasoning,
-                      "total_tokens": 0},
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": finish,
+                    "message": {
+                        "role": "assistant",
+                        "content": content,
+                        **({"reasoning_content": thought} if thought is not None else {}),
+                    },
+                }
+            ],
+            "usage": {
+                "prompt_tokens": sum(len(m["content"]) for m in body["messages"]) // 4,
+                "completion_tokens": len(content or "") // 4 + reasoning,
+                "total_tokens": 0,
+            },
         }
         if server.reasoning:
             payload["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning}
@@ -141,11 +179,19 @@ class _Handler(BaseHTTPRequestHandler):
         if server.reasoning:
             for name in ("temperature", "top_p"):
                 if name in body and body[name] != 1:
-                    return (name, "unsupported_value", f"Unsupported value: '{name}' does not support "
-                            f"{body[name]} with this model. Only the default (1) value is supported.")
+                    return (
+                        name,
+                        "unsupported_value",
+                        f"Unsupported value: '{name}' does not support "
+                        f"{body[name]} with this model. Only the default (1) value is supported.",
+                    )
             if "max_tokens" in body:
-                return ("max_tokens", "unsupported_parameter", "Unsupported parameter: 'max_tokens' is not "
-                        "supported with this model. Use 'max_completion_tokens' instead.")
+                return (
+                    "max_tokens",
+                    "unsupported_parameter",
+                    "Unsupported parameter: 'max_tokens' is not "
+                    "supported with this model. Use 'max_completion_tokens' instead.",
+                )
         if server.refuse_seed and "seed" in body:
             return ("seed", "unsupported_parameter", "Unsupported parameter: 'seed' is not supported.")
         if not server.json_schema and "response_format" in body:
@@ -175,8 +221,17 @@ class _Server(ThreadingHTTPServer):
 
 
 class ChatServer:
-    def __init__(self, answer=None, delay: float = 0.0, *, models=None, list_models: bool = True,
-                 api_key: str | None = None, reasoning: bool = False, json_schema: bool = True):
+    def __init__(
+        self,
+        answer=None,
+        delay: float = 0.0,
+        *,
+        models=None,
+        list_models: bool = True,
+        api_key: str | None = None,
+        reasoning: bool = False,
+        json_schema: bool = True,
+    ):
         self.answer = answer or (lambda messages: json.dumps({"echo": messages[-1]["content"]}))
         self.delay, self.faults, self.calls, self.probes = delay, [], [], []
         self.models, self.list_models, self.api_key = models, list_models, api_key

@@ -30,8 +30,7 @@ PS = Namespace("http://www.wikidata.org/prop/statement/")
 PQ = Namespace("http://www.wikidata.org/prop/qualifier/")
 WIKIBASE = Namespace("http://wikiba.se/ontology#")
 SCHEMA = Namespace("http://schema.org/")
-RANKS = {"preferred": WIKIBASE.PreferredRank, "normal": WIKIBASE.NormalRank,
-         "deprecated": WIKIBASE.DeprecatedRank}
+RANKS = {"preferred": WIKIBASE.PreferredRank, "normal": WIKIBASE.NormalRank, "deprecated": WIKIBASE.DeprecatedRank}
 
 
 def _value(snak: dict):

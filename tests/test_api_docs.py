@@ -97,7 +97,8 @@ def test_every_public_name_has_a_docstring(name):
         member = _member(name, public)
         if member is None:  # made at run time (no source to read): the object's own docstring
             if not (getattr(getattr(module, public), "__doc__", None) or "").strip() or isinstance(
-                    getattr(module, public), (str, int, float, list, dict, tuple, frozenset)):
+                getattr(module, public), (str, int, float, list, dict, tuple, frozenset)
+            ):
                 missing.append(public)
         elif not (member.docstring and member.docstring.value.strip()):
             missing.append(f"{member.kind.value} {public}")
@@ -105,8 +106,10 @@ def test_every_public_name_has_a_docstring(name):
 
 
 def test_import_is_cheap():
-    code = ("import sys, wikiorigin; "
-            "print(sorted(m for m in ('pyarrow', 'torch', 'transformers', 'duckdb', 'numpy') if m in sys.modules))")
+    code = (
+        "import sys, wikiorigin; "
+        "print(sorted(m for m in ('pyarrow', 'torch', 'transformers', 'duckdb', 'numpy') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -131,13 +134,23 @@ def test_every_public_method_and_function_has_a_docstring(name):
     for public in module.__all__:
         member = static.members.get(public) if static is not None else None
         if member is not None and not member.is_alias and member.is_class:
-            missing += [f"{public}.{m.name}" for m in member.members.values()
-                        if not m.is_alias and m.is_function and not m.name.startswith("_")
-                        and not (m.docstring and m.docstring.value.strip())]
+            missing += [
+                f"{public}.{m.name}"
+                for m in member.members.values()
+                if not m.is_alias
+                and m.is_function
+                and not m.name.startswith("_")
+                and not (m.docstring and m.docstring.value.strip())
+            ]
     for key, value in vars(module).items():
-        if (callable(value) and getattr(value, "__module__", None) == name and not key.startswith("_")
-                and key not in module.__all__ and not isinstance(value, type)
-                and not (getattr(value, "__doc__", None) or "").strip()):
+        if (
+            callable(value)
+            and getattr(value, "__module__", None) == name
+            and not key.startswith("_")
+            and key not in module.__all__
+            and not isinstance(value, type)
+            and not (getattr(value, "__doc__", None) or "").strip()
+        ):
             missing.append(key)
     assert not missing, f"{name}: no docstring on " + ", ".join(missing)
 

@@ -34,8 +34,11 @@ from wikiorigin.evaluators.signature import text_hash
 from wikiorigin.languages import language_name
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "how-to").glob("*.md")),
-         *sorted((ROOT / "docs" / "tutorials").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs" / "how-to").glob("*.md")),
+    *sorted((ROOT / "docs" / "tutorials").glob("*.md")),
+]
 NOT_RUN = "<!-- not run -->"
 
 
@@ -46,7 +49,7 @@ def _blocks(marked: bool = False) -> list:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         for block in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M):
-            before = text[:block.start()].rstrip("\n").rsplit("\n", 1)[-1]
+            before = text[: block.start()].rstrip("\n").rsplit("\n", 1)[-1]
             if (before.strip() == NOT_RUN) == marked:
                 line = text.count("\n", 0, block.start()) + 1
                 found.append(pytest.param(page, line, block[1], id=f"{page.relative_to(ROOT)}:{line}"))
@@ -63,19 +66,27 @@ def sets(el_set, el_articles, en_articles, tmp_path_factory):  # noqa: F811
     """The files of each language: ``{language: {name: path}}``."""
     made = {}
     for language, mcq_set, articles, (question, answer) in (
-            ("el", el_set, el_articles, ("Ποιο πλάσμα εννοείται;", "Λάμια")),
-            ("en", None, en_articles, ("Which creature is meant?", "Boggart"))):
+        ("el", el_set, el_articles, ("Ποιο πλάσμα εννοείται;", "Λάμια")),
+        ("en", None, en_articles, ("Which creature is meant?", "Boggart")),
+    ):
         d = tmp_path_factory.mktemp(f"docs-{language}")
         mcq_set = mcq_set or _en_set(d / "set.parquet")
         rows = pq.read_table(mcq_set).to_pylist()
-        (d / "responses.json").write_text(json.dumps(
-            [{"question": r["question"], "choices": r["choices"], "response": r["choices"][1]} for r in rows],
-            ensure_ascii=False), encoding="utf-8")
+        (d / "responses.json").write_text(
+            json.dumps(
+                [{"question": r["question"], "choices": r["choices"], "response": r["choices"][1]} for r in rows],
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
         table = pq.read_table(articles)
         pq.write_table(table.append_column("region", pa.array(["Attica"] * table.num_rows)), d / "articles.parquet")
-        made[language] = {"set.parquet": mcq_set, "responses.json": d / "responses.json",
-                          "freeform.parquet": _freeform(d / "freeform.parquet", language, question, answer),
-                          "articles.parquet": d / "articles.parquet"}
+        made[language] = {
+            "set.parquet": mcq_set,
+            "responses.json": d / "responses.json",
+            "freeform.parquet": _freeform(d / "freeform.parquet", language, question, answer),
+            "articles.parquet": d / "articles.parquet",
+        }
     return made
 
 

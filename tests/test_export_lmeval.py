@@ -23,7 +23,11 @@ lm_eval = pytest.importorskip("lm_eval", reason="needs lm-evaluation-harness (pi
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with lm-evaluation-harness")
 
 ENGLISH = [  # question, options, index of the answer
-    ("Where is a kappa usually said to live?", ["in rivers and ponds", "on mountain tops", "in old temples", "under the sea"], 0),
+    (
+        "Where is a kappa usually said to live?",
+        ["in rivers and ponds", "on mountain tops", "in old temples", "under the sea"],
+        0,
+    ),
     ("What does a kappa carry on the top of its head?", ["a horn", "a dish of water", "a lantern", "a straw hat"], 1),
     ("Which bird does a tengu most resemble?", ["a crane", "a sparrow", "a crow or a kite", "a heron"], 2),
     ("What is a kitsune?", ["a badger", "a cat", "a snake", "a fox"], 3),
@@ -31,12 +35,24 @@ ENGLISH = [  # question, options, index of the answer
     ("Where does a zashiki-warashi live?", ["a well", "a room of an old house", "a bamboo grove", "a bridge"], 1),
 ]
 FREEFORM_ITEMS = [  # qid, question (English), question in Japanese, answers
-    ("Q1", "Which river creature of Japanese folklore keeps water in a dish on its head?",
-     "頭の皿に水をたたえる川の妖怪は何か。", ["河童", "Kappa", "カッパ"]),
-    ("Q2", "Which long-nosed mountain spirit of Japan is often shown with a feather fan?",
-     "羽団扇を持つ鼻の高い山の妖怪は何か。", ["天狗", "Tengu"]),
-    ("Q3", "Which child spirit is said to bring good fortune to the house it lives in?",
-     "住みついた家に富をもたらすという子供の姿の妖怪は何か。", ["座敷童子", "Zashiki-warashi", "座敷わらし"]),
+    (
+        "Q1",
+        "Which river creature of Japanese folklore keeps water in a dish on its head?",
+        "頭の皿に水をたたえる川の妖怪は何か。",
+        ["河童", "Kappa", "カッパ"],
+    ),
+    (
+        "Q2",
+        "Which long-nosed mountain spirit of Japan is often shown with a feather fan?",
+        "羽団扇を持つ鼻の高い山の妖怪は何か。",
+        ["天狗", "Tengu"],
+    ),
+    (
+        "Q3",
+        "Which child spirit is said to bring good fortune to the house it lives in?",
+        "住みついた家に富をもたらすという子供の姿の妖怪は何か。",
+        ["座敷童子", "Zashiki-warashi", "座敷わらし"],
+    ),
 ]
 
 
@@ -58,21 +74,54 @@ def released(data_dir, tmp_path_factory):
 
 
 def _mcq_parquet(path, rows=ENGLISH, language="en"):
-    table = [{"id": f"en{i}", "question": q, "choices": c, "answer": c[k], "answer_index": k,
-              "type": mcq.MCQ_TYPES[0], "region": "日本全国", "ref": [1], "refs_detail": ["a footnote"],
-              "url": None, "title": None, "qid": None, "wiki": "enwiki", "page_id": i,
-              "language": language, "generator": "g", "checker": "c", "prompt_sha1": "x",
-              "source_revision_id": 1} for i, (q, c, k) in enumerate(rows)]
+    table = [
+        {
+            "id": f"en{i}",
+            "question": q,
+            "choices": c,
+            "answer": c[k],
+            "answer_index": k,
+            "type": mcq.MCQ_TYPES[0],
+            "region": "日本全国",
+            "ref": [1],
+            "refs_detail": ["a footnote"],
+            "url": None,
+            "title": None,
+            "qid": None,
+            "wiki": "enwiki",
+            "page_id": i,
+            "language": language,
+            "generator": "g",
+            "checker": "c",
+            "prompt_sha1": "x",
+            "source_revision_id": 1,
+        }
+        for i, (q, c, k) in enumerate(rows)
+    ]
     pq.write_table(pa.Table.from_pylist(table, schema=MCQ), path)
     return path
 
 
 def _freeform_parquet(path):
-    rows = [{"id": q, "question": en, "question_source": ja, "answers": answers, "qid": q,
-             "origin_wiki": "jawiki", "title": answers[0], "n_wikis": 5, "has_enwiki": True,
-             "criteria": {n: 5 for n in FREEFORM.field("criteria").type.names}, "language": "ja",
-             "generator": "g", "prompt_sha1": "x", "source_revision_id": 1}
-            for q, en, ja, answers in FREEFORM_ITEMS]
+    rows = [
+        {
+            "id": q,
+            "question": en,
+            "question_source": ja,
+            "answers": answers,
+            "qid": q,
+            "origin_wiki": "jawiki",
+            "title": answers[0],
+            "n_wikis": 5,
+            "has_enwiki": True,
+            "criteria": {n: 5 for n in FREEFORM.field("criteria").type.names},
+            "language": "ja",
+            "generator": "g",
+            "prompt_sha1": "x",
+            "source_revision_id": 1,
+        }
+        for q, en, ja, answers in FREEFORM_ITEMS
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=FREEFORM), path)
     return path
 
@@ -90,15 +139,41 @@ def _task(export):
 
 
 def _harness(export, model, samples=False, **options):
-    result = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model}", tasks=[export.task],
-                                     task_manager=_tasks(export), batch_size=8, device="cpu", **options)
+    result = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={model}",
+        tasks=[export.task],
+        task_manager=_tasks(export),
+        batch_size=8,
+        device="cpu",
+        **options,
+    )
     metrics = result["results"][export.task]
     return (metrics, result["samples"][export.task]) if samples else metrics
 
 
 def _ours(questions, model, out, language):
-    assert cli.main(["eval", "mcq", "--mode", "loglikelihood", "--questions", str(questions), "--model", str(model),
-                     "--device", "cpu", "--language", language, "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--mode",
+                "loglikelihood",
+                "--questions",
+                str(questions),
+                "--model",
+                str(model),
+                "--device",
+                "cpu",
+                "--language",
+                language,
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return json.loads((out / "summary.json").read_text())
 
 
@@ -126,10 +201,15 @@ def test_harness_builds_our_requests(which, released, tmp_path):
     task.build_all_requests(limit=None, rank=0, world_size=1)
     built = sorted((i.doc["id"], i.idx, *i.arguments) for i in task.instances)
     rows = mcq.read_questions(questions)
-    ours = [(r["id"], k, *recorder.requests[sum(len(x["choices"]) for x in rows[:n]) + k])
-            for n, r in enumerate(rows) for k in range(len(r["choices"]))]
+    ours = [
+        (r["id"], k, *recorder.requests[sum(len(x["choices"]) for x in rows[:n]) + k])
+        for n, r in enumerate(rows)
+        for k in range(len(r["choices"]))
+    ]
     assert built == sorted(ours) and len(built) == sum(len(r["choices"]) for r in rows)
-    assert yaml.safe_load(export.yaml.read_text())["target_delimiter"] == ("" if export.language in ("ja", "zh") else " ")
+    assert yaml.safe_load(export.yaml.read_text())["target_delimiter"] == (
+        "" if export.language in ("ja", "zh") else " "
+    )
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +260,9 @@ def test_files_and_provenance(released, tmp_path, capsys):
     assert config["dataset_kwargs"]["data_files"]["test"] == str(tmp_path / "t" / "yokai40.jsonl")
     docs = [json.loads(line) for line in (tmp_path / "t" / "yokai40.jsonl").read_text().splitlines()]
     first = docs[0]
-    assert first["prompt"].startswith("アイヌカイセイが現れるとされる場所はどこか") and first["prompt"].endswith("\n- 神社\n回答：")
+    assert first["prompt"].startswith("アイヌカイセイが現れるとされる場所はどこか") and first["prompt"].endswith(
+        "\n- 神社\n回答："
+    )
     assert first["choices"][first["answer_index"]] == "空家"
     assert "wikiorigin eval mcq --mode loglikelihood" in (tmp_path / "t" / "yokai40.README.md").read_text()
 
@@ -202,8 +284,7 @@ def test_freeform_is_a_generate_until_task(tiny_model_dir, tmp_path):
 
 
 def test_freeform_in_the_items_language(tmp_path):
-    export = export_lmeval(_freeform_parquet(tmp_path / "freeform.parquet"), tmp_path / "tasks",
-                           source_language=True)
+    export = export_lmeval(_freeform_parquet(tmp_path / "freeform.parquet"), tmp_path / "tasks", source_language=True)
     doc = json.loads(export.data.read_text().splitlines()[0])
     assert doc["prompt"].startswith(FREEFORM_ITEMS[0][2])
 
@@ -213,11 +294,21 @@ def test_yaml_round_trip(tmp_path):
     readable (CJK as it is, a new line escaped on one line, no long line folded)."""
     from lm_eval.tasks._yaml_loader import load_yaml  # what TaskManager reads a task file with
 
-    config = {"path": "/データ/タスク \"a\"\\b: #c\u2028\x85\x9f\x7f😀", "delimiter": "", "until": ["\n"],
-              "cue": "回答：", "space": " ", "breaks": ["a\x85b", "\u2029", "\r\n"], "word": "yes", "number": "1.0",
-              "long": "x " * 100, "tag": "!function utils.f",
-              "metric_list": [{"metric": "acc", "higher_is_better": True, "weight": 1.0, "none": None}],
-              "empty": {}, "nested": {"list": [], "regexes": [r"^\s+", r"\s+$"]}}
+    config = {
+        "path": '/データ/タスク "a"\\b: #c\u2028\x85\x9f\x7f😀',
+        "delimiter": "",
+        "until": ["\n"],
+        "cue": "回答：",
+        "space": " ",
+        "breaks": ["a\x85b", "\u2029", "\r\n"],
+        "word": "yes",
+        "number": "1.0",
+        "long": "x " * 100,
+        "tag": "!function utils.f",
+        "metric_list": [{"metric": "acc", "higher_is_better": True, "weight": 1.0, "none": None}],
+        "empty": {},
+        "nested": {"list": [], "regexes": [r"^\s+", r"\s+$"]},
+    }
     text = to_yaml(config)
     assert yaml.safe_load(text) == config
     (tmp_path / "task.yaml").write_text(text, encoding="utf-8")
@@ -251,7 +342,9 @@ def test_inconsistent_rows_and_options(tmp_path):
     table[2]["language"] = "ja"
     mixed = tmp_path / "mixed.parquet"
     pq.write_table(pa.Table.from_pylist(table, schema=MCQ), mixed)
-    with pytest.raises(WikioriginError, match=r"mixed.parquet: rows in several languages \(en 5, ja 1\): give language="):
+    with pytest.raises(
+        WikioriginError, match=r"mixed.parquet: rows in several languages \(en 5, ja 1\): give language="
+    ):
         export_lmeval(mixed, tmp_path / "t")
     assert export_lmeval(mixed, tmp_path / "t", language="en").language == "en"  # the option decides
     table[2].update(language="en", answer_index=7)

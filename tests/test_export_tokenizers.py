@@ -50,10 +50,30 @@ def datasets_cache(tmp_path_factory):
 
 
 def _questions(path):
-    rows = [{"id": f"q{i}", "question": q, "choices": c, "answer": c[k], "answer_index": k,
-             "type": mcq.MCQ_TYPES[0], "region": "日本全国", "ref": [1], "refs_detail": ["文献"], "url": None,
-             "title": c[k], "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja", "generator": "g",
-             "checker": "c", "prompt_sha1": "x", "source_revision_id": 1} for i, (q, c, k) in enumerate(QUESTIONS)]
+    rows = [
+        {
+            "id": f"q{i}",
+            "question": q,
+            "choices": c,
+            "answer": c[k],
+            "answer_index": k,
+            "type": mcq.MCQ_TYPES[0],
+            "region": "日本全国",
+            "ref": [1],
+            "refs_detail": ["文献"],
+            "url": None,
+            "title": c[k],
+            "qid": None,
+            "wiki": "jawiki",
+            "page_id": i,
+            "language": "ja",
+            "generator": "g",
+            "checker": "c",
+            "prompt_sha1": "x",
+            "source_revision_id": 1,
+        }
+        for i, (q, c, k) in enumerate(QUESTIONS)
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
     return path
 
@@ -63,8 +83,10 @@ def _tokenizer(merges: list[tuple[str, str]], split: bool = True):
     behind Qwen2's pretokenizer (``split``) or none."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-    texts = [mcq.question_prompt({"question": q, "choices": c}) + mcq.answer_cue("ja") + " \n" + "".join(c)
-             for q, c, _ in QUESTIONS]
+    texts = [
+        mcq.question_prompt({"question": q, "choices": c}) + mcq.answer_cue("ja") + " \n" + "".join(c)
+        for q, c, _ in QUESTIONS
+    ]
     chars = sorted(set("".join(texts)))
     vocab = {t: i for i, t in enumerate(SPECIAL + chars + [a + b for a, b in merges])}
     tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>"))
@@ -80,13 +102,21 @@ def _model(directory, merges):
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=_tokenizer(merges), eos_token="<|end|>",
-                                        pad_token="<|pad|>", unk_token="<unk>")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=_tokenizer(merges), eos_token="<|end|>", pad_token="<|pad|>", unk_token="<unk>"
+    )
     tokenizer.save_pretrained(directory)
     torch.manual_seed(0)
-    config = GPT2Config(vocab_size=len(tokenizer), n_positions=512, n_embd=32, n_layer=2, n_head=2,
-                        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
-                        pad_token_id=tokenizer.pad_token_id)
+    config = GPT2Config(
+        vocab_size=len(tokenizer),
+        n_positions=512,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=tokenizer.eos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     GPT2LMHeadModel(config).save_pretrained(directory)
     return directory
 
@@ -101,8 +131,14 @@ def _harness(export, model, options=""):
     from lm_eval.tasks import TaskManager
 
     tasks = TaskManager(include_path=str(export.yaml.parent), include_defaults=False)
-    result = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model}{options}", tasks=[export.task],
-                                     task_manager=tasks, batch_size=8, device="cpu")
+    result = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={model}{options}",
+        tasks=[export.task],
+        task_manager=tasks,
+        batch_size=8,
+        device="cpu",
+    )
     return result["results"][export.task], result["samples"][export.task]
 
 
@@ -134,9 +170,27 @@ def test_a_tokenizer_that_merges_the_cue_with_options_gets_a_cue_that_keeps_them
     theirs, samples = _harness(checked, merging_model)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert cli.main(["eval", "mcq", "--mode", "loglikelihood", "--questions", str(questions), "--model",
-                         str(merging_model), "--device", "cpu", "--answer-cue", "\\n回答： ",
-                         "--out", str(tmp_path / "ours")]) == 0
+        assert (
+            cli.main(
+                [
+                    "eval",
+                    "mcq",
+                    "--mode",
+                    "loglikelihood",
+                    "--questions",
+                    str(questions),
+                    "--model",
+                    str(merging_model),
+                    "--device",
+                    "cpu",
+                    "--answer-cue",
+                    "\\n回答： ",
+                    "--out",
+                    str(tmp_path / "ours"),
+                ]
+            )
+            == 0
+        )
     assert not [w for w in caught if "inside a token" in str(w.message)]  # no token spans the cut
     ours = json.loads((tmp_path / "ours" / "summary.json").read_text())
     assert ours["n"] == theirs["sample_len"] == len(QUESTIONS)
@@ -145,7 +199,8 @@ def test_a_tokenizer_that_merges_the_cue_with_options_gets_a_cue_that_keeps_them
     items = {i["id"]: i for i in pq.read_table(tmp_path / "ours" / "items.parquet").to_pylist()}
     for sample in samples:
         assert items[sample["doc"]["id"]]["loglikelihoods"] == pytest.approx(
-            [ll for ll, _ in sample["filtered_resps"]], abs=1e-4)
+            [ll for ll, _ in sample["filtered_resps"]], abs=1e-4
+        )
 
 
 def test_a_tokenizer_that_keeps_options_apart_changes_nothing(tiny_model_dir, tmp_path):
@@ -165,8 +220,11 @@ def test_a_tokenizer_that_merges_across_every_cue_is_an_error(tmp_path):
     merges = [("：", "河"), ("：", " "), ("： ", "河"), ("：", "\n"), ("：\n", "河")]
     path = tmp_path / "tokenizer.json"
     _tokenizer(merges, split=False).save(str(path))
-    with pytest.raises(WikioriginError, match=r"the tokenizer merges the answer cue '\\n回答：' with the first "
-                                              r"characters of 6 options \(e.g. '河童' of question q0\), and still"):
+    with pytest.raises(
+        WikioriginError,
+        match=r"the tokenizer merges the answer cue '\\n回答：' with the first "
+        r"characters of 6 options \(e.g. '河童' of question q0\), and still",
+    ):
         export_lmeval(questions, tmp_path / "t", tokenizer=path)
     assert not (tmp_path / "t").exists()
     with pytest.raises(WikioriginError, match="nope: no such tokenizer"):
@@ -175,11 +233,14 @@ def test_a_tokenizer_that_merges_across_every_cue_is_an_error(tmp_path):
 
 def test_the_command_line_checks_the_tokenizer_and_takes_a_cue(merging_model, tmp_path, capsys):
     questions = _questions(tmp_path / "mcq.parquet")
-    assert cli.main(["export", "lm-eval", str(questions), "--out", str(tmp_path / "x"),
-                     "--tokenizer", str(merging_model)]) == 0
+    assert (
+        cli.main(["export", "lm-eval", str(questions), "--out", str(tmp_path / "x"), "--tokenizer", str(merging_model)])
+        == 0
+    )
     config = yaml.safe_load(next((tmp_path / "x").glob("*.yaml")).read_text())
     assert config["metadata"]["answer_cue"] == "\n回答： " and config["metadata"]["merged_options"] == 12
-    assert cli.main(["export", "lm-eval", str(questions), "--out", str(tmp_path / "y"),
-                     "--answer-cue", "\\nAnswer:"]) == 0
+    assert (
+        cli.main(["export", "lm-eval", str(questions), "--out", str(tmp_path / "y"), "--answer-cue", "\\nAnswer:"]) == 0
+    )
     config = yaml.safe_load(next((tmp_path / "y").glob("*.yaml")).read_text())
     assert config["metadata"]["answer_cue"] == "\nAnswer:"

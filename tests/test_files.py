@@ -25,12 +25,16 @@ def test_input_schema_names_the_file_and_the_command(tmp_path):
         tmp_path: r"a directory, not a Parquet file made by `wikiorigin subset`",
     }
     (tmp_path / "text.parquet").write_text("qid,n\nQ1,1\n")
-    cases[tmp_path / "text.parquet"] = r"text.parquet: not a Parquet file \(.*\); expected the output of `wikiorigin subset`"
+    cases[tmp_path / "text.parquet"] = (
+        r"text.parquet: not a Parquet file \(.*\); expected the output of `wikiorigin subset`"
+    )
     for path, message in cases.items():
         with pytest.raises(WikioriginError, match=message) as err:
             input_schema(path, ["qid"], "wikiorigin subset")
         assert "\n" not in str(err.value)
-    with pytest.raises(WikioriginError, match=r"items.parquet: not the output of `wikiorigin subset`: no column origin_wiki, title"):
+    with pytest.raises(
+        WikioriginError, match=r"items.parquet: not the output of `wikiorigin subset`: no column origin_wiki, title"
+    ):
         input_schema(good, ["qid", "origin_wiki", "title"], "wikiorigin subset")
 
 
@@ -56,9 +60,16 @@ def test_check_output_makes_the_directory_and_refuses_what_cannot_be_written(tmp
 def test_check_output_wants_the_name_of_the_format_written(tmp_path):
     """``--out out.csv`` silently wrote Parquet. Every caller writes Parquet, so
     that is the default; another format says so (``suffix``), or any name (None)."""
-    for name, example in (("out.csv", "out.parquet"), ("items", "items.parquet"), ("d.parquet.tmp", "d.parquet.parquet")):
-        with pytest.raises(WikioriginError, match=rf"{name}: give a file name ending in \.parquet, the format "
-                                                  rf"written \(e\.g\. {example}\)"):
+    for name, example in (
+        ("out.csv", "out.parquet"),
+        ("items", "items.parquet"),
+        ("d.parquet.tmp", "d.parquet.parquet"),
+    ):
+        with pytest.raises(
+            WikioriginError,
+            match=rf"{name}: give a file name ending in \.parquet, the format "
+            rf"written \(e\.g\. {example}\)",
+        ):
             check_output(tmp_path / name)
     assert check_output(tmp_path / "out.parquet").name == "out.parquet"
     assert check_output(tmp_path / "cache.sqlite", suffix=".sqlite").name == "cache.sqlite"
@@ -70,8 +81,11 @@ def test_read_input_names_the_first_null_row_of_a_column_needed_on_every_row(tmp
     path = tmp_path / "a.parquet"
     pq.write_table(pa.table({"title": ["a", None, None], "anchor": [None, None, "s"]}), path)
     assert read_input(path, ["anchor"], "x").num_rows == 3  # anchor may be null
-    with pytest.raises(WikioriginError, match=r"a\.parquet: row 1: title is null \(2 rows in all\); the stage needs "
-                                              r"one on every row \(the output of `x` has it\)"):
+    with pytest.raises(
+        WikioriginError,
+        match=r"a\.parquet: row 1: title is null \(2 rows in all\); the stage needs "
+        r"one on every row \(the output of `x` has it\)",
+    ):
         read_input(path, ["title", "anchor"], "x")
 
 

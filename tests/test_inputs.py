@@ -20,9 +20,19 @@ TITLES = ["河童", "天狗", "座敷童子"]
 
 
 def _articles(schema=ARTICLES, **extra) -> list[dict]:
-    rows = [{"wiki": "jawiki", "page_id": i + 1, "title": t, "qid": f"Q{i + 1}", "revision_id": 5,
-             "text": f"{t}は日本の妖怪である[1]。", "url": f"https://ja.wikipedia.org/wiki/{t}",
-             "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}]} for i, t in enumerate(TITLES)]
+    rows = [
+        {
+            "wiki": "jawiki",
+            "page_id": i + 1,
+            "title": t,
+            "qid": f"Q{i + 1}",
+            "revision_id": 5,
+            "text": f"{t}は日本の妖怪である[1]。",
+            "url": f"https://ja.wikipedia.org/wiki/{t}",
+            "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}],
+        }
+        for i, t in enumerate(TITLES)
+    ]
     if schema is ORIGIN_ARTICLES:
         for row in rows:
             row.update(origin_wiki="jawiki", n_wikis=2, aliases=[row["title"]], label_en=None, enwiki_title=None)
@@ -40,12 +50,21 @@ def _write(path, rows, schema, changes: dict):
 
 # What a stage's input may hold that goes wrong: the column replaced, and what the error says.
 BAD = [
-    ("bytes-title", {"title": pa.array([t.encode() for t in TITLES], pa.binary())},
-     r"column title is binary, expected string \(row 0: b'\\xe6\\xb2\\xb3\\xe7"),
-    ("null-title", {"title": pa.array(["河童", None, "座敷童子"])},
-     r"row 1: title is null; the stage needs one on every row"),
-    ("text-page-id", {"page_id": pa.array(["1", "2", "3"])},
-     r"column page_id is string, expected int64 \(row 0: '1'\)"),
+    (
+        "bytes-title",
+        {"title": pa.array([t.encode() for t in TITLES], pa.binary())},
+        r"column title is binary, expected string \(row 0: b'\\xe6\\xb2\\xb3\\xe7",
+    ),
+    (
+        "null-title",
+        {"title": pa.array(["河童", None, "座敷童子"])},
+        r"row 1: title is null; the stage needs one on every row",
+    ),
+    (
+        "text-page-id",
+        {"page_id": pa.array(["1", "2", "3"])},
+        r"column page_id is string, expected int64 \(row 0: '1'\)",
+    ),
     ("null-text", {"text": pa.array([None, None, "x"], pa.string())}, r"row 0: text is null \(2 rows in all\)"),
 ]
 
@@ -56,8 +75,22 @@ def test_a_wrongly_typed_or_null_input_is_refused_before_any_call(builder, case,
     schema = ORIGIN_ARTICLES if builder == "freeform" else ARTICLES
     articles = _write(tmp_path / f"{case}.parquet", _articles(schema), schema, changes)
     with ChatServer(answer=lambda messages: "{}") as server:
-        code = main(["build", builder, "--articles", str(articles), "--out", str(tmp_path / "out.parquet"),
-                     "--model", "gen", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")])
+        code = main(
+            [
+                "build",
+                builder,
+                "--articles",
+                str(articles),
+                "--out",
+                str(tmp_path / "out.parquet"),
+                "--model",
+                "gen",
+                "--base-url",
+                server.url,
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+            ]
+        )
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert err.startswith(f"wikiorigin: error: {articles}: ") and re.search(says, err), err
@@ -68,11 +101,29 @@ def test_aliases_that_are_one_string_are_refused_before_any_call(tmp_path, capsy
     """An optional column the free-form builder reads (the answers' names) is checked too:
     a string would be split into its characters as answers."""
     rows = _articles(ORIGIN_ARTICLES)
-    articles = _write(tmp_path / "a.parquet", rows, ORIGIN_ARTICLES,
-                      {"aliases": pa.array(["かっぱ", "てんぐ", "ざしきわらし"])})
+    articles = _write(
+        tmp_path / "a.parquet", rows, ORIGIN_ARTICLES, {"aliases": pa.array(["かっぱ", "てんぐ", "ざしきわらし"])}
+    )
     with ChatServer(answer=lambda messages: "{}") as server:
-        assert main(["build", "freeform", "--articles", str(articles), "--out", str(tmp_path / "f.parquet"),
-                     "--model", "gen", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]) == 2
+        assert (
+            main(
+                [
+                    "build",
+                    "freeform",
+                    "--articles",
+                    str(articles),
+                    "--out",
+                    str(tmp_path / "f.parquet"),
+                    "--model",
+                    "gen",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                ]
+            )
+            == 2
+        )
     assert "column aliases is string, expected list<item: string> (row 0: 'かっぱ')" in capsys.readouterr().err
     assert server.calls == []
 
@@ -81,20 +132,46 @@ def test_types_of_the_same_kind_are_accepted(tmp_path, capsys):
     """large_string, int32 page ids, dictionary-encoded wikis and a column of nulls where
     nulls may be: the dry run reads the file and counts its calls."""
     rows = _articles(ORIGIN_ARTICLES)
-    articles = _write(tmp_path / "a.parquet", rows, ORIGIN_ARTICLES, {
-        "title": pa.array(TITLES, pa.large_string()), "page_id": pa.array([1, 2, 3], pa.int32()),
-        "wiki": pa.array(["jawiki"] * 3).dictionary_encode(), "n_wikis": pa.array([2, 2, 2], pa.int64()),
-        "enwiki_title": pa.nulls(3)})
-    assert main(["build", "freeform", "--articles", str(articles), "--out", str(tmp_path / "f.parquet"),
-                 "--model", "gen", "--base-url", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite"),
-                 "--dry-run"]) == 0
+    articles = _write(
+        tmp_path / "a.parquet",
+        rows,
+        ORIGIN_ARTICLES,
+        {
+            "title": pa.array(TITLES, pa.large_string()),
+            "page_id": pa.array([1, 2, 3], pa.int32()),
+            "wiki": pa.array(["jawiki"] * 3).dictionary_encode(),
+            "n_wikis": pa.array([2, 2, 2], pa.int64()),
+            "enwiki_title": pa.nulls(3),
+        },
+    )
+    assert (
+        main(
+            [
+                "build",
+                "freeform",
+                "--articles",
+                str(articles),
+                "--out",
+                str(tmp_path / "f.parquet"),
+                "--model",
+                "gen",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     assert "3 calls to make first" in capsys.readouterr().out
     assert read_input(articles, ["title", "page_id"], "x").column("page_id").type == pa.int32()  # read as stored
 
 
 def test_subset_refuses_a_wrongly_typed_origins_file(tmp_path, capsys):
-    table = pa.Table.from_pylist([{"qid": "Q1", "origin_wiki": "jawiki", "n_wikis": 3, "lead_days": 1.0,
-                                   "editions": []}], schema=ORIGINS)
+    table = pa.Table.from_pylist(
+        [{"qid": "Q1", "origin_wiki": "jawiki", "n_wikis": 3, "lead_days": 1.0, "editions": []}], schema=ORIGINS
+    )
     bad = tmp_path / "origins.parquet"
     pq.write_table(table.set_column(table.schema.get_field_index("n_wikis"), "n_wikis", pa.array(["3"])), bad)
     assert main(["subset", str(bad), "--wiki", "ja", "--out", str(tmp_path / "items.parquet")]) == 2

@@ -24,20 +24,52 @@ def _error(capsys) -> str:
 
 
 def _origins(path):
-    rows = [{"qid": f"Q{i}", "origin_wiki": "jawiki", "n_wikis": i, "lead_days": 1.0, "editions": []}
-            for i in range(1, 6)]
+    rows = [
+        {"qid": f"Q{i}", "origin_wiki": "jawiki", "n_wikis": i, "lead_days": 1.0, "editions": []} for i in range(1, 6)
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=ORIGINS), path)
     return path
 
 
 def test_an_output_named_for_another_format_is_refused_before_any_call(tmp_path, capsys):
     articles = tmp_path / "articles.parquet"
-    pq.write_table(pa.Table.from_pylist([{"wiki": "jawiki", "page_id": 1, "title": "河童", "revision_id": 5,
-                                          "url": "https://ja.wikipedia.org/wiki/河童", "text": "河童[1]。",
-                                          "references": []}], schema=ARTICLES), articles)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "wiki": "jawiki",
+                    "page_id": 1,
+                    "title": "河童",
+                    "revision_id": 5,
+                    "url": "https://ja.wikipedia.org/wiki/河童",
+                    "text": "河童[1]。",
+                    "references": [],
+                }
+            ],
+            schema=ARTICLES,
+        ),
+        articles,
+    )
     with ChatServer(answer=lambda messages: "{}") as server:
-        assert main(["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "out.csv"), "--model", "gen",
-                     "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]) == 2
+        assert (
+            main(
+                [
+                    "build",
+                    "mcq",
+                    "--articles",
+                    str(articles),
+                    "--out",
+                    str(tmp_path / "out.csv"),
+                    "--model",
+                    "gen",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                ]
+            )
+            == 2
+        )
     assert "out.csv: give a file name ending in .parquet, the format written (e.g. out.parquet)" in _error(capsys)
     assert server.calls == [] and not (tmp_path / "out.csv").exists()
     origins = _origins(tmp_path / "origins.parquet")
@@ -48,8 +80,10 @@ def test_an_output_named_for_another_format_is_refused_before_any_call(tmp_path,
 def test_scan_of_a_directory_says_what_to_give(tmp_path, capsys):
     assert main(["scan", str(TREE / "jawiki"), "--wiki", "ja", "--out", str(tmp_path / "p.parquet")]) == 2
     err = _error(capsys)
-    assert f"{TREE / 'jawiki'}: a directory, not a dump file: give the dump files of one wiki (e.g. " \
-           f"{TREE / 'jawiki' / '20260801' / 'jawiki-20260801-stub-meta-history.xml.gz'})" in err
+    assert (
+        f"{TREE / 'jawiki'}: a directory, not a dump file: give the dump files of one wiki (e.g. "
+        f"{TREE / 'jawiki' / '20260801' / 'jawiki-20260801-stub-meta-history.xml.gz'})" in err
+    )
     assert f"or run `wikiorigin origins {TREE / 'jawiki'}` over a whole dump tree" in err
     assert "no such file" not in err
     (tmp_path / "empty").mkdir()
@@ -59,12 +93,18 @@ def test_scan_of_a_directory_says_what_to_give(tmp_path, capsys):
 
 def test_a_card_is_written_for_built_sets_only(tmp_path, capsys):
     corpus = tmp_path / "corpus"
-    write_table(pa.Table.from_pylist([], schema=ARTICLES), corpus / "articles.parquet", ARTICLES,
-                provenance(stage="corpus", corpus="list"))
+    write_table(
+        pa.Table.from_pylist([], schema=ARTICLES),
+        corpus / "articles.parquet",
+        ARTICLES,
+        provenance(stage="corpus", corpus="list"),
+    )
     assert main(["build", "card", str(corpus), "--kind", "mcq", "--title", "X"]) == 2
-    assert (f"{corpus / 'articles.parquet'}: not a dataset built by wikiorigin (made by `wikiorigin corpus`): a card "
-            "describes the outputs of `wikiorigin build mcq|freeform|preference` or `wikiorigin review export`"
-            in _error(capsys))
+    assert (
+        f"{corpus / 'articles.parquet'}: not a dataset built by wikiorigin (made by `wikiorigin corpus`): a card "
+        "describes the outputs of `wikiorigin build mcq|freeform|preference` or `wikiorigin review export`"
+        in _error(capsys)
+    )
     assert not (corpus / "README.md").exists()
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -72,8 +112,12 @@ def test_a_card_is_written_for_built_sets_only(tmp_path, capsys):
     assert main(["build", "card", str(plain), "--kind", "mcq", "--title", "X"]) == 2
     assert "data.parquet: not a dataset built by wikiorigin: a card describes" in _error(capsys)
     built = tmp_path / "built"
-    write_table(pa.Table.from_pylist([], schema=MCQ), built / "test.parquet", MCQ,
-                provenance(stage="build", builder="mcq", language="ja"))
+    write_table(
+        pa.Table.from_pylist([], schema=MCQ),
+        built / "test.parquet",
+        MCQ,
+        provenance(stage="build", builder="mcq", language="ja"),
+    )
     assert main(["build", "card", str(built), "--kind", "freeform", "--title", "X"]) == 2
     assert "test.parquet: a mcq set, not freeform: give --kind mcq" in _error(capsys)
     assert main(["build", "card", str(built), "--kind", "mcq", "--title", "X"]) == 0
@@ -96,5 +140,7 @@ def test_a_repeated_wikidata_entity_is_read_from_its_first_line_and_counted(tmp_
         assert [e.qid for e in found].count("Q8") == 1
         assert next(e for e in found if e.qid == "Q8").labels["en"] == "happiness"  # the first line's
         assert stats.duplicates == 2 and stats.first_duplicate == "Q8 on line 7"
-        assert stats.notes == [f"{dump}: 2 lines repeat an entity already read (the first: Q8 on line 7); "
-                               "each entity was read from its first line"]
+        assert stats.notes == [
+            f"{dump}: 2 lines repeat an entity already read (the first: Q8 on line 7); "
+            "each entity was read from its first line"
+        ]

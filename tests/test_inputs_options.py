@@ -11,8 +11,20 @@ from wikiorigin.cli import main
 @pytest.mark.parametrize("value", ["-1", "2.5", "nan", "warm"])
 def test_a_temperature_out_of_range_is_refused(value, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["eval", "mcq", "--questions", "q.json", "--model", "m", "--out", str(tmp_path / "r"),
-              "--temperature", value])
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                "q.json",
+                "--model",
+                "m",
+                "--out",
+                str(tmp_path / "r"),
+                "--temperature",
+                value,
+            ]
+        )
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "argument --temperature" in err
     assert f"got {value!r}" in err and ("from 0 to 2" in err or "expected a number" in err)
@@ -20,18 +32,34 @@ def test_a_temperature_out_of_range_is_refused(value, tmp_path, capsys):
 
 def test_max_new_tokens_must_be_positive(tmp_path, capsys):
     with pytest.raises(SystemExit):
-        main(["eval", "mcq", "--questions", "q.json", "--model", "m", "--out", str(tmp_path / "r"),
-              "--max-new-tokens", "0"])
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                "q.json",
+                "--model",
+                "m",
+                "--out",
+                str(tmp_path / "r"),
+                "--max-new-tokens",
+                "0",
+            ]
+        )
     assert "argument --max-new-tokens: expected a number > 0, got '0'" in capsys.readouterr().err
 
 
 def test_an_empty_range_of_editions_is_an_error(tmp_path, capsys):
     origins = _origins(tmp_path / "origins.parquet")
     out = tmp_path / "items.parquet"
-    assert main(["subset", str(origins), "--wiki", "ja", "--out", str(out), "--min-editions", "5",
-                 "--max-editions", "2"]) == 2
+    assert (
+        main(["subset", str(origins), "--wiki", "ja", "--out", str(out), "--min-editions", "5", "--max-editions", "2"])
+        == 2
+    )
     assert "--min-editions 5 is more than --max-editions 2: no item can have both" in _error(capsys)
     assert not out.exists()
-    assert main(["subset", str(origins), "--wiki", "ja", "--out", str(out), "--min-editions", "2",
-                 "--max-editions", "2"]) == 0
+    assert (
+        main(["subset", str(origins), "--wiki", "ja", "--out", str(out), "--min-editions", "2", "--max-editions", "2"])
+        == 0
+    )
     assert pq.read_table(out).column("qid").to_pylist() == ["Q2"]

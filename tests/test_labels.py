@@ -18,9 +18,20 @@ REGIONS = [{"class": "Tokyo", "description": "the capital"}, {"class": "Osaka", 
 
 @pytest.fixture(scope="module")
 def articles(tmp_path_factory):
-    row = {"wiki": "jawiki", "page_id": 1, "title": "題", "anchor": None, "qid": "Q1", "revision_id": 1,
-           "revision_timestamp": None, "url": "https://ja.wikipedia.org/wiki/題", "text": "本文[1]",
-           "sections": [], "references": [], "categories": []}
+    row = {
+        "wiki": "jawiki",
+        "page_id": 1,
+        "title": "題",
+        "anchor": None,
+        "qid": "Q1",
+        "revision_id": 1,
+        "revision_timestamp": None,
+        "url": "https://ja.wikipedia.org/wiki/題",
+        "text": "本文[1]",
+        "sections": [],
+        "references": [],
+        "categories": [],
+    }
     path = tmp_path_factory.mktemp("a") / "articles.parquet"
     pq.write_table(pa.Table.from_pylist([row], schema=ARTICLES), path)
     return path
@@ -29,8 +40,23 @@ def articles(tmp_path_factory):
 def _build(articles, tmp_path, labels, capsys, *extra) -> str:
     """Run build mcq with the labels file; assert exit 2, no call, one line; return the line."""
     with ChatServer(answer=lambda messages: "{}") as server:
-        code = main(["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "m.parquet"),
-                     "--model", "gen", "--base-url", server.url, "--labels", str(labels), *extra])
+        code = main(
+            [
+                "build",
+                "mcq",
+                "--articles",
+                str(articles),
+                "--out",
+                str(tmp_path / "m.parquet"),
+                "--model",
+                "gen",
+                "--base-url",
+                server.url,
+                "--labels",
+                str(labels),
+                *extra,
+            ]
+        )
         assert code == 2 and not server.calls
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(labels) in err and "unexpected" not in err
@@ -53,21 +79,40 @@ def test_utf8_bom_is_read(tmp_path):
     assert labels.name == "bom" and labels.region_names == ["Tokyo", "Osaka"]
 
 
-@pytest.mark.parametrize("data, place", [
-    ({"name": ["x"], "types": TYPES, "regions": "wikidata"}, "name: expected a non-empty string, got ['x']"),
-    ({"subject": 3, "types": TYPES, "regions": "wikidata"}, "subject: expected a non-empty string"),
-    ({"types": TYPES, "regions": [*REGIONS, {"class": "tokyo ", "description": "again"}]},
-     "regions[2].class: 'tokyo ' is given twice (as regions[0];"),
-    ({"types": [{"class": "Ｔｏｋｙｏ", "description": "x"}, {"class": "tokyo", "description": "y"}],
-      "regions": "wikidata"}, "types[1].class: 'tokyo' is given twice (as types[0];"),
-    ({"types": [{"class": "a", "description": "x", "letter": "a"},
-                {"class": "b", "description": "y", "letter": "A"}], "regions": "wikidata"},
-     "types[1].letter: 'A' is given to two classes (and types[0];"),
-    ({"types": TYPES, "regions": "Wikidata"},
-     "regions: expected a list of classes or the string 'wikidata' (lower case: regions from Wikidata), "
-     "got 'Wikidata'"),
-    ({"types": TYPES, "regions": "wikidata", "prompts": "yokai"}, "prompts: the one accepted value is 'yokai-ja'"),
-])
+@pytest.mark.parametrize(
+    "data, place",
+    [
+        ({"name": ["x"], "types": TYPES, "regions": "wikidata"}, "name: expected a non-empty string, got ['x']"),
+        ({"subject": 3, "types": TYPES, "regions": "wikidata"}, "subject: expected a non-empty string"),
+        (
+            {"types": TYPES, "regions": [*REGIONS, {"class": "tokyo ", "description": "again"}]},
+            "regions[2].class: 'tokyo ' is given twice (as regions[0];",
+        ),
+        (
+            {
+                "types": [{"class": "Ｔｏｋｙｏ", "description": "x"}, {"class": "tokyo", "description": "y"}],
+                "regions": "wikidata",
+            },
+            "types[1].class: 'tokyo' is given twice (as types[0];",
+        ),
+        (
+            {
+                "types": [
+                    {"class": "a", "description": "x", "letter": "a"},
+                    {"class": "b", "description": "y", "letter": "A"},
+                ],
+                "regions": "wikidata",
+            },
+            "types[1].letter: 'A' is given to two classes (and types[0];",
+        ),
+        (
+            {"types": TYPES, "regions": "Wikidata"},
+            "regions: expected a list of classes or the string 'wikidata' (lower case: regions from Wikidata), "
+            "got 'Wikidata'",
+        ),
+        ({"types": TYPES, "regions": "wikidata", "prompts": "yokai"}, "prompts: the one accepted value is 'yokai-ja'"),
+    ],
+)
 def test_bad_labels_file_through_the_cli(articles, tmp_path, capsys, data, place):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")

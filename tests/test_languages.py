@@ -53,8 +53,7 @@ def test_cli_languages_json(capsys):
     assert main(["languages", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 348
-    assert {"dbname": "jawiki", "language": "ja", "domain": "ja.wikipedia.org", "open": True,
-            "status": "open"} in rows
+    assert {"dbname": "jawiki", "language": "ja", "domain": "ja.wikipedia.org", "open": True, "status": "open"} in rows
 
 
 def test_cli_languages_table(capsys):
@@ -87,10 +86,14 @@ def test_single_country_languages(capsys):
 
 # WikiOriginQA's eight languages, with the state each belongs to and why it counts there.
 PAPER_LANGUAGES = [
-    ("ja", "JP", "jawiki", "official"), ("ps", "AF", "pswiki", "official"),
-    ("af", "ZA", "afwiki", "national_by_constitution"), ("ca", "AD", "cawiki", "official"),
-    ("sk", "SK", "skwiki", "official"), ("et", "EE", "etwiki", "official"),
-    ("uk", "UA", "ukwiki", "official"), ("ka", "GE", "kawiki", "official"),
+    ("ja", "JP", "jawiki", "official"),
+    ("ps", "AF", "pswiki", "official"),
+    ("af", "ZA", "afwiki", "national_by_constitution"),
+    ("ca", "AD", "cawiki", "official"),
+    ("sk", "SK", "skwiki", "official"),
+    ("et", "EE", "etwiki", "official"),
+    ("uk", "UA", "ukwiki", "official"),
+    ("ka", "GE", "kawiki", "official"),
 ]
 
 
@@ -130,8 +133,11 @@ def test_official_countries_rule_on_a_small_table():
     from wikiorigin.languages import official_countries
 
     territories = {  # CLDR's shape: {country: {language: {"official_status": ...}}}
-        "ZA": {"en": {"official_status": "official"}, "af": {"official_status": "official_regional"},
-               "tn": {"official_status": "official_regional"}},
+        "ZA": {
+            "en": {"official_status": "official"},
+            "af": {"official_status": "official_regional"},
+            "tn": {"official_status": "official_regional"},
+        },
         "BW": {"tn": {"official_status": "official"}, "en": {"official_status": "official"}},
         "ES": {"es": {"official_status": "official"}, "ca": {"official_status": "official_regional"}},
         "AD": {"ca": {"official_status": "official"}},
@@ -168,8 +174,13 @@ def test_constitutional_table_is_sourced_and_regional_in_cldr():
 def test_cli_single_country_json(capsys):
     assert main(["languages", "--single-country", "--json"]) == 0
     rows = {r["language"]: r for r in json.loads(capsys.readouterr().out)}
-    assert rows["af"] == {"language": "af", "country": "ZA", "country_name": "South Africa", "wiki": "afwiki",
-                          "status": "national_by_constitution"}
+    assert rows["af"] == {
+        "language": "af",
+        "country": "ZA",
+        "country_name": "South Africa",
+        "wiki": "afwiki",
+        "status": "national_by_constitution",
+    }
 
 
 @pytest.mark.parametrize("name,suggested", [("jp", "jawiki"), ("gr", "elwiki"), ("cz", "cswiki"), ("dk", "dawiki")])
@@ -180,6 +191,7 @@ def test_a_country_code_suggests_its_language(name, suggested):
 
 
 # -- English names of every open Wikipedia's language (no prompt says "in arz") -----
+
 
 def test_every_open_wiki_gets_a_real_english_name():
     from wikiorigin.languages import language_name
@@ -193,12 +205,25 @@ def test_every_open_wiki_gets_a_real_english_name():
     assert len(set(names.values())) == len(names)  # no two content languages share a name
 
 
-@pytest.mark.parametrize("code,name", [
-    ("arz", "Egyptian Arabic"), ("nan", "Min Nan Chinese"), ("zh-min-nan", "Min Nan Chinese"),
-    ("lzh", "Literary Chinese"), ("zh-classical", "Literary Chinese"), ("cdo", "Min Dong Chinese"),
-    ("sh", "Serbo-Croatian"), ("bat-smg", "Samogitian"), ("map-bms", "Banyumasan"), ("fiu-vro", "Võro"),
-    ("zh-yue", "Cantonese"), ("gom", "Goan Konkani"), ("nrm", "Norman"), ("el", "Greek"),
-])
+@pytest.mark.parametrize(
+    "code,name",
+    [
+        ("arz", "Egyptian Arabic"),
+        ("nan", "Min Nan Chinese"),
+        ("zh-min-nan", "Min Nan Chinese"),
+        ("lzh", "Literary Chinese"),
+        ("zh-classical", "Literary Chinese"),
+        ("cdo", "Min Dong Chinese"),
+        ("sh", "Serbo-Croatian"),
+        ("bat-smg", "Samogitian"),
+        ("map-bms", "Banyumasan"),
+        ("fiu-vro", "Võro"),
+        ("zh-yue", "Cantonese"),
+        ("gom", "Goan Konkani"),
+        ("nrm", "Norman"),
+        ("el", "Greek"),
+    ],
+)
 def test_language_names_beyond_cldr_locales(code, name):
     from wikiorigin.languages import language_name
 

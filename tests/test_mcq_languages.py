@@ -38,8 +38,10 @@ def el_multistream(tmp_path_factory, data_dir):
 
     d = tmp_path_factory.mktemp("elwikivoyage")
     dump, index = d / "elwikivoyage-multistream.xml.bz2", d / "elwikivoyage-multistream-index.txt.bz2"
-    extra = [page_xml(990001, EL_LIST, (HERE / "el-list-page.wiki").read_text(encoding="utf-8")),
-             page_xml(990002, "Κουρίλες", (HERE / "el-kuril-page.wiki").read_text(encoding="utf-8"))]
+    extra = [
+        page_xml(990001, EL_LIST, (HERE / "el-list-page.wiki").read_text(encoding="utf-8")),
+        page_xml(990002, "Κουρίλες", (HERE / "el-kuril-page.wiki").read_text(encoding="utf-8")),
+    ]
     write_multistream(data_dir / EL_DUMP, dump, index, extra_pages=extra)
     return dump, index
 
@@ -49,8 +51,23 @@ def el_articles(el_multistream, tmp_path_factory):
     from wikiorigin.cli import main
 
     out = tmp_path_factory.mktemp("el-corpus") / "el-articles.parquet"
-    assert main(["corpus", "yokai", "--dump", str(el_multistream[0]), "--index", str(el_multistream[1]),
-                 "--list-page", EL_LIST, "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "corpus",
+                "yokai",
+                "--dump",
+                str(el_multistream[0]),
+                "--index",
+                str(el_multistream[1]),
+                "--list-page",
+                EL_LIST,
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -90,8 +107,10 @@ class Scripted:
         if task == "generate":
             words = list(dict.fromkeys(w for w in re.findall(r"\w{4,}", user) if not w.isdigit()))
             choices = words[1:5]
-            return json.dumps({"questions": [{"question": f"{title}: {words[0]}?", "choices": choices,
-                                              "answer": choices[1]}]}, ensure_ascii=False)
+            return json.dumps(
+                {"questions": [{"question": f"{title}: {words[0]}?", "choices": choices, "answer": choices[1]}]},
+                ensure_ascii=False,
+            )
         if task == "check":
             return json.dumps({"answer_index": 1})
         if task == "attribute":
@@ -99,14 +118,17 @@ class Scripted:
         if task == "label":
             types = _classes(system, "type is one of these classes:")
             regions = _classes(system, "comes from, one of:") if "comes from" in system else []
-            return json.dumps({"type": types[-1], **({"region": regions[0]} if regions else {})},
-                              ensure_ascii=False)
+            return json.dumps({"type": types[-1], **({"region": regions[0]} if regions else {})}, ensure_ascii=False)
         raise AssertionError(task)
 
 
 def _client(server, tmp_path, model="gen"):
-    return LLMClient(OpenAIBackend(model, base_url=server.url), RequestCache(tmp_path / f"{model}.sqlite"),
-                     concurrency=2, backoff=0.01)
+    return LLMClient(
+        OpenAIBackend(model, base_url=server.url),
+        RequestCache(tmp_path / f"{model}.sqlite"),
+        concurrency=2,
+        backoff=0.01,
+    )
 
 
 def test_greek_set_from_the_multistream_sample(el_articles, tmp_path):
@@ -137,8 +159,12 @@ def test_greek_set_from_the_multistream_sample(el_articles, tmp_path):
 
 def test_greek_without_footnotes_is_dropped_by_default(el_articles, tmp_path):
     with ChatServer(answer=Scripted()) as server:
-        report = build_mcq(el_articles, tmp_path / "m.parquet", _client(server, tmp_path),
-                           config=MCQConfig(labels=str(HERE / "labels-el.json")))
+        report = build_mcq(
+            el_articles,
+            tmp_path / "m.parquet",
+            _client(server, tmp_path),
+            config=MCQConfig(labels=str(HERE / "labels-el.json")),
+        )
     assert report.kept == 1 and report.dropped == {"attribute": 5}  # only Κουρίλες has footnotes
     failed = pq.read_table(tmp_path / "m.failed.parquet").to_pylist()
     assert all(f["reason"].startswith("the article has no footnotes") for f in failed)
@@ -152,8 +178,12 @@ def test_english_set_and_language_in_the_cache_key(en_articles, tmp_path):
         assert build_mcq(en_articles, tmp_path / "en.parquet", client, config=config).kept == 1
         calls = len(server.calls)
         # the same articles in another language are other requests (the language is in the key)
-        build_mcq(en_articles, tmp_path / "ga.parquet", client,
-                  config=MCQConfig(language="ga", labels="yokai-ja", keep_unreferenced=True))
+        build_mcq(
+            en_articles,
+            tmp_path / "ga.parquet",
+            client,
+            config=MCQConfig(language="ga", labels="yokai-ja", keep_unreferenced=True),
+        )
         assert len(server.calls) == 2 * calls
     row = pq.read_table(tmp_path / "en.parquet").to_pylist()[0]
     assert row["language"] == "en" and row["wiki"] == "simplewiki" and row["region"] == "北海道"
@@ -164,8 +194,7 @@ def test_english_set_and_language_in_the_cache_key(en_articles, tmp_path):
 def test_origin_labels_need_a_region_column(el_articles, tmp_path):
     with ChatServer(answer=Scripted()) as server:
         with pytest.raises(WikioriginError, match="no region column"):
-            build_mcq(el_articles, tmp_path / "m.parquet", _client(server, tmp_path),
-                      config=MCQConfig(labels="origin"))
+            build_mcq(el_articles, tmp_path / "m.parquet", _client(server, tmp_path), config=MCQConfig(labels="origin"))
         with pytest.raises(WikioriginError, match="a list-page corpus of elwikivoyage and no labels: give labels="):
             build_mcq(el_articles, tmp_path / "m.parquet", _client(server, tmp_path), config=MCQConfig())
         assert not server.calls
@@ -174,12 +203,29 @@ def test_origin_labels_need_a_region_column(el_articles, tmp_path):
 def test_unknown_language_is_one_line(el_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["build", "mcq", "--articles", str(el_articles), "--out", str(tmp_path / "m.parquet"),
-                 "--model", "gen", "--language", "xx-nowhere", "--dry-run"]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "mcq",
+                "--articles",
+                str(el_articles),
+                "--out",
+                str(tmp_path / "m.parquet"),
+                "--model",
+                "gen",
+                "--language",
+                "xx-nowhere",
+                "--dry-run",
+            ]
+        )
+        == 2
+    )
     assert "error: --language xx-nowhere: not a Wikipedia edition" in capsys.readouterr().err
 
 
 # -- labels files ------------------------------------------------------------------------
+
 
 def test_presets():
     from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
@@ -193,20 +239,38 @@ def test_presets():
     assert greek.types[0].letter == "Α" and greek.region_names[0] == "Ρωσική Άπω Ανατολή"
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"types": [{"class": "a", "description": "x"}, {"class": "b"}], "regions": "wikidata"},
-     r"bad\.json: types\[1\]\.description: expected a one-line description of 'b'"),
-    ({"types": [{"class": "a", "description": "x"}, {"class": "", "description": "y"}], "regions": "wikidata"},
-     r"bad\.json: types\[1\]\.class: expected a non-empty"),
-    ({"types": [{"class": "a", "description": "x"}, {"class": "b", "description": "y"}],
-      "regions": [{"class": "r", "description": "z"}, {"class": "r", "description": "w"}]},
-     r"bad\.json: regions\[1\]\.class: 'r' is given twice"),
-    ({"types": [{"class": "a", "description": "x", "letter": "AB"}, {"class": "b", "description": "y"}],
-      "regions": "wikidata"}, r"types\[0\]\.letter: expected one character"),
-    ({"types": "a, b", "regions": "wikidata"}, r"bad\.json: types: expected a list of two or more"),
-    ({"types": [{"class": "a", "description": "x"}, {"class": "b", "description": "y"}], "region": "wikidata"},
-     r"bad\.json: unknown field\(s\) region"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (
+            {"types": [{"class": "a", "description": "x"}, {"class": "b"}], "regions": "wikidata"},
+            r"bad\.json: types\[1\]\.description: expected a one-line description of 'b'",
+        ),
+        (
+            {"types": [{"class": "a", "description": "x"}, {"class": "", "description": "y"}], "regions": "wikidata"},
+            r"bad\.json: types\[1\]\.class: expected a non-empty",
+        ),
+        (
+            {
+                "types": [{"class": "a", "description": "x"}, {"class": "b", "description": "y"}],
+                "regions": [{"class": "r", "description": "z"}, {"class": "r", "description": "w"}],
+            },
+            r"bad\.json: regions\[1\]\.class: 'r' is given twice",
+        ),
+        (
+            {
+                "types": [{"class": "a", "description": "x", "letter": "AB"}, {"class": "b", "description": "y"}],
+                "regions": "wikidata",
+            },
+            r"types\[0\]\.letter: expected one character",
+        ),
+        ({"types": "a, b", "regions": "wikidata"}, r"bad\.json: types: expected a list of two or more"),
+        (
+            {"types": [{"class": "a", "description": "x"}, {"class": "b", "description": "y"}], "region": "wikidata"},
+            r"bad\.json: unknown field\(s\) region",
+        ),
+    ],
+)
 def test_bad_labels_file_is_one_line(tmp_path, data, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -218,28 +282,65 @@ def test_bad_labels_on_the_command_line(el_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
     bad = tmp_path / "bad.json"
-    bad.write_text('{"types": [{"class": "a", "description": "x"}, {"class": "b", "description": 3}],'
-                   ' "regions": "wikidata"}', encoding="utf-8")
+    bad.write_text(
+        '{"types": [{"class": "a", "description": "x"}, {"class": "b", "description": 3}], "regions": "wikidata"}',
+        encoding="utf-8",
+    )
     with ChatServer(answer=Scripted()) as server:
-        code = main(["build", "mcq", "--articles", str(el_articles), "--out", str(tmp_path / "m.parquet"),
-                     "--model", "gen", "--base-url", server.url, "--labels", str(bad)])
+        code = main(
+            [
+                "build",
+                "mcq",
+                "--articles",
+                str(el_articles),
+                "--out",
+                str(tmp_path / "m.parquet"),
+                "--model",
+                "gen",
+                "--base-url",
+                server.url,
+                "--labels",
+                str(bad),
+            ]
+        )
         assert code == 2 and not server.calls
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and f"{bad}: types[1].description" in err
     (tmp_path / "torn.json").write_text('{"types": [', encoding="utf-8")
-    assert main(["build", "mcq", "--articles", str(el_articles), "--out", str(tmp_path / "m.parquet"),
-                 "--model", "gen", "--labels", str(tmp_path / "torn.json"), "--dry-run"]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "mcq",
+                "--articles",
+                str(el_articles),
+                "--out",
+                str(tmp_path / "m.parquet"),
+                "--model",
+                "gen",
+                "--labels",
+                str(tmp_path / "torn.json"),
+                "--dry-run",
+            ]
+        )
+        == 2
+    )
     assert "torn.json: line 1 column 12: not JSON" in capsys.readouterr().err
 
 
 # -- evaluation in the set's language ------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def el_set(el_articles, tmp_path_factory):
     d = tmp_path_factory.mktemp("el-set")
     with ChatServer(answer=Scripted()) as server:
-        build_mcq(el_articles, d / "test.parquet", _client(server, d),
-                  config=MCQConfig(labels=str(HERE / "labels-el.json"), keep_unreferenced=True))
+        build_mcq(
+            el_articles,
+            d / "test.parquet",
+            _client(server, d),
+            config=MCQConfig(labels=str(HERE / "labels-el.json"), keep_unreferenced=True),
+        )
     return d / "test.parquet"
 
 
@@ -247,8 +348,12 @@ def el_set(el_articles, tmp_path_factory):
 def en_set(en_articles, tmp_path_factory):
     d = tmp_path_factory.mktemp("en-set")
     with ChatServer(answer=Scripted()) as server:
-        build_mcq(en_articles, d / "test.parquet", _client(server, d),
-                  config=MCQConfig(language="en", keep_unreferenced=True, labels=str(HERE / "labels-el.json")))
+        build_mcq(
+            en_articles,
+            d / "test.parquet",
+            _client(server, d),
+            config=MCQConfig(language="en", keep_unreferenced=True, labels=str(HERE / "labels-el.json")),
+        )
     return d / "test.parquet"
 
 
@@ -259,8 +364,27 @@ def test_eval_greek_set_with_a_tiny_model(el_set, tiny_model_dir, tmp_path, mode
     from wikiorigin.evaluators.signature import text_hash
 
     out = tmp_path / mode
-    assert main(["eval", "mcq", "--questions", str(el_set), "--model", str(tiny_model_dir), "--device", "cpu",
-                 "--mode", mode, "--max-new-tokens", "8", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(el_set),
+                "--model",
+                str(tiny_model_dir),
+                "--device",
+                "cpu",
+                "--mode",
+                mode,
+                "--max-new-tokens",
+                "8",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["n"] == 6 and summary["settings"]["language"] == "el"
     assert set(summary["by_type"]) == {"ταξίδι"} and set(summary["by_region"]) == {"Ρωσική Άπω Ανατολή"}
@@ -281,8 +405,28 @@ def test_eval_english_set_with_a_tiny_model(en_set, tiny_model_dir, tmp_path, mo
 
     out = tmp_path / mode
     cue = ["--answer-cue", "\\nReply:"] if mode == "loglikelihood" else []
-    assert main(["eval", "mcq", "--questions", str(en_set), "--model", str(tiny_model_dir), "--device", "cpu",
-                 "--mode", mode, "--max-new-tokens", "8", "--out", str(out), *cue]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(en_set),
+                "--model",
+                str(tiny_model_dir),
+                "--device",
+                "cpu",
+                "--mode",
+                mode,
+                "--max-new-tokens",
+                "8",
+                "--out",
+                str(out),
+                *cue,
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["n"] == 1 and summary["settings"]["language"] == "en"
     if mode == "loglikelihood":  # a cue of one's own, recorded in the signature
@@ -314,8 +458,13 @@ def test_loglikelihood_requests_in_another_language(el_set):
 def test_language_names_and_codes():
     from wikiorigin.languages import language_name, open_language, wiki_language
 
-    assert [language_name(c) for c in ("el", "ko", "ga", "et", "ca")] == ["Greek", "Korean", "Irish", "Estonian",
-                                                                         "Catalan"]
+    assert [language_name(c) for c in ("el", "ko", "ga", "et", "ca")] == [
+        "Greek",
+        "Korean",
+        "Irish",
+        "Estonian",
+        "Catalan",
+    ]
     assert open_language("simple") == "en" and open_language("elwiki") == "el"
     assert wiki_language("elwikivoyage") == "el" and wiki_language("nowhere") is None
     with pytest.raises(WikioriginError, match="not an open Wikipedia"):
@@ -325,8 +474,23 @@ def test_language_names_and_codes():
 def test_eval_with_an_unknown_language_is_one_line(el_set, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["eval", "mcq", "--questions", str(el_set), "--responses", str(el_set), "--language", "xx-nowhere",
-                 "--out", str(tmp_path / "r")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(el_set),
+                "--responses",
+                str(el_set),
+                "--language",
+                "xx-nowhere",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("wikiorigin: error: --language xx-nowhere: ") and len(err.splitlines()) == 1
     assert "joined" not in err  # said before any file is read

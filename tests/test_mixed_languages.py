@@ -15,9 +15,20 @@ from wikiorigin.schemas import ARTICLES, MCQ
 
 
 def _article(wiki: str, page_id: int) -> dict:
-    return {"wiki": wiki, "page_id": page_id, "title": f"T{page_id}", "anchor": None, "qid": None, "revision_id": 1,
-            "revision_timestamp": None, "url": f"https://example.org/{page_id}", "text": "text [1]",
-            "sections": [], "references": [], "categories": []}
+    return {
+        "wiki": wiki,
+        "page_id": page_id,
+        "title": f"T{page_id}",
+        "anchor": None,
+        "qid": None,
+        "revision_id": 1,
+        "revision_timestamp": None,
+        "url": f"https://example.org/{page_id}",
+        "text": "text [1]",
+        "sections": [],
+        "references": [],
+        "categories": [],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +41,20 @@ def mixed(tmp_path_factory):
 
 def test_build_on_a_corpus_of_several_languages_asks_for_language(mixed, tmp_path, capsys):
     with ChatServer(answer=lambda messages: "{}") as server:
-        args = ["build", "mcq", "--articles", str(mixed), "--out", str(tmp_path / "m.parquet"), "--model", "gen",
-                "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]
+        args = [
+            "build",
+            "mcq",
+            "--articles",
+            str(mixed),
+            "--out",
+            str(tmp_path / "m.parquet"),
+            "--model",
+            "gen",
+            "--base-url",
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+        ]
         for extra in (["--dry-run"], [], ["--labels", "yokai-ja", "--dry-run"]):
             assert main(args + extra) == 2
             err = capsys.readouterr().err.strip()
@@ -55,10 +78,29 @@ def _questions(path, languages):
     rows = []
     for i, language in enumerate(languages):
         choices = [f"o{i}-{k}" for k in range(4)]
-        rows.append({"id": f"q{i}", "question": f"q{i}?", "choices": choices, "answer": choices[0], "answer_index": 0,
-                     "type": "t", "region": "r", "ref": [1], "refs_detail": ["x"], "url": None, "title": f"T{i}",
-                     "qid": None, "wiki": "w", "page_id": i, "language": language, "generator": "g", "checker": "c",
-                     "prompt_sha1": "x", "source_revision_id": 1})
+        rows.append(
+            {
+                "id": f"q{i}",
+                "question": f"q{i}?",
+                "choices": choices,
+                "answer": choices[0],
+                "answer_index": 0,
+                "type": "t",
+                "region": "r",
+                "ref": [1],
+                "refs_detail": ["x"],
+                "url": None,
+                "title": f"T{i}",
+                "qid": None,
+                "wiki": "w",
+                "page_id": i,
+                "language": language,
+                "generator": "g",
+                "checker": "c",
+                "prompt_sha1": "x",
+                "source_revision_id": 1,
+            }
+        )
     pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
     return path
 

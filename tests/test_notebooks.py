@@ -66,22 +66,29 @@ def code_cells(nb) -> list:
 
 def shown_text(nb) -> str:
     """What the code cells print and show as text."""
-    return "".join(o.text if o.output_type == "stream" else o.get("data", {}).get("text/plain", "")
-                   for cell in code_cells(nb) for o in cell.outputs)
+    return "".join(
+        o.text if o.output_type == "stream" else o.get("data", {}).get("text/plain", "")
+        for cell in code_cells(nb)
+        for o in cell.outputs
+    )
 
 
 def plotted(nb) -> list[tuple[str, bool]]:
     """Each code cell that shows a figure, and whether one of its outputs is a PNG."""
-    return [(cell.id, any("image/png" in o.get("data", {}) for o in cell.outputs))
-            for cell in code_cells(nb) if "plt.show()" in cell.source or "Image(" in cell.source]
+    return [
+        (cell.id, any("image/png" in o.get("data", {}) for o in cell.outputs))
+        for cell in code_cells(nb)
+        if "plt.show()" in cell.source or "Image(" in cell.source
+    ]
 
 
 def check_stored(name: str, stored) -> None:
     """The stored notebook is the script's cells, each code cell run once in order, with
     outputs, its plots as PNGs, no error and nothing of stderr."""
     written = make.notebook(name)
-    assert [(c.cell_type, c.source) for c in stored.cells] == [(c.cell_type, c.source) for c in written.cells], \
+    assert [(c.cell_type, c.source) for c in stored.cells] == [(c.cell_type, c.source) for c in written.cells], (
         f"{name} is not what scripts/make_notebook.py writes: run it"
+    )
     assert stored.metadata == make.METADATA
     cells = code_cells(stored)
     assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1)), f"{name}: not run top to bottom"

@@ -57,8 +57,15 @@ def test_origins_match_the_known_answers(tree, tmp_path):
     assert [(e["wiki"], e["page_id"]) for e in q1008["editions"]] == [("dewiki", 20), ("fiwiki", 19)]
     meta = read_provenance(out)
     assert meta["stage"] == "origins" and meta["skipped"][0]["wiki"] == "eowiki"
-    assert {w["wiki"] for w in meta["wikis"]} == {"jawiki", "enwiki", "dewiki", "kowiki", "fiwiki",
-                                                 "zh_yuewiki", "be_x_oldwiki"}
+    assert {w["wiki"] for w in meta["wikis"]} == {
+        "jawiki",
+        "enwiki",
+        "dewiki",
+        "kowiki",
+        "fiwiki",
+        "zh_yuewiki",
+        "be_x_oldwiki",
+    }
 
 
 def test_shards_are_reused_and_rebuilt_when_inputs_change(tree, tmp_path):
@@ -104,7 +111,9 @@ def test_damaged_wiki_stops_the_run_and_keeps_the_others(tree, tmp_path):
     stub = tree / "kowiki" / "20260801" / "kowiki-20260801-stub-meta-history.xml.gz"
     stub.write_bytes(stub.read_bytes()[:200])
     out = tmp_path / "origins.parquet"
-    with pytest.raises(WikioriginError, match=r"1 of 7 wikis failed .*kowiki-20260801-stub-meta-history\.xml\.gz: gzip data is corrupt"):
+    with pytest.raises(
+        WikioriginError, match=r"1 of 7 wikis failed .*kowiki-20260801-stub-meta-history\.xml\.gz: gzip data is corrupt"
+    ):
         build_origins(tree, out)
     assert not out.exists()
     assert (shard_dir_for(out) / "pages" / "jawiki.parquet").exists()
@@ -121,8 +130,9 @@ def test_dask_local_cluster_gives_the_same_bytes(tree, tmp_path):
     distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     local = tmp_path / "local" / "origins.parquet"
     build_origins(tree, local)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, host="127.0.0.1") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+    ) as cluster:
         out = tmp_path / "dask" / "origins.parquet"
         build_origins(tree, out, scheduler=cluster.scheduler_address)
     assert out.read_bytes() == local.read_bytes()
@@ -130,8 +140,7 @@ def test_dask_local_cluster_gives_the_same_bytes(tree, tmp_path):
 
 def test_unreachable_scheduler(tree, tmp_path, capsys):
     pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
-    code = main(["origins", str(tree), "--out", str(tmp_path / "o.parquet"),
-                 "--scheduler", "tcp://127.0.0.1:9"])
+    code = main(["origins", str(tree), "--out", str(tmp_path / "o.parquet"), "--scheduler", "tcp://127.0.0.1:9"])
     err = capsys.readouterr().err
     assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
 
@@ -253,9 +262,11 @@ def test_subset_of_a_file_that_is_not_origins(tmp_path, capsys):
     pages = tmp_path / "pages.parquet"
     pq.write_table(pa.table({"wiki": ["jawiki"], "page_id": [1]}), pages)
     (tmp_path / "notes.txt").write_text("not parquet")
-    for given, said in ((tmp_path / "none.parquet", "none.parquet: no such file (make one with `wikiorigin origins`)"),
-                        (pages, "pages.parquet: not the output of `wikiorigin origins`: no column qid, origin_wiki"),
-                        (tmp_path / "notes.txt", "notes.txt: not a Parquet file")):
+    for given, said in (
+        (tmp_path / "none.parquet", "none.parquet: no such file (make one with `wikiorigin origins`)"),
+        (pages, "pages.parquet: not the output of `wikiorigin origins`: no column qid, origin_wiki"),
+        (tmp_path / "notes.txt", "notes.txt: not a Parquet file"),
+    ):
         assert main(["subset", str(given), "--wiki", "jawiki", "--out", str(tmp_path / "s.parquet")]) == 2
         err = capsys.readouterr().err
         assert said in err and len(err.strip().splitlines()) == 1

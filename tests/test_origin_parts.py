@@ -26,12 +26,12 @@ def split_stub(tree, wiki: str, parts: int) -> list:
     whole = tree / wiki / RUN / f"{wiki}-{RUN}-stub-meta-history.xml.gz"
     data = gzip.decompress(whole.read_bytes())
     pages = PAGE.findall(data)
-    head, foot = data[:data.index(pages[0])], data[data.rindex(pages[-1]) + len(pages[-1]):]
+    head, foot = data[: data.index(pages[0])], data[data.rindex(pages[-1]) + len(pages[-1]) :]
     size = -(-len(pages) // parts)
     paths = []
     for k in range(parts):
         path = whole.with_name(f"{wiki}-{RUN}-stub-meta-history{k + 1}.xml.gz")
-        path.write_bytes(gzip.compress(head + b"".join(pages[k * size:(k + 1) * size]) + foot, mtime=0))
+        path.write_bytes(gzip.compress(head + b"".join(pages[k * size : (k + 1) * size]) + foot, mtime=0))
         paths.append(path)
     whole.unlink()
     return paths
@@ -58,13 +58,23 @@ def test_parts_give_the_origins_of_the_whole_for_any_jobs(trees, tmp_path):
         report = build_origins(split, outs[jobs], jobs=jobs)
         ja = next(r for r in report.shards if r.wiki == "jawiki")
         assert len(ja.parts) == 3 and ja.pages is None and ja.editions and not ja.error
-        assert [r.wiki for r in report.shards] == ["be_x_oldwiki", "dewiki", "enwiki", "fiwiki", "jawiki",
-                                                  "kowiki", "zh_yuewiki"]
+        assert [r.wiki for r in report.shards] == [
+            "be_x_oldwiki",
+            "dewiki",
+            "enwiki",
+            "fiwiki",
+            "jawiki",
+            "kowiki",
+            "zh_yuewiki",
+        ]
     assert outs[1].read_bytes() == outs[2].read_bytes() == outs[3].read_bytes()
     assert pq.read_table(outs[1]).equals(pq.read_table(reference))  # rows and order (not provenance)
     shards = shard_dir_for(outs[1])
     assert sorted(p.name for p in (shards / "pages").glob("jawiki*")) == [
-        "jawiki.part1.parquet", "jawiki.part2.parquet", "jawiki.part3.parquet"]
+        "jawiki.part1.parquet",
+        "jawiki.part2.parquet",
+        "jawiki.part3.parquet",
+    ]
     whole_editions = shard_dir_for(reference) / "editions" / "jawiki.parquet"
     assert pq.read_table(shards / "editions" / "jawiki.parquet").equals(pq.read_table(whole_editions))
 
@@ -103,9 +113,16 @@ def test_the_plan_puts_the_largest_files_first(trees):
     sizes = [t[0] for t in tasks]
     assert sizes == sorted(sizes, reverse=True)
     kinds = sorted((t[2].wiki, t[1].__name__, t[3]) for t in tasks)
-    assert kinds == [("enwiki", "scan_items", None), ("enwiki", "scan_part", 0), ("enwiki", "scan_part", 1),
-                     ("jawiki", "scan_items", None), ("jawiki", "scan_part", 0), ("jawiki", "scan_part", 1),
-                     ("jawiki", "scan_part", 2), ("kowiki", "scan_wiki", None)]
+    assert kinds == [
+        ("enwiki", "scan_items", None),
+        ("enwiki", "scan_part", 0),
+        ("enwiki", "scan_part", 1),
+        ("jawiki", "scan_items", None),
+        ("jawiki", "scan_part", 0),
+        ("jawiki", "scan_part", 1),
+        ("jawiki", "scan_part", 2),
+        ("kowiki", "scan_wiki", None),
+    ]
     # MediaWiki history TSV files of one wiki are read together: one task per wiki
     assert [t[1] for t in _plan(ready, split=False)] == [scan_wiki] * 3
 

@@ -21,8 +21,11 @@ def test_every_dependency_is_pinned_for_ci():
     wanted = {_name(r) for r in project["dependencies"]}
     for requirements in project["optional-dependencies"].values():
         wanted |= {_name(r) for r in requirements}
-    pinned = {_name(line) for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
-              if line.strip() and not line.startswith("#") and "==" in line}
+    pinned = {
+        _name(line)
+        for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#") and "==" in line
+    }
     # torch is pinned by the Makefile (TORCH), so that a GPU machine can keep its own build
     assert sorted(wanted - pinned - {"torch"}) == [], "run scripts/constraints.py > constraints.txt"
 

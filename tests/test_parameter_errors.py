@@ -24,8 +24,9 @@ def _eval_args(*extra):
 
 
 def _build_args(*extra):
-    return parser().parse_args(["build", "mcq", "--articles", "a.parquet", "--out", "m.parquet", "--model", "m",
-                                *extra])
+    return parser().parse_args(
+        ["build", "mcq", "--articles", "a.parquet", "--out", "m.parquet", "--model", "m", *extra]
+    )
 
 
 def test_a_cache_error_is_a_parameter_error_of_cache(tmp_path):
@@ -45,11 +46,29 @@ def test_a_cache_error_is_a_parameter_error_of_cache(tmp_path):
 
 def test_the_command_line_says_the_cache_error_with_its_flag(tmp_path, capsys):
     (tmp_path / "c.sqlite").mkdir()
-    assert main(["build", "mcq", "--articles", str(tmp_path / "a.parquet"), "--out", str(tmp_path / "m.parquet"),
-                 "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite")]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "mcq",
+                "--articles",
+                str(tmp_path / "a.parquet"),
+                "--out",
+                str(tmp_path / "m.parquet"),
+                "--model",
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
-    assert err == (f"wikiorigin: error: {tmp_path / 'c.sqlite'}: a directory, not a request cache; "
-                   "give a file name for --cache\n")
+    assert err == (
+        f"wikiorigin: error: {tmp_path / 'c.sqlite'}: a directory, not a request cache; give a file name for --cache\n"
+    )
 
 
 def test_a_held_output_names_the_parameter_that_gave_it(tmp_path):
@@ -67,8 +86,9 @@ def test_a_range_of_editions_and_a_sample_name_their_parameters(tmp_path):
 
     with pytest.raises(ParameterError, match=r"^min_editions=5 is more than max_editions=2: no item") as caught:
         subset(tmp_path / "origins.parquet", "jawiki", tmp_path / "s.parquet", min_editions=5, max_editions=2)
-    assert caught.value.said(flags(parser().parse_args(["subset", "o.parquet", "--wiki", "ja", "--out", "s"]))
-                             ).startswith("--min-editions 5 is more than --max-editions 2: no item")
+    assert caught.value.said(
+        flags(parser().parse_args(["subset", "o.parquet", "--wiki", "ja", "--out", "s"]))
+    ).startswith("--min-editions 5 is more than --max-editions 2: no item")
 
 
 def test_a_corpus_without_a_source_of_names_names_the_three(tmp_path):
@@ -76,12 +96,16 @@ def test_a_corpus_without_a_source_of_names_names_the_three(tmp_path):
 
     with pytest.raises(ParameterError) as caught:
         build_origin_corpus(tmp_path / "items.parquet", None, tmp_path / "articles.parquet")
-    assert str(caught.value) == ("give one of an entities file (entities_file=), the Wikidata JSON dump "
-                                 "(wikidata=) or a SPARQL endpoint (sparql=)")
-    corpus = parser().parse_args(["corpus", "origin", "--items", "i", "--dump", "d", "--index", "x", "--out", "o",
-                                  "--sparql", "s"])
-    assert caught.value.said(flags(corpus)) == ("give one of an entities file (--entities), the Wikidata JSON dump "
-                                                "(--wikidata) or a SPARQL endpoint (--sparql)")
+    assert str(caught.value) == (
+        "give one of an entities file (entities_file=), the Wikidata JSON dump "
+        "(wikidata=) or a SPARQL endpoint (sparql=)"
+    )
+    corpus = parser().parse_args(
+        ["corpus", "origin", "--items", "i", "--dump", "d", "--index", "x", "--out", "o", "--sparql", "s"]
+    )
+    assert caught.value.said(flags(corpus)) == (
+        "give one of an entities file (--entities), the Wikidata JSON dump (--wikidata) or a SPARQL endpoint (--sparql)"
+    )
 
 
 def test_a_device_and_a_dtype_name_their_parameters():
@@ -111,8 +135,10 @@ def test_an_unreachable_endpoint_names_the_address_given():
 
 
 def test_a_failed_request_reason_is_said_with_the_commands_flags():
-    reason = "cut off by the output limit of 200 tokens (150 of them reasoning): raise max_tokens= or lower " \
-             "reasoning_effort="
+    reason = (
+        "cut off by the output limit of 200 tokens (150 of them reasoning): raise max_tokens= or lower "
+        "reasoning_effort="
+    )
     assert in_flags(reason, flags(_build_args())).endswith("raise --max-tokens or lower --reasoning-effort")
     # eval has no --max-tokens (a judge's limit is fixed): said as the library takes it
     assert in_flags(reason, flags(_eval_args())).endswith("raise max_tokens= or lower --reasoning-effort")
@@ -164,8 +190,23 @@ def test_the_library_speaks_no_flag_in_its_errors():
 
 def test_a_parameter_error_escaping_a_command_is_said_with_its_flags(tmp_path, capsys):
     """Commands without the decorator too (here subset): one line, exit 2, the flags."""
-    assert main(["subset", str(tmp_path / "o.parquet"), "--wiki", "ja", "--out", str(tmp_path / "s.parquet"),
-                 "--min-editions", "3", "--max-editions", "1"]) == 2
+    assert (
+        main(
+            [
+                "subset",
+                str(tmp_path / "o.parquet"),
+                "--wiki",
+                "ja",
+                "--out",
+                str(tmp_path / "s.parquet"),
+                "--min-editions",
+                "3",
+                "--max-editions",
+                "1",
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err.startswith("wikiorigin: error: --min-editions 3 is more than --max-editions 1:")
 
 
@@ -182,4 +223,6 @@ def test_review_and_export_errors_name_parameters(tmp_path):
     with pytest.raises(ParameterError) as raised:
         Review(tmp_path / "set.parquet", tmp_path / "r.sqlite", "")
     assert str(raised.value) == "annotator='': give a name of 1 to 64 printable characters"
-    assert raised.value.said({"annotator": "--annotator"}) == "--annotator '': give a name of 1 to 64 printable characters"
+    assert (
+        raised.value.said({"annotator": "--annotator"}) == "--annotator '': give a name of 1 to 64 printable characters"
+    )

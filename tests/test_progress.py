@@ -33,8 +33,11 @@ def test_a_build_reports_requests_failures_and_cost(tmp_path, capsys, monkeypatc
 
     monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
     with ChatServer(lambda messages: "ok") as server:
-        client = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                           prices={"input": 1.0, "output": 1.0})
+        client = LLMClient(
+            OpenAIBackend("m", base_url=server.url),
+            RequestCache(tmp_path / "c.sqlite"),
+            prices={"input": 1.0, "output": 1.0},
+        )
         client.run([ChatRequest([{"role": "user", "content": f"q{i}"}], {}, "v") for i in range(3)])
     err = capsys.readouterr().err
     assert "m: requests: 3/3 requests (" in err and "0 failed, $0.00 so far)" in err

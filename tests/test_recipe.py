@@ -50,8 +50,7 @@ def run(tmp_path_factory, tiny_model_dir):
             commands.append(" ".join(argv[:2] if argv[0] in ("corpus", "build", "eval") else argv[:1]))
             said.append((out.getvalue(), err.getvalue()))
         probes, calls, log = list(llm.probes), list(llm.calls), list(mirror.log)
-    return {"work": work, "commands": commands, "said": said, "probes": probes, "calls": calls,
-            "mirror_log": log}
+    return {"work": work, "commands": commands, "said": said, "probes": probes, "calls": calls, "mirror_log": log}
 
 
 def _rows(path, key="qid"):
@@ -59,18 +58,38 @@ def _rows(path, key="qid"):
 
 
 def test_every_step_ran_and_said_what_it_did(run):
-    assert run["commands"] == ["download", "origins", "subset", "download", "download", "corpus origin",
-                               "build freeform", "eval freeform", "build card"]
-    (download, _), (origins, skipped), (subset, _), (multistream, _), (wikidata, _), (corpus, warned), \
-        (build, _), (evaluated, _), (card, _) = run["said"]
+    assert run["commands"] == [
+        "download",
+        "origins",
+        "subset",
+        "download",
+        "download",
+        "corpus origin",
+        "build freeform",
+        "eval freeform",
+        "build card",
+    ]
+    (
+        (download, _),
+        (origins, skipped),
+        (subset, _),
+        (multistream, _),
+        (wikidata, _),
+        (corpus, warned),
+        (build, _),
+        (evaluated, _),
+        (card, _),
+    ) = run["said"]
     assert download.startswith("15 files fetched and verified, 0 already verified")
     assert "384 items from 7 wikis (0 shards reused, 1 wikis skipped), 1 tied" in origins
     assert "wikiorigin: skipped eowiki: no page_props in" in skipped
     assert subset.startswith(f"{len(JA)} items originate in jawiki -> ")
     assert multistream.startswith("2 files fetched") and wikidata.startswith("1 files fetched")
-    assert corpus.startswith(f"jawiki: {len(JA)} items (0 of other editions), 0 pages not in the dump, "
-                             "0 renamed (kept), 0 with another title or now a redirect (left out), "
-                             f"1 without Wikidata data, 0 bad Wikidata lines; {len(JA)} articles in ")
+    assert corpus.startswith(
+        f"jawiki: {len(JA)} items (0 of other editions), 0 pages not in the dump, "
+        "0 renamed (kept), 0 with another title or now a redirect (left out), "
+        f"1 without Wikidata data, 0 bad Wikidata lines; {len(JA)} articles in "
+    )
     assert warned == "wikiorigin: warning: item Q2000154: no Wikidata entity\n"
     assert f"{len(JA) - 1} questions from {len(JA)} articles (dropped: score 1)" in build
     assert evaluated.startswith(f"freeform: {len(JA) - 1} questions, exact ")
@@ -80,9 +99,14 @@ def test_every_step_ran_and_said_what_it_did(run):
 def test_download_fetches_the_mirror_s_files_verified(run):
     dumps = run["work"] / "dumps"
     fetched = sorted(p.relative_to(dumps) for p in dumps.rglob("[!.]*") if p.is_file())
-    wanted = sorted(p.relative_to(TREE) for p in TREE.rglob("*") if p.is_file()
-                    and p.name != "EXPECTED.json" and not p.name.endswith(("dumpstatus.json", "md5sums.txt"))
-                    and ("pages-articles" not in p.name or p.parts[-3] == "jawiki"))
+    wanted = sorted(
+        p.relative_to(TREE)
+        for p in TREE.rglob("*")
+        if p.is_file()
+        and p.name != "EXPECTED.json"
+        and not p.name.endswith(("dumpstatus.json", "md5sums.txt"))
+        and ("pages-articles" not in p.name or p.parts[-3] == "jawiki")
+    )
     assert fetched == wanted
     assert all((dumps / p).read_bytes() == (TREE / p).read_bytes() for p in fetched)
     assert not list(dumps.rglob("*.part"))
@@ -148,8 +172,16 @@ def test_build_freeform_questions_with_their_answers(run):
         assert row["criteria"] == {c: 5 for c in CRITERIA}
         assert row["source_revision_id"] == articles[qid]["revision_id"]
         assert not any(a.casefold() in row["question"].casefold() for a in row["answers"])
-    assert rows["Q170002"]["answers"] == ["河童", "Kappa (folklore)", "Kappa", "kappa", "kappa (folklore)",
-                                          "kawataro", "川童", "河太郎"]
+    assert rows["Q170002"]["answers"] == [
+        "河童",
+        "Kappa (folklore)",
+        "Kappa",
+        "kappa",
+        "kappa (folklore)",
+        "kawataro",
+        "川童",
+        "河太郎",
+    ]
     assert rows["Q170002"]["has_enwiki"]
     assert [r["has_enwiki"] for r in rows.values()] == ["enwiki" in EXPECTED[q]["editions"] for q in rows]
     # The endpoint was checked before the first call; then generate, refine twice (the third
@@ -198,19 +230,28 @@ def test_every_wiki_s_multistream_matches_its_stubs():
 
     page = re.compile(r"<title>([^<]*)</title>\s*<ns>(\d+)</ns>\s*<id>(\d+)</id>(.*?)</page>", re.S)
     sitelinks = {}
-    for entity in read_entities(TREE / "wikidatawiki" / "entities" / recipe.WIKIDATA_DATE /
-                                f"wikidata-{recipe.WIKIDATA_DATE}-all.json.gz"):
+    for entity in read_entities(
+        TREE / "wikidatawiki" / "entities" / recipe.WIKIDATA_DATE / f"wikidata-{recipe.WIKIDATA_DATE}-all.json.gz"
+    ):
         for wiki, title in entity.sitelinks.items():
             sitelinks[wiki, title] = entity.qid
     unlinked = []
     for wiki in recipe.tree_wikis():
         run = TREE / wiki / recipe.DATE
         stub = gzip.decompress((run / f"{wiki}-{recipe.DATE}-stub-meta-history.xml.gz").read_bytes()).decode()
-        pages = {int(i): (t.replace("&amp;", "&"), int(ns), int(re.findall(r"<revision>\s*<id>(\d+)", rest)[-1]),
-                          "<redirect" in rest)
-                 for t, ns, i, rest in page.findall(stub)}
-        dump = Multistream(run / f"{wiki}-{recipe.DATE}-pages-articles-multistream.xml.bz2",
-                           run / f"{wiki}-{recipe.DATE}-pages-articles-multistream-index.txt.bz2")
+        pages = {
+            int(i): (
+                t.replace("&amp;", "&"),
+                int(ns),
+                int(re.findall(r"<revision>\s*<id>(\d+)", rest)[-1]),
+                "<redirect" in rest,
+            )
+            for t, ns, i, rest in page.findall(stub)
+        }
+        dump = Multistream(
+            run / f"{wiki}-{recipe.DATE}-pages-articles-multistream.xml.bz2",
+            run / f"{wiki}-{recipe.DATE}-pages-articles-multistream-index.txt.bz2",
+        )
         assert dump.site.dbname == wiki
         assert sorted(dump.page_ids()) == sorted(i for i, (_, ns, _, _) in pages.items() if ns % 2 == 0)
         for page_id, text in dump.get(dump.page_ids(), follow_redirects=False).items():
@@ -231,7 +272,9 @@ def test_download_all_passes_over_what_the_mirror_lacks(tmp_path, capsys):
         assert main(["download", "all", "--kinds", "stubs", "--dry-run", *fetch]) == 0
         said = capsys.readouterr()
         assert "abwiki: skipped (" in said.err and "jawiki-20260801-stub-meta-history" in said.out
-        assert main(["download", "ja", "--kinds", "multistream,wikidata", "--date", "20260801", "--dry-run", *fetch]) == 0
+        assert (
+            main(["download", "ja", "--kinds", "multistream,wikidata", "--date", "20260801", "--dry-run", *fetch]) == 0
+        )
         assert "wikidata-20260803-all.json.gz" in capsys.readouterr().out
         assert main(["download", "jawiki", "abwiki", "--kinds", "stubs", "--dry-run", *fetch]) == 2
         assert "abwiki" in capsys.readouterr().err

@@ -18,7 +18,7 @@ def test_exponential_waits_and_the_last_try():
 def test_bounded_jittered_and_the_servers_word():
     backoff = Backoff(5, base=1.0, max_wait=3.0, jitter=True)
     for attempt in range(5):
-        assert min(3.0, 0.5 * 2 ** attempt) <= backoff.delay(attempt) <= min(3.0, 1.5 * 2 ** attempt)
+        assert min(3.0, 0.5 * 2**attempt) <= backoff.delay(attempt) <= min(3.0, 1.5 * 2**attempt)
     assert backoff.delay(0, retry_after=2.5) == 2.5  # Retry-After replaces the backoff
     assert backoff.delay(0, retry_after=0.0) == 0.0
     assert backoff.refuses(3.5) and not backoff.refuses(3.0) and not backoff.refuses(None)

@@ -56,11 +56,29 @@ def _en_set(path, rows=3, language="en"):
     table = []
     for i in range(rows):
         choices = [f"option {i}-{k}" for k in range(4)]
-        table.append({"id": f"en{i}", "question": f"Which creature is told of in story {i}?", "choices": choices,
-                      "answer": choices[i % 4], "answer_index": i % 4, "type": "folklore", "region": "Wessex",
-                      "ref": [1], "refs_detail": ["a book"], "url": None, "title": f"Story {i}", "qid": None,
-                      "wiki": "enwiki", "page_id": i, "language": language, "generator": "g", "checker": "c",
-                      "prompt_sha1": "x", "source_revision_id": 1})
+        table.append(
+            {
+                "id": f"en{i}",
+                "question": f"Which creature is told of in story {i}?",
+                "choices": choices,
+                "answer": choices[i % 4],
+                "answer_index": i % 4,
+                "type": "folklore",
+                "region": "Wessex",
+                "ref": [1],
+                "refs_detail": ["a book"],
+                "url": None,
+                "title": f"Story {i}",
+                "qid": None,
+                "wiki": "enwiki",
+                "page_id": i,
+                "language": language,
+                "generator": "g",
+                "checker": "c",
+                "prompt_sha1": "x",
+                "source_revision_id": 1,
+            }
+        )
     pq.write_table(pa.Table.from_pylist(table, schema=MCQ), path)
     return path
 
@@ -75,6 +93,7 @@ def _saved(directory) -> dict:
 
 
 # --- the snippet, as written --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("which,language", [("el", "el"), ("en", "en")])
 @pytest.mark.parametrize("mode", ["generate", "loglikelihood"])
@@ -122,6 +141,7 @@ def test_settings_come_from_the_task_and_the_model(en_set, tiny_model_dir):
 
 # --- no language assumed ------------------------------------------------------------------------
 
+
 def test_a_missing_language_is_an_error_naming_the_parameter(tmp_path, capsys):
     bare = _en_set(tmp_path / "bare.parquet", language=None)
     task = wo.MCQTask.from_file(bare)
@@ -139,8 +159,23 @@ def test_a_missing_language_is_an_error_naming_the_parameter(tmp_path, capsys):
     with pytest.raises(ParameterError, match="language="):
         wo.evaluate_loglikelihood(wo.read_questions(bare), Spy())
     # the command line says the same with its flag
-    assert cli.main(["eval", "mcq", "--questions", str(bare), "--model", "m", "--endpoint", "http://127.0.0.1:9",
-                     "--out", str(tmp_path / "r")]) == 2
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(bare),
+                "--model",
+                "m",
+                "--endpoint",
+                "http://127.0.0.1:9",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "the rows say no language" in err and "give --language (" in err and "language=" not in err
 
@@ -165,6 +200,7 @@ def test_settings_of_another_mode_are_refused():
 
 # --- recorded answers: the command line's numbers ----------------------------------------------
 
+
 @pytest.mark.parametrize("model", ["calm2-7b-chat", "gpt4o-mini"])
 def test_recorded_gives_the_command_lines_summary(model, tmp_path):
     responses = YOKAIEVAL / f"responses-{model}.json.xz"
@@ -178,8 +214,21 @@ def test_recorded_gives_the_command_lines_summary(model, tmp_path):
     assert wo.MCQTask.from_file(responses).run(wo.Recorded()).summary == alone.summary  # the rows' own
     # joined to the benchmark's rows (their types and regions)
     joined = wo.MCQTask.from_file(first40).run(wo.Recorded(responses))
-    assert cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(responses),
-                     "--out", str(tmp_path / "cli-joined")]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(first40),
+                "--responses",
+                str(responses),
+                "--out",
+                str(tmp_path / "cli-joined"),
+            ]
+        )
+        == 0
+    )
     joined.save(tmp_path / "api-joined")
     assert _saved(tmp_path / "api-joined") == _saved(tmp_path / "cli-joined")
     assert joined.join["matched"] == 40 and joined.summary.join == joined.join
@@ -211,17 +260,35 @@ def test_summary_reads_as_attributes(en_set):
 
 # --- the twins: free-form, judge, leakage -------------------------------------------------------
 
+
 def _freeform(path, language, question, answer):
-    rows = [{"id": f"{language}{i}", "question": f"Which being is meant? ({i})", "question_source": f"{question} ({i})",
-             "answers": [answer, "Name"], "qid": f"Q{i}", "origin_wiki": f"{language}wiki", "title": answer,
-             "n_wikis": 2, "has_enwiki": bool(i % 2), "criteria": {n: 5 for n in FREEFORM.field("criteria").type.names},
-             "language": language, "generator": "g", "prompt_sha1": "x", "source_revision_id": 1} for i in range(3)]
+    rows = [
+        {
+            "id": f"{language}{i}",
+            "question": f"Which being is meant? ({i})",
+            "question_source": f"{question} ({i})",
+            "answers": [answer, "Name"],
+            "qid": f"Q{i}",
+            "origin_wiki": f"{language}wiki",
+            "title": answer,
+            "n_wikis": 2,
+            "has_enwiki": bool(i % 2),
+            "criteria": {n: 5 for n in FREEFORM.field("criteria").type.names},
+            "language": language,
+            "generator": "g",
+            "prompt_sha1": "x",
+            "source_revision_id": 1,
+        }
+        for i in range(3)
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=FREEFORM), path)
     return path
 
 
-@pytest.mark.parametrize("language,question,answer", [("el", "Ποιο πλάσμα εννοείται;", "Λάμια"),
-                                                      ("en", "Which creature is meant?", "Boggart")])
+@pytest.mark.parametrize(
+    "language,question,answer",
+    [("el", "Ποιο πλάσμα εννοείται;", "Λάμια"), ("en", "Which creature is meant?", "Boggart")],
+)
 def test_the_freeform_twin(language, question, answer, tmp_path, tiny_model_dir):
     path = _freeform(tmp_path / "ff.parquet", language, question, answer)
     spy = Spy()
@@ -269,6 +336,7 @@ def test_the_leakage_twin(tmp_path, tiny_model_dir):
 
 # --- extension points ---------------------------------------------------------------------------
 
+
 def test_protocols_and_the_function_backend():
     assert isinstance(Spy(), wo.EvaluatedModel)
     assert isinstance(wo.FunctionBackend(lambda messages: "x"), wo.ChatBackend)
@@ -287,16 +355,28 @@ def test_protocols_and_the_function_backend():
         return {"text": '{"answer_index": 1}', "input_tokens": 3, "output_tokens": 5}
 
     client = wo.LLMClient(wo.FunctionBackend(json_answer, model="scripted"), None)
-    result = client.run([wo.llm.ChatRequest([{"role": "user", "content": "q"}], schema={
-        "type": "object", "required": ["answer_index"], "properties": {"answer_index": {"type": "integer"}}})])[0]
+    result = client.run(
+        [
+            wo.llm.ChatRequest(
+                [{"role": "user", "content": "q"}],
+                schema={
+                    "type": "object",
+                    "required": ["answer_index"],
+                    "properties": {"answer_index": {"type": "integer"}},
+                },
+            )
+        ]
+    )[0]
     assert result.data == {"answer_index": 1} and client.usage.output_tokens == 5
     with pytest.raises(TypeError, match="expected a function"):
         wo.FunctionBackend("not a function")
 
 
 def test_the_lock_imports_without_fcntl():
-    code = ("import sys; sys.modules['fcntl'] = None; import wikiorigin.llm.lock, wikiorigin.builders.mcq, "
-            "wikiorigin.evaluators.results; print('ok')")
+    code = (
+        "import sys; sys.modules['fcntl'] = None; import wikiorigin.llm.lock, wikiorigin.builders.mcq, "
+        "wikiorigin.evaluators.results; print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "ok", out.stderr
 
@@ -319,13 +399,16 @@ def test_no_import_circle(package):
     """The modules of a sub-package import one another without a circle, counting the imports
     inside functions too (a circle hidden in a function is still a circle)."""
     where = ROOT / "wikiorigin" / package
-    graph = {p.stem: _imports(p, package) & {q.stem for q in where.glob("*.py")} for p in where.glob("*.py")
-             if p.stem != "__init__"}
+    graph = {
+        p.stem: _imports(p, package) & {q.stem for q in where.glob("*.py")}
+        for p in where.glob("*.py")
+        if p.stem != "__init__"
+    }
     done, path = set(), []
 
     def visit(node):
         if node in path:
-            raise AssertionError(f"{package}: import circle {' -> '.join(path[path.index(node):] + [node])}")
+            raise AssertionError(f"{package}: import circle {' -> '.join(path[path.index(node) :] + [node])}")
         if node in done:
             return
         path.append(node)
@@ -343,8 +426,11 @@ def test_the_library_prints_nothing():
     stream): the evaluators and builders log."""
     for package in ("evaluators", "builders", "llm"):
         for path in (ROOT / "wikiorigin" / package).glob("*.py"):
-            calls = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                     if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"]
+            calls = [
+                n
+                for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"
+            ]
             assert not calls, f"{path.relative_to(ROOT)}: print at line {calls[0].lineno}"
 
 

@@ -38,11 +38,14 @@ def test_every_marker_has_a_reference_and_every_reference_is_cited(ja_articles):
     assert total > 5000
 
 
-@pytest.mark.parametrize("page_id,default,notes", [
-    (141, 3, 1),   # 音楽家: three plain refs and one group="注"
-    (272, 3, 1),   # 個人: koujien, daijisen (reused), Barnard (reused 3x), one group="注"
-    (172, 5, 0),   # 画像: five named refs, <references />
-])
+@pytest.mark.parametrize(
+    "page_id,default,notes",
+    [
+        (141, 3, 1),  # 音楽家: three plain refs and one group="注"
+        (272, 3, 1),  # 個人: koujien, daijisen (reused), Barnard (reused 3x), one group="注"
+        (172, 5, 0),  # 画像: five named refs, <references />
+    ],
+)
 def test_reference_counts_pinned_by_hand(ja_articles, page_id, default, notes):
     _, article = ja_articles[page_id]
     groups = collections.Counter(r.group for r in article.references)
@@ -64,8 +67,14 @@ def test_numbering_rules():
     )
     assert article.text.splitlines()[0] == "A[1] B[2] C[1] D[n 1] E[注 1] F[3] G[3] H[4]"
     refs = {(r.group, r.number): r.text for r in article.references}
-    assert refs == {(None, 1): "defined later", (None, 2): "plain", ("n", 1): "note",
-                    ("注", 1): "an efn", (None, 3): "Smith 2001, p=4", (None, 4): "list-defined"}
+    assert refs == {
+        (None, 1): "defined later",
+        (None, 2): "plain",
+        ("n", 1): "note",
+        ("注", 1): "an efn",
+        (None, 3): "Smith 2001, p=4",
+        (None, 4): "list-defined",
+    }
     assert article.uncited == 1
 
 
@@ -86,7 +95,13 @@ def test_reflist_refs_and_templates_kept_or_dropped():
     assert [s.heading for s in article.sections] == ["", "出典"]
     book = article.references[-1]
     assert (book.authors, book.title, book.publisher, book.year, book.isbn, book.pages) == (
-        ["柳田国男"], "妖怪談義", "修道社", "1956", "9784061581357", "12")
+        ["柳田国男"],
+        "妖怪談義",
+        "修道社",
+        "1956",
+        "9784061581357",
+        "12",
+    )
     assert [r.text for r in article.references[:3]] == ["census", "caption ref", "in a table"]
 
 

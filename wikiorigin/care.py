@@ -30,9 +30,22 @@ from pathlib import Path
 from .errors import WikioriginError
 from .files import read_rows
 
-__all__ = ["read_care", "read_rated", "question_key", "judge_messages", "rating_request", "parse_rating",
-           "RUBRICS", "DEFAULT_RUBRIC", "RATED_FIELDS", "JUDGE_PROMPT", "JUDGE_VERSION", "JUDGE_PARAMS",
-           "JUDGE_RULES", "JUDGE_SHA1"]
+__all__ = [
+    "read_care",
+    "read_rated",
+    "question_key",
+    "judge_messages",
+    "rating_request",
+    "parse_rating",
+    "RUBRICS",
+    "DEFAULT_RUBRIC",
+    "RATED_FIELDS",
+    "JUDGE_PROMPT",
+    "JUDGE_VERSION",
+    "JUDGE_PARAMS",
+    "JUDGE_RULES",
+    "JUDGE_SHA1",
+]
 
 
 def _bands(focus: str, low: str, middle: str, good: str, best: str) -> str:
@@ -49,7 +62,8 @@ RUBRICS = {
         "the right entity, but a fact asked about is wrong or missing, or several candidates are offered "
         "without choosing.",
         "the right entity with correct facts; a small omission or loose wording.",
-        "the right entity, every fact correct and at least as complete as the reference, with useful context."),
+        "the right entity, every fact correct and at least as complete as the reference, with useful context.",
+    ),
     "Opinion": _bands(
         "Look at whether the answer reports the views that people of this culture commonly hold, and "
         "reports them fairly.",
@@ -57,29 +71,31 @@ RUBRICS = {
         "near the common view but generic enough to fit any culture, or claiming more agreement than there is.",
         "the commonly held views, stated fairly and with their reasons; little on where people disagree.",
         "the views of the reference, why people hold them and where they differ (by region, age or group), "
-        "with no stereotype."),
+        "with no stereotype.",
+    ),
     "Social norms": _bands(
         "Look at whether the manners, etiquette, customs and taboos described are the ones this culture "
         "actually observes.",
         "a norm described wrongly, or advice that would give offence or mislead someone in this culture.",
         "the main point right, but details wrong, missing or borrowed from another culture.",
         "the norm and how it is practised described correctly; little on context or exceptions.",
-        "what is done, when and why, complete and correct, with the exceptions a member of the culture "
-        "would mention."),
+        "what is done, when and why, complete and correct, with the exceptions a member of the culture would mention.",
+    ),
     "Cultural commonsense": _bands(
         "Look at whether the everyday knowledge that people of this culture share (daily life, seasons, "
         "habits, common practice) is stated correctly.",
         "wrong about what people there take for granted, or an answer from another culture's daily life.",
         "broadly true but vague, partly wrong, or beside the point of the question.",
         "correct, and what a local would say; small gaps.",
-        "correct, specific and complete, as a well-informed local would put it."),
+        "correct, specific and complete, as a well-informed local would put it.",
+    ),
     "Literacy": _bands(
-        "Look at whether what is said of the culture's literature, language, writing, idioms and sayings "
-        "is correct.",
+        "Look at whether what is said of the culture's literature, language, writing, idioms and sayings is correct.",
         "the wrong work, author, reading or meaning, or an invented quotation or origin.",
         "the right work or expression but a wrong detail, meaning or usage.",
         "correct meaning, source and usage; a small omission.",
-        "correct and precise, with the usage or background the reference gives, in careful language."),
+        "correct and precise, with the usage or background the reference gives, in careful language.",
+    ),
 }
 """Each CARE category (``culture_type``) -> its rubric, in our words: what to look at, then
 what the bands 1-3, 4-6, 7-8 and 9-10 mean for that category."""
@@ -88,7 +104,8 @@ DEFAULT_RUBRIC = _bands(
     "wrong, beside the question, or harmful.",
     "partly correct, with errors or large gaps.",
     "correct and fitting the culture; small gaps.",
-    "correct, complete and fitting; as good as the reference or better.")
+    "correct, complete and fitting; as good as the reference or better.",
+)
 """The rubric of a category that :data:`RUBRICS` does not name (the same bands, in general terms)."""
 
 JUDGE_PROMPT = (
@@ -158,11 +175,19 @@ def read_rated(path) -> list[dict]:
         rating = _rating(record.get("rating"), where)
         key = (question_key(record["question"]), record["model"].strip())
         if key in first:
-            raise WikioriginError(f"{where}: a second rating of model {key[1]!r} on one question "
-                                  f"(the first: row {first[key]})")
+            raise WikioriginError(
+                f"{where}: a second rating of model {key[1]!r} on one question (the first: row {first[key]})"
+            )
         first[key] = n
-        rows.append({"question": record["question"], "model": key[1], "response": record["response"],
-                     "rating": rating, "row": n})
+        rows.append(
+            {
+                "question": record["question"],
+                "model": key[1],
+                "response": record["response"],
+                "rating": rating,
+                "row": n,
+            }
+        )
     if not rows:
         raise WikioriginError(f"{path}: no rated responses")
     return rows
@@ -240,8 +265,11 @@ def judge_messages(row: dict, answer: str) -> list[dict]:
     """The chat that asks the judge to rate ``answer`` to the CARE ``row``: the instructions
     with the rubric of the row's category, then the question, reference and answer."""
     category = row.get("culture_type") or ""
-    system = JUDGE_PROMPT.format(culture=row.get("associated_culture") or "unspecified",
-                                 category=category or "general", rubric=RUBRICS.get(category, DEFAULT_RUBRIC))
+    system = JUDGE_PROMPT.format(
+        culture=row.get("associated_culture") or "unspecified",
+        category=category or "general",
+        rubric=RUBRICS.get(category, DEFAULT_RUBRIC),
+    )
     user = f"Question: {row['question']}\n\nReference answer: {row['answer']}\n\nAnswer to grade: {answer}"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -255,8 +283,9 @@ def rating_request(row: dict, answer: str, params: dict | None = None):
 
 
 _BRACKETED = re.compile(r"\[\[\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*10\s*)?\]\]")
-_LABELLED = re.compile(r"(?:rating|score|評価|得点|スコア)\s*[:：]?\s*\**\s*\[?\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*10)?",
-                       re.I)
+_LABELLED = re.compile(
+    r"(?:rating|score|評価|得点|スコア)\s*[:：]?\s*\**\s*\[?\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*10)?", re.I
+)
 
 
 def parse_rating(text: str | None) -> tuple[float | None, str | None]:

@@ -46,8 +46,17 @@ from .evaluators import freeform, mcq
 from .files import read_rows, write_text
 from .languages import open_language
 
-__all__ = ["LmEvalExport", "mcq_documents", "freeform_documents", "mcq_task", "freeform_task",
-           "to_yaml", "export_lmeval", "merged_options", "choose_cue"]
+__all__ = [
+    "LmEvalExport",
+    "mcq_documents",
+    "freeform_documents",
+    "mcq_task",
+    "freeform_task",
+    "to_yaml",
+    "export_lmeval",
+    "merged_options",
+    "choose_cue",
+]
 
 _TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _MEAN = {"aggregation": "mean", "higher_is_better": True}
@@ -74,17 +83,33 @@ def mcq_documents(rows: list[dict], language: str, cue: str | None = None) -> li
     with ``cue``, by default that of ``language``), ``choices``, ``answer_index``, and id,
     type, region, title."""
     cue = mcq.answer_cue(language) if cue is None else cue
-    return [{"id": str(row["id"]), "prompt": mcq.question_prompt(row) + cue, "choices": row["choices"],
-             "answer_index": row["answer_index"], "type": row["type"], "region": row["region"],
-             "title": row["title"]} for row in rows]
+    return [
+        {
+            "id": str(row["id"]),
+            "prompt": mcq.question_prompt(row) + cue,
+            "choices": row["choices"],
+            "answer_index": row["answer_index"],
+            "type": row["type"],
+            "region": row["region"],
+            "title": row["title"],
+        }
+        for row in rows
+    ]
 
 
 def freeform_documents(rows: list[dict], source_language: bool = False) -> list[dict]:
     """lm-eval documents of free-form questions: ``prompt`` (as ``wikiorigin eval freeform``
     asks, in English or with ``source_language`` in the item's language) and ``answers``."""
-    return [{"id": str(r.get("id") or r.get("qid") or i), "prompt": freeform.question_prompt(r, source_language),
-             "answers": [str(a) for a in r["answers"]], "qid": r.get("qid"),
-             "origin_wiki": r.get("origin_wiki")} for i, r in enumerate(rows)]
+    return [
+        {
+            "id": str(r.get("id") or r.get("qid") or i),
+            "prompt": freeform.question_prompt(r, source_language),
+            "answers": [str(a) for a in r["answers"]],
+            "qid": r.get("qid"),
+            "origin_wiki": r.get("origin_wiki"),
+        }
+        for i, r in enumerate(rows)
+    ]
 
 
 def merged_options(docs: list[dict], delimiter: str, encode) -> list[tuple[str, str]]:
@@ -100,7 +125,7 @@ def merged_options(docs: list[dict], delimiter: str, encode) -> list[tuple[str, 
     out = []
     for (doc, head, option), whole in zip(pairs, wholes):
         ids = head_ids[head]
-        if len(whole) <= len(ids) or whole[:len(ids)] != ids:
+        if len(whole) <= len(ids) or whole[: len(ids)] != ids:
             out.append((doc["id"], option))
     return out
 
@@ -114,17 +139,19 @@ def choose_cue(docs: list[dict], cue: str, delimiter: str, encode) -> tuple[str,
     merged = merged_options(docs, delimiter, encode)
     if not merged:
         return cue, []
-    stem = [d["prompt"][:len(d["prompt"]) - len(cue)] for d in docs]
-    for end in ((" ", "\n") if delimiter == "" else ("\n",)):
+    stem = [d["prompt"][: len(d["prompt"]) - len(cue)] for d in docs]
+    for end in (" ", "\n") if delimiter == "" else ("\n",):
         tried = [{**d, "prompt": p + cue + end} for d, p in zip(docs, stem)]
         if not merged_options(tried, delimiter, encode):
             return cue + end, merged
     doc_id, option = merged[0]
-    raise WikioriginError(f"the tokenizer merges the answer cue {cue!r} with the first characters of {len(merged)} "
-                          f"options (e.g. {option!r} of question {doc_id}), and still does after a space or a "
-                          "new line: lm-evaluation-harness would cut those options short, score them as certain or "
-                          "stop (assert len(continuation_enc) > 0); score them with wikiorigin's log-likelihood mode "
-                          "instead (eval mcq, or MCQTask, in mode loglikelihood)")
+    raise WikioriginError(
+        f"the tokenizer merges the answer cue {cue!r} with the first characters of {len(merged)} "
+        f"options (e.g. {option!r} of question {doc_id}), and still does after a space or a "
+        "new line: lm-evaluation-harness would cut those options short, score them as certain or "
+        "stop (assert len(continuation_enc) > 0); score them with wikiorigin's log-likelihood mode "
+        "instead (eval mcq, or MCQTask, in mode loglikelihood)"
+    )
 
 
 def _encoder(path):
@@ -140,8 +167,9 @@ def _encoder(path):
     except ImportError as exc:
         raise MissingExtra(f"checking a tokenizer needs transformers: {INSTALL}") from exc
     try:
-        tokenizer = (PreTrainedTokenizerFast(tokenizer_file=str(path)) if path.is_file()
-                     else AutoTokenizer.from_pretrained(path))
+        tokenizer = (
+            PreTrainedTokenizerFast(tokenizer_file=str(path)) if path.is_file() else AutoTokenizer.from_pretrained(path)
+        )
     except (OSError, ValueError) as exc:  # transformers' ways of saying "no tokenizer here"
         first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise WikioriginError(f"{path}: transformers cannot load a tokenizer from it ({first})") from None
@@ -149,29 +177,45 @@ def _encoder(path):
 
 
 def _dataset(name: str, data: Path) -> dict:
-    return {"task": name, "dataset_path": "json",
-            "dataset_kwargs": {"data_files": {"test": str(data)}}, "test_split": "test"}
+    return {
+        "task": name,
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        "test_split": "test",
+    }
 
 
 def mcq_task(name: str, data: Path, language: str, meta: dict) -> dict:
     """The ``multiple_choice`` task config. Column names, not templates: lm-eval then takes
     each document's field as it is (no Jinja rendering, no parsing of a rendered list)."""
-    return {**_dataset(name, data), "output_type": "multiple_choice", "doc_to_text": "prompt",
-            "doc_to_choice": "choices", "doc_to_target": "answer_index",
-            "target_delimiter": mcq.delimiter(language), "num_fewshot": 0,
-            "metric_list": [{"metric": "acc", **_MEAN}, {"metric": "acc_norm", **_MEAN}],
-            "metadata": {"version": 1.0, **meta}}
+    return {
+        **_dataset(name, data),
+        "output_type": "multiple_choice",
+        "doc_to_text": "prompt",
+        "doc_to_choice": "choices",
+        "doc_to_target": "answer_index",
+        "target_delimiter": mcq.delimiter(language),
+        "num_fewshot": 0,
+        "metric_list": [{"metric": "acc", **_MEAN}, {"metric": "acc_norm", **_MEAN}],
+        "metadata": {"version": 1.0, **meta},
+    }
 
 
 def freeform_task(name: str, data: Path, meta: dict, max_tokens: int = 32) -> dict:
     """The ``generate_until`` task config: greedy, to the end of the first line, exact match
     (case and surrounding spaces ignored) against any of the answers."""
-    return {**_dataset(name, data), "output_type": "generate_until", "doc_to_text": "prompt",
-            "doc_to_target": "answers", "num_fewshot": 0,
-            "generation_kwargs": {"until": ["\n"], "do_sample": False, "max_gen_toks": max_tokens},
-            "metric_list": [{"metric": "exact_match", **_MEAN, "ignore_case": True,
-                             "regexes_to_ignore": [r"^\s+", r"\s+$"]}],
-            "metadata": {"version": 1.0, **meta}}
+    return {
+        **_dataset(name, data),
+        "output_type": "generate_until",
+        "doc_to_text": "prompt",
+        "doc_to_target": "answers",
+        "num_fewshot": 0,
+        "generation_kwargs": {"until": ["\n"], "do_sample": False, "max_gen_toks": max_tokens},
+        "metric_list": [
+            {"metric": "exact_match", **_MEAN, "ignore_case": True, "regexes_to_ignore": [r"^\s+", r"\s+$"]}
+        ],
+        "metadata": {"version": 1.0, **meta},
+    }
 
 
 class _TaskDumper(yaml.SafeDumper):
@@ -195,8 +239,9 @@ def to_yaml(config: dict) -> str:
     """A task config as block YAML (PyYAML's safe dumper): keys in the config's own order, text
     as it is (CJK unescaped; line breaks and characters YAML cannot print escaped), no line
     folded. No ``!function`` tag: the configs name document fields and built-in metrics only."""
-    return yaml.dump(config, Dumper=_TaskDumper, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=float("inf"))
+    return yaml.dump(
+        config, Dumper=_TaskDumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=float("inf")
+    )
 
 
 def _write(path: Path, text: str) -> None:
@@ -209,8 +254,14 @@ def _kind(rows: list[dict], path) -> str:
     first = rows[0]
     has_choices = "choices" in first or isinstance(first.get("question"), dict)
     if has_choices == ("answers" in first):
-        raise WikioriginError(f"{path}: row 0 has " + ("both `choices` and `answers`" if has_choices else
-                              "neither `choices` (multiple choice) nor `answers` (free-form)"))
+        raise WikioriginError(
+            f"{path}: row 0 has "
+            + (
+                "both `choices` and `answers`"
+                if has_choices
+                else "neither `choices` (multiple choice) nor `answers` (free-form)"
+            )
+        )
     return "mcq" if has_choices else "freeform"
 
 
@@ -222,48 +273,79 @@ def _cue_option(cue: str) -> str:
 def _tokens_said(result: LmEvalExport, meta: dict) -> str:
     """What the README says of the tokenizer check."""
     if meta.get("tokenizer") is None:
-        return ("A tokenizer that merges the answer cue with the first characters of an option (a Qwen2- or "
-                "Llama-3-style one on Japanese or Chinese: a token for `：河`) makes lm-eval cut those options "
-                "short, score one it swallows whole as certain, or stop (`assert len(continuation_enc) > 0`): "
-                "export again with `--tokenizer MODEL` to check, and to get a cue that keeps every option's "
-                "tokens its own.")
+        return (
+            "A tokenizer that merges the answer cue with the first characters of an option (a Qwen2- or "
+            "Llama-3-style one on Japanese or Chinese: a token for `：河`) makes lm-eval cut those options "
+            "short, score one it swallows whole as certain, or stop (`assert len(continuation_enc) > 0`): "
+            "export again with `--tokenizer MODEL` to check, and to get a cue that keeps every option's "
+            "tokens its own."
+        )
     if not result.merged:
         return f"Checked with the tokenizer of `{meta['tokenizer']}`: every option keeps its own tokens."
-    return (f"The tokenizer of `{meta['tokenizer']}` merges the language's answer cue with the first characters of "
-            f"{result.merged} options, which lm-eval would cut short, score as certain when swallowed whole, or "
-            f"stop on (`assert len(continuation_enc) > 0`): this export's cue is {_cue_option(result.cue)} "
-            "instead (a context's trailing white space goes to the option, in lm-eval and in wikiorigin alike), "
-            "and every option keeps its own tokens.")
+    return (
+        f"The tokenizer of `{meta['tokenizer']}` merges the language's answer cue with the first characters of "
+        f"{result.merged} options, which lm-eval would cut short, score as certain when swallowed whole, or "
+        f"stop on (`assert len(continuation_enc) > 0`): this export's cue is {_cue_option(result.cue)} "
+        "instead (a context's trailing white space goes to the option, in lm-eval and in wikiorigin alike), "
+        "and every option keeps its own tokens."
+    )
 
 
 def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
-    run = (f"lm_eval --model hf --model_args pretrained=MODEL --tasks {result.task} "
-           f"--include_path {result.yaml.parent}")
+    run = f"lm_eval --model hf --model_args pretrained=MODEL --tasks {result.task} --include_path {result.yaml.parent}"
     if result.kind == "mcq":
         cue = "" if result.cue == mcq.answer_cue(result.language) else f" --answer-cue {_cue_option(result.cue)}"
-        same = (f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
-                f"--questions {source} --language {result.language}{cue} --model MODEL --out RESULTS` "
-                "writes to RESULTS/summary.json: zero-shot, no chat template (leave out lm-eval's "
-                "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`). "
-                + _tokens_said(result, meta))
+        same = (
+            f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
+            f"--questions {source} --language {result.language}{cue} --model MODEL --out RESULTS` "
+            "writes to RESULTS/summary.json: zero-shot, no chat template (leave out lm-eval's "
+            "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`). "
+            + _tokens_said(result, meta)
+        )
     else:
-        same = ("Exact match here is lm-eval's (the first line of a greedy generation, case "
-                "ignored); `wikiorigin eval freeform` reads the answer more leniently and adds chrF, "
-                "so its numbers differ. Add `--apply_chat_template` for a chat model.")
-    return "\n".join([
-        f"# lm-evaluation-harness task `{result.task}`", "",
-        f"Exported by wikiorigin {__version__} from `{source}` "
-        f"(sha256 {meta['source_sha256']}): {result.rows} "
-        + ("multiple-choice questions" if result.kind == "mcq" else "free-form questions") + ".", "",
-        f"- `{result.yaml.name}`: the task config",
-        f"- `{result.data.name}`: one document per line (the path in the config is absolute: "
-        "re-export after moving this directory)", "",
-        "Run:", "", f"    {run}", "", same, "",
-        "Provenance:", "", "```json", json.dumps(meta, ensure_ascii=False, indent=1), "```", ""])
+        same = (
+            "Exact match here is lm-eval's (the first line of a greedy generation, case "
+            "ignored); `wikiorigin eval freeform` reads the answer more leniently and adds chrF, "
+            "so its numbers differ. Add `--apply_chat_template` for a chat model."
+        )
+    return "\n".join(
+        [
+            f"# lm-evaluation-harness task `{result.task}`",
+            "",
+            f"Exported by wikiorigin {__version__} from `{source}` "
+            f"(sha256 {meta['source_sha256']}): {result.rows} "
+            + ("multiple-choice questions" if result.kind == "mcq" else "free-form questions")
+            + ".",
+            "",
+            f"- `{result.yaml.name}`: the task config",
+            f"- `{result.data.name}`: one document per line (the path in the config is absolute: "
+            "re-export after moving this directory)",
+            "",
+            "Run:",
+            "",
+            f"    {run}",
+            "",
+            same,
+            "",
+            "Provenance:",
+            "",
+            "```json",
+            json.dumps(meta, ensure_ascii=False, indent=1),
+            "```",
+            "",
+        ]
+    )
 
 
-def export_lmeval(dataset, out, task: str | None = None, language: str | None = None,
-                  source_language: bool = False, cue: str | None = None, tokenizer=None) -> LmEvalExport:
+def export_lmeval(
+    dataset,
+    out,
+    task: str | None = None,
+    language: str | None = None,
+    source_language: bool = False,
+    cue: str | None = None,
+    tokenizer=None,
+) -> LmEvalExport:
     """Write ``OUT/TASK.yaml``, ``OUT/TASK.jsonl`` and ``OUT/TASK.README.md`` for a
     multiple-choice or free-form dataset (told apart by its ``choices`` or ``answers``).
     ``language`` (multiple choice only) picks the answer cue and delimiter: by default the
@@ -281,17 +363,23 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
     if not _TASK_NAME.fullmatch(name):
         raise WikioriginError(f"task name {name!r}: use letters, digits, '_', '-' and '.'")
     if kind == "mcq" and source_language:
-        raise ParameterError("source_language", f"{path}: {{source_language}} is for free-form questions; "
-                                                "this is multiple choice")
+        raise ParameterError(
+            "source_language", f"{path}: {{source_language}} is for free-form questions; this is multiple choice"
+        )
     for parameter, value in (("language", language), ("cue", cue), ("tokenizer", tokenizer)):
         if kind == "freeform" and value is not None:
-            raise ParameterError(parameter, f"{path}: {{{parameter}}} is for multiple-choice questions; "
-                                            "this is free-form")
+            raise ParameterError(
+                parameter, f"{path}: {{{parameter}}} is for multiple-choice questions; this is free-form"
+            )
     encode = _encoder(tokenizer) if tokenizer is not None else None
     out = Path(out).resolve()
     data = out / f"{name}.jsonl"
-    meta = {"wikiorigin": __version__, "source": str(source),
-            "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "kind": kind}
+    meta = {
+        "wikiorigin": __version__,
+        "source": str(source),
+        "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+        "kind": kind,
+    }
     if kind == "mcq":
         questions = mcq.read_questions(path)
         # as eval mcq decides it: the one given (any open Wikipedia's), else the rows' own; none is an error
@@ -311,9 +399,17 @@ def export_lmeval(dataset, out, task: str | None = None, language: str | None = 
         meta.update(source_language=source_language, rows=len(docs))
         config = freeform_task(name, data, meta)
     out.mkdir(parents=True, exist_ok=True)
-    result = LmEvalExport(name, kind, language, len(docs), out / f"{name}.yaml", data,
-                          out / f"{name}.README.md", cue if kind == "mcq" else None,
-                          len(merged) if kind == "mcq" else 0)
+    result = LmEvalExport(
+        name,
+        kind,
+        language,
+        len(docs),
+        out / f"{name}.yaml",
+        data,
+        out / f"{name}.README.md",
+        cue if kind == "mcq" else None,
+        len(merged) if kind == "mcq" else 0,
+    )
     _write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
     _write(result.readme, _readme(result, source, meta))
     _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config))

@@ -23,8 +23,21 @@ import pyarrow.parquet as pq
 from . import __version__
 from .errors import WikioriginError
 
-__all__ = ["ParquetSink", "write_table", "atomic", "write_text", "write_together", "temporary_name", "read_provenance",
-           "schema_provenance", "provenance", "read_rows", "input_schema", "read_input", "check_output"]
+__all__ = [
+    "ParquetSink",
+    "write_table",
+    "atomic",
+    "write_text",
+    "write_together",
+    "temporary_name",
+    "read_provenance",
+    "schema_provenance",
+    "provenance",
+    "read_rows",
+    "input_schema",
+    "read_input",
+    "check_output",
+]
 
 _KEY = b"wikiorigin"
 
@@ -111,8 +124,16 @@ class ParquetSink:
     of many unique numbers, whose dictionaries would cost time and save no space.
     """
 
-    def __init__(self, path, schema: pa.Schema, meta: dict, keep_partial=None,
-                 row_group_rows: int = 1 << 20, rename: bool = True, dictionary: bool | list[str] = True):
+    def __init__(
+        self,
+        path,
+        schema: pa.Schema,
+        meta: dict,
+        keep_partial=None,
+        row_group_rows: int = 1 << 20,
+        rename: bool = True,
+        dictionary: bool | list[str] = True,
+    ):
         self.path = Path(path)
         self.row_group_rows = row_group_rows
         self._pending: list[pa.Table] = []
@@ -127,8 +148,7 @@ class ParquetSink:
 
     def __enter__(self) -> ParquetSink:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd",
-                                        use_dictionary=self._dictionary)
+        self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd", use_dictionary=self._dictionary)
         return self
 
     def write(self, data: pa.RecordBatch | pa.Table) -> None:
@@ -251,21 +271,22 @@ def input_schema(path, needs: Iterable[str], made_by: str, optional: Iterable[st
     try:
         schema = pq.read_schema(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise WikioriginError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]}); "
-                              f"expected the output of `{made_by}`") from None
+        raise WikioriginError(
+            f"{path}: not a Parquet file ({str(exc).splitlines()[0]}); expected the output of `{made_by}`"
+        ) from None
     missing = [c for c in needs if c not in schema.names]
     if missing:
         raise WikioriginError(f"{path}: not the output of `{made_by}`: no column {', '.join(missing)}")
     for name in needs + [c for c in optional if c in schema.names]:
         wrong = column_mismatch(name, schema.field(name).type)
         if wrong:
-            raise WikioriginError(f"{path}: column {wrong} ({_first_value(path, name)}): not the output of "
-                                  f"`{made_by}`")
+            raise WikioriginError(f"{path}: column {wrong} ({_first_value(path, name)}): not the output of `{made_by}`")
     return schema
 
 
-def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | None = None,
-               optional: Iterable[str] = ()) -> pa.Table:
+def read_input(
+    path, needs: Iterable[str], made_by: str, columns: list[str] | None = None, optional: Iterable[str] = ()
+) -> pa.Table:
     """A stage's input Parquet file, checked by :func:`input_schema`, read; a column the stage
     ``needs`` that must be on every row (:data:`wikiorigin.schemas.NOT_NULL`: ``title``,
     ``text``, ``page_id``, ``qid``, ``question``, ...) and is null on one is a one-line error
@@ -283,8 +304,10 @@ def read_input(path, needs: Iterable[str], made_by: str, columns: list[str] | No
         if column.null_count:
             first = column.is_null().to_pylist().index(True)
             more = f" ({column.null_count} rows in all)" if column.null_count > 1 else ""
-            raise WikioriginError(f"{path}: row {first}: {name} is null{more}; the stage needs one on every "
-                                  f"row (the output of `{made_by}` has it)")
+            raise WikioriginError(
+                f"{path}: row {first}: {name} is null{more}; the stage needs one on every "
+                f"row (the output of `{made_by}` has it)"
+            )
     return table
 
 
@@ -300,8 +323,9 @@ def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet") -
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / ('out' + (suffix or ''))})")
     if suffix and not path.name.endswith(suffix):
-        raise WikioriginError(f"{path}: give a file name ending in {suffix}, the format written "
-                              f"(e.g. {path.stem or path.name}{suffix})")
+        raise WikioriginError(
+            f"{path}: give a file name ending in {suffix}, the format written (e.g. {path.stem or path.name}{suffix})"
+        )
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)

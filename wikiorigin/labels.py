@@ -106,8 +106,7 @@ def _class(raw, place: str) -> LabelClass:
     if not isinstance(name, str) or not name.strip() or "\n" in name:
         raise WikioriginError(f"{place}.class: expected a non-empty one-line string, got {name!r}")
     if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
-        raise WikioriginError(f"{place}.description: expected a one-line description of {name!r}, "
-                              f"got {description!r}")
+        raise WikioriginError(f"{place}.description: expected a one-line description of {name!r}, got {description!r}")
     if letter is not None and (not isinstance(letter, str) or len(letter.strip()) != 1):
         raise WikioriginError(f"{place}.letter: expected one character, got {letter!r}")
     return LabelClass(name.strip(), description.strip(), letter.strip() if letter else None)
@@ -121,11 +120,15 @@ def _classes(value, key: str, where: str) -> tuple[LabelClass, ...]:
         place = f"{where}: {key}[{i}]"
         c = _class(raw, place)
         if _key(c.name) in names:
-            raise WikioriginError(f"{place}.class: {raw['class']!r} is given twice (as {key}[{names[_key(c.name)]}]; "
-                                  "names are compared without case, width or surrounding spaces)")
+            raise WikioriginError(
+                f"{place}.class: {raw['class']!r} is given twice (as {key}[{names[_key(c.name)]}]; "
+                "names are compared without case, width or surrounding spaces)"
+            )
         if c.letter and _key(c.letter) in letters:
-            raise WikioriginError(f"{place}.letter: {c.letter!r} is given to two classes (and {key}"
-                                  f"[{letters[_key(c.letter)]}]; letters are compared without case or width)")
+            raise WikioriginError(
+                f"{place}.letter: {c.letter!r} is given to two classes (and {key}"
+                f"[{letters[_key(c.letter)]}]; letters are compared without case or width)"
+            )
         names[_key(c.name)] = i
         if c.letter:
             letters[_key(c.letter)] = i
@@ -152,20 +155,25 @@ def parse_labels(data, where: str) -> Labels:
     _phrase(data, "description", where)
     prompts = data.get("prompts")
     if prompts is not None and prompts != YOKAI_PROMPTS:
-        raise WikioriginError(f"{where}: prompts: the one accepted value is {YOKAI_PROMPTS!r} (the paper's "
-                              f"Japanese yokai prompts), got {prompts!r}")
+        raise WikioriginError(
+            f"{where}: prompts: the one accepted value is {YOKAI_PROMPTS!r} (the paper's "
+            f"Japanese yokai prompts), got {prompts!r}"
+        )
     types = _classes(data.get("types"), "types", where)
     regions_raw = data.get("regions")
     if regions_raw == WIKIDATA:
         regions, source = (), WIKIDATA
     elif isinstance(regions_raw, str):
-        raise WikioriginError(f"{where}: regions: expected a list of classes or the string {WIKIDATA!r} "
-                              f"(lower case: regions from Wikidata), got {regions_raw!r}")
+        raise WikioriginError(
+            f"{where}: regions: expected a list of classes or the string {WIKIDATA!r} "
+            f"(lower case: regions from Wikidata), got {regions_raw!r}"
+        )
     else:
         regions, source = _classes(regions_raw, "regions", where), "model"
     blob = json.dumps(data, ensure_ascii=False, sort_keys=True).encode()
-    return Labels(name or Path(where).stem, types, regions, source, subject, where,
-                  hashlib.sha1(blob).hexdigest(), prompts)
+    return Labels(
+        name or Path(where).stem, types, regions, source, subject, where, hashlib.sha1(blob).hexdigest(), prompts
+    )
 
 
 def load_labels(name_or_path) -> Labels:
@@ -177,14 +185,16 @@ def load_labels(name_or_path) -> Labels:
     else:
         path = Path(text)
         if not path.is_file():
-            raise WikioriginError(f"{text}: no such labels file, and no preset of that name "
-                                  f"(presets: {', '.join(presets())})")
+            raise WikioriginError(
+                f"{text}: no such labels file, and no preset of that name (presets: {', '.join(presets())})"
+            )
         where = text
         try:  # utf-8-sig: a byte-order mark, as some editors write, is not an error
             raw = path.read_bytes().decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise WikioriginError(f"{where}: byte {exc.start}: not UTF-8 text ({exc.reason}); save the labels "
-                                  "file as UTF-8") from None
+            raise WikioriginError(
+                f"{where}: byte {exc.start}: not UTF-8 text ({exc.reason}); save the labels file as UTF-8"
+            ) from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:

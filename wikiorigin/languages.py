@@ -50,9 +50,19 @@ from importlib import resources
 from .errors import ParameterError, UnknownWikiError, WikioriginError
 
 __all__ = [
-    "Wiki", "Registry", "registry", "lookup", "open_wikis", "language_name", "wiki_language",
-    "open_language", "language_parameter",
-    "SingleCountryLanguage", "single_country_languages", "un_members", "official_countries",
+    "Wiki",
+    "Registry",
+    "registry",
+    "lookup",
+    "open_wikis",
+    "language_name",
+    "wiki_language",
+    "open_language",
+    "language_parameter",
+    "SingleCountryLanguage",
+    "single_country_languages",
+    "un_members",
+    "official_countries",
     "national_by_constitution",
 ]
 
@@ -193,20 +203,54 @@ def open_wikis() -> list[Wiki]:
 # marked "wm", the name of meta.wikimedia.org's List of Wikipedias, for codes outside ISO 639-3
 # or that Wikimedia uses in another sense (nrm: Norman on Wikipedia, Narom in ISO 639-3).
 _NAMES = {
-    "ami": "Amis", "azb": "South Azerbaijani", "bcl": "Central Bikol", "bdr": "West Coast Bajau",
-    "blk": "Pa'o Karen", "bol": "Bole", "btm": "Batak Mandailing", "bxr": "Buryat", "cbk": "Chavacano",
-    "cdo": "Min Dong Chinese", "dag": "Dagbani", "dga": "Southern Dagaare", "diq": "Zazaki", "dty": "Dotyali",
+    "ami": "Amis",
+    "azb": "South Azerbaijani",
+    "bcl": "Central Bikol",
+    "bdr": "West Coast Bajau",
+    "blk": "Pa'o Karen",
+    "bol": "Bole",
+    "btm": "Batak Mandailing",
+    "bxr": "Buryat",
+    "cbk": "Chavacano",
+    "cdo": "Min Dong Chinese",
+    "dag": "Dagbani",
+    "dga": "Southern Dagaare",
+    "diq": "Zazaki",
+    "dty": "Dotyali",
     "eml": "Emilian-Romagnol",  # wm (a retired ISO 639-3 code)
-    "gcr": "Guianese Creole French", "gom": "Goan Konkani", "gpe": "Ghanaian Pidgin English", "guw": "Gun",
+    "gcr": "Guianese Creole French",
+    "gom": "Goan Konkani",
+    "gpe": "Ghanaian Pidgin English",
+    "guw": "Gun",
     "hyw": "Western Armenian",  # wm (an IANA subtag, not ISO 639-3)
-    "igl": "Igala", "isv": "Interslavic",  # wm
-    "kai": "Karekare", "kbp": "Kabiye", "kge": "Komering", "knc": "Central Kanuri", "kus": "Kusaal",
-    "lbe": "Lak", "lld": "Ladin", "map-bms": "Banyumasan",  # wm
-    "mhr": "Eastern Mari", "mnw": "Mon", "nah": "Nahuatl", "nrm": "Norman",  # wm
-    "nup": "Nupe", "olo": "Livvi-Karelian", "pnb": "Western Punjabi", "ppl": "Pipil", "pwn": "Paiwan",
-    "rki": "Rakhine", "rmy": "Vlax Romani", "roa-tara": "Tarantino",  # wm
+    "igl": "Igala",
+    "isv": "Interslavic",  # wm
+    "kai": "Karekare",
+    "kbp": "Kabiye",
+    "kge": "Komering",
+    "knc": "Central Kanuri",
+    "kus": "Kusaal",
+    "lbe": "Lak",
+    "lld": "Ladin",
+    "map-bms": "Banyumasan",  # wm
+    "mhr": "Eastern Mari",
+    "mnw": "Mon",
+    "nah": "Nahuatl",
+    "nrm": "Norman",  # wm
+    "nup": "Nupe",
+    "olo": "Livvi-Karelian",
+    "pnb": "Western Punjabi",
+    "ppl": "Pipil",
+    "pwn": "Paiwan",
+    "rki": "Rakhine",
+    "rmy": "Vlax Romani",
+    "roa-tara": "Tarantino",  # wm
     "rsk": "Pannonian Rusyn",  # wm
-    "skr": "Saraiki", "syl": "Sylheti", "szy": "Sakizaya", "tay": "Atayal", "tdd": "Tai Nua",
+    "skr": "Saraiki",
+    "syl": "Sylheti",
+    "szy": "Sakizaya",
+    "tay": "Atayal",
+    "tdd": "Tai Nua",
 }
 
 
@@ -242,8 +286,10 @@ def language_name(code: str) -> str:
             language = None
         name = _cldr_name(language) if language and language != code else None
     if name is None:
-        raise WikioriginError(f"language {code!r}: no English name known for it (not in CLDR nor in "
-                              "wikiorigin.languages' table of Wikipedia languages)")
+        raise WikioriginError(
+            f"language {code!r}: no English name known for it (not in CLDR nor in "
+            "wikiorigin.languages' table of Wikipedia languages)"
+        )
     return name
 
 
@@ -304,8 +350,13 @@ class SingleCountryLanguage:
 
     def as_dict(self) -> dict:
         """The record as a dict for JSON."""
-        return {"language": self.language, "country": self.country,
-                "country_name": self.country_name, "wiki": self.wiki, "status": self.status}
+        return {
+            "language": self.language,
+            "country": self.country,
+            "country_name": self.country_name,
+            "wiki": self.wiki,
+            "status": self.status,
+        }
 
 
 def _data_lines(name: str) -> list[str]:
@@ -326,8 +377,10 @@ def national_by_constitution() -> dict[tuple[str, str], str]:
     for n, line in enumerate(_data_lines("national-official.txt"), 1):
         parts = line.split(" ", 2)
         if len(parts) < 3 or parts[0] not in members:
-            raise WikioriginError(f"national-official.txt: entry {n}: expected 'COUNTRY LANGUAGE SOURCE' "
-                                  f"with a UN member's code, got {line[:60]!r}")
+            raise WikioriginError(
+                f"national-official.txt: entry {n}: expected 'COUNTRY LANGUAGE SOURCE' "
+                f"with a UN member's code, got {line[:60]!r}"
+            )
         table[(parts[0], parts[1])] = parts[2]
     return table
 
@@ -364,7 +417,8 @@ def single_country_languages() -> list[SingleCountryLanguage]:
     return sorted(
         (
             SingleCountryLanguage(lang, code, members[code], open_by_language.get(lang), status)
-            for lang, countries in where.items() if len(countries) == 1
+            for lang, countries in where.items()
+            if len(countries) == 1
             for code, status in countries.items()
         ),
         key=lambda s: s.language,

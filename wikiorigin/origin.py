@@ -32,8 +32,21 @@ from .leftovers import spill_prefix, sweep
 from .progress import Progress
 from .schemas import EDITION, EDITIONS, ORIGINS, TIMESTAMP
 
-__all__ = ["reduce_origins", "join_editions", "build_origins", "scan_wiki", "scan_part", "scan_items", "merge_parts",
-           "subset", "OriginStats", "BuildReport", "ShardResult", "ORIGINS_SQL", "SHARD_VERSION"]
+__all__ = [
+    "reduce_origins",
+    "join_editions",
+    "build_origins",
+    "scan_wiki",
+    "scan_part",
+    "scan_items",
+    "merge_parts",
+    "subset",
+    "OriginStats",
+    "BuildReport",
+    "ShardResult",
+    "ORIGINS_SQL",
+    "SHARD_VERSION",
+]
 
 # Every edition of every item, in the order of the output: by item, then time, then dbname.
 ORIGINS_SQL = """
@@ -50,17 +63,21 @@ def join_editions(pages: Path | list[Path], qids: Path, out, meta: dict) -> int:
     creation time) joined to their items, the earliest article per item (then the lowest
     page id). ``pages``: the wiki's pages shard, or the shards of its parts (a dump in several
     files, scanned one task each). Runs per wiki in the workers, with Arrow's hash join."""
-    articles = pa.concat_tables([
-        pq.read_table(path, columns=["wiki", "page_id", "title", "created_at"],
-                      filters=[("namespace", "=", 0), ("is_redirect", "=", False)])
-        for path in (pages if isinstance(pages, list) else [pages])
-    ])
+    articles = pa.concat_tables(
+        [
+            pq.read_table(
+                path,
+                columns=["wiki", "page_id", "title", "created_at"],
+                filters=[("namespace", "=", 0), ("is_redirect", "=", False)],
+            )
+            for path in (pages if isinstance(pages, list) else [pages])
+        ]
+    )
     articles = articles.filter(pc.is_valid(articles["created_at"]))
     items = pq.read_table(qids, columns=["page_id", "qid"])  # both shards are of one wiki
     joined = articles.join(items, keys="page_id", join_type="inner")
     if pc.count_distinct(joined["qid"]).as_py() < joined.num_rows:  # an item on two pages
-        joined = joined.sort_by([("qid", "ascending"), ("created_at", "ascending"),
-                                 ("page_id", "ascending")])
+        joined = joined.sort_by([("qid", "ascending"), ("created_at", "ascending"), ("page_id", "ascending")])
         qid = joined["qid"].combine_chunks()
         differs = pc.not_equal(qid.slice(1), qid.slice(0, len(qid) - 1))
         joined = joined.filter(pa.concat_arrays([pa.array([True]), differs]))  # first per item
@@ -81,8 +98,9 @@ def _assemble(rows: pa.Table) -> pa.RecordBatch:
     column = lambda name, type_: rows.column(name).combine_chunks().cast(type_)  # noqa: E731
     wiki, title = column("wiki", pa.string()), column("title", pa.string())
     created = column("created_at", TIMESTAMP)
-    editions = pa.ListArray.from_arrays(offsets, pa.StructArray.from_arrays(
-        [wiki, column("page_id", pa.int64()), title, created], fields=list(EDITION)))
+    editions = pa.ListArray.from_arrays(
+        offsets, pa.StructArray.from_arrays([wiki, column("page_id", pa.int64()), title, created], fields=list(EDITION))
+    )
     first = pa.array(starts)
     second = pa.array(np.where(sizes > 1, starts + 1, 0), mask=sizes < 2)
     origin_at, runner_at = created.take(first), created.take(second)
@@ -90,19 +108,22 @@ def _assemble(rows: pa.Table) -> pa.RecordBatch:
     runner_ms = runner_at.cast(pa.int64()).to_numpy(zero_copy_only=False)
     lead = pa.array((runner_ms - origin_ms) / 86_400_000.0, mask=sizes < 2)
     is_en = pc.equal(wiki, "enwiki").to_numpy(zero_copy_only=False).astype(np.int32)
-    return pa.RecordBatch.from_arrays([
-        column("qid", pa.string()).take(first),
-        wiki.take(first),
-        origin_at,
-        title.take(first),
-        pa.array(sizes.astype(np.int32)),
-        pa.array(np.add.reduceat(is_en, starts) > 0),
-        wiki.take(second),
-        runner_at,
-        lead,
-        pa.array((sizes > 1) & (np.nan_to_num(runner_ms - origin_ms, nan=1) == 0)),
-        editions,
-    ], schema=ORIGINS)
+    return pa.RecordBatch.from_arrays(
+        [
+            column("qid", pa.string()).take(first),
+            wiki.take(first),
+            origin_at,
+            title.take(first),
+            pa.array(sizes.astype(np.int32)),
+            pa.array(np.add.reduceat(is_en, starts) > 0),
+            wiki.take(second),
+            runner_at,
+            lead,
+            pa.array((sizes > 1) & (np.nan_to_num(runner_ms - origin_ms, nan=1) == 0)),
+            editions,
+        ],
+        schema=ORIGINS,
+    )
 
 
 def _groups(reader):
@@ -159,8 +180,9 @@ def reduce_origins(
     sql = ORIGINS_SQL.format(editions=_sql_list(editions))
     sweep(Path(out).parent, outputs=())  # the spill folders of runs killed outright, nothing else
     spill = tempfile.mkdtemp(prefix=spill_prefix(), dir=Path(out).parent)
-    con = duckdb.connect(config={"memory_limit": memory_limit, "temp_directory": spill,
-                                 "preserve_insertion_order": True})
+    con = duckdb.connect(
+        config={"memory_limit": memory_limit, "temp_directory": spill, "preserve_insertion_order": True}
+    )
     try:
         if threads:
             con.execute(f"SET threads = {int(threads)}")
@@ -208,9 +230,12 @@ def subset(
     range of editions that no item can be in (``min_editions`` above ``max_editions``) is an
     error before anything is read."""
     if max_editions is not None and min_editions > max_editions:
-        raise ParameterError("min_editions", "{min_editions} is more than {max_editions}: no item can have "
-                             "both; give a range that items can be in", min_editions,
-                             also={"max_editions": max_editions})
+        raise ParameterError(
+            "min_editions",
+            "{min_editions} is more than {max_editions}: no item can have both; give a range that items can be in",
+            min_editions,
+            also={"max_editions": max_editions},
+        )
     if sample is not None and sample < 0:
         raise ParameterError("sample", "{sample}: a number of items, 0 or more", sample)
     input_schema(origins, ORIGINS.names, "wikiorigin origins")
@@ -227,7 +252,7 @@ def subset(
     params["path"] = str(origins)
     if sample is not None:
         # Deterministic: order by a hash of the QID and the seed, keep the first N, then by QID.
-        sql = (f"SELECT * FROM ({sql}) ORDER BY hash(qid || ':' || $seed) LIMIT $sample")
+        sql = f"SELECT * FROM ({sql}) ORDER BY hash(qid || ':' || $seed) LIMIT $sample"
         params.update(seed=str(seed), sample=int(sample))
     sql = f"SELECT * FROM ({sql}) ORDER BY CAST(substr(qid, 2) AS BIGINT)"
     try:
@@ -237,8 +262,16 @@ def subset(
     except (duckdb.Error, pa.ArrowInvalid) as exc:  # damaged, or values no origins file has
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise WikioriginError(f"{origins}: cannot be read as the output of `wikiorigin origins` ({first})") from None
-    meta = provenance(stage="subset", wiki=wiki, origins=Path(origins).name, min_editions=min_editions,
-                      max_editions=max_editions, min_lead_days=min_lead_days, sample=sample, seed=seed)
+    meta = provenance(
+        stage="subset",
+        wiki=wiki,
+        origins=Path(origins).name,
+        min_editions=min_editions,
+        max_editions=max_editions,
+        min_lead_days=min_lead_days,
+        sample=sample,
+        seed=seed,
+    )
     with ParquetSink(out, ORIGINS, meta) as sink:
         sink.write(table)
     return table.num_rows
@@ -311,8 +344,7 @@ def scan_wiki(inputs, shard_dir: str, scan_threads: int = 1) -> ShardResult:
     return result
 
 
-def _scan_pages(paths: list[Path], wiki: str, out: Path, meta: dict, scan_threads: int,
-                result: ShardResult) -> None:
+def _scan_pages(paths: list[Path], wiki: str, out: Path, meta: dict, scan_threads: int, result: ShardResult) -> None:
     """Scan page files into the pages shard ``out``; warnings become ``result``'s notes."""
     import warnings
 
@@ -337,6 +369,7 @@ def _scan_qids(page_props: Path, wiki: str, out: Path, meta: dict, result: Shard
 
 
 # --- a wiki in several files: one task per part, one for its items, merged as they come in ---
+
 
 def _part_shard(shard_dir, wiki: str, part: int) -> Path:
     return Path(shard_dir) / "pages" / f"{wiki}.part{part + 1}.parquet"
@@ -386,10 +419,16 @@ def merge_parts(inputs, parts: list[ShardResult], items: ShardResult, shard_dir:
     the editions shard joined from all of them (:func:`join_editions`), unless one of the same
     inputs is there and nothing was scanned again; the first error of any of them, if any."""
     done = [*parts, items]
-    result = ShardResult(inputs.wiki, qids=items.qids, parts=[p.pages for p in parts],
-                         reused=all(r.reused for r in done), page_rows=sum(p.page_rows for p in parts),
-                         qid_rows=items.qid_rows, xml_bytes=sum(p.xml_bytes for p in parts),
-                         notes=[n for r in done for n in r.notes])
+    result = ShardResult(
+        inputs.wiki,
+        qids=items.qids,
+        parts=[p.pages for p in parts],
+        reused=all(r.reused for r in done),
+        page_rows=sum(p.page_rows for p in parts),
+        qid_rows=items.qid_rows,
+        xml_bytes=sum(p.xml_bytes for p in parts),
+        notes=[n for r in done for n in r.notes],
+    )
     result.error = next((r.error for r in done if r.error), None)
     if result.error:
         return result
@@ -399,8 +438,12 @@ def merge_parts(inputs, parts: list[ShardResult], items: ShardResult, shard_dir:
         if not (result.reused and _reusable(out, fingerprint, result.notes)):
             result.reused = False
             meta = {"shard_version": SHARD_VERSION, "fingerprint": fingerprint, "date": inputs.date}
-            join_editions([Path(p) for p in result.parts], Path(items.qids), out,
-                          provenance(stage="editions", wiki=inputs.wiki, **meta))
+            join_editions(
+                [Path(p) for p in result.parts],
+                Path(items.qids),
+                out,
+                provenance(stage="editions", wiki=inputs.wiki, **meta),
+            )
         result.editions = str(out)
     except WikioriginError as exc:
         result.error = str(exc)
@@ -487,18 +530,24 @@ def _scan_wikis(ready: list, tasks: list, shards: Path, scan_threads: int, jobs:
             if fn is scan_wiki:
                 merged[inputs.wiki] = result
             else:
-                merged[inputs.wiki] = merge_parts(inputs, [got[k] for k in range(len(inputs.pages))],
-                                                  got[None], str(shards))
+                merged[inputs.wiki] = merge_parts(
+                    inputs, [got[k] for k in range(len(inputs.pages))], got[None], str(shards)
+                )
 
-    args = [(fn, inputs, str(shards)) if fn is scan_items
-            else (fn, inputs, part, str(shards), scan_threads) if fn is scan_part
-            else (fn, inputs, str(shards), scan_threads)
-            for _, fn, inputs, part in tasks]
+    args = [
+        (fn, inputs, str(shards))
+        if fn is scan_items
+        else (fn, inputs, part, str(shards), scan_threads)
+        if fn is scan_part
+        else (fn, inputs, str(shards), scan_threads)
+        for _, fn, inputs, part in tasks
+    ]
     if scheduler is None:
         _sweep_shards(shards)
     try:
-        with Progress("origins", total=len(tasks), unit="task",
-                      note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned") as progress:
+        with Progress(
+            "origins", total=len(tasks), unit="task", note=lambda: f"{scanned[0] / 1e6:,.0f} MB of XML scanned"
+        ) as progress:
             run_tasks(_call, args, jobs=jobs, scheduler=scheduler, done=done)
         return [merged[i.wiki] for i in ready]
     finally:
@@ -542,8 +591,10 @@ def build_origins(
     skipped = [(i.wiki, i.problem) for i in inputs if i.problem]
     ready = [i for i in inputs if not i.problem]
     if not ready:
-        raise WikioriginError(f"{tree}: no wiki with {source} files and page_props found"
-                              + "".join(f"; {w}: {why}" for w, why in skipped[:5]))
+        raise WikioriginError(
+            f"{tree}: no wiki with {source} files and page_props found"
+            + "".join(f"; {w}: {why}" for w, why in skipped[:5])
+        )
     shards = shard_dir_for(out)
     tasks = _plan(ready, split=source != "history")  # history TSV files: read together
     jobs = min(jobs, len(tasks))  # no worker started that would have nothing to do
@@ -557,12 +608,12 @@ def build_origins(
             f"the others are kept in {shards}): " + "; ".join(r.error for r in failed[:5])
         )
     meta = provenance(
-        stage="origins", source=source, memory_limit=memory_limit,
-        wikis=[{"wiki": i.wiki, "date": i.date, "inputs": [p.name for p in [*i.pages, i.page_props]]}
-               for i in ready],
+        stage="origins",
+        source=source,
+        memory_limit=memory_limit,
+        wikis=[{"wiki": i.wiki, "date": i.date, "inputs": [p.name for p in [*i.pages, i.page_props]]} for i in ready],
         skipped=[{"wiki": w, "why": why} for w, why in skipped],
     )
-    stats = reduce_origins([Path(r.editions) for r in results], out,
-                           memory_limit=memory_limit, meta=meta)
+    stats = reduce_origins([Path(r.editions) for r in results], out, memory_limit=memory_limit, meta=meta)
     stats.seconds = time.perf_counter() - started
     return BuildReport(stats, results, skipped)

@@ -35,14 +35,13 @@ def connect(scheduler: str, timeout: float = 10.0):
         from dask.distributed import Client
     except ImportError:
         raise ParameterError(
-            "scheduler", "{scheduler} needs Dask: pip install -e '.[dask]' in the wikiorigin checkout (dask[distributed])"
+            "scheduler",
+            "{scheduler} needs Dask: pip install -e '.[dask]' in the wikiorigin checkout (dask[distributed])",
         ) from None
     try:
         return Client(scheduler, timeout=timeout)
     except (OSError, TimeoutError) as exc:
-        raise WikioriginError(
-            f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s: {exc}"
-        ) from None
+        raise WikioriginError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s: {exc}") from None
 
 
 def _collect(results, done) -> list:
@@ -120,8 +119,9 @@ def run_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=N
             client.close()
 
 
-def stream_tasks(fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None,
-                 ahead: int | None = None) -> Iterator:
+def stream_tasks(
+    fn: Callable, args: Iterable[tuple], *, jobs: int = 1, scheduler=None, ahead: int | None = None
+) -> Iterator:
     """``fn(*a)`` for each ``a`` of ``args``, yielded in the order of ``args``, computed on
     ``jobs`` local processes (loky; ``jobs=1``: here, one after the other) or on a Dask
     cluster (``scheduler``: an address or a client). ``args`` is read in this thread, only as

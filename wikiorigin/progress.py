@@ -20,8 +20,9 @@ class Progress:
     """Counts done out of ``total`` (None: unknown) and shows it; ``every`` seconds between
     lines when stderr is not a terminal (0: a line at each update); ``note()`` adds a few words."""
 
-    def __init__(self, desc: str, total: int | None = None, unit: str = "it", every: float | None = None,
-                 stream=None, note=None):
+    def __init__(
+        self, desc: str, total: int | None = None, unit: str = "it", every: float | None = None, stream=None, note=None
+    ):
         self.desc, self.total, self.unit, self.done = desc, total, unit, 0
         self.note = note  # a function giving more to say (failures, cost so far), or None
         self.stream = stream or sys.stderr

@@ -32,21 +32,30 @@ class EvaluatedModel(Protocol):
 
     name: str
 
-    def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
-                 top_p: float = 1.0, seed: int = 0) -> list[Any]:
+    def generate(
+        self,
+        prompts: list[str],
+        *,
+        max_new_tokens: int = 128,
+        temperature: float = 0.1,
+        top_p: float = 1.0,
+        seed: int = 0,
+    ) -> list[Any]:
         """One answer per prompt, in order: a ``str`` (or a
         :class:`~wikiorigin.evaluators.generation.Response`, which says whether the token
         limit cut it), or None for a request that failed."""
         ...
 
-    def loglikelihood(self, requests: list[tuple[str, str]], *,
-                      batch_size: int | None = None) -> list[tuple[float, bool]]:
+    def loglikelihood(
+        self, requests: list[tuple[str, str]], *, batch_size: int | None = None
+    ) -> list[tuple[float, bool]]:
         """For each ``(context, continuation)``: the continuation's summed log-probability
         after the context, and whether greedy decoding would produce it."""
         ...
 
-    def token_logprobs(self, texts: list[str], *, windows: str = "overlap",
-                       stride: int | None = None) -> list[list[float]]:
+    def token_logprobs(
+        self, texts: list[str], *, windows: str = "overlap", stride: int | None = None
+    ) -> list[list[float]]:
         """Every token's log-probability in each text (texts longer than the model's context
         in ``windows``, each predicting ``stride`` tokens)."""
         ...

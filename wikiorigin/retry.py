@@ -49,7 +49,7 @@ class Backoff:
         """Seconds to wait after failed try ``attempt``: the server's ``Retry-After`` when it
         gave one, else the exponential backoff; never more than ``max_wait``."""
         if retry_after is None:
-            retry_after = self.base * 2 ** attempt
+            retry_after = self.base * 2**attempt
             if self.jitter:
                 retry_after *= 0.5 + random.random()
         return min(self.max_wait, retry_after)

@@ -4,19 +4,45 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["PAGES", "PAGE_COLUMNS", "QIDS", "ORIGINS", "EDITION", "EDITIONS", "TIMESTAMP",
-           "ARTICLES", "SECTION", "REFERENCE", "ORIGIN_ARTICLES", "MCQ_TYPES", "MCQ_REGIONS",
-           "MCQ", "FREEFORM_CRITERIA", "FREEFORM", "PREFERENCES", "PREFERENCES_CONVERSATIONAL", "FAILED",
-           "REVIEW", "INPUT_SCHEMAS", "COLUMN_TYPES", "NOT_NULL",
-           "column_mismatch"]
+__all__ = [
+    "PAGES",
+    "PAGE_COLUMNS",
+    "QIDS",
+    "ORIGINS",
+    "EDITION",
+    "EDITIONS",
+    "TIMESTAMP",
+    "ARTICLES",
+    "SECTION",
+    "REFERENCE",
+    "ORIGIN_ARTICLES",
+    "MCQ_TYPES",
+    "MCQ_REGIONS",
+    "MCQ",
+    "FREEFORM_CRITERIA",
+    "FREEFORM",
+    "PREFERENCES",
+    "PREFERENCES_CONVERSATIONAL",
+    "FAILED",
+    "REVIEW",
+    "INPUT_SCHEMAS",
+    "COLUMN_TYPES",
+    "NOT_NULL",
+    "column_mismatch",
+]
 
 # The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
 # ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
-MCQ_TYPES = ["妖怪の行う行動", "妖怪の形状・見た目", "妖怪の伝承のある地域", "妖怪の生まれ・生態",
-             "現代における伝承", "妖怪の典拠"]
+MCQ_TYPES = [
+    "妖怪の行う行動",
+    "妖怪の形状・見た目",
+    "妖怪の伝承のある地域",
+    "妖怪の生まれ・生態",
+    "現代における伝承",
+    "妖怪の典拠",
+]
 """The values of the mcq schema's ``type``: the YokaiEval paper's six question types."""
-MCQ_REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国",
-               "複数の地域", "不明"]
+MCQ_REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国", "複数の地域", "不明"]
 """The values of the mcq schema's ``region``: the regions of Japan, nationwide, several, unknown."""
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
@@ -176,8 +202,15 @@ MCQ = pa.schema(
 
 # The names of the free-form schema's ``criteria`` (WikiOriginQA's seven filters, each scored
 # 1-5; a kept question has 5 on all).
-FREEFORM_CRITERIA = ["not_yes_no", "not_sentence_answer", "answer_not_in_question", "knowable_by_cutoff",
-                     "stable_over_time", "not_trivial", "self_contained"]
+FREEFORM_CRITERIA = [
+    "not_yes_no",
+    "not_sentence_answer",
+    "answer_not_in_question",
+    "knowable_by_cutoff",
+    "stable_over_time",
+    "not_trivial",
+    "self_contained",
+]
 """The names of the free-form schema's ``criteria``: WikiOriginQA's seven filters, each
 scored 1-5; a kept question has 5 on all."""
 
@@ -288,12 +321,30 @@ of the same kind (string or large_string; an integer of any width; a float or an
 for a float; a timestamp of any unit; lists and structs by their items and fields), never
 bytes for text nor text for a number."""
 
-NOT_NULL = frozenset({
-    "id", "wiki", "page_id", "title", "qid", "revision_id", "url", "text", "references",  # articles, items
-    "origin_wiki", "n_wikis", "editions",  # origins
-    "question", "choices", "answer", "answer_index", "answers",  # questions
-    "prompt", "chosen", "rejected",  # preferences
-})
+NOT_NULL = frozenset(
+    {
+        "id",
+        "wiki",
+        "page_id",
+        "title",
+        "qid",
+        "revision_id",
+        "url",
+        "text",
+        "references",  # articles, items
+        "origin_wiki",
+        "n_wikis",
+        "editions",  # origins
+        "question",
+        "choices",
+        "answer",
+        "answer_index",
+        "answers",  # questions
+        "prompt",
+        "chosen",
+        "rejected",  # preferences
+    }
+)
 """The columns that a stage needing them needs on every row: where one of them is null, the
 input is refused before any work (:func:`wikiorigin.files.read_input`), naming the row. Other
 columns may be null (an article's ``anchor``, an item's ``region``, a single edition's
@@ -303,11 +354,17 @@ columns may be null (an article's ``anchor``, an item's ``region``, a single edi
 
 def _kind(t: pa.DataType) -> str:
     """The kind of an Arrow type as :func:`column_mismatch` compares them."""
-    kinds = (("string", ("is_string", "is_large_string", "is_string_view")),
-             ("binary", ("is_binary", "is_large_binary", "is_fixed_size_binary")),
-             ("integer", ("is_integer",)), ("float", ("is_floating",)), ("bool", ("is_boolean",)),
-             ("timestamp", ("is_timestamp",)), ("null", ("is_null",)),
-             ("list", ("is_list", "is_large_list", "is_fixed_size_list")), ("struct", ("is_struct",)))
+    kinds = (
+        ("string", ("is_string", "is_large_string", "is_string_view")),
+        ("binary", ("is_binary", "is_large_binary", "is_fixed_size_binary")),
+        ("integer", ("is_integer",)),
+        ("float", ("is_floating",)),
+        ("bool", ("is_boolean",)),
+        ("timestamp", ("is_timestamp",)),
+        ("null", ("is_null",)),
+        ("list", ("is_list", "is_large_list", "is_fixed_size_list")),
+        ("struct", ("is_struct",)),
+    )
     for kind, tests in kinds:
         if any(getattr(pa.types, test, lambda _: False)(t) for test in tests):
             return kind

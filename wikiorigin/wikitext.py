@@ -28,10 +28,26 @@ __all__ = ["Article", "Reference", "Section", "convert", "KEPT_TEMPLATES", "NOTE
 
 # Templates whose text is kept: name -> which positional parameter holds the text.
 KEPT_TEMPLATES = {
-    "lang": 2, "langwithname": 2, "nihongo": 1, "仮リンク": 1, "ruby": 1, "読み仮名": 1,
-    "読み仮名_ruby不使用": 1, "lang-en": 1, "lang-ja": 1, "lang-zh": 1, "lang-ko": 1,
-    "lang-fr": 1, "lang-de": 1, "en": 1, "語中改行": 1, "nowrap": 1, "small": 1, "math": 1,
-    "display none": 0, "!": 0,
+    "lang": 2,
+    "langwithname": 2,
+    "nihongo": 1,
+    "仮リンク": 1,
+    "ruby": 1,
+    "読み仮名": 1,
+    "読み仮名_ruby不使用": 1,
+    "lang-en": 1,
+    "lang-ja": 1,
+    "lang-zh": 1,
+    "lang-ko": 1,
+    "lang-fr": 1,
+    "lang-de": 1,
+    "en": 1,
+    "語中改行": 1,
+    "nowrap": 1,
+    "small": 1,
+    "math": 1,
+    "display none": 0,
+    "!": 0,
 }
 """Templates whose text is kept: template name -> the positional parameter that holds the text."""
 # Footnote templates (a footnote in a group); efn2/refnest are jawiki's, efn both.
@@ -39,12 +55,36 @@ NOTE_TEMPLATES = {"efn": "注", "efn2": "注", "refnest": "注", "efn-ua": "注"
 """Footnote templates -> the footnote group they put their note in (``efn2`` and ``refnest``
 are jawiki's, ``efn`` both's)."""
 _SFN = {"sfn", "sfnp", "sfnm"}
-_CITATIONS = {"cite book", "cite web", "cite news", "cite journal", "citation", "cite web2",
-              "cite press release", "cite report", "cite encyclopedia", "cite thesis", "cite conference"}
+_CITATIONS = {
+    "cite book",
+    "cite web",
+    "cite news",
+    "cite journal",
+    "citation",
+    "cite web2",
+    "cite press release",
+    "cite report",
+    "cite encyclopedia",
+    "cite thesis",
+    "cite conference",
+}
 _FILE_NAMESPACES = {"file", "image", "ファイル", "画像", "media", "メディア"}
 _CATEGORY_NAMESPACES = {"category", "カテゴリ"}
-_DROP_TAGS = {"references", "gallery", "math", "score", "timeline", "graph", "mapframe",
-              "syntaxhighlight", "source", "templatedata", "imagemap", "table", "noinclude"}
+_DROP_TAGS = {
+    "references",
+    "gallery",
+    "math",
+    "score",
+    "timeline",
+    "graph",
+    "mapframe",
+    "syntaxhighlight",
+    "source",
+    "templatedata",
+    "imagemap",
+    "table",
+    "noinclude",
+}
 _YEAR = re.compile(r"(1[0-9]{3}|20[0-9]{2})")
 
 
@@ -182,8 +222,11 @@ class _Converter:
             label = " ".join(args) + (", " + ", ".join(extra) if extra else "")
             return self.cite(None, "sfn:" + label, _Text(label))
         if name == "r":
-            return "".join(self.cite(None, str(p.value).strip(), None)
-                           for p in node.params if not p.showkey and str(p.value).strip())
+            return "".join(
+                self.cite(None, str(p.value).strip(), None)
+                for p in node.params
+                if not p.showkey and str(p.value).strip()
+            )
         if name in ("reflist", "references"):
             refs = _params(node).get("refs")
             if refs is not None:
@@ -234,8 +277,13 @@ class _Converter:
             return ""
         if prefix in self.file_ns:
             return self.markers(node)  # a caption's footnotes are rendered and numbered
-        if prefix and not title.startswith(":") and prefix not in self.other_ns and len(prefix) <= 12 \
-                and re.fullmatch(r"[a-z-]+", prefix):
+        if (
+            prefix
+            and not title.startswith(":")
+            and prefix not in self.other_ns
+            and len(prefix) <= 12
+            and re.fullmatch(r"[a-z-]+", prefix)
+        ):
             return ""  # an interlanguage link
         return self.render(node.text) if node.text is not None else title.lstrip(":")
 
@@ -245,8 +293,9 @@ class _Converter:
             return self.ref_tag(node)
         if name == "references":
             if node.contents is not None:
-                group = next((str(a.value).strip() for a in node.attributes
-                              if str(a.name).strip().lower() == "group"), None)
+                group = next(
+                    (str(a.value).strip() for a in node.attributes if str(a.name).strip().lower() == "group"), None
+                )
                 self.collect_list(node.contents, group)
             return ""
         if name in _DROP_TAGS or node.wiki_markup == "{|":
@@ -266,9 +315,14 @@ class _Converter:
         if handlers is None:
             nodes = _nodes()
             handlers = self._handlers = {
-                nodes.Text: _text, _Text: _text, nodes.Template: self.template,
-                nodes.Wikilink: self.wikilink, nodes.ExternalLink: self.external_link,
-                nodes.Tag: self.tag, nodes.HTMLEntity: _entity, nodes.Heading: self.heading,
+                nodes.Text: _text,
+                _Text: _text,
+                nodes.Template: self.template,
+                nodes.Wikilink: self.wikilink,
+                nodes.ExternalLink: self.external_link,
+                nodes.Tag: self.tag,
+                nodes.HTMLEntity: _entity,
+                nodes.Heading: self.heading,
             }
         out = []
         for node in wikicode.nodes:
@@ -384,8 +438,7 @@ def _sections(text: str) -> tuple[str, list[Section]]:
     for section, chunk in zip(sections, body):
         section.text = _clean(chunk)
     plain = "\n\n".join(
-        (f"{'=' * s.level} {s.heading} {'=' * s.level}\n{s.text}" if s.level else s.text).strip()
-        for s in sections
+        (f"{'=' * s.level} {s.heading} {'=' * s.level}\n{s.text}" if s.level else s.text).strip() for s in sections
     ).strip()
     return plain, [s for s in sections if s.level or s.text]
 
@@ -398,8 +451,7 @@ def _fallback(wikitext: str) -> Article:
     return Article(text, [Section("", 0, text)], [], [], fallback=True)
 
 
-def convert(wikitext: str, namespaces: dict[int, str] | None = None,
-            max_chars: int = MAX_CHARS) -> Article:
+def convert(wikitext: str, namespaces: dict[int, str] | None = None, max_chars: int = MAX_CHARS) -> Article:
     """Plain text, sections, categories and references of one page's wikitext.
 
     Time per page is bounded by its size: a page over ``max_chars`` characters, or one the

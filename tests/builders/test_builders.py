@@ -19,17 +19,33 @@ from wikiorigin.errors import ParameterError, WikioriginError
 from wikiorigin.files import read_provenance
 from wikiorigin.schemas import ARTICLES, FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA, MCQ
 
-EN_TEXT = ("The boggart is a household spirit of English folklore [1]. It lives in the house or the fields "
-           "and turns malevolent when it is named. Farmers in Lancashire told of boggarts that soured the milk.")
+EN_TEXT = (
+    "The boggart is a household spirit of English folklore [1]. It lives in the house or the fields "
+    "and turns malevolent when it is named. Farmers in Lancashire told of boggarts that soured the milk."
+)
 
 
 @pytest.fixture
 def en_articles(tmp_path):
-    rows = [{"wiki": "enwiki", "page_id": i, "title": title, "anchor": None, "qid": None, "revision_id": 10 + i,
-             "revision_timestamp": None, "url": f"https://en.wikipedia.org/wiki/{title}", "text": EN_TEXT + title,
-             "sections": [], "references": [{"number": n, "group": "", "text": f"Briggs, A Dictionary of Fairies, p. {n}."}
-                            for n in (1, 2)],
-             "categories": []} for i, title in enumerate(["Boggart", "Brownie"])]
+    rows = [
+        {
+            "wiki": "enwiki",
+            "page_id": i,
+            "title": title,
+            "anchor": None,
+            "qid": None,
+            "revision_id": 10 + i,
+            "revision_timestamp": None,
+            "url": f"https://en.wikipedia.org/wiki/{title}",
+            "text": EN_TEXT + title,
+            "sections": [],
+            "references": [
+                {"number": n, "group": "", "text": f"Briggs, A Dictionary of Fairies, p. {n}."} for n in (1, 2)
+            ],
+            "categories": [],
+        }
+        for i, title in enumerate(["Boggart", "Brownie"])
+    ]
     path = tmp_path / "en-articles.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=ARTICLES), path)
     return path
@@ -116,16 +132,29 @@ def _freeform_scripted(messages):
     if task == "freeform-giveaway":
         return json.dumps({"gives_away": False, "reason": "fine"})
     if task == "freeform-instructions":
-        return json.dumps({"generate": "Γράψε μια ερώτηση για «{title}» ({cutoff}).",
-                           "refine": "Βελτίωσε: {question} «{title}» ({cutoff})."}, ensure_ascii=False)
+        return json.dumps(
+            {
+                "generate": "Γράψε μια ερώτηση για «{title}» ({cutoff}).",
+                "refine": "Βελτίωσε: {question} «{title}» ({cutoff}).",
+            },
+            ensure_ascii=False,
+        )
     raise AssertionError(task)
 
 
-@pytest.mark.parametrize("wiki,items", [
-    ("elwiki", {"Λάμια": ("Q1", "Η Λάμια είναι τέρας της ελληνικής μυθολογίας που τρώει παιδιά."),
-                "Καλικάντζαρος": ("Q2", "Οι καλικάντζαροι βγαίνουν από τη γη τα Χριστούγεννα.")}),
-    ("enwiki", {"Boggart": ("Q3", EN_TEXT), "Brownie": ("Q4", "A brownie is a household spirit of Scotland.")}),
-])
+@pytest.mark.parametrize(
+    "wiki,items",
+    [
+        (
+            "elwiki",
+            {
+                "Λάμια": ("Q1", "Η Λάμια είναι τέρας της ελληνικής μυθολογίας που τρώει παιδιά."),
+                "Καλικάντζαρος": ("Q2", "Οι καλικάντζαροι βγαίνουν από τη γη τα Χριστούγεννα."),
+            },
+        ),
+        ("enwiki", {"Boggart": ("Q3", EN_TEXT), "Brownie": ("Q4", "A brownie is a household spirit of Scotland.")}),
+    ],
+)
 def test_the_freeform_builder_twin(wiki, items, tmp_path):
     articles = _corpus(tmp_path / "articles.parquet", wiki, items)
     result = wo.FreeformBuilder(wo.FreeformConfig(rounds=1)).run(articles, _llm(tmp_path, _freeform_scripted))
@@ -135,8 +164,9 @@ def test_the_freeform_builder_twin(wiki, items, tmp_path):
     assert pq.read_table(out).schema.remove_metadata() == FREEFORM
     meta = read_provenance(out)
     assert meta["builder"] == "freeform" and meta["instructions"][0]["language"] == wiki.removesuffix("wiki")
-    assert wo.build_freeform(articles, tmp_path / "again.parquet", _llm(tmp_path, _freeform_scripted),
-                             wo.FreeformConfig(rounds=1)) == {"articles": 2, "kept": 2}
+    assert wo.build_freeform(
+        articles, tmp_path / "again.parquet", _llm(tmp_path, _freeform_scripted), wo.FreeformConfig(rounds=1)
+    ) == {"articles": 2, "kept": 2}
 
 
 def test_the_preference_builder_twin(tmp_path, data_dir):

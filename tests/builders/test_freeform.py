@@ -19,15 +19,21 @@ from wikiorigin.schemas import FAILED, FREEFORM, FREEFORM_CRITERIA as CRITERIA, 
 
 ROOT = Path(__file__).resolve().parents[2]
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
-ITEMS = {"アンパサンド": ("Q11212", "Ampersand", ["&", "and sign"]),
-         "地理": ("Q1071", "Geography", []),
-         "音楽家": ("Q639669", "Musician", ["music artist"]),
-         "個人": ("Q795052", "Individual", [])}
+ITEMS = {
+    "アンパサンド": ("Q11212", "Ampersand", ["&", "and sign"]),
+    "地理": ("Q1071", "Geography", []),
+    "音楽家": ("Q639669", "Musician", ["music artist"]),
+    "個人": ("Q795052", "Individual", []),
+}
 # Two small corpora of other origin editions: Georgian (bundled instructions) and Icelandic (none).
-KA = {"ხაჭაპური": ("Q1265070", "ხაჭაპური არის ქართული ცომეული კერძი, რომელიც ყველით ცხვება."),
-      "ჩურჩხელა": ("Q1345003", "ჩურჩხელა არის ქართული ტკბილეული ნიგვზისა და ყურძნის ტკბილისგან.")}
-IS = {"Hákarl": ("Q1147183", "Hákarl er kæstur hákarl, þjóðlegur íslenskur matur."),
-      "Skyr": ("Q1143616", "Skyr er íslensk mjólkurafurð, lík jógúrt.")}
+KA = {
+    "ხაჭაპური": ("Q1265070", "ხაჭაპური არის ქართული ცომეული კერძი, რომელიც ყველით ცხვება."),
+    "ჩურჩხელა": ("Q1345003", "ჩურჩხელა არის ქართული ტკბილეული ნიგვზისა და ყურძნის ტკბილისგან."),
+}
+IS = {
+    "Hákarl": ("Q1147183", "Hákarl er kæstur hákarl, þjóðlegur íslenskur matur."),
+    "Skyr": ("Q1143616", "Skyr er íslensk mjólkurafurð, lík jógúrt."),
+}
 TITLES = [*ITEMS, *KA, *IS]
 # What the scripted generator answers when asked for Icelandic instructions (placeholders kept).
 IS_INSTRUCTIONS = {
@@ -45,8 +51,13 @@ def origin_articles(tmp_path_factory, data_dir):
     for page in pages:
         qid, english, aliases = ITEMS[page.title]
         row = article_row(page, "jawiki", "ja.wikipedia.org", {}, qid=qid)[0]
-        row.update(label_en=english.lower(), aliases=[page.title, *aliases], enwiki_title=english,
-                   origin_wiki="jawiki", n_wikis=3)
+        row.update(
+            label_en=english.lower(),
+            aliases=[page.title, *aliases],
+            enwiki_title=english,
+            origin_wiki="jawiki",
+            n_wikis=3,
+        )
         rows.append(row)
     path = tmp_path_factory.mktemp("origin") / "articles.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=ORIGIN_ARTICLES), path)
@@ -55,8 +66,20 @@ def origin_articles(tmp_path_factory, data_dir):
 
 def _corpus(path: Path, wiki: str, items: dict) -> Path:
     """A tiny origin corpus of ``wiki``: one article per item, its text a sentence."""
-    rows = [{"wiki": wiki, "page_id": i + 1, "title": title, "qid": qid, "revision_id": 100 + i, "text": text,
-             "origin_wiki": wiki, "n_wikis": 2, "aliases": []} for i, (title, (qid, text)) in enumerate(items.items())]
+    rows = [
+        {
+            "wiki": wiki,
+            "page_id": i + 1,
+            "title": title,
+            "qid": qid,
+            "revision_id": 100 + i,
+            "text": text,
+            "origin_wiki": wiki,
+            "n_wikis": 2,
+            "aliases": [],
+        }
+        for i, (title, (qid, text)) in enumerate(items.items())
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=ORIGIN_ARTICLES), path)
     return path
 
@@ -144,7 +167,9 @@ def test_each_question_names_its_source_article(built, origin_articles, ka_artic
     urls = {r["title"]: r["url"] for r in pq.read_table(origin_articles).to_pylist()}
     rows = pq.read_table(built["out"]).to_pylist()
     assert [r["url"] for r in rows] == [urls["アンパサンド"]]
-    assert urls["アンパサンド"] == "https://ja.wikipedia.org/wiki/%E3%82%A2%E3%83%B3%E3%83%91%E3%82%B5%E3%83%B3%E3%83%89"
+    assert (
+        urls["アンパサンド"] == "https://ja.wikipedia.org/wiki/%E3%82%A2%E3%83%B3%E3%83%91%E3%82%B5%E3%83%B3%E3%83%89"
+    )
     with ChatServer(answer=scripted) as server:  # a corpus without urls (the column null)
         llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
         build_freeform(ka_articles, tmp_path / "ka.parquet", llm, FreeformConfig(rounds=0))
@@ -207,7 +232,8 @@ def test_georgian_instructions_for_a_georgian_corpus(ka_articles, tmp_path):
     assert {c["messages"][1]["content"] for c in refine} == {text for _, text in KA.values()}
     assert {r["language"] for r in pq.read_table(out).to_pylist()} == {"ka"}
     assert read_provenance(out)["instructions"] == [
-        {"language": "ka", "source": "bundled", "sha1": bundled_instructions("ka").sha1}]
+        {"language": "ka", "source": "bundled", "sha1": bundled_instructions("ka").sha1}
+    ]
 
 
 def test_an_unbundled_language_is_translated_once_and_cached(is_articles, tmp_path):
@@ -275,9 +301,29 @@ def test_instructions_en(ka_articles, tmp_path, capsys):
 
     out = tmp_path / "f.parquet"
     with ChatServer(answer=scripted) as server:
-        assert main(["build", "freeform", "--articles", str(ka_articles), "--out", str(out), "--model", "gen",
-                     "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"), "--rounds", "1",
-                     "--instructions", "en"]) == 0
+        assert (
+            main(
+                [
+                    "build",
+                    "freeform",
+                    "--articles",
+                    str(ka_articles),
+                    "--out",
+                    str(out),
+                    "--model",
+                    "gen",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--rounds",
+                    "1",
+                    "--instructions",
+                    "en",
+                ]
+            )
+            == 0
+        )
         systems = [c["messages"][0]["content"] for c in _asked(server, "freeform-generate")]
         assert not _asked(server, "freeform-instructions")
     assert len(systems) == 2 and all("You write quiz questions" in s and "ვიქტორინის" not in s for s in systems)
@@ -290,9 +336,26 @@ def test_rounds_default_to_several(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
     assert FreeformConfig().rounds == 3
-    assert main(["build", "freeform", "--articles", str(origin_articles), "--out", str(tmp_path / "f.parquet"),
-                 "--model", "gen", "--base-url", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite"),
-                 "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "freeform",
+                "--articles",
+                str(origin_articles),
+                "--out",
+                str(tmp_path / "f.parquet"),
+                "--model",
+                "gen",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     # 4 generations first; then per question 3 refinements, a translation, a score and a giveaway check
     assert "then at most 24 calls to refine, translate, score and check for giveaways" in capsys.readouterr().out
 
@@ -313,8 +376,16 @@ def test_every_instruction_file_has_the_same_keys_and_placeholders():
     assert bundled_languages() == ["af", "ca", "en", "et", "ja", "ka", "ps", "sk", "uk"]
     folder = ROOT / "wikiorigin" / "data" / "instructions"
     english = json.loads((folder / "en.json").read_text(encoding="utf-8"))
-    scripts = {"ja": "[\u3040-\u30ff]", "ka": "[\u10d0-\u10ff]", "uk": "[\u0400-\u04ff]", "ps": "[\u0600-\u06ff]",
-               "af": "[a-z]", "ca": "[àèéíòóú]", "sk": "[áäčďéíľňóôŕšťúýž]", "et": "[äõöü]"}
+    scripts = {
+        "ja": "[\u3040-\u30ff]",
+        "ka": "[\u10d0-\u10ff]",
+        "uk": "[\u0400-\u04ff]",
+        "ps": "[\u0600-\u06ff]",
+        "af": "[a-z]",
+        "ca": "[àèéíòóú]",
+        "sk": "[áäčďéíľňóôŕšťúýž]",
+        "et": "[äõöü]",
+    }
     for path in sorted(folder.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         assert list(data) == list(english), path.name
@@ -332,9 +403,25 @@ def test_cli_build_freeform(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
     with ChatServer(answer=scripted) as server:
-        assert main(["build", "freeform", "--articles", str(origin_articles), "--out",
-                     str(tmp_path / "f.parquet"), "--model", "gen", "--base-url", server.url,
-                     "--cache", str(tmp_path / "c.sqlite")]) == 0
+        assert (
+            main(
+                [
+                    "build",
+                    "freeform",
+                    "--articles",
+                    str(origin_articles),
+                    "--out",
+                    str(tmp_path / "f.parquet"),
+                    "--model",
+                    "gen",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                ]
+            )
+            == 0
+        )
     assert "1 questions from 4 articles (dropped: leak 1, score 1, giveaway 1)" in capsys.readouterr().out
     assert read_provenance(tmp_path / "f.parquet")["rounds"] == 3
 
@@ -342,9 +429,28 @@ def test_cli_build_freeform(origin_articles, tmp_path, capsys):
 def test_freeform_dry_run(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["build", "freeform", "--articles", str(origin_articles), "--out", str(tmp_path / "f.parquet"),
-                 "--model", "gen", "--base-url", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite"),
-                 "--rounds", "2", "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "freeform",
+                "--articles",
+                str(origin_articles),
+                "--out",
+                str(tmp_path / "f.parquet"),
+                "--model",
+                "gen",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--rounds",
+                "2",
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     assert "4 calls to make first (0 cached)" in capsys.readouterr().out
 
 
@@ -363,11 +469,14 @@ def test_the_wrong_stage_s_file_fails_before_any_call(origin_articles, tmp_path,
         err = capsys.readouterr().err
         assert "yokai.parquet: not the output of `wikiorigin corpus origin`: no column origin_wiki, n_wikis" in err
         assert main(["build", "mcq", "--articles", str(pages), "--out", str(tmp_path / "m.parquet"), *common]) == 2
-        assert "pages.parquet: not the output of `wikiorigin corpus yokai (or corpus origin)`: no column " \
-               "revision_id, url, text, references" in capsys.readouterr().err
+        assert (
+            "pages.parquet: not the output of `wikiorigin corpus yokai (or corpus origin)`: no column "
+            "revision_id, url, text, references" in capsys.readouterr().err
+        )
         (tmp_path / "d").mkdir()  # a directory apart from the cache's
-        assert main(["build", "freeform", "--articles", str(origin_articles), "--out", str(tmp_path / "d"),
-                     *common]) == 2
+        assert (
+            main(["build", "freeform", "--articles", str(origin_articles), "--out", str(tmp_path / "d"), *common]) == 2
+        )
         assert "a directory; give a file name" in capsys.readouterr().err
         asked = [c for c in server.calls if "messages" in c]
     assert asked == []

@@ -42,11 +42,19 @@ def scripted(messages):
     if task == "generate":
         # a tag of the article: two articles' questions are more than the title apart (the set is deduplicated)
         tag = hashlib.sha1(title.encode()).hexdigest()[:12]
-        questions = [{"question": f"{title}について、よく言われることはどれか。（{tag}）",
-                      "choices": ["甲", "乙", "丙", "丁"], "answer": "乙"},
-                     {"question": f"{title}について、よく言われることはどれか？（{tag}）",  # a near-duplicate
-                      "choices": ["甲", "乙", "丙", "丁"], "answer": "乙"},
-                     {"question": f"{title}の二つ目の問い", "choices": ["甲", "乙", "丙"], "answer": "甲"}]
+        questions = [
+            {
+                "question": f"{title}について、よく言われることはどれか。（{tag}）",
+                "choices": ["甲", "乙", "丙", "丁"],
+                "answer": "乙",
+            },
+            {
+                "question": f"{title}について、よく言われることはどれか？（{tag}）",  # a near-duplicate
+                "choices": ["甲", "乙", "丙", "丁"],
+                "answer": "乙",
+            },
+            {"question": f"{title}の二つ目の問い", "choices": ["甲", "乙", "丙"], "answer": "甲"},
+        ]
         if title == "言語":
             questions = [{"question": "言語の問い", "choices": ["A", "B", "C", "D"], "answer": "C"}]
         return "```json\n" + json.dumps({"questions": questions}, ensure_ascii=False) + "\n```"
@@ -63,8 +71,12 @@ def scripted(messages):
 
 
 def make_client(server, tmp_path, model="gen"):
-    return LLMClient(OpenAIBackend(model, base_url=server.url), RequestCache(tmp_path / f"{model}.sqlite"),
-                     concurrency=4, backoff=0.01)
+    return LLMClient(
+        OpenAIBackend(model, base_url=server.url),
+        RequestCache(tmp_path / f"{model}.sqlite"),
+        concurrency=4,
+        backoff=0.01,
+    )
 
 
 def test_build_mcq(articles, tmp_path):
@@ -72,8 +84,9 @@ def test_build_mcq(articles, tmp_path):
     with ChatServer(answer=scripted) as server:
         report = build_mcq(articles, out, make_client(server, tmp_path), config=MCQConfig(per_article=3))
         calls = len(server.calls)
-        again = build_mcq(articles, tmp_path / "again.parquet", make_client(server, tmp_path),
-                          config=MCQConfig(per_article=3))
+        again = build_mcq(
+            articles, tmp_path / "again.parquet", make_client(server, tmp_path), config=MCQConfig(per_article=3)
+        )
         assert len(server.calls) == calls  # the re-run pays for nothing: every answer from the cache
         assert again.usage["generator"]["cache_hits"] == again.usage["generator"]["requests"] == calls
         assert dataclasses.replace(again, usage={}) == dataclasses.replace(report, usage={})
@@ -96,8 +109,11 @@ def test_build_mcq(articles, tmp_path):
     assert collections.Counter(f["step"] for f in failed) == collections.Counter(report.dropped)
     short = next(f for f in failed if f["step"] == "validate")
     assert short["reason"] == "3 options, not 4" and short["wiki"] == "jawiki" and short["model"] == "gen"
-    assert json.loads(short["item"]) == {"question": f"{short['source']}の二つ目の問い", "choices": ["甲", "乙", "丙"],
-                                         "answer": "甲"}
+    assert json.loads(short["item"]) == {
+        "question": f"{short['source']}の二つ目の問い",
+        "choices": ["甲", "乙", "丙"],
+        "answer": "甲",
+    }
     assert pq.read_table(tmp_path / "again.parquet").equals(table)
     for repeat in (f for f in failed if f["step"] == "duplicate"):  # each names the question it repeats
         kept = next(r for r in rows if r["title"] == repeat["source"])
@@ -158,7 +174,11 @@ def test_near_duplicates():
 
 
 def test_near_duplicates_keep_the_earlier_and_name_the_closest_kept():
-    a, b, c = "雪女が現れる季節はいつか 冬の夜", "雪女が現れる時刻はいつか 夜更け", "雪女が現れる時刻はいつか 冬の夜更け"
+    a, b, c = (
+        "雪女が現れる季節はいつか 冬の夜",
+        "雪女が現れる時刻はいつか 夜更け",
+        "雪女が現れる時刻はいつか 冬の夜更け",
+    )
     # a-b 0.75, a-c 0.82, b-c 0.94: c repeats both kept questions and is named after the closer, b
     assert near_duplicates([a, b, c], 0.8) == {2: (1, 0.9412)}
     # in another order c is dropped first, and b is compared with what was kept (a) only
@@ -208,11 +228,33 @@ def released_articles(released, tmp_path_factory):
         yokai = released[page_id]["yokai"]
         text, title = yokai["detail"], re.sub(r"\[\d+\]$", "", yokai["name"])
         notes = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
-        rows.append({"wiki": "jawiki", "page_id": page_id, "title": title, "anchor": None, "qid": None,
-                     "revision_id": 1, "revision_timestamp": None, "url": f"https://ja.wikipedia.org/wiki/{title}",
-                     "text": text, "sections": [], "categories": [],
-                     "references": [{"number": n, "name": None, "group": None, "text": f"note {n}", "template": None,
-                                     "authors": [], "title": None} for n in notes]})
+        rows.append(
+            {
+                "wiki": "jawiki",
+                "page_id": page_id,
+                "title": title,
+                "anchor": None,
+                "qid": None,
+                "revision_id": 1,
+                "revision_timestamp": None,
+                "url": f"https://ja.wikipedia.org/wiki/{title}",
+                "text": text,
+                "sections": [],
+                "categories": [],
+                "references": [
+                    {
+                        "number": n,
+                        "name": None,
+                        "group": None,
+                        "text": f"note {n}",
+                        "template": None,
+                        "authors": [],
+                        "title": None,
+                    }
+                    for n in notes
+                ],
+            }
+        )
     path = tmp_path_factory.mktemp("released") / "articles.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=ARTICLES), path)
     return path
@@ -236,8 +278,9 @@ def test_near_duplicates_across_articles_are_dropped(released, released_articles
 
     out = tmp_path / "mcq.parquet"
     with ChatServer(answer=answer) as server:
-        report = build_mcq(released_articles, out, make_client(server, tmp_path),
-                           config=MCQConfig(keep_unreferenced=True))
+        report = build_mcq(
+            released_articles, out, make_client(server, tmp_path), config=MCQConfig(keep_unreferenced=True)
+        )
     assert report.dropped == {"duplicate": 3} and report.kept == 7
     rows = {r["title"]: r for r in pq.read_table(out).to_pylist()}
     assert {"塗仏", "龍燈", "鐙口", "鞍野郎"} <= set(rows)  # the same pattern about other yokai is no repeat
@@ -253,9 +296,24 @@ def test_cli_build_mcq(articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
     with ChatServer(answer=scripted) as server:
-        args = ["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "m.parquet"),
-                "--model", "gen", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
-                "--per-article", "3", "--prices", '{"input": 1, "output": 2}']
+        args = [
+            "build",
+            "mcq",
+            "--articles",
+            str(articles),
+            "--out",
+            str(tmp_path / "m.parquet"),
+            "--model",
+            "gen",
+            "--base-url",
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--per-article",
+            "3",
+            "--prices",
+            '{"input": 1, "output": 2}',
+        ]
         assert main(args + ["--dry-run"]) == 0
         assert "6 calls to make first (0 cached)" in capsys.readouterr().out and not server.calls
         assert main(args) == 0
@@ -270,16 +328,26 @@ def test_dataset_card_and_load_dataset(articles, tmp_path):
 
     directory = tmp_path / "yokaieval-mini"
     with ChatServer(answer=scripted) as server:
-        build_mcq(articles, directory / "test.parquet", make_client(server, tmp_path),
-                  config=MCQConfig(per_article=3), failed=tmp_path / "failed.parquet")
+        build_mcq(
+            articles,
+            directory / "test.parquet",
+            make_client(server, tmp_path),
+            config=MCQConfig(per_article=3),
+            failed=tmp_path / "failed.parquet",
+        )
     from huggingface_hub import DatasetCard
 
     path = write_card(directory, "mcq", "YokaiEval mini", "Questions on Japanese yokai.")
     card = DatasetCard.load(path)  # a local file: no call to the hub
     assert card.data.to_dict() == {
-        "license": "cc-by-sa-4.0", "language": ["ja"], "task_categories": ["multiple-choice"],
-        "task_ids": ["multiple-choice-qa"], "size_categories": ["n<1K"], "pretty_name": "YokaiEval mini",
-        "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": "test.parquet"}]}]}
+        "license": "cc-by-sa-4.0",
+        "language": ["ja"],
+        "task_categories": ["multiple-choice"],
+        "task_ids": ["multiple-choice-qa"],
+        "size_categories": ["n<1K"],
+        "pretty_name": "YokaiEval mini",
+        "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": "test.parquet"}]}],
+    }
     assert card.text.startswith("\n# YokaiEval mini\n\nQuestions on Japanese yokai.\n\n4 rows in 1 file(s)")
     assert '"generator": "gen"' in card.text and "## License" in card.text
     cache = str(tmp_path / "hf")  # not the user's: a set built at the same path before may be cached there
@@ -304,4 +372,3 @@ def test_card_names_a_file_that_is_not_parquet(tmp_path):
     (tmp_path / "test.parquet").write_text("not parquet")
     with pytest.raises(WikioriginError, match=r"test\.parquet: not a Parquet file \("):
         write_card(tmp_path, "mcq", "X", "")
-

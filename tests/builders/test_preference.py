@@ -64,11 +64,19 @@ def test_pairs_from_a_judge(questions, tmp_path):
     assert meta["judge_prompt_sha1"] == care.JUDGE_SHA1 and (meta["pairs"], meta["min_gap"]) == ("best-worst", 0)
     assert {(r["chosen_model"], r["rejected_model"]) for r in table.to_pylist()} == {("good", "bad")}
     first = table.to_pylist()[0]
-    assert (first["chosen"], first["rejected"], first["score_chosen"], first["score_rejected"]) == \
-        (ANSWERS["good"], ANSWERS["bad"], 9, 2)
+    assert (first["chosen"], first["rejected"], first["score_chosen"], first["score_rejected"]) == (
+        ANSWERS["good"],
+        ANSWERS["bad"],
+        9,
+        2,
+    )
     assert first["category"] == rows[0]["culture_type"] and first["culture"] == rows[0]["associated_culture"]
     pairs = [r for r in pq.read_table(tmp_path / "p2.parquet").to_pylist() if r["prompt"] == rows[0]["question"]]
-    assert {(r["chosen_model"], r["rejected_model"]) for r in pairs} == {("good", "mid"), ("good", "bad"), ("mid", "bad")}
+    assert {(r["chosen_model"], r["rejected_model"]) for r in pairs} == {
+        ("good", "mid"),
+        ("good", "bad"),
+        ("mid", "bad"),
+    }
     assert every["pairs"] == 18 and read_provenance(tmp_path / "p2.parquet")["min_gap"] == 2
 
 
@@ -81,14 +89,26 @@ def test_answers_and_judge_sample_as_care_did(questions, tmp_path):
         models = clients(server, tmp_path, ["good", "bad", "judge"])
         judge = models.pop("judge")
         build_preferences(path, tmp_path / "p.parquet", models, judge, language="ja")
-        sent = {(c["messages"][0]["content"].startswith("task: rate"),
-                 tuple(c.get(k) for k in care_params)) for c in server.calls}
+        sent = {
+            (c["messages"][0]["content"].startswith("task: rate"), tuple(c.get(k) for k in care_params))
+            for c in server.calls
+        }
         assert sent == {(False, (0.7, 1.0, 1024)), (True, (0.7, 1.0, 1024))}
         server.calls.clear()
-        build_preferences(path, tmp_path / "q.parquet", models, judge, answer_params={"temperature": 1.0},
-                          judge_params={"temperature": 0, "max_tokens": 64}, language="ja")
-        assert {c["model"]: (c.get("temperature"), c.get("max_tokens")) for c in server.calls} == \
-            {"good": (1.0, None), "bad": (1.0, None), "judge": (0, 64)}
+        build_preferences(
+            path,
+            tmp_path / "q.parquet",
+            models,
+            judge,
+            answer_params={"temperature": 1.0},
+            judge_params={"temperature": 0, "max_tokens": 64},
+            language="ja",
+        )
+        assert {c["model"]: (c.get("temperature"), c.get("max_tokens")) for c in server.calls} == {
+            "good": (1.0, None),
+            "bad": (1.0, None),
+            "judge": (0, 64),
+        }
     meta = read_provenance(tmp_path / "p.parquet")
     assert meta["answer_params"] == care_params and meta["judge_params"] == care_params
     assert read_provenance(tmp_path / "q.parquet")["judge_params"] == {"temperature": 0, "max_tokens": 64}
@@ -109,9 +129,29 @@ def test_cli_build_preference(questions, tmp_path, capsys):
 
     path, _ = questions
     with ChatServer(answer=scripted) as server:
-        assert main(["build", "preference", "--language", "ja", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
-                     "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
-                     "--cache", str(tmp_path / "c.sqlite")]) == 0
+        assert (
+            main(
+                [
+                    "build",
+                    "preference",
+                    "--language",
+                    "ja",
+                    "--questions",
+                    str(path),
+                    "--out",
+                    str(tmp_path / "p.parquet"),
+                    "--models",
+                    "good,bad",
+                    "--judge-model",
+                    "judge",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                ]
+            )
+            == 0
+        )
     assert "6 pairs from 6 questions and 2 models" in capsys.readouterr().out
 
 
@@ -145,7 +185,9 @@ def test_unreadable_ratings_go_to_the_failed_file(questions, tmp_path):
         counts = build_preferences(path, tmp_path / "p.parquet", models, models.pop("judge"), language="ja")
     failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
     assert counts["judge_errors"] == 6 and counts["pairs"] == 0
-    assert {(f["step"], f["model"], f["reason"]) for f in failed} == {("judge", "good", "unreadable rating (several ratings)")}
+    assert {(f["step"], f["model"], f["reason"]) for f in failed} == {
+        ("judge", "good", "unreadable rating (several ratings)")
+    }
     assert json.loads(failed[0]["item"]) == {"response": ANSWERS["good"]}
 
 
@@ -154,9 +196,30 @@ def test_dry_runs(questions, tmp_path, capsys):
 
     path, _ = questions
     with ChatServer(answer=scripted) as server:
-        assert main(["build", "preference", "--language", "ja", "--questions", str(path), "--out", str(tmp_path / "p.parquet"),
-                     "--models", "good,bad", "--judge-model", "judge", "--base-url", server.url,
-                     "--cache", str(tmp_path / "c.sqlite"), "--dry-run"]) == 0
+        assert (
+            main(
+                [
+                    "build",
+                    "preference",
+                    "--language",
+                    "ja",
+                    "--questions",
+                    str(path),
+                    "--out",
+                    str(tmp_path / "p.parquet"),
+                    "--models",
+                    "good,bad",
+                    "--judge-model",
+                    "judge",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--dry-run",
+                ]
+            )
+            == 0
+        )
         assert not server.calls
     assert "12 calls to make first (0 cached)" in capsys.readouterr().out
 
@@ -216,10 +279,12 @@ def test_best_worst_from_rated_responses(kind, tmp_path):
     out = tmp_path / "p.parquet"
     counts = build_rated_preferences(CARE, rated_as(kind, tmp_path), out, language="ja")
     assert counts == {"questions": 5, "responses": 14, "unmatched_questions": 1, "pairs": 4}
-    assert pairs_of(out) == {0: [("alpha", "beta")],  # 9 alpha = 9 gamma > 2 beta
-                             1: [("alpha", "gamma")],  # 8 alpha = 8 beta > 2 gamma
-                             2: [("beta", "alpha")],  # 8 beta > 3 alpha = 3 gamma
-                             60: [("alpha", "beta")]}  # 7 > 6; question 30 (5, 5, 5) has none
+    assert pairs_of(out) == {
+        0: [("alpha", "beta")],  # 9 alpha = 9 gamma > 2 beta
+        1: [("alpha", "gamma")],  # 8 alpha = 8 beta > 2 gamma
+        2: [("beta", "alpha")],  # 8 beta > 3 alpha = 3 gamma
+        60: [("alpha", "beta")],
+    }  # 7 > 6; question 30 (5, 5, 5) has none
     meta = read_provenance(out)
     assert (meta["ratings"], meta["pairs"], meta["min_gap"], meta["judge"]) == ("recorded", "best-worst", 0, None)
     assert meta["responders"] == ["alpha", "beta", "gamma"] and meta["rated"].endswith(f"rated.{kind}")
@@ -238,8 +303,10 @@ def test_chosen_and_rejected_are_the_rated_texts(tmp_path):
         chosen, rejected = rated[(row["prompt"], row["chosen_model"])], rated[(row["prompt"], row["rejected_model"])]
         assert (row["chosen"], row["score_chosen"]) == (chosen["response"], chosen["rating"])
         assert (row["rejected"], row["score_rejected"]) == (rejected["response"], rejected["rating"])
-        assert (row["category"], row["culture"]) == (questions[row["prompt"]]["culture_type"],
-                                                     questions[row["prompt"]]["associated_culture"])
+        assert (row["category"], row["culture"]) == (
+            questions[row["prompt"]]["culture_type"],
+            questions[row["prompt"]]["associated_culture"],
+        )
     assert rows[0]["chosen"] == "富嶽百景です。" and rows[0]["rejected"] == "『人間失格』です。"
 
 
@@ -247,12 +314,16 @@ def test_every_pair_with_a_least_gap(tmp_path):
     """``pairs="all"``: every two responses whose ratings differ by ``min_gap`` or more (2 by
     default); ties never pair; ``min_gap`` also holds with best-worst."""
     build_rated_preferences(CARE, RATED, tmp_path / "all.parquet", pairs="all", language="ja")
-    assert pairs_of(tmp_path / "all.parquet") == {0: [("alpha", "beta"), ("gamma", "beta")],
-                                                  1: [("alpha", "gamma"), ("beta", "gamma")],
-                                                  2: [("beta", "alpha"), ("beta", "gamma")]}
+    assert pairs_of(tmp_path / "all.parquet") == {
+        0: [("alpha", "beta"), ("gamma", "beta")],
+        1: [("alpha", "gamma"), ("beta", "gamma")],
+        2: [("beta", "alpha"), ("beta", "gamma")],
+    }
     build_rated_preferences(CARE, RATED, tmp_path / "six.parquet", pairs="all", min_gap=6, language="ja")
-    assert pairs_of(tmp_path / "six.parquet") == {0: [("alpha", "beta"), ("gamma", "beta")],
-                                                  1: [("alpha", "gamma"), ("beta", "gamma")]}
+    assert pairs_of(tmp_path / "six.parquet") == {
+        0: [("alpha", "beta"), ("gamma", "beta")],
+        1: [("alpha", "gamma"), ("beta", "gamma")],
+    }
     build_rated_preferences(CARE, RATED, tmp_path / "bw.parquet", min_gap=2, language="ja")
     assert sorted(pairs_of(tmp_path / "bw.parquet")) == [0, 1, 2]  # question 60's gap is 1
     with pytest.raises(WikioriginError, match="pairs must be one of best-worst, all, not 'best'"):
@@ -272,8 +343,9 @@ def test_conversational_format_round_trips(tmp_path):
         assert row["prompt"] == [{"role": "user", "content": text["prompt"]}]
         assert row["chosen"] == [{"role": "assistant", "content": text["chosen"]}]
         assert row["rejected"] == [{"role": "assistant", "content": text["rejected"]}]
-        assert {k: v for k, v in row.items() if k not in ("prompt", "chosen", "rejected")} == \
-            {k: v for k, v in text.items() if k not in ("prompt", "chosen", "rejected")}
+        assert {k: v for k, v in row.items() if k not in ("prompt", "chosen", "rejected")} == {
+            k: v for k, v in text.items() if k not in ("prompt", "chosen", "rejected")
+        }
     assert read_provenance(out)["format"] == "conversational"
     datasets = pytest.importorskip("datasets")
     loaded = datasets.Dataset.from_parquet(str(out), cache_dir=str(tmp_path / "hf"))
@@ -287,8 +359,10 @@ def test_rated_questions_not_in_the_questions_file(tmp_path):
     build_rated_preferences(CARE, RATED, out, language="ja")
     failed = pq.read_table(tmp_path / "p.failed.parquet").to_pylist()
     mountain = "日本でいちばん高い山は何ですか？"
-    assert [(f["step"], f["model"], f["source"]) for f in failed] == [("match", "alpha", mountain),
-                                                                      ("match", "beta", mountain)]
+    assert [(f["step"], f["model"], f["source"]) for f in failed] == [
+        ("match", "alpha", mountain),
+        ("match", "beta", mountain),
+    ]
     assert failed[0]["reason"] == f"question not in {CARE}"
     assert json.loads(failed[0]["item"]) == {"response": "富士山です。", "rating": 10.0, "row": 15}
     other = tmp_path / "other.json"
@@ -305,30 +379,63 @@ def test_cli_rated_calls_no_model(tmp_path):
     import sys
 
     out = tmp_path / "p.parquet"
-    argv = ["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(rated_as("csv", tmp_path)),
-            "--out", str(out), "--format", "conversational"]
-    code = ("import socket, sys\n"
-            "def refuse(*a, **k): raise SystemExit('a connection was opened')\n"
-            "socket.socket.connect = socket.create_connection = refuse\n"
-            "from wikiorigin.cli import main\n"
-            f"code = main({argv!r})\n"
-            "assert not [m for m in sys.modules if m.split('.')[0] in ('openai', 'httpx')]\n"
-            "sys.exit(code)")
+    argv = [
+        "build",
+        "preference",
+        "--language",
+        "ja",
+        "--questions",
+        str(CARE),
+        "--rated",
+        str(rated_as("csv", tmp_path)),
+        "--out",
+        str(out),
+        "--format",
+        "conversational",
+    ]
+    code = (
+        "import socket, sys\n"
+        "def refuse(*a, **k): raise SystemExit('a connection was opened')\n"
+        "socket.socket.connect = socket.create_connection = refuse\n"
+        "from wikiorigin.cli import main\n"
+        f"code = main({argv!r})\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] in ('openai', 'httpx')]\n"
+        "sys.exit(code)"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("4 pairs from 5 rated questions (14 responses; 1 rated questions not in ")
     assert pq.read_schema(out).remove_metadata() == PREFERENCES_CONVERSATIONAL
 
 
-@pytest.mark.parametrize("extra, said", [
-    (["--models", "a,b"], "leave out --models"),
-    (["--judge-model", "j", "--dry-run"], "leave out --judge-model, --dry-run"),
-])
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        (["--models", "a,b"], "leave out --models"),
+        (["--judge-model", "j", "--dry-run"], "leave out --judge-model, --dry-run"),
+    ],
+)
 def test_cli_rated_refuses_model_options(extra, said, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(RATED),
-                 "--out", str(tmp_path / "p.parquet"), *extra]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "preference",
+                "--language",
+                "ja",
+                "--questions",
+                str(CARE),
+                "--rated",
+                str(RATED),
+                "--out",
+                str(tmp_path / "p.parquet"),
+                *extra,
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert said in err and "calls no model" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "p.parquet").exists()
@@ -337,19 +444,37 @@ def test_cli_rated_refuses_model_options(extra, said, tmp_path, capsys):
 def test_cli_needs_models_or_rated(tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--out", str(tmp_path / "p.parquet"),
-                 "--models", "a"]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "preference",
+                "--language",
+                "ja",
+                "--questions",
+                str(CARE),
+                "--out",
+                str(tmp_path / "p.parquet"),
+                "--models",
+                "a",
+            ]
+        )
+        == 2
+    )
     assert "give --models and --judge-model (or --rated FILE)" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("row, change, message", [
-    (3, {"rating": "high"}, "row 3: rating 'high' is not a number"),
-    (5, {"rating": "nan"}, "row 5: rating 'nan' is not a finite number"),
-    (2, {"rating": "inf"}, "row 2: rating 'inf' is not a finite number"),
-    (7, {"response": "  "}, "row 7: empty response"),
-    (4, {"rating": ""}, "row 4: empty rating"),
-    (9, {"model": "alpha"}, "row 9: a second rating of model 'alpha' on one question \\(the first: row 7\\)"),
-])
+@pytest.mark.parametrize(
+    "row, change, message",
+    [
+        (3, {"rating": "high"}, "row 3: rating 'high' is not a number"),
+        (5, {"rating": "nan"}, "row 5: rating 'nan' is not a finite number"),
+        (2, {"rating": "inf"}, "row 2: rating 'inf' is not a finite number"),
+        (7, {"response": "  "}, "row 7: empty response"),
+        (4, {"rating": ""}, "row 4: empty rating"),
+        (9, {"model": "alpha"}, "row 9: a second rating of model 'alpha' on one question \\(the first: row 7\\)"),
+    ],
+)
 def test_cli_bad_rated_rows(row, change, message, tmp_path, capsys):
     """A bad row of the rated file: one line naming the file and row (rows from 1, the header
     not counted), exit 2, nothing written."""
@@ -362,8 +487,23 @@ def test_cli_bad_rated_rows(row, change, message, tmp_path, capsys):
         writer = csv.DictWriter(f, fieldnames=["question", "model", "response", "rating"])
         writer.writeheader()
         writer.writerows(rows)
-    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(bad),
-                 "--out", str(tmp_path / "p.parquet")]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "preference",
+                "--language",
+                "ja",
+                "--questions",
+                str(CARE),
+                "--rated",
+                str(bad),
+                "--out",
+                str(tmp_path / "p.parquet"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert re.fullmatch(f"wikiorigin: error: {re.escape(str(bad))}: {message}", err), err
     assert not list(tmp_path.glob("p*.parquet"))
@@ -376,7 +516,24 @@ def test_cli_a_rated_file_without_a_field(tmp_path, capsys):
     del rows[1]["response"]
     bad = tmp_path / "rated.jsonl"
     bad.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    assert main(["build", "preference", "--language", "ja", "--questions", str(CARE), "--rated", str(bad),
-                 "--out", str(tmp_path / "p.parquet")]) == 2
-    assert capsys.readouterr().err.strip() == \
-        f"wikiorigin: error: {bad}: row 2: no response (the fields: question, model, response, rating)"
+    assert (
+        main(
+            [
+                "build",
+                "preference",
+                "--language",
+                "ja",
+                "--questions",
+                str(CARE),
+                "--rated",
+                str(bad),
+                "--out",
+                str(tmp_path / "p.parquet"),
+            ]
+        )
+        == 2
+    )
+    assert (
+        capsys.readouterr().err.strip()
+        == f"wikiorigin: error: {bad}: row 2: no response (the fields: question, model, response, rating)"
+    )

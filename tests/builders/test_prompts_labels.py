@@ -29,10 +29,12 @@ TITLES = ["アンパサンド", "地理", "音楽家"]
 # generate text 5e0b57c3...).
 YOKAI_SHA1 = "b05a720445c323cd5acc3b032c9199f2d66d9002"
 YOKAI_WIKIDATA_SHA1 = "da0264d02f2c701390677fb3eff28d9a571317da"
-YOKAI_TEXT_SHA1 = {"generate": "cbc50cc4e0d5b9174329021828c76e1994ad174b",
-                   "check": "571fa34d1f3ab7bda6dd825148171f72017c09bd",
-                   "attribute": "40835169119fbaad6be0f0b955a518dfcc5051ab",
-                   "label": "ab6cebe58bbabcf43955ae3337558eebff5d6a28"}
+YOKAI_TEXT_SHA1 = {
+    "generate": "cbc50cc4e0d5b9174329021828c76e1994ad174b",
+    "check": "571fa34d1f3ab7bda6dd825148171f72017c09bd",
+    "attribute": "40835169119fbaad6be0f0b955a518dfcc5051ab",
+    "label": "ab6cebe58bbabcf43955ae3337558eebff5d6a28",
+}
 
 
 def _sha1(text: str) -> str:
@@ -50,8 +52,19 @@ def ja_rows(data_dir):
 @pytest.fixture(scope="module")
 def ja_origin(ja_rows, tmp_path_factory):
     """jawiki articles as an origin corpus (a region column from Wikidata)."""
-    rows = [{**r, "label_en": None, "aliases": [], "enwiki_title": None, "origin_wiki": "jawiki", "n_wikis": 1,
-             "region": "東京都", "region_qid": "Q1490"} for r in ja_rows]
+    rows = [
+        {
+            **r,
+            "label_en": None,
+            "aliases": [],
+            "enwiki_title": None,
+            "origin_wiki": "jawiki",
+            "n_wikis": 1,
+            "region": "東京都",
+            "region_qid": "Q1490",
+        }
+        for r in ja_rows
+    ]
     path = tmp_path_factory.mktemp("origin") / "articles.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=ORIGIN_ARTICLES), path)
     return path
@@ -75,8 +88,10 @@ class Scripted:
         self.systems.append(system)
         task = system.splitlines()[0].removeprefix("task: ")
         if task == "generate":
-            return json.dumps({"questions": [{"question": f"{title}の問い", "choices": ["甲", "乙", "丙", "丁"],
-                                              "answer": "乙"}]}, ensure_ascii=False)
+            return json.dumps(
+                {"questions": [{"question": f"{title}の問い", "choices": ["甲", "乙", "丙", "丁"], "answer": "乙"}]},
+                ensure_ascii=False,
+            )
         if task == "check":
             return json.dumps({"answer_index": 1})
         if task == "attribute":
@@ -89,15 +104,17 @@ class Scripted:
 
 
 def _client(server, tmp_path):
-    return LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "gen.sqlite"),
-                     concurrency=2, backoff=0.01)
+    return LLMClient(
+        OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "gen.sqlite"), concurrency=2, backoff=0.01
+    )
 
 
 def test_japanese_origin_corpus_is_not_asked_about_yokai(ja_origin, tmp_path):
     scripted = Scripted()
     with ChatServer(answer=scripted) as server:
-        report = build_mcq(ja_origin, tmp_path / "o.parquet", _client(server, tmp_path),
-                           config=MCQConfig(keep_unreferenced=True))  # default labels: origin
+        report = build_mcq(
+            ja_origin, tmp_path / "o.parquet", _client(server, tmp_path), config=MCQConfig(keep_unreferenced=True)
+        )  # default labels: origin
     assert report.kept == len(TITLES)
     systems = "\n".join(scripted.systems)
     assert "妖怪" not in systems and "yokai" not in systems
@@ -111,15 +128,25 @@ def test_japanese_origin_corpus_is_not_asked_about_yokai(ja_origin, tmp_path):
 
 def test_japanese_with_a_labels_file_of_its_own(ja_list, tmp_path):
     labels = tmp_path / "festivals.json"
-    labels.write_text(json.dumps({"name": "matsuri", "subject": "the festival the article describes",
-                                  "types": [{"class": "時期", "description": "when"},
-                                            {"class": "場所", "description": "where"}],
-                                  "regions": [{"class": "東日本", "description": "east"},
-                                              {"class": "関東", "description": "Kanto"}]}), encoding="utf-8")
+    labels.write_text(
+        json.dumps(
+            {
+                "name": "matsuri",
+                "subject": "the festival the article describes",
+                "types": [{"class": "時期", "description": "when"}, {"class": "場所", "description": "where"}],
+                "regions": [{"class": "東日本", "description": "east"}, {"class": "関東", "description": "Kanto"}],
+            }
+        ),
+        encoding="utf-8",
+    )
     scripted = Scripted()
     with ChatServer(answer=scripted) as server:
-        build_mcq(ja_list, tmp_path / "f.parquet", _client(server, tmp_path),
-                  config=MCQConfig(labels=str(labels), keep_unreferenced=True))
+        build_mcq(
+            ja_list,
+            tmp_path / "f.parquet",
+            _client(server, tmp_path),
+            config=MCQConfig(labels=str(labels), keep_unreferenced=True),
+        )
     systems = "\n".join(scripted.systems)
     assert "妖怪" not in systems and "about the festival the article describes, in Japanese" in systems
     assert {r["prompt_sha1"] for r in pq.read_table(tmp_path / "f.parquet").to_pylist()} == {prompt_sha1("ja")}
@@ -130,8 +157,9 @@ def test_yokai_prompts_and_hash_are_pinned(ja_list, tmp_path):
     assert yokai.prompts == "yokai-ja"
     scripted = Scripted()
     with ChatServer(answer=scripted) as server:
-        build_mcq(ja_list, tmp_path / "y.parquet", _client(server, tmp_path),
-                  config=MCQConfig(keep_unreferenced=True))  # default labels of Japanese list pages
+        build_mcq(
+            ja_list, tmp_path / "y.parquet", _client(server, tmp_path), config=MCQConfig(keep_unreferenced=True)
+        )  # default labels of Japanese list pages
     rows = pq.read_table(tmp_path / "y.parquet").to_pylist()
     assert rows and {r["prompt_sha1"] for r in rows} == {YOKAI_SHA1} == {prompt_sha1("ja", yokai=True)}
     assert prompt_sha1("ja", "wikidata", yokai=True) == YOKAI_WIKIDATA_SHA1
@@ -147,11 +175,14 @@ def _examples(prompt: str) -> list[tuple[str, dict]]:
     return [(lead, json.loads(obj)) for lead, obj in found]
 
 
-@pytest.mark.parametrize("prompt, footnote", [
-    (MCQ_PROMPTS["ja"]["generate"].format(n=1), r"脚注\[\d\]"),
-    (mcq_prompt("el", "generate", n=1), r"footnote \[\d\]"),
-    (mcq_prompt("ja", "generate", "the festival the article describes", n=2), r"footnote \[\d\]"),
-])
+@pytest.mark.parametrize(
+    "prompt, footnote",
+    [
+        (MCQ_PROMPTS["ja"]["generate"].format(n=1), r"脚注\[\d\]"),
+        (mcq_prompt("el", "generate", n=1), r"footnote \[\d\]"),
+        (mcq_prompt("ja", "generate", "the festival the article describes", n=2), r"footnote \[\d\]"),
+    ],
+)
 def test_five_examples_in_the_generation_prompt(prompt, footnote):
     """Five example questions of our own (there was one), each with four distinct
     options, the answer among them and the footnote that backs it; varied, not one pattern."""
@@ -169,5 +200,10 @@ def test_the_yokai_examples_are_sent(ja_list, tmp_path):
     with ChatServer(answer=scripted) as server:
         build_mcq(ja_list, tmp_path / "y.parquet", _client(server, tmp_path), config=MCQConfig(keep_unreferenced=True))
     generate = next(s for s in scripted.systems if s.startswith("task: generate"))
-    assert [e["answer"] for _, e in _examples(generate)] == ["キュウリ", "後頭部の大きな老人", "鹿児島県", "家が衰える",
-                                                             "1970年代の終わり"]
+    assert [e["answer"] for _, e in _examples(generate)] == [
+        "キュウリ",
+        "後頭部の大きな老人",
+        "鹿児島県",
+        "家が衰える",
+        "1970年代の終わり",
+    ]

@@ -16,8 +16,21 @@ SAMPLING = ("temperature", "top_p", "max_tokens")
 
 
 def _mcq(articles, out, url, *extra):
-    return ["build", "mcq", "--articles", str(articles), "--out", str(out), "--model", "gpt-5",
-            "--base-url", url, "--cache", str(out.with_name("c.sqlite")), *extra]
+    return [
+        "build",
+        "mcq",
+        "--articles",
+        str(articles),
+        "--out",
+        str(out),
+        "--model",
+        "gpt-5",
+        "--base-url",
+        url,
+        "--cache",
+        str(out.with_name("c.sqlite")),
+        *extra,
+    ]
 
 
 def _no_sampling(calls, effort="low"):
@@ -54,9 +67,27 @@ def test_build_mcq_without_an_effort_is_one_line_at_the_first_call(articles, tmp
 def test_build_freeform_with_the_wikioriginqa_preset(origin_articles, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "freeform.parquet"
     with ChatServer(test_freeform.scripted, reasoning=True) as server:
-        assert main(["build", "freeform", "--articles", str(origin_articles), "--out", str(out), "--model", "gpt-5",
-                     "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
-                     "--preset", "wikioriginqa"]) == 0
+        assert (
+            main(
+                [
+                    "build",
+                    "freeform",
+                    "--articles",
+                    str(origin_articles),
+                    "--out",
+                    str(out),
+                    "--model",
+                    "gpt-5",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--preset",
+                    "wikioriginqa",
+                ]
+            )
+            == 0
+        )
         _no_sampling(server.calls)
     meta = read_provenance(out)
     assert meta["preset"] == "wikioriginqa" and meta["rounds"] == 3
@@ -67,9 +98,33 @@ def test_build_preference_with_a_reasoning_model(questions, tmp_path):  # noqa: 
     path, _ = questions
     out = tmp_path / "p.parquet"
     with ChatServer(answer=test_preference.scripted, reasoning=True) as server:
-        assert main(["build", "preference", "--language", "ja", "--questions", str(path), "--out", str(out), "--models", "good,bad",
-                     "--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
-                     "--reasoning-effort", "medium", "--preset", "care"]) == 0
+        assert (
+            main(
+                [
+                    "build",
+                    "preference",
+                    "--language",
+                    "ja",
+                    "--questions",
+                    str(path),
+                    "--out",
+                    str(out),
+                    "--models",
+                    "good,bad",
+                    "--judge-model",
+                    "judge",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--reasoning-effort",
+                    "medium",
+                    "--preset",
+                    "care",
+                ]
+            )
+            == 0
+        )
         _no_sampling(server.calls, "medium")
         assert all(c["max_completion_tokens"] == 1024 for c in server.calls)
     meta = read_provenance(out)
@@ -80,8 +135,10 @@ def test_build_preference_with_a_reasoning_model(questions, tmp_path):  # noqa: 
 def test_sampling_options_reach_every_step_and_win_over_the_preset(articles, tmp_path):  # noqa: F811
     out = tmp_path / "mcq.parquet"
     with ChatServer(test_mcq.scripted) as server:
-        assert main(_mcq(articles, out, server.url, "--preset", "yokaieval", "--temperature", "0.2",
-                         "--top-p", "0.9")) == 0
+        assert (
+            main(_mcq(articles, out, server.url, "--preset", "yokaieval", "--temperature", "0.2", "--top-p", "0.9"))
+            == 0
+        )
         assert all(c["temperature"] == 0.2 and c["top_p"] == 0.9 for c in server.calls)
         assert {c["max_tokens"] for c in server.calls} == {200}  # the preset's limit, one question an article
     meta = read_provenance(out)
@@ -91,15 +148,18 @@ def test_sampling_options_reach_every_step_and_win_over_the_preset(articles, tmp
 def test_another_builders_preset_is_one_line(articles, tmp_path, capsys):  # noqa: F811
     assert main(_mcq(articles, tmp_path / "m.parquet", "http://127.0.0.1:9/v1", "--preset", "care")) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("wikiorigin: error: --preset: the preset 'care' is CARE's, for `build preference`, "
-                   "not `build mcq`")
+    assert err == ("wikiorigin: error: --preset: the preset 'care' is CARE's, for `build preference`, not `build mcq`")
 
 
 def test_bad_sampling_options_are_refused_at_the_command_line(articles, tmp_path, capsys):  # noqa: F811
     import pytest
 
-    for option, value in (("--temperature", "-1"), ("--top-p", "1.5"), ("--max-tokens", "0"),
-                          ("--reasoning-effort", "extreme")):
+    for option, value in (
+        ("--temperature", "-1"),
+        ("--top-p", "1.5"),
+        ("--max-tokens", "0"),
+        ("--reasoning-effort", "extreme"),
+    ):
         with pytest.raises(SystemExit) as exit_:
             main(_mcq(articles, tmp_path / "m.parquet", "http://127.0.0.1:9/v1", option, value))
         assert exit_.value.code == 2 and option in capsys.readouterr().err

@@ -47,8 +47,9 @@ def test_the_command_reference_documents_every_option():
     for name, action in _options(_parser()):
         rows = [_plain(line) for line in sections.get(name, "").splitlines() if line.startswith("| `")]
         help_start = " ".join((action.help or "").split()[:4])
-        documented = any(help_start in row and any(f"`{o}`" in row.split(" | ")[0] for o in action.option_strings)
-                         for row in rows)
+        documented = any(
+            help_start in row and any(f"`{o}`" in row.split(" | ")[0] for o in action.option_strings) for row in rows
+        )
         if not help_start or not documented:
             missing.append((name, action.option_strings))
     assert missing == []
@@ -69,4 +70,6 @@ def test_the_command_line_starts_light():
     import sys
 
     code = "import sys, wikiorigin.cli; print(sorted(m for m in ('pyarrow', 'numpy', 'asyncio', 'torch') if m in sys.modules))"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    )

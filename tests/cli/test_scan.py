@@ -17,8 +17,14 @@ def run(capsys, *argv):
 def test_scan_writes_the_pages_schema(tmp_path, data_dir, capsys):
     out = tmp_path / "pages" / "simplewiki.parquet"
     code, stdout, _ = run(
-        capsys, "scan", data_dir / "simplewiki-pages-meta-history-excerpt-export-0.10.xml",
-        data_dir / "simplewiki-file-export-v2-export-0.11.xml", "--wiki", "simple", "--out", out,
+        capsys,
+        "scan",
+        data_dir / "simplewiki-pages-meta-history-excerpt-export-0.10.xml",
+        data_dir / "simplewiki-file-export-v2-export-0.11.xml",
+        "--wiki",
+        "simple",
+        "--out",
+        out,
     )
     assert code == 0
     assert "simplewiki: 4 pages, 66 revisions (0 imported)" in stdout and "MB/s" in stdout
@@ -36,8 +42,20 @@ def test_both_engines_through_the_cli(tmp_path, data_dir, capsys):
     tables = {}
     for engine in ("fast", "mwxml"):
         out = tmp_path / f"{engine}.parquet"
-        code, stdout, _ = run(capsys, "scan", sample, "--wiki", "elwikivoyage", "--allow-non-wikipedia",
-                              "--engine", engine, "--out", out, "--namespaces", "0,4")
+        code, stdout, _ = run(
+            capsys,
+            "scan",
+            sample,
+            "--wiki",
+            "elwikivoyage",
+            "--allow-non-wikipedia",
+            "--engine",
+            engine,
+            "--out",
+            out,
+            "--namespaces",
+            "0,4",
+        )
         assert code == 0 and "0.1 MB of XML" in stdout  # decompressed bytes, for both engines
         tables[engine] = pq.read_table(out)
     fast, oracle = (t.replace_schema_metadata(None) for t in tables.values())
@@ -49,23 +67,45 @@ def test_scan_duckdb_reads_it(tmp_path, data_dir, capsys):
     import duckdb
 
     out = tmp_path / "el.parquet"
-    run(capsys, "scan", data_dir / "elwikivoyage-stub-meta-history-sample.xml.gz",
-        "--wiki", "elwikivoyage", "--allow-non-wikipedia", "--out", out)
+    run(
+        capsys,
+        "scan",
+        data_dir / "elwikivoyage-stub-meta-history-sample.xml.gz",
+        "--wiki",
+        "elwikivoyage",
+        "--allow-non-wikipedia",
+        "--out",
+        out,
+    )
     [(n, imported)] = duckdb.sql(f"SELECT count(*), sum(imported_revisions) FROM '{out}'").fetchall()
     assert (n, imported) == (20, 3)
 
 
 def test_not_a_wikipedia(tmp_path, data_dir, capsys):
-    code, _, err = run(capsys, "scan", data_dir / "simplewiki-file-export-v2-export-0.11.xml",
-                       "--wiki", "klingonwiki", "--out", tmp_path / "x.parquet")
+    code, _, err = run(
+        capsys,
+        "scan",
+        data_dir / "simplewiki-file-export-v2-export-0.11.xml",
+        "--wiki",
+        "klingonwiki",
+        "--out",
+        tmp_path / "x.parquet",
+    )
     assert code == 2
     assert err.strip().startswith("wikiorigin: error: not a Wikipedia edition: 'klingonwiki'")
     assert len(err.strip().splitlines()) == 1
 
 
 def test_dump_of_another_wiki(tmp_path, data_dir, capsys):
-    code, _, err = run(capsys, "scan", data_dir / "simplewiki-file-export-v2-export-0.11.xml",
-                       "--wiki", "ja", "--out", tmp_path / "x.parquet")
+    code, _, err = run(
+        capsys,
+        "scan",
+        data_dir / "simplewiki-file-export-v2-export-0.11.xml",
+        "--wiki",
+        "ja",
+        "--out",
+        tmp_path / "x.parquet",
+    )
     assert code == 2 and "this dump is of simplewiki, not of jawiki" in err
 
 
@@ -80,8 +120,7 @@ def test_torn_file_keeps_the_pages_before(tmp_path, synthetic_stub, capsys, fmt)
     torn = tmp_path / "torn.xml.gz"
     torn.write_bytes(data[: len(data) // 2])
     out = tmp_path / "out.parquet"
-    code, _, err = run(capsys, "scan", torn, "--wiki", "testwiki", "--allow-non-wikipedia",
-                       "--out", out)
+    code, _, err = run(capsys, "scan", torn, "--wiki", "testwiki", "--allow-non-wikipedia", "--out", out)
     assert code == 2 and not out.exists()
     assert f"torn.xml.gz: {fmt} data is corrupt or truncated near compressed byte" in err
     partial = tmp_path / "out.partial.parquet"
@@ -100,8 +139,9 @@ def test_file_that_is_not_a_dump(tmp_path, capsys):
 
 def test_qids_cli(tmp_path, data_dir, capsys):
     out = tmp_path / "qids.parquet"
-    code, stdout, err = run(capsys, "qids", data_dir / "testwiki-page_props-synthetic.sql.gz",
-                            "--wiki", "simplewiki", "--out", out)
+    code, stdout, err = run(
+        capsys, "qids", data_dir / "testwiki-page_props-synthetic.sql.gz", "--wiki", "simplewiki", "--out", out
+    )
     assert code == 0 and "124 pages with a Wikidata item" in stdout and "not-a-qid" in err
     table = pq.read_table(out)
     assert table.schema.remove_metadata() == QIDS
@@ -109,8 +149,15 @@ def test_qids_cli(tmp_path, data_dir, capsys):
 
 
 def test_qids_of_another_table(tmp_path, data_dir, capsys):
-    code, _, err = run(capsys, "qids", data_dir / "simplewiki-change_tag_def.sql.gz",
-                       "--wiki", "simplewiki", "--out", tmp_path / "q.parquet")
+    code, _, err = run(
+        capsys,
+        "qids",
+        data_dir / "simplewiki-change_tag_def.sql.gz",
+        "--wiki",
+        "simplewiki",
+        "--out",
+        tmp_path / "q.parquet",
+    )
     assert code == 2 and "found table `change_tag_def`" in err
 
 

@@ -69,9 +69,11 @@ def _shm(pid: int) -> list[str]:
 
 
 def _leftovers(directory: Path) -> list[str]:
-    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*")
-                  if ".tmp" in p.name or p.name.startswith("wikiorigin-duckdb-") or p.name.endswith(
-                      (".lock", "-wal", "-shm")))
+    return sorted(
+        str(p.relative_to(directory))
+        for p in directory.rglob("*")
+        if ".tmp" in p.name or p.name.startswith("wikiorigin-duckdb-") or p.name.endswith((".lock", "-wal", "-shm"))
+    )
 
 
 class _Run:
@@ -82,8 +84,14 @@ class _Run:
         self.err = cwd / "stderr.txt"
         env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
         with open(self.err, "w") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "wikiorigin.cli", *map(str, args)], cwd=cwd,
-                                         stderr=err, stdout=subprocess.DEVNULL, env=env, start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "wikiorigin.cli", *map(str, args)],
+                cwd=cwd,
+                stderr=err,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
         self.seen: list[int] = []
 
     def wait_for(self, ready, seconds: float = 60):
@@ -137,8 +145,10 @@ def run(tmp_path):
 
 
 def _pages(wikis=WIKIS):
-    return [{"wiki": w, "page_id": 1, "title": "P0", "qid": "Q1", "revisions": [("2001-01-15T00:00:00Z", "U")]}
-            for w in wikis]
+    return [
+        {"wiki": w, "page_id": 1, "title": "P0", "qid": "Q1", "revisions": [("2001-01-15T00:00:00Z", "U")]}
+        for w in wikis
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +163,7 @@ def slow_tree(tmp_path_factory):
     block = bz2.compress("".join(xml.page(f"P{j}", 0, 1 + j, [revisions]) for j in range(2)).encode(), 9)
     for wiki in WIKIS:
         with open(root / wiki / "20260801" / f"{wiki}-20260801-pages-meta-history.xml.bz2", "wb") as f:
-            f.write(bz2.compress(xml.header(wiki, "0.11").encode()) + block * 1000
-                    + bz2.compress(xml.FOOTER.encode()))
+            f.write(bz2.compress(xml.header(wiki, "0.11").encode()) + block * 1000 + bz2.compress(xml.FOOTER.encode()))
     return root
 
 
@@ -188,9 +197,16 @@ def reduction(tmp_path_factory):
     shard = shard_dir_for(base / "origins.parquet") / "editions" / "jawiki.parquet"
     n = 2_000_000
     numbers = pc.cast(pa.array(range(n, 0, -1), pa.int64()), pa.string())
-    table = pa.table([pa.array(["jawiki"] * n), pc.binary_join_element_wise("Q", numbers, ""),
-                      pa.array(range(n), pa.int64()), numbers,
-                      pa.array(range(n), pa.int64()).cast(pa.timestamp("ms", "UTC"))], schema=EDITIONS)
+    table = pa.table(
+        [
+            pa.array(["jawiki"] * n),
+            pc.binary_join_element_wise("Q", numbers, ""),
+            pa.array(range(n), pa.int64()),
+            numbers,
+            pa.array(range(n), pa.int64()).cast(pa.timestamp("ms", "UTC")),
+        ],
+        schema=EDITIONS,
+    )
     write_table(table, shard, EDITIONS, read_provenance(shard))
     return base
 
@@ -239,8 +255,12 @@ def test_what_killed_runs_left_is_swept(data_dir, tmp_path, run):
     out = tmp_path / "out" / "origins.parquet"
     shards = tmp_path / "out" / "origins.shards" / "pages"
     shards.mkdir(parents=True)
-    left = [out.parent / f".origins.parquet.{dead}.tmp.parquet", shards / f".jawiki.parquet.{dead}.tmp.parquet",
-            out.parent / f"wikiorigin-duckdb-{dead}-x1y2" / "spill.block", out.parent / "origins.parquet.lock"]
+    left = [
+        out.parent / f".origins.parquet.{dead}.tmp.parquet",
+        shards / f".jawiki.parquet.{dead}.tmp.parquet",
+        out.parent / f"wikiorigin-duckdb-{dead}-x1y2" / "spill.block",
+        out.parent / "origins.parquet.lock",
+    ]
     for path in left:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{dead}\nwikiorigin origins ...\n")
@@ -258,11 +278,34 @@ def test_sigterm_during_an_llm_evaluation(tmp_path, run):
     from tests.openai_server import ChatServer
 
     questions = tmp_path / "q.json"
-    questions.write_text(json.dumps([{"question": f"問{i}：どれか。", "choices": ["甲", "乙", "丙", "丁"],
-                                      "answer": "甲", "language": "ja"} for i in range(200)], ensure_ascii=False))
+    questions.write_text(
+        json.dumps(
+            [
+                {"question": f"問{i}：どれか。", "choices": ["甲", "乙", "丙", "丁"], "answer": "甲", "language": "ja"}
+                for i in range(200)
+            ],
+            ensure_ascii=False,
+        )
+    )
     with ChatServer(lambda messages: "甲", delay=0.2) as server:
-        r = run(["eval", "mcq", "--questions", questions, "--model", "m", "--endpoint", server.url,
-                 "--cache", tmp_path / "c.sqlite", "--out", tmp_path / "run", "--concurrency", "2"])
+        r = run(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                questions,
+                "--model",
+                "m",
+                "--endpoint",
+                server.url,
+                "--cache",
+                tmp_path / "c.sqlite",
+                "--out",
+                tmp_path / "run",
+                "--concurrency",
+                "2",
+            ]
+        )
         r.wait_for(lambda: len(server.calls) >= 6)
         code, err = r.stop(signal.SIGTERM)
     assert code == 143, err

@@ -55,13 +55,24 @@ def _damaged(source: Path, path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name, change, says", [
-    ("qid", lambda t: t.set_column(0, "qid", pc.binary_join_element_wise("X", t["qid"], "")),
-     "Could not convert string"),
-    ("n_wikis", lambda t: t.set_column(t.schema.get_field_index("n_wikis"), "n_wikis",
-                                       pc.multiply(t["n_wikis"].cast(pa.int64()), 10 ** 10)), "not in range"),
-    ("columns", lambda t: t.select(["qid", "origin_wiki", "n_wikis", "lead_days"]), "no column"),
-])
+@pytest.mark.parametrize(
+    "name, change, says",
+    [
+        (
+            "qid",
+            lambda t: t.set_column(0, "qid", pc.binary_join_element_wise("X", t["qid"], "")),
+            "Could not convert string",
+        ),
+        (
+            "n_wikis",
+            lambda t: t.set_column(
+                t.schema.get_field_index("n_wikis"), "n_wikis", pc.multiply(t["n_wikis"].cast(pa.int64()), 10**10)
+            ),
+            "not in range",
+        ),
+        ("columns", lambda t: t.select(["qid", "origin_wiki", "n_wikis", "lead_days"]), "no column"),
+    ],
+)
 def test_subset_of_a_wrongly_made_origins_file(origins, tmp_path, capsys, name, change, says):
     """Today: DuckDB's ConversionException (a qid that is not Q and a number), Arrow's
     ArrowInvalid (a value out of the column's range) and a ValueError (columns missing), each
@@ -106,7 +117,7 @@ def _bad_length(path: Path) -> Path:
     pq.write_table(rows, path, compression="none", use_dictionary=False)
     data = bytearray(path.read_bytes())
     at = data.find(rows["question"][3].as_py().encode())
-    data[at - 4:at] = (10 ** 6).to_bytes(4, "little")
+    data[at - 4 : at] = (10**6).to_bytes(4, "little")
     path.write_bytes(bytes(data))
     return path
 
@@ -121,18 +132,31 @@ def _not_utf8(path: Path) -> Path:
 
 def _two_columns_one_name(path: Path) -> Path:
     rows = _questions()
-    pq.write_table(pa.Table.from_arrays([rows["question"], rows["question"], rows["choices"], rows["answer"]],
-                                        names=["question", "question", "choices", "answer"]), path)
+    pq.write_table(
+        pa.Table.from_arrays(
+            [rows["question"], rows["question"], rows["choices"], rows["answer"]],
+            names=["question", "question", "choices", "answer"],
+        ),
+        path,
+    )
     return path
 
 
-@pytest.mark.parametrize("make, error", [
-    (_bad_length, "ArrowInvalid"), (_not_utf8, "UnicodeDecodeError"), (_two_columns_one_name, "ArrowInvalid"),
-])
-@pytest.mark.parametrize("command", [
-    ["eval", "mcq", "--questions", "{path}", "--model", "some-model", "--out", "{tmp}/run"],
-    ["review", "export", "{path}", "--db", "{tmp}/r.sqlite", "--out", "{tmp}/x.parquet"],
-])
+@pytest.mark.parametrize(
+    "make, error",
+    [
+        (_bad_length, "ArrowInvalid"),
+        (_not_utf8, "UnicodeDecodeError"),
+        (_two_columns_one_name, "ArrowInvalid"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "mcq", "--questions", "{path}", "--model", "some-model", "--out", "{tmp}/run"],
+        ["review", "export", "{path}", "--db", "{tmp}/r.sqlite", "--out", "{tmp}/x.parquet"],
+    ],
+)
 def test_a_hostile_parquet_file_is_named(tmp_path, capsys, make, error, command):
     """Today: "unexpected ArrowInvalid" / "unexpected UnicodeDecodeError", naming no file."""
     path = make(tmp_path / "questions.parquet")
@@ -143,8 +167,15 @@ def test_a_hostile_parquet_file_is_named(tmp_path, capsys, make, error, command)
 
 def _ascii(args, cwd, **kwargs):
     env = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "wikiorigin.cli", *map(str, args)], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "wikiorigin.cli", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
 def test_a_summary_line_the_terminal_cannot_show(origins, tmp_path):
@@ -176,11 +207,17 @@ def test_review_serve_with_a_japanese_annotator_on_an_ascii_terminal(tmp_path):
         run.stderr.close()
 
 
-@pytest.mark.parametrize("files, says", [
-    ((), "no config.json (the model's configuration); no tokenizer files (tokenizer.json, or tokenizer.model, "
-         "or vocab.json and merges.txt); no weights (model.safetensors or pytorch_model.bin)"),
-    (("config.json",), "no tokenizer files"),
-])
+@pytest.mark.parametrize(
+    "files, says",
+    [
+        (
+            (),
+            "no config.json (the model's configuration); no tokenizer files (tokenizer.json, or tokenizer.model, "
+            "or vocab.json and merges.txt); no weights (model.safetensors or pytorch_model.bin)",
+        ),
+        (("config.json",), "no tokenizer files"),
+    ],
+)
 def test_a_folder_that_is_not_a_model(tmp_path, capsys, files, says):
     """Today, an empty folder: "unexpected ValueError: Couldn't instantiate the backend tokenizer"."""
     pytest.importorskip("torch")
@@ -189,8 +226,23 @@ def test_a_folder_that_is_not_a_model(tmp_path, capsys, files, says):
     model.mkdir()
     for name in files:
         (model / name).write_text(json.dumps({"model_type": "gpt2"}))
-    assert main(["eval", "mcq", "--questions", str(YOKAI), "--model", str(model), "--device", "cpu",
-                 "--out", str(tmp_path / "run")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(YOKAI),
+                "--model",
+                str(model),
+                "--device",
+                "cpu",
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 2
+    )
     err = one_line(capsys)
     assert f"{model}: not a model directory transformers can load: " in err and says in err
 

@@ -35,22 +35,29 @@ def _before(items, dump, wikidata, languages):
     then a pass of the dump per level of their parents."""
     qids = [r["qid"] for r in pq.read_table(items).to_pylist()]
     entities = {e.qid: e for e in read_entities(wikidata, qids)}
-    regions = resolve_regions({q: entities[q] for q in qids if q in entities},
-                              lambda wanted: {e.qid: e for e in read_entities(wikidata, wanted)},
-                              [languages[-1], "en"])
+    regions = resolve_regions(
+        {q: entities[q] for q in qids if q in entities},
+        lambda wanted: {e.qid: e for e in read_entities(wikidata, wanted)},
+        [languages[-1], "en"],
+    )
     out = {}
     for qid in qids:
         entity, region = entities.get(qid), regions.get(qid)
-        out[qid] = (None if entity is None else entity.labels.get("en"),
-                    [] if entity is None else names_of(entity, languages),
-                    None if entity is None else entity.sitelinks.get("enwiki"),
-                    None if region is None else region.label, None if region is None else region.qid)
+        out[qid] = (
+            None if entity is None else entity.labels.get("en"),
+            [] if entity is None else names_of(entity, languages),
+            None if entity is None else entity.sitelinks.get("enwiki"),
+            None if region is None else region.label,
+            None if region is None else region.qid,
+        )
     return out
 
 
 def _wikidata_columns(path):
-    return {r["qid"]: (r["label_en"], r["aliases"], r["enwiki_title"], r["region"], r["region_qid"])
-            for r in pq.read_table(path).to_pylist()}
+    return {
+        r["qid"]: (r["label_en"], r["aliases"], r["enwiki_title"], r["region"], r["region_qid"])
+        for r in pq.read_table(path).to_pylist()
+    }
 
 
 def _three_ways(items, ja_multistream, wikidata, tmp_path):
@@ -62,8 +69,9 @@ def _three_ways(items, ja_multistream, wikidata, tmp_path):
     rows = pq.read_table(tmp_path / "pass.parquet").to_pylist()
     assert rows == pq.read_table(tmp_path / "file.parquet").to_pylist()  # every column, every row
     before = _before(items, dump, wikidata, ["en", "ja"])
-    assert _wikidata_columns(tmp_path / "pass.parquet") == {q: before[q] for q in _wikidata_columns(tmp_path /
-                                                                                                   "pass.parquet")}
+    assert _wikidata_columns(tmp_path / "pass.parquet") == {
+        q: before[q] for q in _wikidata_columns(tmp_path / "pass.parquet")
+    }
     for report in (by_pass, by_file):
         assert report.region_fetches == by_pass.region_fetches and report.with_region == by_pass.with_region
         assert report.missing_entities == by_pass.missing_entities
@@ -82,7 +90,7 @@ def test_the_bundled_sample_gives_the_rows_it_gave(ja_multistream, data_dir, tmp
 def _pages(ja_multistream, n):
     """``n`` articles of the jawiki sample: (page id, title)."""
     dump = Multistream(*ja_multistream[:2])
-    pages = dump.get(dump.page_ids()[:4 * n], follow_redirects=False)
+    pages = dump.get(dump.page_ids()[: 4 * n], follow_redirects=False)
     return [(p.page_id, p.title) for p in pages.values() if p.namespace == 0 and p.redirect is None][:n]
 
 
@@ -102,12 +110,23 @@ def test_realistic_chains_ranks_and_end_times_give_the_rows_they_gave(ja_multist
     _items(items, [(qid, "jawiki", page_id, title) for qid, (page_id, title) in zip(EXPECTED, pages)])
     noise = [json.loads(entity_json(f"Q{500 + i}", {"en": f"award {i}"}, claims={"P166": ["Q7"]})) for i in range(5)]
     for entity in noise:
-        entity["claims"]["P166"][0]["qualifiers"] = {"P17": [{"snaktype": "value", "property": "P17", "datavalue": {
-            "value": {"entity-type": "item", "numeric-id": 17, "id": "Q17"}, "type": "wikibase-entityid"}}]}
+        entity["claims"]["P166"][0]["qualifiers"] = {
+            "P17": [
+                {
+                    "snaktype": "value",
+                    "property": "P17",
+                    "datavalue": {
+                        "value": {"entity-type": "item", "numeric-id": 17, "id": "Q17"},
+                        "type": "wikibase-entityid",
+                    },
+                }
+            ]
+        }
     lines = [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in noise]
     lines = [x for pair in zip(LINES[::-1], lines + [""] * len(LINES)) for x in pair if x]
-    rows, report, extracted = _three_ways(items, ja_multistream, write_wikidata_json(tmp_path / "tree", lines),
-                                          tmp_path)
+    rows, report, extracted = _three_ways(
+        items, ja_multistream, write_wikidata_json(tmp_path / "tree", lines), tmp_path
+    )
     regions = {r["qid"]: r["region_qid"] for r in rows}
     assert regions == {q: EXPECTED[q][0] for q in regions} and len(regions) == len(pages)
     assert report.region_fetches == 3 and extracted.places + extracted.found == len(LINES)  # all places
@@ -124,9 +143,9 @@ LAYOUTS = [
 def _entities_of_every_kind():
     """The test dumps' entities, and places with labels escaped, in another layout, or torn."""
     entities = [json.loads(line) for line in LINES]
-    fuji = json.loads(_place("Q1", {"ja": "富士\"山\\", "en": "Fuji [x] {y}"}, ["Q900113", "Q900114"]))
-    fuji["descriptions"] = {"ja": {"language": "ja", "value": "山 \"ja\":{"}}
-    fuji["aliases"] = {"en": [{"language": "en", "value": "P131\" ]}"}]}
+    fuji = json.loads(_place("Q1", {"ja": '富士"山\\', "en": "Fuji [x] {y}"}, ["Q900113", "Q900114"]))
+    fuji["descriptions"] = {"ja": {"language": "ja", "value": '山 "ja":{'}}
+    fuji["aliases"] = {"en": [{"language": "en", "value": 'P131" ]}'}]}
     entities.append(fuji)
     nolabel = json.loads(_place("Q2", {"fr": "Lieu"}, ["Q900113"]))
     nolabel["descriptions"] = {"ja": {"language": "ja", "value": "説明"}, "en": {"language": "en", "value": "x"}}
@@ -143,8 +162,12 @@ def test_a_place_read_from_its_statements_is_the_place_read_whole(layout):
         if layout == 0:
             assert fast is not None, data["id"]  # the dump's layout is read fast
         if fast is not None:
-            assert (fast.qid, fast.labels, fast.located_in, fast.country) == \
-                (whole.qid, whole.labels, whole.located_in, whole.country), (layout, data["id"])
+            assert (fast.qid, fast.labels, fast.located_in, fast.country) == (
+                whole.qid,
+                whole.labels,
+                whole.located_in,
+                whole.country,
+            ), (layout, data["id"])
 
 
 @pytest.mark.parametrize("layout", range(len(LAYOUTS)))
@@ -163,9 +186,13 @@ def test_the_pass_reads_any_layout_the_same(layout, tmp_path):
 
 def test_lines_that_are_no_place_are_never_kept_and_a_torn_place_is_a_bad_line(tmp_path):
     torn = _place("Q7", {"en": "x"}, ["Q900113"])[:-40]
-    lines = LINES[:6] + [torn, entity_json("Q8", {"en": "y"}, claims={"P131": [("Q9", "deprecated")]}),
-                         entity_json("Q9", {"en": "z"}, claims={"P131": [("Q9", "normal", "2001-01-01")]}),
-                         LINES[5], '{"type":"item","labels":{},"id":"Q10","claims":{"P131":"torn"}}']
+    lines = LINES[:6] + [
+        torn,
+        entity_json("Q8", {"en": "y"}, claims={"P131": [("Q9", "deprecated")]}),
+        entity_json("Q9", {"en": "z"}, claims={"P131": [("Q9", "normal", "2001-01-01")]}),
+        LINES[5],
+        '{"type":"item","labels":{},"id":"Q10","claims":{"P131":"torn"}}',
+    ]
     dump = write_wikidata_json(tmp_path, lines)
     stats = EntityStats()
     read = [e.qid for e in read_items_and_places(dump, [], ["en"], stats)]
@@ -181,25 +208,59 @@ def test_an_entities_file_for_other_items_or_languages_is_one_line(ja_multistrea
     _items(others, [("Q1", "kowiki", 56, "地理")])
     wikidata = write_wikidata_json(tmp_path / "tree", _lines())
     extract_entities(wikidata, [others], tmp_path / "ko.parquet")
-    with pytest.raises(WikioriginError, match=r"ko\.parquet: made for the languages en, ko; ja missing "
-                                              r"\(the corpus of jawiki needs en, ja\)"):
-        build_origin_corpus(items, Multistream(*ja_multistream[:2]), tmp_path / "a.parquet",
-                            entities_file=tmp_path / "ko.parquet")
+    with pytest.raises(
+        WikioriginError,
+        match=r"ko\.parquet: made for the languages en, ko; ja missing "
+        r"\(the corpus of jawiki needs en, ja\)",
+    ):
+        build_origin_corpus(
+            items, Multistream(*ja_multistream[:2]), tmp_path / "a.parquet", entities_file=tmp_path / "ko.parquet"
+        )
     _items(others, [("Q1", "jawiki", 56, "地理")])
-    assert main(["wikidata", "extract", str(wikidata), "--items", str(others), "--out",
-                 str(tmp_path / "q1.parquet")]) == 0
+    assert (
+        main(["wikidata", "extract", str(wikidata), "--items", str(others), "--out", str(tmp_path / "q1.parquet")]) == 0
+    )
     assert "1 of the 1 items found (jawiki: names in en, ja)" in capsys.readouterr().out
-    code = main(["corpus", "origin", "--items", str(items), "--dump", str(ja_multistream[0]), "--index",
-                 str(ja_multistream[1]), "--out", str(tmp_path / "a.parquet"), "--entities",
-                 str(tmp_path / "q1.parquet")])
+    code = main(
+        [
+            "corpus",
+            "origin",
+            "--items",
+            str(items),
+            "--dump",
+            str(ja_multistream[0]),
+            "--index",
+            str(ja_multistream[1]),
+            "--out",
+            str(tmp_path / "a.parquet"),
+            "--entities",
+            str(tmp_path / "q1.parquet"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and not (tmp_path / "a.parquet").exists()
     assert f"q1.parquet: 1 of the 2 items of {items} are not in it (Q8): it was made for other items" in err
     (tmp_path / "text.parquet").write_text("not parquet")
-    for bad, says in ((tmp_path / "text.parquet", "not a Parquet file"), (items, "not the output of "
-                                                                               "`wikiorigin wikidata extract`")):
-        code = main(["corpus", "origin", "--items", str(items), "--dump", str(ja_multistream[0]), "--index",
-                     str(ja_multistream[1]), "--out", str(tmp_path / "a.parquet"), "--entities", str(bad)])
+    for bad, says in (
+        (tmp_path / "text.parquet", "not a Parquet file"),
+        (items, "not the output of `wikiorigin wikidata extract`"),
+    ):
+        code = main(
+            [
+                "corpus",
+                "origin",
+                "--items",
+                str(items),
+                "--dump",
+                str(ja_multistream[0]),
+                "--index",
+                str(ja_multistream[1]),
+                "--out",
+                str(tmp_path / "a.parquet"),
+                "--entities",
+                str(bad),
+            ]
+        )
         assert code == 2 and says in capsys.readouterr().err
 
 
@@ -218,7 +279,9 @@ def test_the_file_holds_every_language_asked_and_serves_each_wiki(ja_multistream
     dump = Multistream(*ja_multistream[:2])
     build_origin_corpus(items, dump, tmp_path / "shared.parquet", entities_file=tmp_path / "entities.parquet")
     build_origin_corpus(items, dump, tmp_path / "alone.parquet", wikidata=wikidata)
-    assert pq.read_table(tmp_path / "shared.parquet").to_pylist() == pq.read_table(tmp_path / "alone.parquet").to_pylist()
+    assert (
+        pq.read_table(tmp_path / "shared.parquet").to_pylist() == pq.read_table(tmp_path / "alone.parquet").to_pylist()
+    )
 
 
 def test_a_damaged_dump_keeps_what_came_before(ja_multistream, tmp_path, capsys):
@@ -229,17 +292,48 @@ def test_a_damaged_dump_keeps_what_came_before(ja_multistream, tmp_path, capsys)
     torn = tmp_path / "torn.json.gz"
     torn.write_bytes(data[: len(data) * 2 // 3])
     out = tmp_path / "entities.parquet"
-    with pytest.raises(DumpError, match=r"corrupt or truncated.*the entities read before it are kept in .*"
-                                        r"entities\.partial\.parquet"):
+    with pytest.raises(
+        DumpError,
+        match=r"corrupt or truncated.*the entities read before it are kept in .*"
+        r"entities\.partial\.parquet",
+    ):
         extract_entities(torn, [items], out)
     assert not out.exists()
     kept = pq.read_table(partial_path(out)).to_pylist()
     assert [r["qid"] for r in kept[:3]] == [json.loads(line)["id"] for line in (_lines() + LINES)[:3]]
-    code = main(["corpus", "origin", "--items", str(items), "--dump", str(ja_multistream[0]), "--index",
-                 str(ja_multistream[1]), "--out", str(tmp_path / "a.parquet"), "--entities", str(partial_path(out))])
+    code = main(
+        [
+            "corpus",
+            "origin",
+            "--items",
+            str(items),
+            "--dump",
+            str(ja_multistream[0]),
+            "--index",
+            str(ja_multistream[1]),
+            "--out",
+            str(tmp_path / "a.parquet"),
+            "--entities",
+            str(partial_path(out)),
+        ]
+    )
     assert code == 2 and "entities.partial.parquet: the entities read before damage" in capsys.readouterr().err
-    code = main(["corpus", "origin", "--items", str(items), "--dump", str(ja_multistream[0]), "--index",
-                 str(ja_multistream[1]), "--out", str(tmp_path / "a.parquet"), "--wikidata", str(torn)])
+    code = main(
+        [
+            "corpus",
+            "origin",
+            "--items",
+            str(items),
+            "--dump",
+            str(ja_multistream[0]),
+            "--index",
+            str(ja_multistream[1]),
+            "--out",
+            str(tmp_path / "a.parquet"),
+            "--wikidata",
+            str(torn),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "torn.json.gz: gzip data is corrupt or truncated" in err
     assert not (tmp_path / "a.parquet").exists()
@@ -254,15 +348,19 @@ def test_the_command_line(tmp_path, capsys):
     assert "give a file name ending in .parquet" in capsys.readouterr().err
     assert main(["wikidata", "extract", str(wikidata), "--items", str(items), "--out", str(items)]) == 2
     assert "would overwrite the input" in capsys.readouterr().err
-    assert main(["wikidata", "extract", str(wikidata), "--items", str(items), "--out",
-                 str(tmp_path / "e.parquet")]) == 0
+    assert (
+        main(["wikidata", "extract", str(wikidata), "--items", str(items), "--out", str(tmp_path / "e.parquet")]) == 0
+    )
     out = capsys.readouterr().out
     assert "5 entities read in one pass; 2 of the 2 items found" in out and "3 places" in out
 
 
 def test_ids_past_the_bitmap_are_told_apart(tmp_path):
-    lines = [_place("Q999999999999", {"en": "far"}, ["Q17"]), _place("Q999999999999", {"en": "again"}, ["Q17"]),
-             _place("Q268435456", {"en": "edge"}, ["Q17"])]
+    lines = [
+        _place("Q999999999999", {"en": "far"}, ["Q17"]),
+        _place("Q999999999999", {"en": "again"}, ["Q17"]),
+        _place("Q268435456", {"en": "edge"}, ["Q17"]),
+    ]
     stats = EntityStats()
     read = list(read_items_and_places(write_wikidata_json(tmp_path, lines), [], ["en"], stats))
     assert [(e.qid, e.labels["en"]) for e in read] == [("Q999999999999", "far"), ("Q268435456", "edge")]
@@ -305,8 +403,9 @@ def test_an_item_named_in_no_language_asked_is_still_named(ja_multistream, tmp_p
     item "without Wikidata data" (its first label is kept for that); one with none at all is."""
     items = tmp_path / "items.parquet"
     _items(items, [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 272, "個人")])
-    wikidata = write_wikidata_json(tmp_path / "tree", [entity_json("Q1", {"fr": "géographie", "de": "Geographie"}),
-                                                       entity_json("Q8", {})])
+    wikidata = write_wikidata_json(
+        tmp_path / "tree", [entity_json("Q1", {"fr": "géographie", "de": "Geographie"}), entity_json("Q8", {})]
+    )
     extract_entities(wikidata, [items], tmp_path / "e.parquet")
     with EntityTable(tmp_path / "e.parquet") as table:
         read = table.items(["Q1", "Q8"], "jawiki", items)

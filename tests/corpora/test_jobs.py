@@ -102,8 +102,25 @@ def test_cli_jobs(every_article, tmp_path, capsys):
     lines = []
     for jobs in ("1", "2"):
         out = tmp_path / f"cli{jobs}.parquet"
-        assert main(["corpus", "yokai", "--dump", str(dump), "--index", str(index), "--out", str(out),
-                     "--list-page", LIST, "--jobs", jobs]) == 0
+        assert (
+            main(
+                [
+                    "corpus",
+                    "yokai",
+                    "--dump",
+                    str(dump),
+                    "--index",
+                    str(index),
+                    "--out",
+                    str(out),
+                    "--list-page",
+                    LIST,
+                    "--jobs",
+                    jobs,
+                ]
+            )
+            == 0
+        )
         lines.append(capsys.readouterr().out.split(" articles in ")[0])
     assert lines[0] == lines[1] and lines[0].endswith("203")
     assert (tmp_path / "cli1.parquet").read_bytes() == (tmp_path / "cli2.parquet").read_bytes()
@@ -114,20 +131,44 @@ def test_origin_corpus_the_same_for_any_jobs(every_article, tmp_path, data_dir, 
 
     monkeypatch.setattr(articles, "TASK_CHARS", 100_000)
     dump = Multistream(*every_article)
-    pages = [p for p in dump.get(dump.page_ids(), follow_redirects=False).values()
-             if p.namespace == 0 and p.redirect is None]
+    pages = [
+        p for p in dump.get(dump.page_ids(), follow_redirects=False).values() if p.namespace == 0 and p.redirect is None
+    ]
     when = datetime(2003, 1, 1, tzinfo=timezone.utc)
     items = tmp_path / "items.parquet"
-    pq.write_table(pa.Table.from_pylist([{
-        "qid": f"Q{p.page_id}", "origin_wiki": "jawiki", "origin_created_at": when, "origin_title": p.title,
-        "n_wikis": 2, "has_enwiki": True, "runner_up_wiki": "enwiki", "runner_up_created_at": when,
-        "lead_days": 1.0, "tied": False,
-        "editions": [{"wiki": "jawiki", "page_id": p.page_id, "title": p.title, "created_at": when}],
-    } for p in pages], schema=ORIGINS), items)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "qid": f"Q{p.page_id}",
+                    "origin_wiki": "jawiki",
+                    "origin_created_at": when,
+                    "origin_title": p.title,
+                    "n_wikis": 2,
+                    "has_enwiki": True,
+                    "runner_up_wiki": "enwiki",
+                    "runner_up_created_at": when,
+                    "lead_days": 1.0,
+                    "tied": False,
+                    "editions": [{"wiki": "jawiki", "page_id": p.page_id, "title": p.title, "created_at": when}],
+                }
+                for p in pages
+            ],
+            schema=ORIGINS,
+        ),
+        items,
+    )
     outs = [tmp_path / f"origin{jobs}.parquet" for jobs in (1, 2)]
-    reports = [build_origin_corpus(items, Multistream(*every_article), out, jobs=jobs,
-                                   wikidata=data_dir / "wikidata-20151109-five-entities.json")
-               for jobs, out in zip((1, 2), outs)]
+    reports = [
+        build_origin_corpus(
+            items,
+            Multistream(*every_article),
+            out,
+            jobs=jobs,
+            wikidata=data_dir / "wikidata-20151109-five-entities.json",
+        )
+        for jobs, out in zip((1, 2), outs)
+    ]
     assert outs[0].read_bytes() == outs[1].read_bytes()
     assert reports[0].articles == reports[1].articles == len(pages)
     assert reports[0].missing_entities == reports[1].missing_entities
@@ -140,14 +181,16 @@ def test_dask_cluster_gives_the_same_file(every_article, tmp_path):
     distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     local = tmp_path / "local.parquet"
     build_list_corpus(Multistream(*every_article), local, list_page=LIST)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, host="127.0.0.1") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+    ) as cluster:
         out = tmp_path / "dask.parquet"
         build_list_corpus(Multistream(*every_article), out, list_page=LIST, scheduler=cluster.scheduler_address)
     assert out.read_bytes() == local.read_bytes()
 
 
 # --- stream_tasks ---------------------------------------------------------------------------
+
 
 def _square(x):
     return x * x
@@ -161,8 +204,7 @@ def _fail_on_three(x):
 
 def _loky_workers() -> list:
     """The loky worker processes under this one (not its resource trackers)."""
-    return [c for c in psutil.Process().children(recursive=True)
-            if any("LokyProcess" in part for part in c.cmdline())]
+    return [c for c in psutil.Process().children(recursive=True) if any("LokyProcess" in part for part in c.cmdline())]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -208,10 +250,29 @@ def test_sigterm_while_workers_convert(every_article, tmp_path):
     out, err = tmp_path / "out" / "c.parquet", tmp_path / "stderr.txt"
     root = Path(__file__).resolve().parents[2]
     with open(err, "w") as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "wikiorigin.cli", "corpus", "yokai", "--dump", str(dump),
-                                 "--index", str(index), "--out", str(out), "--list-page", LIST, "--jobs", "2"],
-                                stderr=stderr, stdout=subprocess.DEVNULL, start_new_session=True,
-                                env={**os.environ, "PYTHONPATH": str(root)})
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "wikiorigin.cli",
+                "corpus",
+                "yokai",
+                "--dump",
+                str(dump),
+                "--index",
+                str(index),
+                "--out",
+                str(out),
+                "--list-page",
+                LIST,
+                "--jobs",
+                "2",
+            ],
+            stderr=stderr,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
     try:
         parent = psutil.Process(proc.pid)
 

@@ -20,17 +20,34 @@ WD = "wikidata-20151109-five-entities.json"
 
 def _items(path, rows):
     when = datetime(2003, 1, 1, tzinfo=timezone.utc)
-    table = pa.Table.from_pylist([{
-        "qid": qid, "origin_wiki": wiki, "origin_created_at": when, "origin_title": title,
-        "n_wikis": 2, "has_enwiki": True, "runner_up_wiki": "enwiki", "runner_up_created_at": when,
-        "lead_days": 1.0, "tied": False,
-        "editions": [{"wiki": wiki, "page_id": page_id, "title": title, "created_at": when}],
-    } for qid, wiki, page_id, title in rows], schema=ORIGINS)
+    table = pa.Table.from_pylist(
+        [
+            {
+                "qid": qid,
+                "origin_wiki": wiki,
+                "origin_created_at": when,
+                "origin_title": title,
+                "n_wikis": 2,
+                "has_enwiki": True,
+                "runner_up_wiki": "enwiki",
+                "runner_up_created_at": when,
+                "lead_days": 1.0,
+                "tied": False,
+                "editions": [{"wiki": wiki, "page_id": page_id, "title": title, "created_at": when}],
+            }
+            for qid, wiki, page_id, title in rows
+        ],
+        schema=ORIGINS,
+    )
     pq.write_table(table, path)
 
 
-ROWS = [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 272, "個人"), ("Q99", "dewiki", 5, "X"),
-        ("Q123456", "jawiki", 141, "音楽家")]
+ROWS = [
+    ("Q1", "jawiki", 56, "地理"),
+    ("Q8", "jawiki", 272, "個人"),
+    ("Q99", "dewiki", 5, "X"),
+    ("Q123456", "jawiki", 141, "音楽家"),
+]
 
 
 def test_entities_from_the_json_dump(data_dir, tmp_path):
@@ -69,8 +86,25 @@ def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, ca
             entities[e["id"]] = e
     with SparqlEndpoint(entities) as endpoint:
         online = tmp_path / "online.parquet"
-        assert main(["corpus", "origin", "--items", str(items), "--dump", str(ja_multistream[0]),
-                     "--index", str(ja_multistream[1]), "--out", str(online), "--sparql", endpoint.url]) == 0
+        assert (
+            main(
+                [
+                    "corpus",
+                    "origin",
+                    "--items",
+                    str(items),
+                    "--dump",
+                    str(ja_multistream[0]),
+                    "--index",
+                    str(ja_multistream[1]),
+                    "--out",
+                    str(online),
+                    "--sparql",
+                    endpoint.url,
+                ]
+            )
+            == 0
+        )
         assert endpoint.log and "VALUES ?item" in endpoint.log[0]
     assert "3 articles" in capsys.readouterr().out
     online_rows = {r["qid"]: r for r in pq.read_table(online).to_pylist()}
@@ -89,8 +123,21 @@ KAPPA = ("Q170002", "jawiki", 10, "河童")
 
 
 def _run(capsys, items, dump, out, *source):
-    code = main(["corpus", "origin", "--items", str(items), "--dump", str(dump[0]),
-                 "--index", str(dump[1]), "--out", str(out), *source])
+    code = main(
+        [
+            "corpus",
+            "origin",
+            "--items",
+            str(items),
+            "--dump",
+            str(dump[0]),
+            "--index",
+            str(dump[1]),
+            "--out",
+            str(out),
+            *source,
+        ]
+    )
     return (code, *capsys.readouterr())
 
 
@@ -101,16 +148,17 @@ def test_items_of_another_wiki_stop_before_any_work(ja_multistream, tmp_path, ca
         code, stdout, err = _run(capsys, items, ja_multistream, out, "--sparql", endpoint.url)
         assert endpoint.log == []
     assert code == 2 and stdout == "" and err.count("\n") == 1
-    assert err == (f"wikiorigin: error: {items}: none of its 4 items originates in jawiki, the wiki of "
-                   f"{ja_multistream[0]}; they originate in kowiki (3), dewiki (1): give the multistream "
-                   "dump of their wiki\n")
+    assert err == (
+        f"wikiorigin: error: {items}: none of its 4 items originates in jawiki, the wiki of "
+        f"{ja_multistream[0]}; they originate in kowiki (3), dewiki (1): give the multistream "
+        "dump of their wiki\n"
+    )
     assert not out.exists()
 
 
 def test_another_dump_of_the_same_wiki_is_refused(ja_multistream, data_dir, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
-    _items(items, [KAPPA, ("Q1", "jawiki", 56, "地理"), ("Q4", "jawiki", 141, "天狗"),
-                   ("Q5", "jawiki", 272, "鬼")])
+    _items(items, [KAPPA, ("Q1", "jawiki", 56, "地理"), ("Q4", "jawiki", 141, "天狗"), ("Q5", "jawiki", 272, "鬼")])
     with SparqlEndpoint({}) as endpoint:
         code, stdout, err = _run(capsys, items, ja_multistream, out, "--sparql", endpoint.url)
         assert endpoint.log == []
@@ -118,7 +166,8 @@ def test_another_dump_of_the_same_wiki_is_refused(ja_multistream, data_dir, tmp_
     assert err.startswith(
         f"wikiorigin: error: {ja_multistream[0]}: 3 of the 4 pages of {items} found in it have another "
         "title (first: Q170002: page 10 is '言語' in the dump, the items say '河童'): the dump is not "
-        "the one the items were made from (another jawiki dump?)")
+        "the one the items were made from (another jawiki dump?)"
+    )
     with pytest.raises(WikioriginError, match=r"3 of the 4 pages .* have another title"):
         build_origin_corpus(items, Multistream(*ja_multistream[:2]), out, wikidata=data_dir / WD)
 
@@ -128,9 +177,11 @@ def test_items_none_of_whose_pages_is_in_the_dump(ja_multistream, data_dir, tmp_
     _items(items, [("Q1", "jawiki", 4000001, "地理"), ("Q8", "jawiki", 4000002, "個人")])
     code, stdout, err = _run(capsys, items, ja_multistream, out, "--wikidata", str(data_dir / WD))
     assert code == 2 and not out.exists()
-    assert err == (f"wikiorigin: error: {ja_multistream[0]}: none of the 2 pages of {items} is in it: "
-                   "the dump is not the one the items were made from (another jawiki dump, or one part "
-                   "of a split dump?)\n")
+    assert err == (
+        f"wikiorigin: error: {ja_multistream[0]}: none of the 2 pages of {items} is in it: "
+        "the dump is not the one the items were made from (another jawiki dump, or one part "
+        "of a split dump?)\n"
+    )
 
 
 def test_a_page_with_another_title_is_left_out_never_replaced(ja_multistream, data_dir, tmp_path, capsys):
@@ -149,11 +200,19 @@ def test_a_page_with_another_title_is_left_out_never_replaced(ja_multistream, da
 
 def test_a_moved_page_is_kept_under_its_new_title(ja_multistream, data_dir, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
-    _items(items, [("Q1", "jawiki", 56, "地理"), ("Q5", "jawiki", 129, "ネマティック相"),
-                   ("Q6", "jawiki", 113, "ワールド・ミュージック"), ("Q7", "jawiki", 12, "地理学 (学問)")])
+    _items(
+        items,
+        [
+            ("Q1", "jawiki", 56, "地理"),
+            ("Q5", "jawiki", 129, "ネマティック相"),
+            ("Q6", "jawiki", 113, "ワールド・ミュージック"),
+            ("Q7", "jawiki", 12, "地理学 (学問)"),
+        ],
+    )
     report = build_origin_corpus(items, Multistream(*ja_multistream[:2]), out, wikidata=data_dir / WD)
     assert report.renamed == [
-        "Q5: page 129: 'ネマティック相' is now 'ネマティック液晶' (the old title redirects to it)"]
+        "Q5: page 129: 'ネマティック相' is now 'ネマティック液晶' (the old title redirects to it)"
+    ]
     assert report.mismatched == [
         "Q6: page 113 'ワールド・ミュージック' is a redirect to 'ワールドミュージック' in the dump",
         "Q7: page 12 is '地理学' in the dump, the items say '地理学 (学問)'",
@@ -197,18 +256,22 @@ def test_the_wiki_from_the_file_name_when_siteinfo_has_none(ja_without_dbname, d
     report = build_origin_corpus(items, named, out, wikidata=data_dir / WD)
     assert (report.wiki, report.articles) == ("jawiki", 3)
     unnamed = Multistream(*ja_without_dbname["pages.xml.bz2"])
-    with pytest.raises(WikioriginError, match=r"pages\.xml\.bz2: no <dbname> in its <siteinfo> and no "
-                                              r"wiki in its file name"):
+    with pytest.raises(
+        WikioriginError,
+        match=r"pages\.xml\.bz2: no <dbname> in its <siteinfo> and no "
+        r"wiki in its file name",
+    ):
         build_origin_corpus(items, unnamed, tmp_path / "x.parquet", wikidata=data_dir / WD)
 
 
 def test_a_file_that_is_not_an_items_file(ja_multistream, data_dir, tmp_path, capsys):
     pages = tmp_path / "pages.parquet"
     pq.write_table(pa.table({"wiki": ["jawiki"], "page_id": [56]}), pages)
-    code, _, err = _run(capsys, pages, ja_multistream, tmp_path / "a.parquet",
-                        "--wikidata", str(data_dir / WD))
-    assert code == 2 and err == (f"wikiorigin: error: {pages}: not the output of `wikiorigin subset`: no column "
-                                 "qid, origin_wiki, n_wikis, editions\n")
+    code, _, err = _run(capsys, pages, ja_multistream, tmp_path / "a.parquet", "--wikidata", str(data_dir / WD))
+    assert code == 2 and err == (
+        f"wikiorigin: error: {pages}: not the output of `wikiorigin subset`: no column "
+        "qid, origin_wiki, n_wikis, editions\n"
+    )
     text = tmp_path / "items.txt"
     text.write_text("not parquet")
     code, _, err = _run(capsys, text, ja_multistream, tmp_path / "b.parquet", "--wikidata", str(data_dir / WD))
@@ -218,8 +281,10 @@ def test_a_file_that_is_not_an_items_file(ja_multistream, data_dir, tmp_path, ca
 def test_an_unwanted_entity_is_never_read_past_its_id(data_dir, tmp_path):
     # the real sample, plus an unwanted item whose id stands past the prefix the regex reads
     # and whose claims are malformed: it is skipped on its id, not reported as a bad line
-    late = '{"type":"item","labels":{"en":{"language":"en","value":"' + "x" * 500 + '"}},' \
-           '"id":"Q77","claims":{"P131":"torn"}},'
+    late = (
+        '{"type":"item","labels":{"en":{"language":"en","value":"' + "x" * 500 + '"}},'
+        '"id":"Q77","claims":{"P131":"torn"}},'
+    )
     lines = (data_dir / WD).read_text().splitlines()
     dump = tmp_path / "late.json"
     dump.write_text("\n".join(lines[:2] + [late] + lines[2:]) + "\n")

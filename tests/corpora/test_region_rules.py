@@ -19,8 +19,9 @@ JP, EMPIRE, KR, GR = "Q17", "Q188712", "Q884", "Q41"
 
 
 def _place(qid, labels, located_in, country=JP):
-    return entity_json(qid, labels, claims={"P131": located_in, "P17": country if isinstance(country, list)
-                                                                    else [country]})
+    return entity_json(
+        qid, labels, claims={"P131": located_in, "P17": country if isinstance(country, list) else [country]}
+    )
 
 
 LINES = [
@@ -64,8 +65,11 @@ LINES = [
 ]
 
 EXPECTED = {
-    "Q900104": ("Q900101", "region"), "Q900204": ("Q900201", "region"), "Q900304": ("Q900301", "region"),
-    "Q900115": (None, "several"), "Q900118": ("Q900111", "region"),
+    "Q900104": ("Q900101", "region"),
+    "Q900204": ("Q900201", "region"),
+    "Q900304": ("Q900301", "region"),
+    "Q900115": (None, "several"),
+    "Q900118": ("Q900111", "region"),
     "Q900122": ("Q900111", "region"),  # the ended district left out
     "Q900124": (None, "broken"),  # Suruga -> Empire of Japan: not its country, and no way on
     "Q900125": ("Q900101", "region"),  # the ended P17 left out
@@ -73,7 +77,8 @@ EXPECTED = {
     "Q900127": ("Q900112", "region"),  # preferred over normal
     "Q900128": ("Q900111", "region"),  # the preferred one has ended: the normal one is current
     "Q900129": ("Q900111", "region"),  # an unknown value is no item; "no end time" is current
-    "Q900130": (None, "country"), "Q900101": (None, "country"),
+    "Q900130": (None, "country"),
+    "Q900101": (None, "country"),
 }
 ENTITIES = {json.loads(line)["id"]: json.loads(line) for line in LINES}
 
@@ -106,8 +111,7 @@ def test_sparql_reads_what_the_dump_reads(dump, seed):
     offline = {e.qid: e for e in read_entities(dump, qids)}
     with SparqlEndpoint(ENTITIES, seed=seed) as endpoint:
         online = query_entities(endpoint.url, qids, ["en", "ja"], batch=7)
-        regions = _resolve(lambda wanted: query_entities(endpoint.url, sorted(wanted), ["en", "ja"]),
-                           list(EXPECTED))
+        regions = _resolve(lambda wanted: query_entities(endpoint.url, sorted(wanted), ["en", "ja"]), list(EXPECTED))
     for qid in qids:
         assert (online[qid].located_in, online[qid].country) == (offline[qid].located_in, offline[qid].country)
         assert online[qid].labels == {k: v for k, v in offline[qid].labels.items() if k in ("en", "ja")}

@@ -24,34 +24,58 @@ def E(qid, located_in=(), country=(), **labels):
 
 
 # A town in a district of a prefecture of Japan; Japan is its own country (as every state).
-WORLD = {e.qid: e for e in [
-    E("Q10", ["Q11"], ["Q17"], en="a shrine"), E("Q11", ["Q12"], ["Q17"], en="a town"),
-    E("Q12", ["Q13"], ["Q17"], en="a district"), E("Q13", ["Q17"], ["Q17"], en="Hokkaido", ja="北海道"),
-    E("Q17", [], ["Q17"], en="Japan"),
-]}
+WORLD = {
+    e.qid: e
+    for e in [
+        E("Q10", ["Q11"], ["Q17"], en="a shrine"),
+        E("Q11", ["Q12"], ["Q17"], en="a town"),
+        E("Q12", ["Q13"], ["Q17"], en="a district"),
+        E("Q13", ["Q17"], ["Q17"], en="Hokkaido", ja="北海道"),
+        E("Q17", [], ["Q17"], en="Japan"),
+    ]
+}
 
 
-@pytest.mark.parametrize("entities, expected", [
-    (WORLD, "Q13"),
-    ({**WORLD, "Q10": E("Q10", ["Q17"], ["Q17"])}, None),  # located in the country itself: nationwide
-    ({**WORLD, "Q10": E("Q10", [], ["Q17"])}, None),  # no P131 at all
-    ({**WORLD, "Q10": E("Q10", ["Q11"], [])}, "Q13"),  # no P17 of its own: the ancestors' country
-    ({**WORLD, "Q17": E("Q17", [], [])}, "Q13"),  # a country Wikidata gives no P17: still the item's P17
-    ({**WORLD, "Q12": E("Q12", ["Q11"], ["Q17"])}, None),  # a cycle
-    ({k: v for k, v in WORLD.items() if k != "Q12"}, None),  # a parent missing: no guess
-    ({**WORLD, "Q10": E("Q10", ["Q13"], ["Q17"])}, "Q13"),  # directly in the division
-    ({**WORLD, "Q10": E("Q10", ["Q11", "Q17"], ["Q17"])}, "Q13"),  # and in the country: adds nothing
-    ({**WORLD, "Q10": E("Q10", ["Q11", "Q12"], ["Q17"])}, "Q13"),  # two values, one division
-    ({**WORLD, "Q10": E("Q10", ["Q11", "Q14"], ["Q17"]), "Q14": E("Q14", ["Q17"], ["Q17"])}, None),  # two
-    ({**WORLD, "Q10": E("Q10", ["Q11", "Q15"], ["Q17"]), "Q15": E("Q15", [], [])}, None),  # one breaks off
-    ({**WORLD, "Q12": E("Q12", ["Q13", "Q11"], ["Q17"])}, None),  # a cycle beside the way up
-    # the reviewer's case: a chain into a former state is not the item's country (JP)
-    ({**WORLD, "Q10": E("Q10", ["Q20"], ["Q17"]), "Q20": E("Q20", ["Q21"], ["Q22"]),
-      "Q21": E("Q21", ["Q22"], ["Q22"]), "Q22": E("Q22", [], ["Q22"])}, None),
-    # without a P17 of its own, the ancestors' country (or a state) still ends the chain
-    ({**WORLD, "Q10": E("Q10", ["Q20"], []), "Q20": E("Q20", ["Q21"], ["Q22"]),
-      "Q21": E("Q21", ["Q22"], ["Q22"]), "Q22": E("Q22", [], ["Q22"])}, "Q21"),
-])
+@pytest.mark.parametrize(
+    "entities, expected",
+    [
+        (WORLD, "Q13"),
+        ({**WORLD, "Q10": E("Q10", ["Q17"], ["Q17"])}, None),  # located in the country itself: nationwide
+        ({**WORLD, "Q10": E("Q10", [], ["Q17"])}, None),  # no P131 at all
+        ({**WORLD, "Q10": E("Q10", ["Q11"], [])}, "Q13"),  # no P17 of its own: the ancestors' country
+        ({**WORLD, "Q17": E("Q17", [], [])}, "Q13"),  # a country Wikidata gives no P17: still the item's P17
+        ({**WORLD, "Q12": E("Q12", ["Q11"], ["Q17"])}, None),  # a cycle
+        ({k: v for k, v in WORLD.items() if k != "Q12"}, None),  # a parent missing: no guess
+        ({**WORLD, "Q10": E("Q10", ["Q13"], ["Q17"])}, "Q13"),  # directly in the division
+        ({**WORLD, "Q10": E("Q10", ["Q11", "Q17"], ["Q17"])}, "Q13"),  # and in the country: adds nothing
+        ({**WORLD, "Q10": E("Q10", ["Q11", "Q12"], ["Q17"])}, "Q13"),  # two values, one division
+        ({**WORLD, "Q10": E("Q10", ["Q11", "Q14"], ["Q17"]), "Q14": E("Q14", ["Q17"], ["Q17"])}, None),  # two
+        ({**WORLD, "Q10": E("Q10", ["Q11", "Q15"], ["Q17"]), "Q15": E("Q15", [], [])}, None),  # one breaks off
+        ({**WORLD, "Q12": E("Q12", ["Q13", "Q11"], ["Q17"])}, None),  # a cycle beside the way up
+        # the reviewer's case: a chain into a former state is not the item's country (JP)
+        (
+            {
+                **WORLD,
+                "Q10": E("Q10", ["Q20"], ["Q17"]),
+                "Q20": E("Q20", ["Q21"], ["Q22"]),
+                "Q21": E("Q21", ["Q22"], ["Q22"]),
+                "Q22": E("Q22", [], ["Q22"]),
+            },
+            None,
+        ),
+        # without a P17 of its own, the ancestors' country (or a state) still ends the chain
+        (
+            {
+                **WORLD,
+                "Q10": E("Q10", ["Q20"], []),
+                "Q20": E("Q20", ["Q21"], ["Q22"]),
+                "Q21": E("Q21", ["Q22"], ["Q22"]),
+                "Q22": E("Q22", [], ["Q22"]),
+            },
+            "Q21",
+        ),
+    ],
+)
 def test_first_level_division(entities, expected):
     assert first_level_division("Q10", entities) == expected
 
@@ -86,13 +110,21 @@ def test_max_hops(hops, expected):
 
 
 def test_best_rank_current_statements_only():
-    line = entity_json("Q1", {"en": "x"}, claims={"P131": [("Q5", "deprecated"), "Q6", ("Q7", "preferred"),
-                                                           ("Q8", "preferred", "1950-04-01"), "somevalue"],
-                                                  "P17": [("Q188712", "normal", "1947-05-02"), "Q17"]})
+    line = entity_json(
+        "Q1",
+        {"en": "x"},
+        claims={
+            "P131": [("Q5", "deprecated"), "Q6", ("Q7", "preferred"), ("Q8", "preferred", "1950-04-01"), "somevalue"],
+            "P17": [("Q188712", "normal", "1947-05-02"), "Q17"],
+        },
+    )
     entity = entity_from_json(json.loads(line))
     assert entity.located_in == ["Q7"] and entity.country == ["Q17"]  # preferred (current) over normal
-    line = entity_json("Q1", {"en": "x"}, claims={"P131": [("Q9", "normal"), ("Q6", "normal", "novalue"),
-                                                           ("Q8", "preferred", "somevalue")]})
+    line = entity_json(
+        "Q1",
+        {"en": "x"},
+        claims={"P131": [("Q9", "normal"), ("Q6", "normal", "novalue"), ("Q8", "preferred", "somevalue")]},
+    )
     assert entity_from_json(json.loads(line)).located_in == ["Q6", "Q9"]  # sorted; "no end time" is current
 
 
@@ -101,12 +133,17 @@ ITEMS = [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 272, "個人")]
 
 def _lines():
     return [
-        entity_json("Q1", {"ja": "地理", "en": "geography"}, sitelinks={"jawiki": "地理"},
-                    claims={"P131": ["Q1001"], "P17": ["Q17"]}),
+        entity_json(
+            "Q1",
+            {"ja": "地理", "en": "geography"},
+            sitelinks={"jawiki": "地理"},
+            claims={"P131": ["Q1001"], "P17": ["Q17"]},
+        ),
         entity_json("Q8", {"ja": "個人", "en": "individual"}, claims={"P131": ["Q17"], "P17": ["Q17"]}),
         entity_json("Q1001", {"ja": "札幌市", "en": "Sapporo"}, claims={"P131": ["Q1002"], "P17": ["Q17"]}),
-        entity_json("Q1002", {"ja": "北海道", "en": "Hokkaido"},
-                    claims={"P131": [("Q17", "preferred")], "P17": ["Q17"]}),
+        entity_json(
+            "Q1002", {"ja": "北海道", "en": "Hokkaido"}, claims={"P131": [("Q17", "preferred")], "P17": ["Q17"]}
+        ),
         entity_json("Q17", {"ja": "日本", "en": "Japan"}, claims={"P17": ["Q17"]}),
     ]
 
@@ -122,14 +159,16 @@ def test_regions_in_the_origin_corpus_offline_and_online(ja_multistream, tmp_pat
     assert offline["Q8"]["region"] is None  # located in Japan itself
     assert report.with_region == 1 and report.region_fetches == 2  # Sapporo, then Hokkaido
 
-    entities = {e.qid: json.loads(line) for e, line in
-                ((entity_from_json(json.loads(line)), line) for line in _lines())}
+    entities = {
+        e.qid: json.loads(line) for e, line in ((entity_from_json(json.loads(line)), line) for line in _lines())
+    }
     with SparqlEndpoint(entities) as endpoint:
         report = build_origin_corpus(items, dump, tmp_path / "online.parquet", sparql=endpoint.url)
         assert len(endpoint.log) == 3 and "ps:P131" in endpoint.log[0] and "pq:P582" in endpoint.log[0]
     online = {r["qid"]: r for r in pq.read_table(tmp_path / "online.parquet").to_pylist()}
-    assert {q: (r["region"], r["region_qid"]) for q, r in online.items()} == \
-        {q: (r["region"], r["region_qid"]) for q, r in offline.items()}
+    assert {q: (r["region"], r["region_qid"]) for q, r in online.items()} == {
+        q: (r["region"], r["region_qid"]) for q, r in offline.items()
+    }
     assert report.with_region == 1 and [e.qid for e in read_entities(wikidata, ["Q17"])] == ["Q17"]
 
 
@@ -141,8 +180,9 @@ def test_mcq_set_with_wikidata_regions(ja_multistream, tmp_path):
     items = tmp_path / "items.parquet"
     _items(items, ITEMS)
     corpus = tmp_path / "articles.parquet"
-    build_origin_corpus(items, Multistream(*ja_multistream[:2]), corpus,
-                        wikidata=write_wikidata_json(tmp_path / "tree", _lines()))
+    build_origin_corpus(
+        items, Multistream(*ja_multistream[:2]), corpus, wikidata=write_wikidata_json(tmp_path / "tree", _lines())
+    )
     systems = []
 
     def answer(messages):
@@ -150,16 +190,25 @@ def test_mcq_set_with_wikidata_regions(ja_multistream, tmp_path):
         systems.append(system)
         task = system.splitlines()[0].removeprefix("task: ")
         article = messages[-1]["content"].splitlines()[0]  # each article its own question (not duplicates)
-        return json.dumps({"generate": {"questions": [{"question": f"{article}の問い", "choices": ["甲", "乙", "丙", "丁"],
-                                                        "answer": "乙"}]},
-                           "check": {"answer_index": 1}, "attribute": {"refs": [1]},
-                           "label": {"type": "places", "region": "関東"}}[task], ensure_ascii=False)
+        return json.dumps(
+            {
+                "generate": {
+                    "questions": [{"question": f"{article}の問い", "choices": ["甲", "乙", "丙", "丁"], "answer": "乙"}]
+                },
+                "check": {"answer_index": 1},
+                "attribute": {"refs": [1]},
+                "label": {"type": "places", "region": "関東"},
+            }[task],
+            ensure_ascii=False,
+        )
 
     with ChatServer(answer=answer) as server:
-        client = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                           concurrency=2, backoff=0.01)
-        report = build_mcq(corpus, tmp_path / "mcq.parquet", client,
-                           config=MCQConfig(labels="origin", keep_unreferenced=True))
+        client = LLMClient(
+            OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"), concurrency=2, backoff=0.01
+        )
+        report = build_mcq(
+            corpus, tmp_path / "mcq.parquet", client, config=MCQConfig(labels="origin", keep_unreferenced=True)
+        )
     rows = {r["qid"]: r for r in pq.read_table(tmp_path / "mcq.parquet").to_pylist()}
     assert report.kept == 2 and rows["Q1"]["region"] == "北海道" and rows["Q8"]["region"] is None
     assert {r["type"] for r in rows.values()} == {"places"} and {r["language"] for r in rows.values()} == {"ja"}

@@ -62,7 +62,9 @@ def test_truncated_file_names_file_and_offset(tmp_path, fmt):
     path = tmp_path / f"torn.{fmt}"
     path.write_bytes(data[: len(data) * 2 // 3])
     with open_dump(path) as stream:
-        with pytest.raises(DumpError, match=rf"torn\.{fmt}: {fmt} data is corrupt or truncated near compressed byte \d+"):
+        with pytest.raises(
+            DumpError, match=rf"torn\.{fmt}: {fmt} data is corrupt or truncated near compressed byte \d+"
+        ):
             read_all(stream)
 
 

@@ -28,7 +28,7 @@ def cut(data: bytes, tag: bytes, nth: int) -> bytes:
     at = -1
     for _ in range(nth + 1):
         at = data.index(tag, at + 1)
-    return data[:at] + data[at + len(tag):]
+    return data[:at] + data[at + len(tag) :]
 
 
 def scan(path):
@@ -69,7 +69,8 @@ def test_structural_break_leaves_out_one_page(
     [note] = notes
     assert re.fullmatch(
         rf"{re.escape(str(path))}: near decompressed byte \d+, page id {page_id}: "
-        rf"{re.escape(message)}: broken page, not counted", note
+        rf"{re.escape(message)}: broken page, not counted",
+        note,
     )
     assert stats.notes == notes
 
@@ -94,8 +95,19 @@ def test_both_paths_agree_on_damaged_copies(tmp_path, data_dir, seed, monkeypatc
     if fast_scan.CORE is None:
         pytest.skip("the compiled core is not built (no C compiler at install)")
     rng = random.Random(seed)
-    tags = [b"</page>", b"<page>", b"</revision>", b"<revision>", b"</title>", b"</id>",
-            b"</timestamp>", b"</username>", b"</ns>", b"<title>", b"</contributor>"]
+    tags = [
+        b"</page>",
+        b"<page>",
+        b"</revision>",
+        b"<revision>",
+        b"</title>",
+        b"</id>",
+        b"</timestamp>",
+        b"</username>",
+        b"</ns>",
+        b"<title>",
+        b"</contributor>",
+    ]
     samples = [sample(data_dir, STUB), sample(data_dir, HISTORY)]
     path = tmp_path / "damaged.xml"
 
@@ -140,14 +152,15 @@ def test_only_the_first_broken_pages_are_shown(tmp_path, data_dir, scan_path, mo
     assert len(notes) == 2 and notes[1].endswith("(further broken pages are counted, not shown)")
 
 
-@pytest.mark.parametrize("tag,nth,place", [
-    (b"</page>", 6, r"page id 45 \(at decompressed byte \d+\): malformed page: "),
-    (b"</revision>", 20, r"page id 44 \(at decompressed byte \d+\): malformed page: "),
-    (b"</title>", 6,
-     r"line 511, column 4, page id 45 \(at decompressed byte \d+\): malformed XML: mismatched tag"),
-    (b"<page>", 6,
-     r"after page id 44, before decompressed byte \d+ \(page id 46\): malformed page: "),
-])
+@pytest.mark.parametrize(
+    "tag,nth,place",
+    [
+        (b"</page>", 6, r"page id 45 \(at decompressed byte \d+\): malformed page: "),
+        (b"</revision>", 20, r"page id 44 \(at decompressed byte \d+\): malformed page: "),
+        (b"</title>", 6, r"line 511, column 4, page id 45 \(at decompressed byte \d+\): malformed XML: mismatched tag"),
+        (b"<page>", 6, r"after page id 44, before decompressed byte \d+ \(page id 46\): malformed page: "),
+    ],
+)
 def test_mwxml_malformed_page_in_the_middle_is_an_error(tmp_path, data_dir, tag, nth, place):
     path = tmp_path / "damaged.xml.gz"
     path.write_bytes(gzip.compress(cut(sample(data_dir, STUB), tag, nth)))
@@ -179,8 +192,7 @@ def test_cli_lost_page_end(tmp_path, data_dir, capsys):
     path = tmp_path / "elwikivoyage-damaged.xml.gz"
     path.write_bytes(gzip.compress(cut(sample(data_dir, STUB), b"</page>", 6)))
     out = tmp_path / "fast.parquet"
-    code, stdout, err = run(capsys, "scan", path, "--wiki", "elwikivoyage", "--allow-non-wikipedia",
-                            "--out", out)
+    code, stdout, err = run(capsys, "scan", path, "--wiki", "elwikivoyage", "--allow-non-wikipedia", "--out", out)
     assert code == 0
     assert "page id 45: <page> not closed where <page> starts: broken page, not counted" in err
     assert "19 pages, 114 revisions (3 imported), 0 torn, 1 broken;" in stdout
@@ -188,8 +200,18 @@ def test_cli_lost_page_end(tmp_path, data_dir, capsys):
     assert 45 not in rows and rows[46]["title"] == "Aleppo" and rows[46]["revisions"] == 4
     assert rows[46]["created_at"].isoformat() == "2013-05-19T16:15:33+00:00"
 
-    code, _, err = run(capsys, "scan", path, "--wiki", "elwikivoyage", "--allow-non-wikipedia",
-                       "--engine", "mwxml", "--out", tmp_path / "mwxml.parquet")
+    code, _, err = run(
+        capsys,
+        "scan",
+        path,
+        "--wiki",
+        "elwikivoyage",
+        "--allow-non-wikipedia",
+        "--engine",
+        "mwxml",
+        "--out",
+        tmp_path / "mwxml.parquet",
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "elwikivoyage-damaged.xml.gz, page id 45 (at decompressed byte" in err
     assert "torn" not in err and not (tmp_path / "mwxml.parquet").exists()
@@ -210,8 +232,11 @@ def stored_gzip_with_a_changed_digit(data_dir, tmp_path):
 def test_crc_failure_marks_the_data_unverified(tmp_path, data_dir):
     path = stored_gzip_with_a_changed_digit(data_dir, tmp_path)
     with open_dump(path) as stream:
-        with pytest.raises(ChecksumError, match=r"crc\.xml\.gz: gzip data decodes but fails its "
-                           r"CRC-32/length check .* unverified"):
+        with pytest.raises(
+            ChecksumError,
+            match=r"crc\.xml\.gz: gzip data decodes but fails its "
+            r"CRC-32/length check .* unverified",
+        ):
             while stream.read(1 << 14):
                 pass
 
@@ -220,8 +245,9 @@ def test_crc_failure_marks_the_data_unverified(tmp_path, data_dir):
 def test_cli_crc_failure_names_the_salvage_unverified(tmp_path, data_dir, capsys, engine):
     path = stored_gzip_with_a_changed_digit(data_dir, tmp_path)
     out = tmp_path / "el.parquet"
-    code, _, err = run(capsys, "scan", path, "--wiki", "elwikivoyage", "--allow-non-wikipedia",
-                       "--engine", engine, "--out", out)
+    code, _, err = run(
+        capsys, "scan", path, "--wiki", "elwikivoyage", "--allow-non-wikipedia", "--engine", engine, "--out", out
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1
     salvage = tmp_path / "el.unverified.partial.parquet"
     assert not out.exists() and not (tmp_path / "el.partial.parquet").exists()

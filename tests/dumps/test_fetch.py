@@ -34,8 +34,10 @@ def mirror_root(tmp_path, data_dir):
         shutil.copytree(src, run)
         names = sorted(p.name for p in run.iterdir())
         _status(run, wiki, "20260801", names, checksums=(wiki != "kowiki"))
-    sums = "".join(f"{hashlib.sha1(p.read_bytes()).hexdigest()}  {p.name}\n"
-                   for p in sorted((root / "kowiki" / "20260801").glob("kowiki-*")))
+    sums = "".join(
+        f"{hashlib.sha1(p.read_bytes()).hexdigest()}  {p.name}\n"
+        for p in sorted((root / "kowiki" / "20260801").glob("kowiki-*"))
+    )
     (root / "kowiki" / "20260801" / "kowiki-20260801-sha1sums.txt").write_text(sums)
     status = json.loads((root / "fiwiki" / "20260801" / "dumpstatus.json").read_text())
     for info in status["jobs"]["xmlstubsdump"]["files"].values():
@@ -55,8 +57,10 @@ CLIENT = Client(contact="tests@example.org", retries=3, backoff=0.01, timeout=10
 def test_latest_skips_a_run_that_is_not_done(mirror_root, tmp_path):
     with Mirror(mirror_root) as m:
         files, notes = plan(CLIENT, m.url, ["jawiki"], "latest", ["stubs", "page_props"], tmp_path / "tree")
-    assert [f.dest.name for f in files] == ["jawiki-20260801-page_props.sql.gz",
-                                            "jawiki-20260801-stub-meta-history.xml.gz"]
+    assert [f.dest.name for f in files] == [
+        "jawiki-20260801-page_props.sql.gz",
+        "jawiki-20260801-stub-meta-history.xml.gz",
+    ]
     assert notes == ["jawiki 20260901: jobs not done: xmlstubsdump"]
     assert all(f.size and f.sha1 for f in files)
 
@@ -82,8 +86,11 @@ def test_download_verifies_resumes_and_skips(mirror_root, tmp_path):
 def test_checksum_mismatch(mirror_root, tmp_path):
     with Mirror(mirror_root) as m:
         files, _ = plan(CLIENT, m.url, ["fiwiki"], "20260801", ["stubs"], tmp_path / "tree")
-        with pytest.raises(FetchError, match=r"fiwiki-20260801-stub-meta-history\.xml\.gz: "
-                                             r"checksum mismatch \(sha1 [0-9a-f]{40}, expected 0{40}\)"):
+        with pytest.raises(
+            FetchError,
+            match=r"fiwiki-20260801-stub-meta-history\.xml\.gz: "
+            r"checksum mismatch \(sha1 [0-9a-f]{40}, expected 0{40}\)",
+        ):
             download(CLIENT, files)
     assert not list((tmp_path / "tree").rglob("*.xml.gz"))
 

@@ -67,19 +67,21 @@ def _dump(tmp_path, pages, per_stream=2):
 
 
 def test_redirects_are_followed_and_loops_reported(tmp_path):
-    dump, index = _dump(tmp_path, [
-        _page(1, "Kappa", "#REDIRECT [[Water imp]]", redirect="Water imp"),
-        _page(2, "Water imp", "about kappa"),
-        _page(3, "Loop A", redirect="Loop B"),
-        _page(4, "Loop B", redirect="Loop A"),
-        _page(5, "Dangling", redirect="Nowhere"),
-    ])
+    dump, index = _dump(
+        tmp_path,
+        [
+            _page(1, "Kappa", "#REDIRECT [[Water imp]]", redirect="Water imp"),
+            _page(2, "Water imp", "about kappa"),
+            _page(3, "Loop A", redirect="Loop B"),
+            _page(4, "Loop B", redirect="Loop A"),
+            _page(5, "Dangling", redirect="Nowhere"),
+        ],
+    )
     ms = Multistream(dump, index)
     got = ms.get(["Kappa", "Loop A", "Dangling"])
     assert got["Kappa"].title == "Water imp" and got["Kappa"].text == "about kappa"
     assert got["Loop A"].title == "Loop A"
-    assert ms.problems == ["'Loop A': redirect loop at 'Loop A'",
-                           "'Dangling': redirect to 'Nowhere', not in the dump"]
+    assert ms.problems == ["'Loop A': redirect loop at 'Loop A'", "'Dangling': redirect to 'Nowhere', not in the dump"]
 
 
 def test_index_of_another_dump(tmp_path, data_dir):
@@ -98,7 +100,9 @@ def test_not_an_index(tmp_path, data_dir):
 def test_index_parsed_in_blocks_with_colons_in_titles(tmp_path, monkeypatch):
     from wikiorigin.dumps import multistream
 
-    titles = ["Help:Contents: a guide", "河童", "Z", "A:B:C", "Ämter", "a lower case"] + [f"Page {i}" for i in range(40)]
+    titles = ["Help:Contents: a guide", "河童", "Z", "A:B:C", "Ämter", "a lower case"] + [
+        f"Page {i}" for i in range(40)
+    ]
     dump, index = _dump(tmp_path, [_page(i + 1, t, body=f"body {i}") for i, t in enumerate(titles)], per_stream=3)
     monkeypatch.setattr(multistream, "_INDEX_BLOCK", 37)  # lines straddle the blocks
     ms = Multistream(dump, index)
@@ -147,12 +151,16 @@ def test_fetching_articles_shows_progress(data_dir, capsys, monkeypatch):
 
 
 def test_redirect_chains_are_followed_hop_by_hop(tmp_path):
-    dump, index = _dump(tmp_path, [
-        _page(1, "A", redirect="B"),
-        _page(2, "B", redirect="C"),
-        _page(3, "C", "the end"),
-        _page(4, "D", redirect="C"),
-    ], per_stream=1)
+    dump, index = _dump(
+        tmp_path,
+        [
+            _page(1, "A", redirect="B"),
+            _page(2, "B", redirect="C"),
+            _page(3, "C", "the end"),
+            _page(4, "D", redirect="C"),
+        ],
+        per_stream=1,
+    )
     ms = Multistream(dump, index)
     got = ms.get(["A", "D", "C"])
     assert {k: p.title for k, p in got.items()} == {"A": "C", "D": "C", "C": "C"}

@@ -12,7 +12,7 @@ from wikiorigin.testing import page_props_rows, write_page_props_sql
 
 
 def test_unescape_mysql_strings():
-    assert unescape(rb"It\'s \"q\" a\\b\nc\0d\Ze\%f") == b"It's \"q\" a\\b\nc\x00d\x1ae\\%f"
+    assert unescape(rb"It\'s \"q\" a\\b\nc\0d\Ze\%f") == b'It\'s "q" a\\b\nc\x00d\x1ae\\%f'
 
 
 def test_generic_rows_of_a_real_table_dump(data_dir):
@@ -46,14 +46,18 @@ def test_bad_qid_values_are_noted(data_dir):
     stats = SqlStats()
     table = qids_table(data_dir / "testwiki-page_props-synthetic.sql.gz", "simplewiki", stats)
     assert table.num_rows == 124
-    assert stats.notes == [f"{data_dir / 'testwiki-page_props-synthetic.sql.gz'}: byte 15170: page 999: "
-                           "not a QID: 'not-a-qid'"]
+    assert stats.notes == [
+        f"{data_dir / 'testwiki-page_props-synthetic.sql.gz'}: byte 15170: page 999: not a QID: 'not-a-qid'"
+    ]
     assert (stats.bad_values, stats.unreadable) == (1, 0)
 
 
 def test_sql_file_of_another_table(data_dir):
-    with pytest.raises(DumpError, match=r"change_tag_def\.sql\.gz: byte \d+: "
-                                        r"expected a dump of table `page_props`, found table `change_tag_def`"):
+    with pytest.raises(
+        DumpError,
+        match=r"change_tag_def\.sql\.gz: byte \d+: "
+        r"expected a dump of table `page_props`, found table `change_tag_def`",
+    ):
         qids_table(data_dir / "simplewiki-change_tag_def.sql.gz", "simplewiki")
 
 
@@ -86,14 +90,14 @@ _QUOTED = re.compile(rb"'((?:[^'\\]|\\.)*)'")
 def _rewrite(text: bytes, form: str) -> bytes:
     """The INSERT lines of ``text`` with every string in ``form``: binary (_binary '...') or
     hex (0x..., and '' for an empty value, as --hex-blob writes it)."""
+
     def one(m):
         if form == "binary":
             return b"_binary " + m.group(0)
         raw = unescape(m.group(1))
         return b"0x" + raw.hex().upper().encode() if raw else b"''"
 
-    return b"\n".join(_QUOTED.sub(one, line) if line.startswith(b"INSERT INTO") else line
-                      for line in text.split(b"\n"))
+    return b"\n".join(_QUOTED.sub(one, line) if line.startswith(b"INSERT INTO") else line for line in text.split(b"\n"))
 
 
 def _copy(tmp_path, data_dir, form, edit=lambda t: t):
@@ -142,17 +146,27 @@ def _damage(old: bytes, new: bytes, count: int = 1):
     def edit(text):
         assert text.count(old) >= count, old
         return text.replace(old, new, count)
+
     return edit
 
 
-@pytest.mark.parametrize("form, old, new", [
-    (None, b"(4,'wikibase_item','Q11535643',NULL)", b"(4,'wikibase_item',Q11535643,NULL)"),
-    (None, b"(4,'wikibase_item','Q11535643',NULL)", b"(-4,'wikibase_item','Q11535643',NULL)"),
-    ("binary", b"(4,_binary 'wikibase_item',_binary 'Q11535643',NULL)",
-     b"(4,_binary 'wikibase_item',_binary Q11535643,NULL)"),
-    ("hex", b"(4,0x77696B69626173655F6974656D,0x513131353335363433,NULL)",
-     b"(4,0x77696B69626173655F6974656D,NULL,NULL)"),
-])
+@pytest.mark.parametrize(
+    "form, old, new",
+    [
+        (None, b"(4,'wikibase_item','Q11535643',NULL)", b"(4,'wikibase_item',Q11535643,NULL)"),
+        (None, b"(4,'wikibase_item','Q11535643',NULL)", b"(-4,'wikibase_item','Q11535643',NULL)"),
+        (
+            "binary",
+            b"(4,_binary 'wikibase_item',_binary 'Q11535643',NULL)",
+            b"(4,_binary 'wikibase_item',_binary Q11535643,NULL)",
+        ),
+        (
+            "hex",
+            b"(4,0x77696B69626173655F6974656D,0x513131353335363433,NULL)",
+            b"(4,0x77696B69626173655F6974656D,NULL,NULL)",
+        ),
+    ],
+)
 def test_a_row_that_cannot_be_read_is_counted_with_its_offset(tmp_path, data_dir, form, old, new):
     path, text = _copy(tmp_path, data_dir, form, edit=_damage(old, new))
     stats = SqlStats()
@@ -174,18 +188,31 @@ def test_the_word_in_a_description_is_no_row(tmp_path, data_dir):
     assert (stats.bad_values, stats.unreadable) == (1, 0)
 
 
-@pytest.mark.parametrize("form, old, new, message", [
-    (None, b"(4,'wikibase_item'", b"(99999999999999999999,'wikibase_item'",
-     r"byte {at}: page id 99999999999999999999 of a wikibase_item row is beyond int64"),
-    ("hex", b"(4,0x77696B69626173655F6974656D,0x51",
-     b"(9223372036854775808,0x77696B69626173655F6974656D,0x51",
-     r"byte {at}: page id 9223372036854775808 of a wikibase_item row is beyond int64"),
-    (None, b"'Q11535643'", b"'Q115\xff35643'", r"byte {at}: page 4: the wikibase_item value is not UTF-8"),
-    ("hex", b"0x513131353335363433", b"0x5131FF353335363433",
-     r"byte {at}: page 4: the wikibase_item value is not UTF-8"),
-])
-def test_page_id_beyond_int64_or_value_not_utf8_is_an_error(tmp_path, data_dir, capsys,
-                                                            form, old, new, message):
+@pytest.mark.parametrize(
+    "form, old, new, message",
+    [
+        (
+            None,
+            b"(4,'wikibase_item'",
+            b"(99999999999999999999,'wikibase_item'",
+            r"byte {at}: page id 99999999999999999999 of a wikibase_item row is beyond int64",
+        ),
+        (
+            "hex",
+            b"(4,0x77696B69626173655F6974656D,0x51",
+            b"(9223372036854775808,0x77696B69626173655F6974656D,0x51",
+            r"byte {at}: page id 9223372036854775808 of a wikibase_item row is beyond int64",
+        ),
+        (None, b"'Q11535643'", b"'Q115\xff35643'", r"byte {at}: page 4: the wikibase_item value is not UTF-8"),
+        (
+            "hex",
+            b"0x513131353335363433",
+            b"0x5131FF353335363433",
+            r"byte {at}: page 4: the wikibase_item value is not UTF-8",
+        ),
+    ],
+)
+def test_page_id_beyond_int64_or_value_not_utf8_is_an_error(tmp_path, data_dir, capsys, form, old, new, message):
     path, text = _copy(tmp_path, data_dir, form, edit=_damage(old, new))
     at = text.rfind(b"(", 0, text.index(new) + 1)
     with pytest.raises(DumpError, match=re.escape(f"{path}: ") + message.format(at=at)):

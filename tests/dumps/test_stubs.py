@@ -100,8 +100,12 @@ def test_stats_add():
 
 def _xml(body: bytes, version=b"0.10") -> bytes:
     return (
-        b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-' + version + b'/" version="'
-        + version + b'">\n  <siteinfo>\n    <dbname>testwiki</dbname>\n  </siteinfo>\n' + body
+        b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-'
+        + version
+        + b'/" version="'
+        + version
+        + b'">\n  <siteinfo>\n    <dbname>testwiki</dbname>\n  </siteinfo>\n'
+        + body
     )
 
 
@@ -203,7 +207,9 @@ def test_damaged_xml_never_crashes(tmp_path, data_dir):
         damaged = bytearray(data)
         for _ in range(rng.randrange(1, 20)):
             at = rng.randrange(len(damaged))
-            damaged[at : at + rng.randrange(1, 30)] = bytes(rng.choice(b"<>/&;#x0123 \n") for _ in range(rng.randrange(0, 30)))
+            damaged[at : at + rng.randrange(1, 30)] = bytes(
+                rng.choice(b"<>/&;#x0123 \n") for _ in range(rng.randrange(0, 30))
+            )
         path.write_bytes(bytes(damaged[: rng.randrange(len(damaged) // 2, len(damaged) + 1)]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

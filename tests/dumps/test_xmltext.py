@@ -14,7 +14,7 @@ from wikiorigin.dumps.xmltext import element, unescape
 CASES = [
     ("plain", "plain"),
     ("A &amp; B &lt;i&gt; &quot;q&quot; &apos;s&apos;", "A & B <i> \"q\" 's'"),
-    ("&#039;&#x41;&#X42;&#x1F600;", "'AB\U0001F600"),
+    ("&#039;&#x41;&#X42;&#x1F600;", "'AB\U0001f600"),
     ("&amp;lt;", "&lt;"),  # one pass, never twice
     # kept as they stand, on purpose:
     ("a&nbsp;b", "a&nbsp;b"),  # a name XML does not define (html.unescape gave "a\xa0b")
@@ -41,12 +41,13 @@ def _dump(titles) -> bytes:
         b"  <page>\n    <title>" + t.encode() + b"</title>\n    <ns>0</ns>\n    <id>%d</id>\n"
         b"    <revision>\n      <id>%d</id>\n      <timestamp>2005-01-02T03:04:05Z</timestamp>\n"
         b"      <contributor>\n        <username>X</username>\n        <id>1</id>\n      </contributor>\n"
-        b"      <text bytes=\"1\">x</text>\n    </revision>\n  </page>\n" % (i + 1, i + 100)
+        b'      <text bytes="1">x</text>\n    </revision>\n  </page>\n' % (i + 1, i + 100)
         for i, t in enumerate(titles)
     )
-    return (b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">\n'
-            b"  <siteinfo>\n    <sitename>A &amp; B&nbsp;</sitename>\n  </siteinfo>\n"
-            + pages + b"</mediawiki>\n")
+    return (
+        b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">\n'
+        b"  <siteinfo>\n    <sitename>A &amp; B&nbsp;</sitename>\n  </siteinfo>\n" + pages + b"</mediawiki>\n"
+    )
 
 
 def test_every_reader_reads_a_title_alike(tmp_path, scan_path):

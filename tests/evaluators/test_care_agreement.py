@@ -28,9 +28,11 @@ def care_files(data_dir):
 
 def _judge_by(ratings: dict):
     """A judge that gives each known answer the rating in ``ratings`` (by its text)."""
+
     def answer(messages):
         graded = messages[-1]["content"].split("Answer to grade: ")[1]
         return f"Fair. Rating: [[{ratings[graded]}]]" if graded in ratings else "No rating here."
+
     return answer
 
 
@@ -40,9 +42,24 @@ def test_agreement_with_people_through_the_cli(care_files, tmp_path, capsys):
     # the judge mostly agrees with the people, one step off here and there
     judged = {r["response"]: int(min(10, max(1, r["rating"] + (len(r["response"]) % 3) - 1))) for r in rated}
     with ChatServer(_judge_by(judged)) as server:
-        code = cli.main(["eval", "judge", "--questions", str(questions), "--human-ratings", str(rated_file),
-                         "--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
-                         "--out", str(tmp_path / "run")])
+        code = cli.main(
+            [
+                "eval",
+                "judge",
+                "--questions",
+                str(questions),
+                "--human-ratings",
+                str(rated_file),
+                "--judge-model",
+                "judge",
+                "--base-url",
+                server.url,
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
     assert code == 0
     out, err = capsys.readouterr()
     assert "2 rated responses not compared" in err  # the sample's question that CARE's file lacks, twice
@@ -87,9 +104,27 @@ def test_human_ratings_of_recorded_answers_from_csv(care_files, tmp_path):
         writer.writerows({k: r[k] for k in ("question", "model", "response", "rating")} for r in rated)
     judged = {r["response"]: 11 - int(r["rating"]) for r in alpha}  # a judge that disagrees
     with ChatServer(_judge_by(judged)) as server:
-        assert cli.main(["eval", "judge", "--questions", str(tmp_path / "answers.json"), "--human-ratings",
-                         str(tmp_path / "people.csv"), "--judge-model", "judge", "--base-url", server.url,
-                         "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "run")]) == 0
+        assert (
+            cli.main(
+                [
+                    "eval",
+                    "judge",
+                    "--questions",
+                    str(tmp_path / "answers.json"),
+                    "--human-ratings",
+                    str(tmp_path / "people.csv"),
+                    "--judge-model",
+                    "judge",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--out",
+                    str(tmp_path / "run"),
+                ]
+            )
+            == 0
+        )
     found = json.loads((tmp_path / "run" / "summary.json").read_text())["agreement"]
     assert found["n"] == len(alpha) == 5 and found["unmatched"] == len(rated) - 5
     assert found["pearson"]["r"] == pytest.approx(-1.0)
@@ -107,9 +142,29 @@ def test_table3_and_geographic_scope_on_the_care_file(care_files, tmp_path):
         return f"Rating: [[{sum(map(ord, messages[-1]['content'].split(chr(10))[0])) % 10 + 1}]]"
 
     with ChatServer(rate) as server:
-        assert cli.main(["eval", "judge", "--questions", str(questions), "--model", "answerer", "--endpoint",
-                         server.url, "--judge-model", "judge", "--base-url", server.url, "--cache",
-                         str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "run")]) == 0
+        assert (
+            cli.main(
+                [
+                    "eval",
+                    "judge",
+                    "--questions",
+                    str(questions),
+                    "--model",
+                    "answerer",
+                    "--endpoint",
+                    server.url,
+                    "--judge-model",
+                    "judge",
+                    "--base-url",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--out",
+                    str(tmp_path / "run"),
+                ]
+            )
+            == 0
+        )
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert "agreement" not in summary
     ratings = [sum(map(ord, f"Question: {r['question']}")) % 10 + 1 for r in rows]
@@ -122,7 +177,10 @@ def test_table3_and_geographic_scope_on_the_care_file(care_files, tmp_path):
         assert block["mean_ci95"] == pytest.approx([max(1, ci[0]), min(10, ci[1])]) and block["small"] is False
     scope = summary["by_scope"]
     assert {k: (v["n"], v["small"]) for k, v in scope.items()} == {
-        "Nationwide": (141, False), "Continent-wide": (5, True), "Sub-nationwide": (4, True)}
+        "Nationwide": (141, False),
+        "Continent-wide": (5, True),
+        "Sub-nationwide": (4, True),
+    }
     assert summary["mean_stderr"] == pytest.approx(sp.sem(ratings))
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## By culture and category (CARE's Table 3" in report and "## By geographic scope" in report
@@ -130,7 +188,18 @@ def test_table3_and_geographic_scope_on_the_care_file(care_files, tmp_path):
 
 
 def test_no_scope_field_derives_no_scope():
-    items = judging.summarize_judged([
-        {"model": "m", "question": f"q{i}", "category": "Opinion", "culture": "X", "scope": "",
-         "rating": float(i % 10 + 1), "unrated": None} for i in range(12)])
+    items = judging.summarize_judged(
+        [
+            {
+                "model": "m",
+                "question": f"q{i}",
+                "category": "Opinion",
+                "culture": "X",
+                "scope": "",
+                "rating": float(i % 10 + 1),
+                "unrated": None,
+            }
+            for i in range(12)
+        ]
+    )
     assert "by_scope" not in items and items["by_culture_category"]["X"]["Opinion"]["rated"] == 12

@@ -14,8 +14,14 @@ from wikiorigin import cli
 from wikiorigin.evaluators import freeform, mcq, stats
 from wikiorigin.evaluators.report import compare_runs
 
-MODELS = ("calm2-7b-chat", "gpt4o-mini", "llama-3.1-swallow-70b-instruct-v0.1",
-          "llm-jp-13b-instruct-full-jaster-v1.0", "mistral-nemo-instruct-2407", "qwen2.5-7b-instruct")
+MODELS = (
+    "calm2-7b-chat",
+    "gpt4o-mini",
+    "llama-3.1-swallow-70b-instruct-v0.1",
+    "llm-jp-13b-instruct-full-jaster-v1.0",
+    "mistral-nemo-instruct-2407",
+    "qwen2.5-7b-instruct",
+)
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +36,21 @@ def released(data_dir, tmp_path_factory):
     for model in MODELS:
         responses = str(where / f"responses-{model}.json")
         joined[model] = where / f"joined-{model}"
-        assert cli.main(["eval", "mcq", "--questions", str(where / "responses-calm2-7b-chat.json"),
-                         "--responses", responses, "--out", str(joined[model])]) == 0
+        assert (
+            cli.main(
+                [
+                    "eval",
+                    "mcq",
+                    "--questions",
+                    str(where / "responses-calm2-7b-chat.json"),
+                    "--responses",
+                    responses,
+                    "--out",
+                    str(joined[model]),
+                ]
+            )
+            == 0
+        )
         if model in ("calm2-7b-chat", "gpt4o-mini", "qwen2.5-7b-instruct"):
             alone[model] = where / f"alone-{model}"
             assert cli.main(["eval", "mcq", "--responses", responses, "--out", str(alone[model])]) == 0
@@ -46,15 +65,20 @@ def _correct(run) -> dict:
 def test_six_released_models_paired(released, data_dir, tmp_path):
     joined, _ = released
     runs = [joined[m] for m in MODELS]
-    result = compare_runs(runs, tmp_path / "cmp", external=data_dir.parent / "yokaieval" / "published-accuracy.csv",
-                          external_name="published")
+    result = compare_runs(
+        runs,
+        tmp_path / "cmp",
+        external=data_dir.parent / "yokaieval" / "published-accuracy.csv",
+        external_name="published",
+    )
     written = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
     assert written["pairs"] == result["pairs"] and len(written["pairs"]) == 15 and written["unpaired"] == []
     assert all(p["n"] == 810 and p["test"] == "McNemar exact" for p in written["pairs"])
     summaries = {m: json.loads((joined[m] / "summary.json").read_text()) for m in MODELS}
     # gpt4o-mini (0.643) and Swallow 70B (0.626): 14 questions apart of 810, not told apart
-    pair = next(p for p in written["pairs"]
-                if {p["a"], p["b"]} == {"gpt4o-mini", "llama-3.1-swallow-70b-instruct-v0.1"})
+    pair = next(
+        p for p in written["pairs"] if {p["a"], p["b"]} == {"gpt4o-mini", "llama-3.1-swallow-70b-instruct-v0.1"}
+    )
     a, b = _correct(joined[pair["a"]]), _correct(joined[pair["b"]])
     only_a = sum(a[k] and not b[k] for k in a)
     only_b = sum(b[k] and not a[k] for k in a)
@@ -66,9 +90,14 @@ def test_six_released_models_paired(released, data_dir, tmp_path):
     assert [p["p_holm"] for p in written["pairs"]] == pytest.approx(holm)
     assert result["ties"] == [["gpt4o-mini", "llama-3.1-swallow-70b-instruct-v0.1"]]
     ranking = written["ranking"]
-    assert [e["model"] for e in ranking] == ["gpt4o-mini", "llama-3.1-swallow-70b-instruct-v0.1", "qwen2.5-7b-instruct",
-                                             "mistral-nemo-instruct-2407", "calm2-7b-chat",
-                                             "llm-jp-13b-instruct-full-jaster-v1.0"]
+    assert [e["model"] for e in ranking] == [
+        "gpt4o-mini",
+        "llama-3.1-swallow-70b-instruct-v0.1",
+        "qwen2.5-7b-instruct",
+        "mistral-nemo-instruct-2407",
+        "calm2-7b-chat",
+        "llm-jp-13b-instruct-full-jaster-v1.0",
+    ]
     assert [e["vs_next"]["tell_apart"] for e in ranking[:-1]] == [False, True, True, True, True]
     for entry in ranking:  # each model's Wilson interval, as scipy's binomtest gives it
         k = sum(_correct(joined[entry["model"]]).values())
@@ -87,12 +116,19 @@ def test_runs_on_other_questions_are_not_paired(released, tmp_path, capsys):
     assert cli.main(["eval", "compare", *map(str, runs), "--out", str(tmp_path / "cmp")]) == 0
     assert "1 pairs tested (2 not paired)" in capsys.readouterr().out
     written = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
-    assert [(u["a"], u["b"]) for u in written["unpaired"]] == [("calm2-7b-chat", "gpt4o-mini"),
-                                                               ("gpt4o-mini", "qwen2.5-7b-instruct")]
+    assert [(u["a"], u["b"]) for u in written["unpaired"]] == [
+        ("calm2-7b-chat", "gpt4o-mini"),
+        ("gpt4o-mini", "qwen2.5-7b-instruct"),
+    ]
     assert all("runs on different questions are not paired" in u["reason"] for u in written["unpaired"])
     (pair,) = written["pairs"]
     assert (pair["a"], pair["b"], pair["n"], pair["only_a"], pair["only_b"]) == (
-        "calm2-7b-chat", "qwen2.5-7b-instruct", 807, 3, 0)
+        "calm2-7b-chat",
+        "qwen2.5-7b-instruct",
+        807,
+        3,
+        0,
+    )
     a, b = _correct(alone["calm2-7b-chat"]), _correct(alone["qwen2.5-7b-instruct"])
     assert pair["difference"] == pytest.approx(np.mean([float(a[k]) - float(b[k]) for k in b]))
     assert [e["vs_next"] for e in written["ranking"]][:1] == [None]  # gpt4o-mini first, paired with no one
@@ -113,10 +149,20 @@ def test_chrf_paired_permutation(data_dir, tmp_path):
     """Two models name the 40 yokai of the released rows' first 40 questions: chrF compared
     by a paired permutation test (scipy, the same seed), exact match by McNemar's."""
     rows = mcq.read_questions(data_dir.parent / "yokaieval" / "YokaiEval-first40.json.xz")
-    questions = [{"id": r["id"], "question": f"Which yokai: {r['question']}", "answers": [r["title"]],
-                  "origin_wiki": "jawiki", "has_enwiki": i % 2 == 0} for i, r in enumerate(rows)]
-    said = {"good": [r["title"] if i % 4 else r["title"][:-1] for i, r in enumerate(rows)],
-            "worse": [r["title"] if i % 3 == 0 else r["choices"][0] for i, r in enumerate(rows)]}
+    questions = [
+        {
+            "id": r["id"],
+            "question": f"Which yokai: {r['question']}",
+            "answers": [r["title"]],
+            "origin_wiki": "jawiki",
+            "has_enwiki": i % 2 == 0,
+        }
+        for i, r in enumerate(rows)
+    ]
+    said = {
+        "good": [r["title"] if i % 4 else r["title"][:-1] for i, r in enumerate(rows)],
+        "worse": [r["title"] if i % 3 == 0 else r["choices"][0] for i, r in enumerate(rows)],
+    }
     runs = []
     for name, answers in said.items():
         items = freeform.evaluate_freeform(questions, _Recorded(name, answers))
@@ -126,9 +172,14 @@ def test_chrf_paired_permutation(data_dir, tmp_path):
     (pair,) = result["pairs"]
     good = pq.read_table(runs[0] / "items.parquet").column("chrf").to_numpy()
     worse = pq.read_table(runs[1] / "items.parquet").column("chrf").to_numpy()
-    direct = sp.permutation_test((good, worse), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                 permutation_type="samples", vectorized=True, n_resamples=2000,
-                                 rng=np.random.default_rng(stats.SEED))
+    direct = sp.permutation_test(
+        (good, worse),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=2000,
+        rng=np.random.default_rng(stats.SEED),
+    )
     assert pair["test"] == "paired permutation" and pair["n"] == 40
     assert pair["p_value"] == pytest.approx(direct.pvalue) and pair["p_value"] < 0.05
     assert pair["difference"] == pytest.approx(good.mean() - worse.mean())

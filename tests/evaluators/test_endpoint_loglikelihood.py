@@ -24,11 +24,29 @@ def _questions(path, n=12):
     rows = []
     for i in range(n):
         choices = [f"選択肢{i}-{k}" for k in range(4)] if i % 2 else [f"option {k} of {i}" for k in range(4)]
-        rows.append({"id": f"q{i}", "question": f"問{i}：どれが正しいか。", "choices": choices,
-                     "answer": choices[i % 4], "answer_index": i % 4, "type": MCQ_TYPES[i % 6],
-                     "region": MCQ_REGIONS[i % 3], "ref": [1], "refs_detail": ["文献"], "url": None,
-                     "title": f"妖怪{i}", "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja",
-                     "generator": "g", "checker": "c", "prompt_sha1": "x", "source_revision_id": 1})
+        rows.append(
+            {
+                "id": f"q{i}",
+                "question": f"問{i}：どれが正しいか。",
+                "choices": choices,
+                "answer": choices[i % 4],
+                "answer_index": i % 4,
+                "type": MCQ_TYPES[i % 6],
+                "region": MCQ_REGIONS[i % 3],
+                "ref": [1],
+                "refs_detail": ["文献"],
+                "url": None,
+                "title": f"妖怪{i}",
+                "qid": None,
+                "wiki": "jawiki",
+                "page_id": i,
+                "language": "ja",
+                "generator": "g",
+                "checker": "c",
+                "prompt_sha1": "x",
+                "source_revision_id": 1,
+            }
+        )
     pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
     return path
 
@@ -65,12 +83,36 @@ def test_loglikelihood_mode_through_a_server_equals_local_mode(tmp_path, tiny_mo
     """acc and acc_norm exactly, every log-likelihood to 1e-4; the signature names the server
     and how its prompts were cut."""
     questions = str(_questions(tmp_path / "mcq.parquet"))
-    local, local_items = _run(tmp_path, "local", "mcq", "--questions", questions, "--mode", "loglikelihood",
-                              "--model", str(tiny_model_dir), "--device", "cpu")
+    local, local_items = _run(
+        tmp_path,
+        "local",
+        "mcq",
+        "--questions",
+        questions,
+        "--mode",
+        "loglikelihood",
+        "--model",
+        str(tiny_model_dir),
+        "--device",
+        "cpu",
+    )
     with CompletionsServer(tiny_model_dir) as server:
-        served, items = _run(tmp_path, "served", "mcq", "--questions", questions, "--mode", "loglikelihood",
-                             "--model", "served", "--endpoint", server.url, "--cache", str(tmp_path / "c.sqlite"),
-                             *(["--tokenizer", str(tiny_model_dir)] if tokenizer else []))
+        served, items = _run(
+            tmp_path,
+            "served",
+            "mcq",
+            "--questions",
+            questions,
+            "--mode",
+            "loglikelihood",
+            "--model",
+            "served",
+            "--endpoint",
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            *(["--tokenizer", str(tiny_model_dir)] if tokenizer else []),
+        )
         calls = list(server.calls)
     for key in ("acc", "acc_norm", "acc_norm_bytes", "by_type", "by_region"):
         assert served[key] == local[key], key
@@ -93,8 +135,21 @@ def test_a_rerun_makes_no_request(tmp_path, tiny_model_dir):
     """Each prompt is cached on its own: the same run again, or with other batches, asks nothing."""
     questions = str(_questions(tmp_path / "mcq.parquet", 6))
     with CompletionsServer(tiny_model_dir) as server:
-        args = ["mcq", "--questions", questions, "--mode", "loglikelihood", "--model", "served",
-                "--endpoint", server.url, "--cache", str(tmp_path / "c.sqlite"), "--batch-size", "4"]
+        args = [
+            "mcq",
+            "--questions",
+            questions,
+            "--mode",
+            "loglikelihood",
+            "--model",
+            "served",
+            "--endpoint",
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--batch-size",
+            "4",
+        ]
         first, items = _run(tmp_path, "one", *args)
         assert len(server.calls[0]["prompt"]) == 1
         assert sorted(len(c["prompt"]) for c in server.calls[1:]) == [3, 4, 4, 4, 4, 4]  # concurrent: any order
@@ -103,18 +158,37 @@ def test_a_rerun_makes_no_request(tmp_path, tiny_model_dir):
     assert again["acc"] == first["acc"] and [i["loglikelihoods"] for i in same] == [i["loglikelihoods"] for i in items]
 
 
-@pytest.mark.parametrize("echo,said", [
-    (False, "refuses to score a prompt (400: echo is not supported)"),
-    ("ignored", "answers without the prompt's log-probabilities"),
-])
+@pytest.mark.parametrize(
+    "echo,said",
+    [
+        (False, "refuses to score a prompt (400: echo is not supported)"),
+        ("ignored", "answers without the prompt's log-probabilities"),
+    ],
+)
 def test_a_server_that_cannot_score_prompts_is_one_line_exit_2(tmp_path, tiny_model_dir, capsys, echo, said):
     """A server that refuses echo (400), or answers with the generated token's log-probability
     only (llama.cpp's own server), stops the run after its first prompt: one line, exit 2."""
     questions = str(_questions(tmp_path / "mcq.parquet", 4))
     with CompletionsServer(tiny_model_dir, echo=echo) as server:
         capsys.readouterr()  # the server's own loading lines
-        code = cli.main(["eval", "mcq", "--questions", questions, "--mode", "loglikelihood", "--model", "served",
-                         "--endpoint", server.url, "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "o")])
+        code = cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                questions,
+                "--mode",
+                "loglikelihood",
+                "--model",
+                "served",
+                "--endpoint",
+                server.url,
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
         assert len(server.calls) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and said in err[0] and err[0].startswith("wikiorigin: error: ")
@@ -127,8 +201,20 @@ def test_token_texts_that_do_not_spell_the_prompt_ask_for_a_tokenizer(tmp_path, 
     text offsets cannot be trusted there, so the run stops at its first prompt and asks for
     --tokenizer, with which the same server scores the questions."""
     questions = str(_questions(tmp_path / "mcq.parquet", 4))
-    args = ["eval", "mcq", "--questions", questions, "--mode", "loglikelihood", "--model", "served",
-            "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "o")]
+    args = [
+        "eval",
+        "mcq",
+        "--questions",
+        questions,
+        "--mode",
+        "loglikelihood",
+        "--model",
+        "served",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(tmp_path / "o"),
+    ]
     with CompletionsServer(tiny_model_dir, decode="alone") as server:
         capsys.readouterr()
         assert cli.main([*args, "--endpoint", server.url]) == 2
@@ -173,14 +259,31 @@ def test_the_leakage_check_through_a_server_equals_local(tmp_path, tiny_model_di
     """eval leakage --endpoint --tokenizer: the same tokens and numbers as the local model."""
     articles, paraphrases = _articles()
     pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
-    (tmp_path / "p.json").write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()],
-                                                ensure_ascii=False))
-    common = ["leakage", "--articles", str(tmp_path / "a.parquet"), "--paraphrases", str(tmp_path / "p.json"),
-              "--sample", "all"]
+    (tmp_path / "p.json").write_text(
+        json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False)
+    )
+    common = [
+        "leakage",
+        "--articles",
+        str(tmp_path / "a.parquet"),
+        "--paraphrases",
+        str(tmp_path / "p.json"),
+        "--sample",
+        "all",
+    ]
     local, local_items = _run(tmp_path, "local", *common, "--model", str(tiny_model_dir), "--device", "cpu")
     with CompletionsServer(tiny_model_dir) as server:
-        args = [*common, "--model", "served", "--endpoint", server.url, "--tokenizer", str(tiny_model_dir),
-                "--cache", str(tmp_path / "c.sqlite")]
+        args = [
+            *common,
+            "--model",
+            "served",
+            "--endpoint",
+            server.url,
+            "--tokenizer",
+            str(tiny_model_dir),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+        ]
         served, items = _run(tmp_path, "served", *args)
         calls = len(server.calls)
         _run(tmp_path, "again", *args)
@@ -200,8 +303,9 @@ def test_leakage_through_a_server_in_windows_and_as_text(tmp_path, tiny_llama, t
         for windows in ("overlap", "disjoint"):
             expected = leakage.leakage_check(articles, paraphrases, short, max_chars=200, windows=windows)
             assert expected[0][0]["original_tokens"] > 32
-            _same_check(expected, leakage.leakage_check(articles, paraphrases, windowed, max_chars=200,
-                                                        windows=windows))
+            _same_check(
+                expected, leakage.leakage_check(articles, paraphrases, windowed, max_chars=200, windows=windows)
+            )
         as_text = _endpoint(server, tmp_path)
         texts = list(articles.values())
         whole = LocalModel(tiny_model_dir, device="cpu").token_logprobs(texts)
@@ -219,6 +323,8 @@ def test_options_that_need_a_tokenizer_or_an_endpoint(tmp_path, tiny_model_dir, 
     assert "--bos always with --endpoint needs --tokenizer PATH" in capsys.readouterr().err
     assert cli.main([*base, "--model", str(tiny_model_dir), "--tokenizer", str(tiny_model_dir)]) == 2
     assert "--tokenizer is for --endpoint" in capsys.readouterr().err
-    assert cli.main([*base, "--model", "m", "--endpoint", "http://127.0.0.1:9", "--tokenizer",
-                     str(tmp_path / "none")]) == 2
+    assert (
+        cli.main([*base, "--model", "m", "--endpoint", "http://127.0.0.1:9", "--tokenizer", str(tmp_path / "none")])
+        == 2
+    )
     assert "none: no such directory" in capsys.readouterr().err

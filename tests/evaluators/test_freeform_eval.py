@@ -26,11 +26,25 @@ ITEMS = [  # qid, language, has an English article, answers, what the model says
 
 
 def _parquet(path):
-    rows = [{"id": q, "question": f"Which being is meant? ({q})", "question_source": f"どの妖怪か ({q})",
-             "answers": answers, "qid": q, "origin_wiki": wiki, "title": answers[0], "n_wikis": 3,
-             "has_enwiki": en, "criteria": {n: 5 for n in FREEFORM.field("criteria").type.names},
-             "language": wiki[:2], "generator": "g", "prompt_sha1": "x", "source_revision_id": 1}
-            for q, wiki, en, answers, _ in ITEMS]
+    rows = [
+        {
+            "id": q,
+            "question": f"Which being is meant? ({q})",
+            "question_source": f"どの妖怪か ({q})",
+            "answers": answers,
+            "qid": q,
+            "origin_wiki": wiki,
+            "title": answers[0],
+            "n_wikis": 3,
+            "has_enwiki": en,
+            "criteria": {n: 5 for n in FREEFORM.field("criteria").type.names},
+            "language": wiki[:2],
+            "generator": "g",
+            "prompt_sha1": "x",
+            "source_revision_id": 1,
+        }
+        for q, wiki, en, answers, _ in ITEMS
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=FREEFORM), path)
     return path
 
@@ -40,10 +54,17 @@ def _answer(messages):
     return next(said for q, *_, said in ITEMS if f"({q})" in prompt)
 
 
-@pytest.mark.parametrize("response,expected", [
-    ("Answer: Kappa.", "Kappa"), ("「河童」です", "河童」です"), ("\n\n**Tengu**\nbecause...", "Tengu"),
-    ("回答：天狗。", "天狗"), (None, ""), ("", ""),
-])
+@pytest.mark.parametrize(
+    "response,expected",
+    [
+        ("Answer: Kappa.", "Kappa"),
+        ("「河童」です", "河童」です"),
+        ("\n\n**Tengu**\nbecause...", "Tengu"),
+        ("回答：天狗。", "天狗"),
+        (None, ""),
+        ("", ""),
+    ],
+)
 def test_answer_text(response, expected):
     assert freeform.answer_text(response) == expected
 
@@ -68,8 +89,22 @@ def test_scores_and_splits(tmp_path):
 def test_cli(tmp_path, capsys):
     path = _parquet(tmp_path / "ff.parquet")
     with ChatServer(_answer) as server:
-        code = cli.main(["eval", "freeform", "--questions", str(path), "--model", "m", "--endpoint", server.url,
-                         "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "run")])
+        code = cli.main(
+            [
+                "eval",
+                "freeform",
+                "--questions",
+                str(path),
+                "--model",
+                "m",
+                "--endpoint",
+                server.url,
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
         assert server.calls[0]["temperature"] == 0.0 and server.calls[0]["max_tokens"] == 32
     assert code == 0 and "exact 0.400" in capsys.readouterr().out
     report = (tmp_path / "run" / "report.md").read_text()
@@ -78,12 +113,21 @@ def test_cli(tmp_path, capsys):
     assert summary["n"] == 5
     settings = summary["settings"]
     host = server.url.split("//")[1].split("/")[0]
-    assert settings == {"task": "freeform", "model": f"m@{host}", "template": "server", "temperature": 0.0,
-                        "top_p": 1.0, "seed": 0, "max_new_tokens": 32, "language": "en",
-                        "instruction": text_hash(freeform.PROMPTS["en"]), "parser": 1, "chrf": "c6w0b2",
-                        "data": data_hash(freeform.read_freeform(path), ("id", "question", "question_source",
-                                                                         "answers")),
-                        "version": __version__}
+    assert settings == {
+        "task": "freeform",
+        "model": f"m@{host}",
+        "template": "server",
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "seed": 0,
+        "max_new_tokens": 32,
+        "language": "en",
+        "instruction": text_hash(freeform.PROMPTS["en"]),
+        "parser": 1,
+        "chrf": "c6w0b2",
+        "data": data_hash(freeform.read_freeform(path), ("id", "question", "question_source", "answers")),
+        "version": __version__,
+    }
     assert f"Signature: `{summary['signature']}`" in report
     assert summary["signature"].startswith(f"wikiorigin-eval|task:freeform|model:m@{host}|template:server|")
 
@@ -94,9 +138,27 @@ def test_runs_at_other_temperatures_are_flagged(tmp_path, capsys):
     with ChatServer(_answer) as server:
         for name, temperature in (("greedy", "0"), ("sampled", "0.7")):
             runs.append(tmp_path / name)
-            assert cli.main(["eval", "freeform", "--questions", str(path), "--model", name, "--endpoint", server.url,
-                             "--temperature", temperature, "--cache", str(tmp_path / "c.sqlite"),
-                             "--out", str(runs[-1])]) == 0
+            assert (
+                cli.main(
+                    [
+                        "eval",
+                        "freeform",
+                        "--questions",
+                        str(path),
+                        "--model",
+                        name,
+                        "--endpoint",
+                        server.url,
+                        "--temperature",
+                        temperature,
+                        "--cache",
+                        str(tmp_path / "c.sqlite"),
+                        "--out",
+                        str(runs[-1]),
+                    ]
+                )
+                == 0
+            )
     capsys.readouterr()
     assert cli.main(["eval", "compare", *map(str, runs), "--metric", "chrf", "--out", str(tmp_path / "cmp")]) == 0
     err = capsys.readouterr().err
@@ -107,8 +169,13 @@ def test_failed_requests_are_counted_not_dropped(tmp_path):
     rows = freeform.read_freeform(_parquet(tmp_path / "ff.parquet"))
     with ChatServer(_answer) as server:
         server.faults = ["500"] * 20
-        client = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                           backoff=0.01, retries=1, concurrency=1)
+        client = LLMClient(
+            OpenAIBackend("m", base_url=server.url),
+            RequestCache(tmp_path / "c.sqlite"),
+            backoff=0.01,
+            retries=1,
+            concurrency=1,
+        )
         items = freeform.evaluate_freeform(rows, EndpointModel(client))
     summary = freeform.summarize_freeform(items)
     assert summary["n"] == 5 and summary["failed"] >= 1

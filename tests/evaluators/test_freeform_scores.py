@@ -21,8 +21,11 @@ def test_chrf_equals_sacrebleu_on_random_strings():
 def _names(path) -> list[list[str]]:
     """Each item's labels and aliases in every language of a real Wikidata dump sample."""
     items = [json.loads(line.rstrip(",\n")) for line in path.open(encoding="utf-8") if line.startswith("{")]
-    return [[v["value"] for v in item.get("labels", {}).values()]
-            + [a["value"] for aliases in item.get("aliases", {}).values() for a in aliases] for item in items]
+    return [
+        [v["value"] for v in item.get("labels", {}).values()]
+        + [a["value"] for aliases in item.get("aliases", {}).values() for a in aliases]
+        for item in items
+    ]
 
 
 def test_chrf_equals_sacrebleu_on_names_in_many_scripts(data_dir):
@@ -60,10 +63,17 @@ def test_score_answer():
         score_answer("x", [])
 
 
-@pytest.mark.parametrize("a,b,distance", [
-    ("kitten", "sitting", 3), ("", "abc", 3), ("abc", "abc", 0), ("中ぶ", "中部", 1), ("河童", "かっぱ", 3),
-    ("flaw", "lawn", 2),
-])
+@pytest.mark.parametrize(
+    "a,b,distance",
+    [
+        ("kitten", "sitting", 3),
+        ("", "abc", 3),
+        ("abc", "abc", 0),
+        ("中ぶ", "中部", 1),
+        ("河童", "かっぱ", 3),
+        ("flaw", "lawn", 2),
+    ],
+)
 def test_edit_distance(a, b, distance):
     from wikiorigin.evaluators.freeform import levenshtein
 

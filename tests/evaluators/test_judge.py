@@ -30,9 +30,26 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
     care_file = data_dir.parent / "care-Japanese-test.json"
     rows = care.read_care(care_file)
     with ChatServer(_server_answer) as server:
-        code = cli.main(["eval", "judge", "--questions", str(care_file), "--model", "answerer", "--endpoint", server.url,
-                         "--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite"),
-                         "--out", str(tmp_path / "run")])
+        code = cli.main(
+            [
+                "eval",
+                "judge",
+                "--questions",
+                str(care_file),
+                "--model",
+                "answerer",
+                "--endpoint",
+                server.url,
+                "--judge-model",
+                "judge",
+                "--base-url",
+                server.url,
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
         rubric_prompts = [c["messages"][0]["content"] for c in server.calls if c["model"] == "judge"]
     assert code == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -43,19 +60,33 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
     rated = [e for e in expected if e is not None]
     assert summary["n"] == 150 and summary["rated"] == len(rated)
     assert summary["mean"] == pytest.approx(sum(rated) / len(rated))
-    assert summary["unrated"] == {k: v for k, v in {"missing": sum(
-        sum(map(ord, f"Question: {r['question']}")) % 12 == 10 for r in rows), "out of range": sum(
-        sum(map(ord, f"Question: {r['question']}")) % 12 == 11 for r in rows)}.items() if v}
-    assert set(summary["by_category"]) == {"Cultural entities", "Cultural commonsense", "Literacy",
-                                           "Social norms", "Opinion"}
+    assert summary["unrated"] == {
+        k: v
+        for k, v in {
+            "missing": sum(sum(map(ord, f"Question: {r['question']}")) % 12 == 10 for r in rows),
+            "out of range": sum(sum(map(ord, f"Question: {r['question']}")) % 12 == 11 for r in rows),
+        }.items()
+        if v
+    }
+    assert set(summary["by_category"]) == {
+        "Cultural entities",
+        "Cultural commonsense",
+        "Literacy",
+        "Social norms",
+        "Opinion",
+    }
     assert any(care.RUBRICS["Social norms"] in p for p in rubric_prompts)
     assert "Native (Japanese)" in summary["by_culture"]
     assert (tmp_path / "run" / "rating_by_category.png").exists()
     assert "answers rated" in capsys.readouterr().out
     host = server.url.split("//")[1].split("/")[0]
     settings = summary["settings"]
-    assert (settings["model"], settings["judge"], settings["temperature"], settings["max_new_tokens"]) == \
-        (f"answerer@{host}", f"judge@{host}", 0.7, 512)
+    assert (settings["model"], settings["judge"], settings["temperature"], settings["max_new_tokens"]) == (
+        f"answerer@{host}",
+        f"judge@{host}",
+        0.7,
+        512,
+    )
     assert settings["data"] == data_hash(rows, ("question", "answer", "culture_type", "associated_culture"))
     assert f"|jprompt:{care.JUDGE_SHA1[:8]}" in summary["signature"] and "|judge:judge@" in summary["signature"]
     # the judge samples as CARE's did, and says so
@@ -65,16 +96,28 @@ def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
 
 
 def test_recorded_answers_and_judge_failures(tmp_path):
-    rows = [{"question": f"q{i}", "answer": "ref", "culture_type": "Opinion", "associated_culture": "X",
-             "response": f"a{i}"} for i in range(4)]
+    rows = [
+        {
+            "question": f"q{i}",
+            "answer": "ref",
+            "culture_type": "Opinion",
+            "associated_culture": "X",
+            "response": f"a{i}",
+        }
+        for i in range(4)
+    ]
     rows[3]["response"] = None
     with ChatServer(lambda m: "Rating: [[6]]") as server:
         server.faults = ["500"] * 3
-        client = LLMClient(OpenAIBackend("judge", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                           backoff=0.01, retries=2, concurrency=1)
+        client = LLMClient(
+            OpenAIBackend("judge", base_url=server.url),
+            RequestCache(tmp_path / "c.sqlite"),
+            backoff=0.01,
+            retries=2,
+            concurrency=1,
+        )
         items = judging.judge_answers(rows, [r["response"] for r in rows], client, model="recorded")
     summary = judging.summarize_judged(items)
     assert [i["unrated"] for i in items][3] == "no answer"
     assert summary["unrated"].get("judge failed", 0) == 1 and summary["rated"] == 2
     assert summary["mean"] == 6
-

@@ -71,8 +71,9 @@ def test_real_articles_longer_than_the_context(tiny_model_dir, data_dir):
     items, summary = leakage.leakage_check(articles, shuffled, model, max_chars=600)
     assert summary["n"] == 10 and all(i["original_tokens"] > 128 for i in items)
     assert all(i["original_chars"] == min(600, len(articles[i["title"]])) for i in items)
-    assert summary["p_value"] == pytest.approx(wilcoxon([i["original_nll_per_char"] for i in items],
-                                                        [i["paraphrase_nll_per_char"] for i in items]).pvalue)
+    assert summary["p_value"] == pytest.approx(
+        wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items]).pvalue
+    )
 
 
 def test_paraphrases_that_fail_are_left_out_and_said(tmp_path):
@@ -95,9 +96,24 @@ def test_cli_with_paraphrases_from_an_llm(tmp_path, tiny_model_dir, capsys):
         return rewrites[messages[-1]["content"]]
 
     with ChatServer(answer) as server:
-        args = ["eval", "leakage", "--articles", str(tmp_path / "a.parquet"), "--model", str(tiny_model_dir),
-                "--device", "cpu", "--paraphrase-model", "p", "--base-url", server.url,
-                "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "run")]
+        args = [
+            "eval",
+            "leakage",
+            "--articles",
+            str(tmp_path / "a.parquet"),
+            "--model",
+            str(tiny_model_dir),
+            "--device",
+            "cpu",
+            "--paraphrase-model",
+            "p",
+            "--base-url",
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--out",
+            str(tmp_path / "run"),
+        ]
         assert cli.main(args) == 0
         assert cli.main(args) == 0 and len(server.calls) == 6  # the re-run's paraphrases are cached
     assert "6 articles" in capsys.readouterr().out
@@ -139,9 +155,27 @@ def test_windows_over_texts_longer_than_the_context(tiny_model_dir, capsys, tmp_
     path = tmp_path / "p.json"
     path.write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False))
     pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
-    assert cli.main(["eval", "leakage", "--articles", str(tmp_path / "a.parquet"), "--paraphrases", str(path),
-                     "--model", str(tiny_model_dir), "--device", "cpu", "--windows", "disjoint",
-                     "--out", str(tmp_path / "run")]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "leakage",
+                "--articles",
+                str(tmp_path / "a.parquet"),
+                "--paraphrases",
+                str(path),
+                "--model",
+                str(tiny_model_dir),
+                "--device",
+                "cpu",
+                "--windows",
+                "disjoint",
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["windows"] == "disjoint"
 
 
@@ -176,8 +210,9 @@ def test_paraphrases_are_cut_as_the_originals_are():
     paraphrases = {t: text * 3 for t, text in paraphrases.items()}  # far longer than the passage
     model = _Recorder()
     items, _ = leakage.leakage_check(articles, paraphrases, model, max_chars=25)
-    assert model.texts == [leakage.passage(articles[t], 25) for t in articles] + \
-        [leakage.passage(paraphrases[t], 25) for t in articles]
+    assert model.texts == [leakage.passage(articles[t], 25) for t in articles] + [
+        leakage.passage(paraphrases[t], 25) for t in articles
+    ]
     assert all(i["original_chars"] == i["paraphrase_chars"] == 25 for i in items)
     assert leakage.passage("河童は川に住む", 3) == "河童は"  # characters (code points), not bytes or tokens
     short = {t: text[:10] for t, text in paraphrases.items()}  # shorter than the budget: kept whole
@@ -210,8 +245,9 @@ def test_the_sample_is_compared_and_recorded():
     items, summary = leakage.leakage_check(articles, paraphrases, _Recorder(), max_chars=30, sample=sample)
     assert [i["title"] for i in items] == list(sample.titles) and summary["n"] == 5
     assert summary["sample"] == {"n": 5, "seed": 3, "population": 12, "titles": list(sample.titles)}
-    settings = leakage.leakage_settings(_Recorder(), max_chars=30, articles=articles, paraphrases=paraphrases,
-                                        sample=sample)
+    settings = leakage.leakage_settings(
+        _Recorder(), max_chars=30, articles=articles, paraphrases=paraphrases, sample=sample
+    )
     assert settings["sample"] == 5 and settings["sample_seed"] == 3 and "limit" not in settings
     chosen = {t: articles[t] for t in sample.titles}  # the data hash is of the articles compared
     assert settings["data"] == leakage.leakage_settings(_Recorder(), articles=chosen, sample=sample)["data"]
@@ -229,11 +265,31 @@ def test_cli_sample_seed_and_limit(tmp_path, tiny_model_dir, capsys):
     path.write_text(json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False))
 
     def run(name, rows, *more):
-        pq.write_table(pa.table({"title": [t for t, _ in rows], "text": [x for _, x in rows]}),
-                       tmp_path / f"{name}.parquet")
-        assert cli.main(["eval", "leakage", "--articles", str(tmp_path / f"{name}.parquet"), "--paraphrases",
-                         str(path), "--model", str(tiny_model_dir), "--device", "cpu", "--max-chars", "60",
-                         "--out", str(tmp_path / name), *more]) == 0
+        pq.write_table(
+            pa.table({"title": [t for t, _ in rows], "text": [x for _, x in rows]}), tmp_path / f"{name}.parquet"
+        )
+        assert (
+            cli.main(
+                [
+                    "eval",
+                    "leakage",
+                    "--articles",
+                    str(tmp_path / f"{name}.parquet"),
+                    "--paraphrases",
+                    str(path),
+                    "--model",
+                    str(tiny_model_dir),
+                    "--device",
+                    "cpu",
+                    "--max-chars",
+                    "60",
+                    "--out",
+                    str(tmp_path / name),
+                    *more,
+                ]
+            )
+            == 0
+        )
         return json.loads((tmp_path / name / "summary.json").read_text())
 
     rows = list(articles.items())
@@ -248,12 +304,29 @@ def test_cli_sample_seed_and_limit(tmp_path, tiny_model_dir, capsys):
     assert "drawn at random from 11: --sample 5 --seed 7" in (tmp_path / "drawn" / "report.md").read_text()
     default = run("default", rows)
     assert default["sample"] == {"n": 20, "seed": 0, "population": 11, "titles": default["sample"]["titles"]}
-    assert sorted(default["sample"]["titles"]) == sorted(expected.titles + tuple(
-        t for t in paraphrases if t not in expected.titles))
+    assert sorted(default["sample"]["titles"]) == sorted(
+        expected.titles + tuple(t for t in paraphrases if t not in expected.titles)
+    )
     first = run("first", rows, "--limit", "4")
     assert first["sample"]["titles"] == list(articles)[:4] and first["settings"]["limit"] == 4
     assert "sample" not in first["settings"]
     with pytest.raises(SystemExit):
-        cli.main(["eval", "leakage", "--articles", "a", "--paraphrases", "p", "--model", "m", "--out", "o",
-                  "--sample", "5", "--limit", "4"])
+        cli.main(
+            [
+                "eval",
+                "leakage",
+                "--articles",
+                "a",
+                "--paraphrases",
+                "p",
+                "--model",
+                "m",
+                "--out",
+                "o",
+                "--sample",
+                "5",
+                "--limit",
+                "4",
+            ]
+        )
     assert "not allowed with argument" in capsys.readouterr().err

@@ -21,9 +21,12 @@ from tests.tiny_model import make_tiny_llama  # noqa: E402
 from wikiorigin.evaluators import mcq  # noqa: E402
 from wikiorigin.evaluators.models import LocalModel  # noqa: E402
 
-ENGLISH = [("Question: which season does the yuki-onna appear in? Answer: ", "winter."),
-           ("The kappa is often said to live in", " rivers."), ("", "The kappa is often said to live in rivers."),
-           ("Question: which season does the yuki-onna appear in?\nAnswer:", " winter")]
+ENGLISH = [
+    ("Question: which season does the yuki-onna appear in? Answer: ", "winter."),
+    ("The kappa is often said to live in", " rivers."),
+    ("", "The kappa is often said to live in rivers."),
+    ("Question: which season does the yuki-onna appear in?\nAnswer:", " winter"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +61,7 @@ def _requests(rows, language):
 
 
 def _lmeval(hflm, requests):
-    return hflm.loglikelihood([Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)],
-                              disable_tqdm=True)
+    return hflm.loglikelihood([Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)], disable_tqdm=True)
 
 
 def test_the_tokenizer_adds_bos_and_we_cut_where_lmeval_cuts(ours, hflm, rows):
@@ -67,8 +69,9 @@ def test_the_tokenizer_adds_bos_and_we_cut_where_lmeval_cuts(ours, hflm, rows):
     assert ours.tokenizer("河童")["input_ids"][0] == bos and hflm.tok_encode("河童")[0] == bos
     requests = _requests(rows, "ja") + _requests(rows, "en") + ENGLISH
     pairs = ours._split_many(requests)
-    assert pairs == [([bos], hflm.tok_encode(c, add_special_tokens=False)) if not a else hflm._encode_pair(a, c)
-                     for a, c in requests]
+    assert pairs == [
+        ([bos], hflm.tok_encode(c, add_special_tokens=False)) if not a else hflm._encode_pair(a, c) for a, c in requests
+    ]
     assert all(head[0] == bos for head, _ in pairs)
     # a space before the option is the option's: "▁空" after ":", not a lone "▁"
     head, tail = ours._split("回答:", " 空家")
@@ -79,15 +82,35 @@ def test_the_tokenizer_adds_bos_and_we_cut_where_lmeval_cuts(ours, hflm, rows):
 def _task(tmp_path, name, rows, language):
     """A ``multiple_choice`` task: context, options and answer column by column (JSON is YAML)."""
     data = tmp_path / f"{name}.jsonl"
-    data.write_text("".join(json.dumps({"prompt": mcq.question_prompt(r) + mcq.ANSWER_CUES[language],
-                                        "choices": r["choices"], "answer": r["answer_index"]}, ensure_ascii=False)
-                            + "\n" for r in rows), encoding="utf-8")
-    config = {"task": name, "dataset_path": "json", "dataset_kwargs": {"data_files": {"test": str(data)}},
-              "test_split": "test", "output_type": "multiple_choice", "doc_to_text": "prompt",
-              "doc_to_choice": "choices", "doc_to_target": "answer", "num_fewshot": 0,
-              "target_delimiter": mcq.delimiter(language),
-              "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True}
-                              for m in ("acc", "acc_norm")], "metadata": {"version": 1.0}}
+    data.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "prompt": mcq.question_prompt(r) + mcq.ANSWER_CUES[language],
+                    "choices": r["choices"],
+                    "answer": r["answer_index"],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
+    config = {
+        "task": name,
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        "test_split": "test",
+        "output_type": "multiple_choice",
+        "doc_to_text": "prompt",
+        "doc_to_choice": "choices",
+        "doc_to_target": "answer",
+        "num_fewshot": 0,
+        "target_delimiter": mcq.delimiter(language),
+        "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in ("acc", "acc_norm")],
+        "metadata": {"version": 1.0},
+    }
     (tmp_path / f"{name}.yaml").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
 
 
@@ -101,8 +124,12 @@ def test_mcq_items_equal_lmeval_simple_evaluate(ours, hflm, rows, tmp_path):
     languages = ("ja", "en", "el", "zh")
     for language in languages:
         _task(tmp_path, f"yokai_parity_{language}", rows, language)
-    result = simple_evaluate(model=hflm, tasks=[f"yokai_parity_{x}" for x in languages], log_samples=True,
-                             task_manager=TaskManager(include_path=str(tmp_path)))
+    result = simple_evaluate(
+        model=hflm,
+        tasks=[f"yokai_parity_{x}" for x in languages],
+        log_samples=True,
+        task_manager=TaskManager(include_path=str(tmp_path)),
+    )
     assert (mcq.delimiter("el"), mcq.delimiter("zh"), mcq.answer_cue("el")) == (" ", "", "\nΑπάντηση:")
     for language in languages:
         name = f"yokai_parity_{language}"
@@ -123,8 +150,10 @@ def test_contexts_with_bos_still_run_once_for_their_options(llama_dir, rows):
     model = LocalModel(llama_dir, device="cpu", max_batch_size=16)
     calls = []
     call = model._call
-    model._call = lambda **inputs: calls.append((tuple(inputs["input_ids"].shape), "cache" in inputs,
-                                                 bool(inputs.get("output_hidden_states")))) or call(**inputs)
+    model._call = lambda **inputs: (
+        calls.append((tuple(inputs["input_ids"].shape), "cache" in inputs, bool(inputs.get("output_hidden_states"))))
+        or call(**inputs)
+    )
     mcq.evaluate_loglikelihood(rows[:4], model)
     assert model.share_context and model._output_layer() is not None
     contexts = [c for c in calls if not c[1] and c[0][0] == 4]
@@ -140,8 +169,9 @@ def test_acc_norm_divides_by_the_option_without_the_delimiter(ours, rows):
         assert item["pred_norm"] == max(range(4), key=by_chars.__getitem__)
         assert item["pred_bytes"] == max(range(4), key=by_bytes.__getitem__)
     # the old rule (the delimiter counted) picks otherwise on some of these questions
-    with_space = [max(range(4), key=lambda k: i["loglikelihoods"][k] / (1 + len(r["choices"][k])))
-                  for r, i in zip(rows, items)]
+    with_space = [
+        max(range(4), key=lambda k: i["loglikelihoods"][k] / (1 + len(r["choices"][k]))) for r, i in zip(rows, items)
+    ]
     assert with_space != [i["pred_norm"] for i in items]
 
 
@@ -183,7 +213,7 @@ def _spanning(tokenizer, text):
     for i in range(1, len(text)):
         for j in range(i + 1, min(len(text), i + 4) + 1):
             head, whole = tokenizer(text[:i])["input_ids"], tokenizer(text[:j])["input_ids"]
-            if whole[:len(head)] != head:
+            if whole[: len(head)] != head:
                 found.setdefault("longer" if len(whole) > len(head) else "empty", (text[:i], text[i:j]))
         if len(found) == 2:
             return found

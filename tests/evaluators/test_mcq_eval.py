@@ -24,21 +24,50 @@ from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES
 def released(data_dir, tmp_path_factory):
     """The released first 40 rows and one model's released responses, as plain JSON files."""
     where = tmp_path_factory.mktemp("yokaieval")
-    for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json", "responses-gpt4o-mini.json",
-                 "responses-qwen2.5-7b-instruct.json", "human_eval-first40.json"):
+    for name in (
+        "YokaiEval-first40.json",
+        "responses-calm2-7b-chat.json",
+        "responses-gpt4o-mini.json",
+        "responses-qwen2.5-7b-instruct.json",
+        "human_eval-first40.json",
+    ):
         (where / name).write_bytes(lzma.open(data_dir.parent / "yokaieval" / (name + ".xz")).read())
     return where
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("関東", "関東"), ("[[不明]]", "不明"), ("[[日本全国]]", "日本全国"), ("[[C, D]]", "複数の地域"),
-    ("[[A, E]]", "複数の地域"), ("[[新潟県、京都府、愛媛県]]", "複数の地域"), ("中ぶ", "中部"),
-    ("東京都", "関東"), ("京都府", "近畿"), ("大阪", "近畿"), ("", "不明"), (None, "不明"), ("火星", "不明"),
-    # the labellers' letters (A 日本全国, B 北海道, ..., G 中国, H 四国, ..., K 不明)
-    ("[[A]]", "日本全国"), ("[[B]]", "北海道"), ("[[C]]", "東北"), ("[[F]]", "近畿"), ("[[G]]", "中国・四国"),
-    ("[[H]]", "中国・四国"), ("[[G, H]]", "中国・四国"), ("[[I]]", "九州"), ("[[J]]", "沖縄"), ("[[K]]", "不明"),
-    ("[[琉球]]", "沖縄"), ("[[九州地方、秋田県]]", "複数の地域"), ("[[中国地方]]", "中国・四国"), ("関西", "近畿"),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("関東", "関東"),
+        ("[[不明]]", "不明"),
+        ("[[日本全国]]", "日本全国"),
+        ("[[C, D]]", "複数の地域"),
+        ("[[A, E]]", "複数の地域"),
+        ("[[新潟県、京都府、愛媛県]]", "複数の地域"),
+        ("中ぶ", "中部"),
+        ("東京都", "関東"),
+        ("京都府", "近畿"),
+        ("大阪", "近畿"),
+        ("", "不明"),
+        (None, "不明"),
+        ("火星", "不明"),
+        # the labellers' letters (A 日本全国, B 北海道, ..., G 中国, H 四国, ..., K 不明)
+        ("[[A]]", "日本全国"),
+        ("[[B]]", "北海道"),
+        ("[[C]]", "東北"),
+        ("[[F]]", "近畿"),
+        ("[[G]]", "中国・四国"),
+        ("[[H]]", "中国・四国"),
+        ("[[G, H]]", "中国・四国"),
+        ("[[I]]", "九州"),
+        ("[[J]]", "沖縄"),
+        ("[[K]]", "不明"),
+        ("[[琉球]]", "沖縄"),
+        ("[[九州地方、秋田県]]", "複数の地域"),
+        ("[[中国地方]]", "中国・四国"),
+        ("関西", "近畿"),
+    ],
+)
 def test_clean_region(value, expected):
     assert mcq.clean_region(value) == expected
 
@@ -58,8 +87,10 @@ def test_released_prompt_layout(released):
 
 
 def test_recorded_responses_scored_by_hand(released):
-    rows, join = mcq.attach_responses(mcq.read_questions(released / "YokaiEval-first40.json"),
-                                      mcq.read_questions(released / "responses-calm2-7b-chat.json"))
+    rows, join = mcq.attach_responses(
+        mcq.read_questions(released / "YokaiEval-first40.json"),
+        mcq.read_questions(released / "responses-calm2-7b-chat.json"),
+    )
     assert join["matched"] == 40 and join["missing"] == 0 and join["unmatched"] == 770
     items = mcq.evaluate_generate(rows, recorded="calm2")
     summary = mcq.summarize(items)
@@ -69,11 +100,13 @@ def test_recorded_responses_scored_by_hand(released):
     assert sum(v["n"] for v in summary["by_type"].values()) == 40
     kanto = [r for r, p in read if r["region"] == "関東"]
     assert summary["by_region"]["関東"]["accuracy"] == sum(
-        mcq.parse_choice(r["response"], r["choices"]) == r["answer_index"] for r in kanto) / len(kanto)
+        mcq.parse_choice(r["response"], r["choices"]) == r["answer_index"] for r in kanto
+    ) / len(kanto)
     # agreement with the paper's GPT-4o verdicts, where it gave one
     judged = [i for i in items if i["reference_judge"] is not None]
-    assert summary["agreement_with_reference_judge"] == sum(
-        i["correct"] == i["reference_judge"] for i in judged) / len(judged)
+    assert summary["agreement_with_reference_judge"] == sum(i["correct"] == i["reference_judge"] for i in judged) / len(
+        judged
+    )
 
 
 def test_a_file_with_another_instruction_joins(released):
@@ -97,8 +130,21 @@ def test_questions_without_a_response_count_as_unanswered(released, tmp_path, ca
     questions[5]["answer"] = "甲"
     (tmp_path / "q.json").write_text(json.dumps(questions, ensure_ascii=False))
     out = tmp_path / "run"
-    assert cli.main(["eval", "mcq", "--questions", str(tmp_path / "q.json"), "--responses",
-                     str(released / "responses-qwen2.5-7b-instruct.json"), "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(tmp_path / "q.json"),
+                "--responses",
+                str(released / "responses-qwen2.5-7b-instruct.json"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "29 responses joined" in err and "1 questions have no response" in err and "778 responses match no" in err
     summary = json.loads((out / "summary.json").read_text())
@@ -119,7 +165,9 @@ def test_the_report_shows_where_we_differ_from_the_reference(data_dir, tmp_path)
     """llm-jp's released answers: bare `1`s are no answer (as the published verdicts say), and
     the rows that are the correct option verbatim but judged otherwise are listed as such."""
     path = tmp_path / "responses-llm-jp.json"
-    path.write_bytes(lzma.open(data_dir.parent / "yokaieval" / "responses-llm-jp-13b-instruct-full-jaster-v1.0.json.xz").read())
+    path.write_bytes(
+        lzma.open(data_dir.parent / "yokaieval" / "responses-llm-jp-13b-instruct-full-jaster-v1.0.json.xz").read()
+    )
     out = tmp_path / "run"
     assert cli.main(["eval", "mcq", "--responses", str(path), "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
@@ -137,11 +185,29 @@ def _mcq_parquet(path, n=12):
     rows = []
     for i in range(n):
         choices = [f"選択肢{i}-{k}" for k in range(4)]
-        rows.append({"id": f"q{i}", "question": f"問{i}：どれが正しいか。", "choices": choices,
-                     "answer": choices[i % 4], "answer_index": i % 4, "type": MCQ_TYPES[i % 6],
-                     "region": MCQ_REGIONS[i % 3], "ref": [1], "refs_detail": ["文献"], "url": None,
-                     "title": f"妖怪{i}", "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja",
-                     "generator": "g", "checker": "c", "prompt_sha1": "x", "source_revision_id": 1})
+        rows.append(
+            {
+                "id": f"q{i}",
+                "question": f"問{i}：どれが正しいか。",
+                "choices": choices,
+                "answer": choices[i % 4],
+                "answer_index": i % 4,
+                "type": MCQ_TYPES[i % 6],
+                "region": MCQ_REGIONS[i % 3],
+                "ref": [1],
+                "refs_detail": ["文献"],
+                "url": None,
+                "title": f"妖怪{i}",
+                "qid": None,
+                "wiki": "jawiki",
+                "page_id": i,
+                "language": "ja",
+                "generator": "g",
+                "checker": "c",
+                "prompt_sha1": "x",
+                "source_revision_id": 1,
+            }
+        )
     pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
     return path
 
@@ -166,8 +232,9 @@ def _answering(messages):
 def test_generation_mode_through_an_endpoint_with_a_judge(tmp_path):
     rows = mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet"))
     with ChatServer(_answering) as server:
-        model = EndpointModel(LLMClient(OpenAIBackend("model-under-test", base_url=server.url),
-                                        RequestCache(tmp_path / "c.sqlite")))
+        model = EndpointModel(
+            LLMClient(OpenAIBackend("model-under-test", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        )
         judge = LLMClient(OpenAIBackend("judge", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
         items = mcq.evaluate_generate(rows, model, judge=judge)
         asked = [c for c in server.calls if c["model"] == "model-under-test"]
@@ -195,8 +262,18 @@ def test_loglikelihood_mode(tiny_model, tmp_path):
 
 def test_results_directory_and_cli(tmp_path, released, capsys):
     out = tmp_path / "run"
-    code = cli.main(["eval", "mcq", "--questions", str(released / "YokaiEval-first40.json"),
-                     "--responses", str(released / "responses-calm2-7b-chat.json"), "--out", str(out)])
+    code = cli.main(
+        [
+            "eval",
+            "mcq",
+            "--questions",
+            str(released / "YokaiEval-first40.json"),
+            "--responses",
+            str(released / "responses-calm2-7b-chat.json"),
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and "40 questions" in capsys.readouterr().out
     for name in ("items.parquet", "summary.json", "report.md", "accuracy_by_type.png", "accuracy_by_region.png"):
         assert (out / name).stat().st_size > 0
@@ -209,15 +286,45 @@ def test_results_directory_and_cli(tmp_path, released, capsys):
 
 def test_cli_local_model_loglikelihood(tmp_path, tiny_model_dir, capsys):
     out = tmp_path / "ll"
-    code = cli.main(["eval", "mcq", "--questions", str(_mcq_parquet(tmp_path / "mcq.parquet", 4)),
-                     "--model", str(tiny_model_dir), "--mode", "loglikelihood", "--device", "cpu", "--out", str(out)])
+    code = cli.main(
+        [
+            "eval",
+            "mcq",
+            "--questions",
+            str(_mcq_parquet(tmp_path / "mcq.parquet", 4)),
+            "--model",
+            str(tiny_model_dir),
+            "--mode",
+            "loglikelihood",
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and "acc_norm" in capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mode"] == "loglikelihood" and summary["settings"]["bos"] == "tokenizer"
     assert "|split:whole|" in summary["signature"] and summary["signature"] in (out / "report.md").read_text()
     # --bos always: every context starts with BOS, so the numbers change and the signature says so
-    code = cli.main(["eval", "mcq", "--questions", str(tmp_path / "mcq.parquet"), "--model", str(tiny_model_dir),
-                     "--mode", "loglikelihood", "--bos", "always", "--device", "cpu", "--out", str(tmp_path / "bos")])
+    code = cli.main(
+        [
+            "eval",
+            "mcq",
+            "--questions",
+            str(tmp_path / "mcq.parquet"),
+            "--model",
+            str(tiny_model_dir),
+            "--mode",
+            "loglikelihood",
+            "--bos",
+            "always",
+            "--device",
+            "cpu",
+            "--out",
+            str(tmp_path / "bos"),
+        ]
+    )
     forced = json.loads((tmp_path / "bos" / "summary.json").read_text())
     assert code == 0 and forced["settings"]["bos"] == "forced" and "|bos:forced|" in forced["signature"]
     before = pq.read_table(out / "items.parquet").column("loglikelihoods").to_pylist()
@@ -248,8 +355,22 @@ def test_released_rows_as_parquet(released, tmp_path):
 
 def test_cli_local_model_generation(tmp_path, tiny_model_dir, capsys):
     out = tmp_path / "gen"
-    code = cli.main(["eval", "mcq", "--questions", str(_mcq_parquet(tmp_path / "mcq.parquet", 6)),
-                     "--model", str(tiny_model_dir), "--device", "cpu", "--max-new-tokens", "8", "--out", str(out)])
+    code = cli.main(
+        [
+            "eval",
+            "mcq",
+            "--questions",
+            str(_mcq_parquet(tmp_path / "mcq.parquet", 6)),
+            "--model",
+            str(tiny_model_dir),
+            "--device",
+            "cpu",
+            "--max-new-tokens",
+            "8",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and "parser read" in capsys.readouterr().out
     items = pq.read_table(out / "items.parquet").to_pylist()
     assert len(items) == 6 and all(isinstance(i["response"], str) for i in items)
@@ -263,33 +384,74 @@ def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
     rows = mcq.read_questions(path)
     with ChatServer(_answering) as server:
         server.faults = ["500"] * 2  # the first question's request fails twice: given up
-        client = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                           backoff=0.01, retries=1, concurrency=1)
+        client = LLMClient(
+            OpenAIBackend("m", base_url=server.url),
+            RequestCache(tmp_path / "c.sqlite"),
+            backoff=0.01,
+            retries=1,
+            concurrency=1,
+        )
         items = mcq.evaluate_generate(rows, EndpointModel(client))
     summary = mcq.summarize(items)
     assert summary["failed"] == 1 and items[0]["response"] is None and items[0]["correct"] is False
     assert summary["accuracy"] == 3 / 4
     mcq.write_mcq_results(tmp_path / "run", items, summary)
     assert "1 requests failed after retries" in (tmp_path / "run" / "report.md").read_text()
-    assert cli.main(["eval", "mcq", "--questions", str(path), "--mode", "loglikelihood", "--model", "m",
-                     "--endpoint", "http://127.0.0.1:9", "--out", str(tmp_path / "x")]) == 2
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(path),
+                "--mode",
+                "loglikelihood",
+                "--model",
+                "m",
+                "--endpoint",
+                "http://127.0.0.1:9",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
     assert "cannot reach http://127.0.0.1:9" in capsys.readouterr().err  # the endpoint check
 
 
-@pytest.mark.parametrize("change,message", [
-    ({"response": 2}, r"row 1: the response is int 2, expected str"),
-    ({"question_prompt": 5}, r"row 1: question_prompt is int 5, expected str"),
-    ({"judge": "true"}, r"row 1: the verdict \(judge\) is str 'true', expected bool"),
-    ({"question": {"question": "問", "choices": ["a", "b"], "answer_index": "x"}}, r"row 1: answer_index 'x' is not one"),
-    ({"question": {"question": "問", "choices": ["a", "b"], "answer_index": 9}}, r"row 1: answer_index 9 is not one of the 2"),
-    ({"question": {"question": "問", "choices": ["空家", "。"], "answer": "空家"}}, r"row 1: option 2 '。' is empty"),
-    ({"question": {"question": "問", "choices": ["三千年", "3千年"], "answer": "三千年"}}, r"row 1: options 1 and 2"),
-    # an answer that disagrees with answer_index is not scored against either
-    ({"question": {"question": "問", "choices": ["空家", "山"], "answer": "山", "answer_index": 0}},
-     r"row 1: answer '山' \(option 2\) disagrees with answer_index 0 \(option 1, '空家'\): which is right"),
-    ({"question": {"question": "問", "choices": ["空家", "山"], "answer": "海", "answer_index": 1}},
-     r"row 1: answer '海' \(none of the options\) disagrees with answer_index 1"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"response": 2}, r"row 1: the response is int 2, expected str"),
+        ({"question_prompt": 5}, r"row 1: question_prompt is int 5, expected str"),
+        ({"judge": "true"}, r"row 1: the verdict \(judge\) is str 'true', expected bool"),
+        (
+            {"question": {"question": "問", "choices": ["a", "b"], "answer_index": "x"}},
+            r"row 1: answer_index 'x' is not one",
+        ),
+        (
+            {"question": {"question": "問", "choices": ["a", "b"], "answer_index": 9}},
+            r"row 1: answer_index 9 is not one of the 2",
+        ),
+        (
+            {"question": {"question": "問", "choices": ["空家", "。"], "answer": "空家"}},
+            r"row 1: option 2 '。' is empty",
+        ),
+        (
+            {"question": {"question": "問", "choices": ["三千年", "3千年"], "answer": "三千年"}},
+            r"row 1: options 1 and 2",
+        ),
+        # an answer that disagrees with answer_index is not scored against either
+        (
+            {"question": {"question": "問", "choices": ["空家", "山"], "answer": "山", "answer_index": 0}},
+            r"row 1: answer '山' \(option 2\) disagrees with answer_index 0 \(option 1, '空家'\): which is right",
+        ),
+        (
+            {"question": {"question": "問", "choices": ["空家", "山"], "answer": "海", "answer_index": 1}},
+            r"row 1: answer '海' \(none of the options\) disagrees with answer_index 1",
+        ),
+    ],
+)
 def test_released_rows_that_cannot_be_scored(released, tmp_path, capsys, change, message):
     rows = json.loads((released / "responses-calm2-7b-chat.json").read_text())[:3]
     rows[1] = {**rows[1], **change}
@@ -303,8 +465,10 @@ def test_released_rows_that_cannot_be_scored(released, tmp_path, capsys, change,
 def test_an_answer_that_agrees_with_answer_index_is_read(tmp_path):
     from wikiorigin.evaluators.questions import read_questions
 
-    rows = [{"question": "問", "choices": ["空家", "山"], "answer": " 山。", "answer_index": 1},  # the same, normalized
-            {"question": "問2", "choices": ["空家", "山"], "answer": "", "answer_index": 0}]  # no answer: the index
+    rows = [
+        {"question": "問", "choices": ["空家", "山"], "answer": " 山。", "answer_index": 1},  # the same, normalized
+        {"question": "問2", "choices": ["空家", "山"], "answer": "", "answer_index": 0},
+    ]  # no answer: the index
     path = tmp_path / "q.json"
     path.write_text(json.dumps(rows, ensure_ascii=False))
     assert [r["answer_index"] for r in read_questions(path)] == [1, 0]
@@ -316,18 +480,49 @@ def test_what_cannot_join_is_said_and_signed(released, tmp_path, capsys):
     assert "empty.json: no rows" in capsys.readouterr().err
     first40 = released / "YokaiEval-first40.json"
     other = tmp_path / "other.json"
-    other.write_text(json.dumps([{"question": {"question": "無関係な問い", "choices": ["甲", "乙"], "answer": "甲"},
-                                  "response": "甲", "judge": True}], ensure_ascii=False))
-    assert cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(other), "--out", str(tmp_path / "o")]) == 2
+    other.write_text(
+        json.dumps(
+            [
+                {
+                    "question": {"question": "無関係な問い", "choices": ["甲", "乙"], "answer": "甲"},
+                    "response": "甲",
+                    "judge": True,
+                }
+            ],
+            ensure_ascii=False,
+        )
+    )
+    assert (
+        cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(other), "--out", str(tmp_path / "o")])
+        == 2
+    )
     assert "other.json: none of its 1 responses matches one of the 40 questions of" in capsys.readouterr().err
-    assert cli.main(["eval", "mcq", "--responses", str(other), "--model", "m", "--endpoint", "http://127.0.0.1:9",
-                     "--out", str(tmp_path / "o")]) == 2
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--responses",
+                str(other),
+                "--model",
+                "m",
+                "--endpoint",
+                "http://127.0.0.1:9",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "give --responses or --model, not both" in capsys.readouterr().err
     # a response given twice is used once and said; the share answered is in the signature
     recorded = json.loads((released / "responses-calm2-7b-chat.json").read_text())[:10]
     twice = tmp_path / "twice.json"
     twice.write_text(json.dumps(recorded + recorded[:2], ensure_ascii=False))
-    assert cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(twice), "--out", str(tmp_path / "t")]) == 0
+    assert (
+        cli.main(["eval", "mcq", "--questions", str(first40), "--responses", str(twice), "--out", str(tmp_path / "t")])
+        == 0
+    )
     assert "2 responses repeat a question already answered" in capsys.readouterr().err
     summary = json.loads((tmp_path / "t" / "summary.json").read_text())
     assert summary["join"]["duplicates"] == 2 and summary["settings"]["responses"] == "10/40"
@@ -340,14 +535,47 @@ def test_an_evaluation_whose_every_request_failed_exits_1(tmp_path, capsys):
     path = _mcq_parquet(tmp_path / "mcq.parquet", 3)
     with ChatServer(_answering) as server:
         server.faults = ["500"] * 50
-        code = cli.main(["eval", "mcq", "--questions", str(path), "--model", "m", "--endpoint", server.url,
-                         "--retries", "0", "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "all")])
+        code = cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(path),
+                "--model",
+                "m",
+                "--endpoint",
+                server.url,
+                "--retries",
+                "0",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "all"),
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 1 and "wikiorigin: error: all 3 requests failed; the first:" in err
         server.faults = ["500"]
-        code = cli.main(["eval", "mcq", "--questions", str(path), "--model", "m2", "--endpoint", server.url,
-                         "--retries", "0", "--concurrency", "1", "--cache", str(tmp_path / "c.sqlite"),
-                         "--out", str(tmp_path / "some")])
+        code = cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(path),
+                "--model",
+                "m2",
+                "--endpoint",
+                server.url,
+                "--retries",
+                "0",
+                "--concurrency",
+                "1",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "some"),
+            ]
+        )
         assert code == 0 and "warning: 1 of 3 requests failed" in capsys.readouterr().err
 
 
@@ -357,5 +585,7 @@ def test_two_evaluations_into_one_directory(tmp_path, capsys):
 
     path = _mcq_parquet(tmp_path / "mcq.parquet", 2)
     with RunLock(tmp_path / "run"):
-        code = cli.main(["eval", "mcq", "--questions", str(path), "--responses", str(path), "--out", str(tmp_path / "run")])
+        code = cli.main(
+            ["eval", "mcq", "--questions", str(path), "--responses", str(path), "--out", str(tmp_path / "run")]
+        )
     assert code == 2 and "run is being written by another run (process" in capsys.readouterr().err

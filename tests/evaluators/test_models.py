@@ -14,9 +14,14 @@ from wikiorigin.evaluators.models import LocalModel
 # REQUESTS has contexts that end inside a token; test_the_whole_text_is_cut_at_the_context checks the warning
 pytestmark = pytest.mark.filterwarnings("ignore:LocalModel.*end inside a token:UserWarning")
 
-REQUESTS = [("河童は川に", "住む"), ("天狗は", "山に住むと伝えられる。"), ("", "The kappa"),
-            ("Question: which season? Answer:", " winter."), ("問題：雪女の季節は？ 回答：", "冬"),
-            ("A long context " * 20, " end")]
+REQUESTS = [
+    ("河童は川に", "住む"),
+    ("天狗は", "山に住むと伝えられる。"),
+    ("", "The kappa"),
+    ("Question: which season? Answer:", " winter."),
+    ("問題：雪女の季節は？ 回答：", "冬"),
+    ("A long context " * 20, " end"),
+]
 
 
 def _by_hand(model, context_ids, continuation_ids):
@@ -79,9 +84,10 @@ def test_the_whole_text_is_cut_at_the_context(tiny_model):
 def test_greedy_flag(tiny_model):
     ids = tiny_model.encode("天狗は山に")
     with torch.no_grad():
-        out = tiny_model.model.generate(torch.tensor([ids]), max_new_tokens=3, do_sample=False,
-                                        pad_token_id=tiny_model.tokenizer.pad_token_id)
-    greedy = out[0, len(ids):].tolist()
+        out = tiny_model.model.generate(
+            torch.tensor([ids]), max_new_tokens=3, do_sample=False, pad_token_id=tiny_model.tokenizer.pad_token_id
+        )
+    greedy = out[0, len(ids) :].tolist()
     other = greedy[:2] + [(greedy[2] + 1) % 300]
     assert [g for _, g in tiny_model.loglikelihood_tokens([(ids, greedy), (ids, other)])] == [True, False]
 
@@ -120,8 +126,10 @@ def test_token_logprobs_in_disjoint_windows_as_lmeval_lays_them_out(tiny_model_d
     text, seq = _window_text(model)
     logprobs = model.token_logprobs([text])[0]
     expected = []
-    for context, predicted in map(utils.make_disjoint_window, utils.get_rolling_token_windows(
-            seq[1:], prefix_token=seq[0], max_seq_len=24, context_len=1)):
+    for context, predicted in map(
+        utils.make_disjoint_window,
+        utils.get_rolling_token_windows(seq[1:], prefix_token=seq[0], max_seq_len=24, context_len=1),
+    ):
         inputs = (context + predicted)[-25:][:-1]  # as HFLM._loglikelihood_tokens cuts them
         with torch.no_grad():
             logp = model.model(torch.tensor([inputs])).logits[0].log_softmax(-1)
@@ -157,13 +165,15 @@ class _SmallMemory(LocalModel):
 
 def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
     model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)
-    assert [x for x, _ in model.loglikelihood(REQUESTS)] == \
-        pytest.approx([x for x, _ in tiny_model.loglikelihood(REQUESTS)], abs=1e-4)
+    assert [x for x, _ in model.loglikelihood(REQUESTS)] == pytest.approx(
+        [x for x, _ in tiny_model.loglikelihood(REQUESTS)], abs=1e-4
+    )
     assert model.batch_size == 2
     model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)  # options sharing a context
     shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")] * 2
-    assert [x for x, _ in model.loglikelihood(shared)] == \
-        pytest.approx([x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4)
+    assert [x for x, _ in model.loglikelihood(shared)] == pytest.approx(
+        [x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4
+    )
     assert model.share_context and model.batch_size <= 2
 
 
@@ -186,6 +196,7 @@ def test_out_of_memory_is_told_by_its_type():
 
 def test_a_model_without_a_reusable_cache_scores_options_apart(tiny_model_dir, tiny_model):
     """The cache is checked once, up front; only that sends shared contexts to the plain path."""
+
     class NoCache(LocalModel):
         def _reusable_cache(self):
             return False
@@ -195,8 +206,9 @@ def test_a_model_without_a_reusable_cache_scores_options_apart(tiny_model_dir, t
     calls = []
     model._call = lambda **inputs: calls.append("cache" in inputs) or LocalModel._call(model, **inputs)
     shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")]
-    assert [x for x, _ in model.loglikelihood(shared)] == \
-        pytest.approx([x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4)
+    assert [x for x, _ in model.loglikelihood(shared)] == pytest.approx(
+        [x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4
+    )
     assert not model.share_context and calls and not any(calls)
 
 
@@ -230,9 +242,11 @@ def test_prompt_too_long_and_missing_model(tiny_model, tmp_path):
 
 
 def test_importing_the_evaluators_does_not_import_torch():
-    code = ("import sys, wikiorigin.evaluators.models, wikiorigin.evaluators.mcq, wikiorigin.evaluators.freeform, "
-            "wikiorigin.evaluators.judge, wikiorigin.evaluators.leakage, wikiorigin.evaluators.report, wikiorigin.cli; "
-            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    code = (
+        "import sys, wikiorigin.evaluators.models, wikiorigin.evaluators.mcq, wikiorigin.evaluators.freeform, "
+        "wikiorigin.evaluators.judge, wikiorigin.evaluators.leakage, wikiorigin.evaluators.report, wikiorigin.cli; "
+        "print('torch' in sys.modules, 'transformers' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
@@ -251,8 +265,22 @@ def test_a_device_that_is_not_there(tiny_model_dir, tmp_path, capsys):
         pytest.skip("this machine has CUDA")
     questions = tmp_path / "q.json"
     questions.write_text('[{"question": "問", "choices": ["甲", "乙"], "answer": "甲", "language": "ja"}]')
-    code = cli.main(["eval", "mcq", "--questions", str(questions), "--model", str(tiny_model_dir), "--mode",
-                     "loglikelihood", "--device", "cuda", "--out", str(tmp_path / "o")])
+    code = cli.main(
+        [
+            "eval",
+            "mcq",
+            "--questions",
+            str(questions),
+            "--model",
+            str(tiny_model_dir),
+            "--mode",
+            "loglikelihood",
+            "--device",
+            "cuda",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "error: --device cuda: CUDA is not available here" in err

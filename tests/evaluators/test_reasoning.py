@@ -53,8 +53,9 @@ def test_truncated_traces_are_no_answer_and_counted(tmp_path):
     rows = mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet", 10))
     with ChatServer(_thinking) as server:
         server.faults = ["length"] * 3  # the first three calls: questions 0-2, asked one at a time
-        model = EndpointModel(LLMClient(OpenAIBackend("thinker", base_url=server.url),
-                                        RequestCache(tmp_path / "c.sqlite"), concurrency=1))
+        model = EndpointModel(
+            LLMClient(OpenAIBackend("thinker", base_url=server.url), RequestCache(tmp_path / "c.sqlite"), concurrency=1)
+        )
         judge = LLMClient(OpenAIBackend("judge", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
         items = mcq.evaluate_generate(rows, model, judge=judge)
         cut = [_asked(c["messages"])[0] for c in server.calls[:3]]
@@ -86,8 +87,14 @@ def test_reasoning_content_is_not_the_answer(tmp_path):
     rows = mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet", 5))
     with ChatServer(_apart) as server:
         server.faults = ["length"]  # question 0, cut inside its trace
-        items = mcq.evaluate_generate(rows, EndpointModel(LLMClient(
-            OpenAIBackend("apart", base_url=server.url), RequestCache(tmp_path / "c.sqlite"), concurrency=1)))
+        items = mcq.evaluate_generate(
+            rows,
+            EndpointModel(
+                LLMClient(
+                    OpenAIBackend("apart", base_url=server.url), RequestCache(tmp_path / "c.sqlite"), concurrency=1
+                )
+            ),
+        )
     assert items[0]["response"] == "" and items[0]["read_as"] == "truncated"
     assert [i["pred"] for i in items[1:]] == [2, 2, 0, 0]  # odd questions answered with the next option
     summary = mcq.summarize(items)
@@ -102,9 +109,10 @@ MARKERS = {
     "reasoning": ("<reasoning>天狗か。</reasoning>\n答え：河童", "<reasoning>答えは「河童」。念のため"),
     "kimi": ("◁think▷天狗ではない。◁/think▷河童", "◁think▷河童が正解。ただし"),
     "magistral": ("[THINK]天狗?[/THINK]河童", "[THINK]河童です。待って"),
-    "harmony": ("<|channel|>analysis<|message|>天狗?<|end|>"
-                "<|start|>assistant<|channel|>final<|message|>河童<|return|>",
-                "<|channel|>analysis<|message|>The answer is 河童. Check"),
+    "harmony": (
+        "<|channel|>analysis<|message|>天狗?<|end|><|start|>assistant<|channel|>final<|message|>河童<|return|>",
+        "<|channel|>analysis<|message|>The answer is 河童. Check",
+    ),
     "harmony decoded bare": ("analysisThe user asks. 天狗? No.assistantfinal河童", "analysisThe answer is 河童<think>"),
     "opened by the template": ("天狗かと思ったが違う。\n</think>\n\n河童", "<think>\n正解は「河童」"),
     "reopened": ("<think>天狗?</think><think>いや</think>河童", "<think>天狗?</think>河童<think>いや、"),
@@ -118,8 +126,19 @@ def test_recorded_traces(marker):
     closed, unclosed = MARKERS[marker]
     assert read_choice(closed, CHOICES).index == 0
     assert read_choice(unclosed, CHOICES).how == "truncated" and read_choice(unclosed, CHOICES).index is None
-    rows = [{"id": f"r{k}", "title": None, "type": MCQ_TYPES[0], "region": MCQ_REGIONS[0], "question": "問",
-             "choices": CHOICES, "answer_index": 0, "response": text} for k, text in enumerate((closed, unclosed))]
+    rows = [
+        {
+            "id": f"r{k}",
+            "title": None,
+            "type": MCQ_TYPES[0],
+            "region": MCQ_REGIONS[0],
+            "question": "問",
+            "choices": CHOICES,
+            "answer_index": 0,
+            "response": text,
+        }
+        for k, text in enumerate((closed, unclosed))
+    ]
     summary = mcq.summarize(mcq.evaluate_generate(rows, recorded="traces"))
     assert (summary["accuracy"], summary["truncated"], summary["coverage"]) == (0.5, 1, 0.5)
 
@@ -129,10 +148,12 @@ def test_recorded_traces(marker):
 QWEN3_STYLE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
     "{% if add_generation_prompt %}<|assistant|>"
-    "{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}")
+    "{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}"
+)
 OPENS_THE_TRACE = (  # QwQ, DeepSeek-R1: the template starts the model's trace
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|><think>\n{% endif %}")
+    "{% if add_generation_prompt %}<|assistant|><think>\n{% endif %}"
+)
 
 
 def _thinking_model(source, directory, template):
@@ -169,10 +190,9 @@ def test_a_local_response_cut_by_max_new_tokens_is_truncated(tiny_model_dir, tmp
     prompts = [mcq.question_prompt(r) for r in mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet", 4))]
     responses = model.generate(prompts, max_new_tokens=3, temperature=0)
     for prompt, response in zip(prompts, responses):  # stopped iff the model wrote EOS in its 3 tokens
-        ids = model.tokenizer(model.format_prompt(prompt), add_special_tokens=False,
-                              return_tensors="pt")["input_ids"]
+        ids = model.tokenizer(model.format_prompt(prompt), add_special_tokens=False, return_tensors="pt")["input_ids"]
         new = model.model.generate(ids, max_new_tokens=3, do_sample=False, pad_token_id=model.tokenizer.pad_token_id)
-        wrote_eos = model.tokenizer.eos_token_id in new[0, ids.shape[1]:].tolist()
+        wrote_eos = model.tokenizer.eos_token_id in new[0, ids.shape[1] :].tolist()
         assert response.finish_reason == ("stop" if wrote_eos else "length") and response.truncated != wrote_eos
     assert any(r.truncated for r in responses)  # a random model rarely stops within 3 tokens
     stopping = _always_stops(LocalModel(tiny_model_dir, device="cpu"))
@@ -217,8 +237,10 @@ def test_the_thinking_switch(tiny_model_dir, tmp_path, capsys):
     capsys.readouterr()
     for argv, message in [
         (["--model", str(tiny_model_dir), "--thinking", "on"], "needs a chat template that takes enable_thinking"),
-        (["--model", "m", "--endpoint", "http://127.0.0.1:9", "--thinking", "off"],
-         "for an endpoint give --reasoning-effort"),
+        (
+            ["--model", "m", "--endpoint", "http://127.0.0.1:9", "--thinking", "off"],
+            "for an endpoint give --reasoning-effort",
+        ),
         (["--model", str(path), "--mode", "loglikelihood", "--thinking", "on"], "--thinking is for generation mode"),
     ]:
         assert cli.main(run + argv + ["--out", str(tmp_path / "refused")]) == 2

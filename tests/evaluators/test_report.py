@@ -43,19 +43,33 @@ def test_compare_errors(tmp_path):
 
 def test_markdown_table():
     assert markdown_table(["a", "b"], [["x", 0.5], ["y", float("nan")]]).splitlines() == [
-        "| a | b |", "|---|---|", "| x | 0.500 |", "| y | – |"]
+        "| a | b |",
+        "|---|---|",
+        "| x | 0.500 |",
+        "| y | – |",
+    ]
 
 
 def _settings_run(tmp_path, name, model, value, **changes):
     from wikiorigin.evaluators.signature import signature
 
-    settings = {"task": "freeform", "model": f"{model}@1234abcd", "dtype": "bfloat16", "device": "cuda",
-                "template": f"chat@{abs(hash(model)) % 10**8:08d}", "temperature": 0.0, "max_new_tokens": 32,
-                "chrf": "c6w0b2", "version": "0.1.0", **changes}
+    settings = {
+        "task": "freeform",
+        "model": f"{model}@1234abcd",
+        "dtype": "bfloat16",
+        "device": "cuda",
+        "template": f"chat@{abs(hash(model)) % 10**8:08d}",
+        "temperature": 0.0,
+        "max_new_tokens": 32,
+        "chrf": "c6w0b2",
+        "version": "0.1.0",
+        **changes,
+    }
     run = tmp_path / name
     run.mkdir()
-    (run / "summary.json").write_text(json.dumps({"model": model, "chrf": value, "settings": settings,
-                                                  "signature": signature(settings)}))
+    (run / "summary.json").write_text(
+        json.dumps({"model": model, "chrf": value, "settings": settings, "signature": signature(settings)})
+    )
     return run
 
 
@@ -71,7 +85,9 @@ def test_compare_warns_when_settings_differ_in_more_than_the_model(tmp_path, cap
     assert f"{other} differs from {same[0]} in temperature, chrf" in logged[0]
     assert "temperature: 0.7 vs 0.0; chrf: 'c6w2b2' vs 'c6w0b2'" in logged[0]  # this run's value first
     assert capsys.readouterr() == ("", "")
-    assert cli.main(["eval", "compare", *map(str, [*same, other]), "--metric", "chrf", "--out", str(tmp_path / "c")]) == 0
+    assert (
+        cli.main(["eval", "compare", *map(str, [*same, other]), "--metric", "chrf", "--out", str(tmp_path / "c")]) == 0
+    )
     assert f"wikiorigin: warning: {other} differs from {same[0]} in temperature, chrf" in capsys.readouterr().err
     text = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "**Not comparable as they stand:**" in text and "in temperature, chrf" in text
@@ -80,15 +96,21 @@ def test_compare_warns_when_settings_differ_in_more_than_the_model(tmp_path, cap
 
 def test_compare_says_when_runs_record_no_settings(tmp_path, caplog):
     runs = [_run(tmp_path, "old", 0.5), _settings_run(tmp_path, "new", "qwen", 0.6)]
-    (runs[1] / "summary.json").write_text(json.dumps({**json.loads((runs[1] / "summary.json").read_text()),
-                                                      "accuracy": 0.6}))
+    (runs[1] / "summary.json").write_text(
+        json.dumps({**json.loads((runs[1] / "summary.json").read_text()), "accuracy": 0.6})
+    )
     result = compare_runs(runs, tmp_path / "cmp")
     assert result["warnings"] == [f"{runs[0]}: no settings recorded (older runs?), so comparability is unknown"]
     assert "comparability is unknown" in caplog.text
 
 
-MODELS = ("calm2-7b-chat", "llama-3.1-swallow-70b-instruct-v0.1", "mistral-nemo-instruct-2407",
-          "gpt4o-mini", "qwen2.5-7b-instruct")
+MODELS = (
+    "calm2-7b-chat",
+    "llama-3.1-swallow-70b-instruct-v0.1",
+    "mistral-nemo-instruct-2407",
+    "gpt4o-mini",
+    "qwen2.5-7b-instruct",
+)
 
 
 @pytest.fixture(scope="module")
@@ -114,13 +136,30 @@ def test_ranking_against_the_published_table(released_runs, data_dir, tmp_path, 
     assert summaries[0]["signature"] in (runs[0] / "report.md").read_text()
     capsys.readouterr()
     published = data_dir.parent / "yokaieval" / "published-accuracy.csv"
-    assert cli.main(["eval", "compare", *map(str, runs), "--out", str(tmp_path / "cmp"), "--external",
-                     str(published), "--external-name", "published"]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "compare",
+                *map(str, runs),
+                "--out",
+                str(tmp_path / "cmp"),
+                "--external",
+                str(published),
+                "--external-name",
+                "published",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert "warning" not in err  # the same questions, the same parser: only the model differs
     lines = [line for line in out.splitlines() if line.startswith("| ") and "rank" not in line]
     assert [line.split(" | ")[1] for line in lines] == [  # the paper's order: 0.615, 0.474, 0.242
-        "llama-3.1-swallow-70b-instruct-v0.1", "mistral-nemo-instruct-2407", "calm2-7b-chat"]
+        "llama-3.1-swallow-70b-instruct-v0.1",
+        "mistral-nemo-instruct-2407",
+        "calm2-7b-chat",
+    ]
     ours = summaries[0]["accuracy"]
     assert lines[2] == f"| 3 | calm2-7b-chat | {ours:.3f} | 0.242 | {ours - 0.242:.3f} |"
     assert "| rank | model | accuracy | published | difference |" in (tmp_path / "cmp" / "comparison.md").read_text()
@@ -140,8 +179,9 @@ def test_released_runs_asked_otherwise_are_flagged(released_runs, tmp_path, capl
 def test_ranking_table_order_and_missing_figures():
     from wikiorigin.evaluators.report import ranking_table
 
-    header, rows = ranking_table(["a", "b", "c", "d"], [0.5, float("nan"), 0.7, 0.5], "accuracy",
-                                 {"a": 0.4, "c": 0.75}, "published")
+    header, rows = ranking_table(
+        ["a", "b", "c", "d"], [0.5, float("nan"), 0.7, 0.5], "accuracy", {"a": 0.4, "c": 0.75}, "published"
+    )
     assert header == ["rank", "model", "accuracy", "published", "difference"]
     assert [r[1] for r in rows] == ["c", "a", "d", "b"]  # best first, ties by name, NaN last
     assert rows[0][4] == pytest.approx(-0.05) and math.isnan(rows[2][3]) and math.isnan(rows[2][4])
@@ -153,8 +193,15 @@ def test_summary_with_nan_is_written_as_null(tmp_path):
 
     from wikiorigin.evaluators.report import write_results
 
-    summary = {"model": "m", "mean": float("nan"), "by_category": {"Opinion": {"n": 0, "mean": float("nan")}},
-               "inf": float("inf"), "values": [1.0, float("nan")], "np": np.float32("nan"), "arr": np.array([0.5, np.nan])}
+    summary = {
+        "model": "m",
+        "mean": float("nan"),
+        "by_category": {"Opinion": {"n": 0, "mean": float("nan")}},
+        "inf": float("inf"),
+        "values": [1.0, float("nan")],
+        "np": np.float32("nan"),
+        "arr": np.array([0.5, np.nan]),
+    }
     settings = {"task": "judge", "model": "m@x", "version": "0.1.0"}
     write_results(tmp_path / "run", [{"x": 1}], summary, "# Report", settings=settings)
     text = (tmp_path / "run" / "summary.json").read_text()
@@ -169,7 +216,8 @@ def test_summary_with_nan_is_written_as_null(tmp_path):
     assert written["arr"] == [0.5, None] and written["settings"] == settings
     assert written["signature"] == "wikiorigin-eval|task:judge|model:m@x|version:0.1.0"
     assert (tmp_path / "run" / "report.md").read_text() == (
-        "# Report\n\nSignature: `wikiorigin-eval|task:judge|model:m@x|version:0.1.0`\n")
+        "# Report\n\nSignature: `wikiorigin-eval|task:judge|model:m@x|version:0.1.0`\n"
+    )
 
 
 def test_compare_tells_two_runs_of_one_model_apart(tmp_path, capsys):
@@ -190,16 +238,31 @@ def test_responses_covering_fewer_questions_are_explained_not_flagged(released_r
     calm2 = released_runs["calm2-7b-chat"]
     questions = tmp_path / "calm2.json"
     questions.write_bytes(lzma.open(data_dir.parent / "yokaieval" / "responses-calm2-7b-chat.json.xz").read())
-    assert cli.main(["eval", "mcq", "--questions", str(questions), "--responses", str(tmp_path / name),
-                     "--out", str(tmp_path / "qwen")]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(questions),
+                "--responses",
+                str(tmp_path / name),
+                "--out",
+                str(tmp_path / "qwen"),
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / "qwen" / "summary.json").read_text())
     assert summary["n"] == 810 and summary["settings"]["responses"] == "807/810"  # in its signature
     capsys.readouterr()
     assert cli.main(["eval", "compare", str(calm2), str(tmp_path / "qwen"), "--out", str(tmp_path / "cmp")]) == 0
     out, err = capsys.readouterr()
     assert "warning" not in err
-    note = ("qwen2.5-7b-instruct: recorded responses for 807 of the 810 questions; the 3 without one count as "
-            "unanswered (wrong), so its figures are over the same 810 questions as the others")
+    note = (
+        "qwen2.5-7b-instruct: recorded responses for 807 of the 810 questions; the 3 without one count as "
+        "unanswered (wrong), so its figures are over the same 810 questions as the others"
+    )
     assert f"note: {note}" in out
     text = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "Not comparable" not in text and note in text

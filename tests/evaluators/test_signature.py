@@ -39,26 +39,57 @@ def _model_dir(tmp_path, weights=b"\0" * 64):
 def _local(path, chat=True, dtype="torch.bfloat16", commit=None):
     """What signature.model_settings reads of a LocalModel."""
     inner = SimpleNamespace(dtype=dtype, config=SimpleNamespace(_commit_hash=commit))
-    return SimpleNamespace(name=path.name, path=path, device="cuda", model=inner, chat=chat,
-                           tokenizer=SimpleNamespace(chat_template=TEMPLATE), max_length=32768)
+    return SimpleNamespace(
+        name=path.name,
+        path=path,
+        device="cuda",
+        model=inner,
+        chat=chat,
+        tokenizer=SimpleNamespace(chat_template=TEMPLATE),
+        max_length=32768,
+    )
 
 
 def test_signature_of_a_generation_run(tmp_path):
     path = _model_dir(tmp_path)
-    settings = run_settings("mcq", _local(path), sampling={"temperature": 0.1, "seed": None},
-                            mode="generate", instruction=text_hash(mcq.INSTRUCTIONS["ja"]), language="ja",
-                            bos="template", parser=2, judge=None, data="0a1b2c3d")
+    settings = run_settings(
+        "mcq",
+        _local(path),
+        sampling={"temperature": 0.1, "seed": None},
+        mode="generate",
+        instruction=text_hash(mcq.INSTRUCTIONS["ja"]),
+        language="ja",
+        bos="template",
+        parser=2,
+        judge=None,
+        data="0a1b2c3d",
+    )
     revision = model_revision(path)
-    assert settings == {"task": "mcq", "model": f"Qwen2.5-7B-Instruct@{revision}", "dtype": "bfloat16",
-                        "device": "cuda", "template": f"chat@{text_hash(TEMPLATE)}", "max_length": 32768,
-                        "temperature": 0.1, "top_p": 1.0, "seed": 0, "max_new_tokens": 128, "mode": "generate",
-                        "instruction": text_hash(mcq.INSTRUCTIONS["ja"]), "language": "ja", "bos": "template",
-                        "parser": 2, "data": "0a1b2c3d", "version": __version__}
+    assert settings == {
+        "task": "mcq",
+        "model": f"Qwen2.5-7B-Instruct@{revision}",
+        "dtype": "bfloat16",
+        "device": "cuda",
+        "template": f"chat@{text_hash(TEMPLATE)}",
+        "max_length": 32768,
+        "temperature": 0.1,
+        "top_p": 1.0,
+        "seed": 0,
+        "max_new_tokens": 128,
+        "mode": "generate",
+        "instruction": text_hash(mcq.INSTRUCTIONS["ja"]),
+        "language": "ja",
+        "bos": "template",
+        "parser": 2,
+        "data": "0a1b2c3d",
+        "version": __version__,
+    }
     assert signature(settings) == (
         f"wikiorigin-eval|task:mcq|mode:generate|model:Qwen2.5-7B-Instruct@{revision}|dtype:bfloat16|"
         f"device:cuda|template:chat@{text_hash(TEMPLATE)}|instruction:{text_hash(mcq.INSTRUCTIONS['ja'])}|"
         f"lang:ja|temp:0.1|top_p:1.0|seed:0|max_new:128|bos:template|ctx:32768|parser:2|data:0a1b2c3d|"
-        f"version:{__version__}")
+        f"version:{__version__}"
+    )
 
 
 def test_signature_unknown_fields_none_and_separators():
@@ -72,8 +103,10 @@ def test_signature_unknown_fields_none_and_separators():
 
 def test_model_revision_hashes_config_and_weight_sizes(tmp_path):
     path = _model_dir(tmp_path)
-    expected = hashlib.sha1((path / "config.json").read_bytes()
-                            + b"\nmodel-00001-of-00002.safetensors 64\nmodel-00002-of-00002.safetensors 8").hexdigest()[:8]
+    expected = hashlib.sha1(
+        (path / "config.json").read_bytes()
+        + b"\nmodel-00001-of-00002.safetensors 64\nmodel-00002-of-00002.safetensors 8"
+    ).hexdigest()[:8]
     assert model_revision(path) == expected
     (path / "model-00001-of-00002.safetensors").write_bytes(b"\0" * 65)  # other weights
     assert model_revision(path) != expected
@@ -85,8 +118,9 @@ def test_model_revision_of_a_git_checkout(tmp_path):
     git = path / ".git"
     (git / "refs" / "heads").mkdir(parents=True)
     (git / "HEAD").write_text("ref: refs/heads/main\n")
-    (git / "packed-refs").write_text("# pack-refs with: peeled fully-peeled sorted\n"
-                                     "3f1c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e refs/heads/main\n")
+    (git / "packed-refs").write_text(
+        "# pack-refs with: peeled fully-peeled sorted\n3f1c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e refs/heads/main\n"
+    )
     assert model_revision(path) == "git-3f1c2d9e"
     (git / "refs" / "heads" / "main").write_text("a1b2c3d4e5f60718293a4b5c6d7e8f9012345678\n")
     assert model_revision(path, commit_hash="ffff") == "git-a1b2c3d4"  # the checkout wins
@@ -98,12 +132,17 @@ def test_model_settings_of_endpoints_raw_prompts_and_recordings(tmp_path):
     from wikiorigin.evaluators.models import EndpointModel
     from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 
-    client = LLMClient(OpenAIBackend("gpt-4o-mini", base_url="http://127.0.0.1:8000/v1"),
-                       RequestCache(tmp_path / "c.sqlite"))
+    client = LLMClient(
+        OpenAIBackend("gpt-4o-mini", base_url="http://127.0.0.1:8000/v1"), RequestCache(tmp_path / "c.sqlite")
+    )
     assert model_settings(EndpointModel(client)) == {"model": "gpt-4o-mini@127.0.0.1:8000", "template": "server"}
-    assert client_name(LLMClient(OpenAIBackend("gpt-4o"), RequestCache(tmp_path / "d.sqlite"))) == "gpt-4o@api.openai.com"
-    assert client_name(SimpleNamespace(backend=SimpleNamespace(name="transformers", model="/m/Llama-3-8B"))) \
+    assert (
+        client_name(LLMClient(OpenAIBackend("gpt-4o"), RequestCache(tmp_path / "d.sqlite"))) == "gpt-4o@api.openai.com"
+    )
+    assert (
+        client_name(SimpleNamespace(backend=SimpleNamespace(name="transformers", model="/m/Llama-3-8B")))
         == "Llama-3-8B@transformers"
+    )
     raw = model_settings(_local(_model_dir(tmp_path), chat=False, dtype="torch.float32", commit="abcdef0123"))
     assert (raw["model"], raw["template"], raw["dtype"]) == ("Qwen2.5-7B-Instruct@hf-abcdef01", "raw", "float32")
     assert model_settings(None) == {}
@@ -117,26 +156,43 @@ def test_model_settings_of_a_local_model(tiny_model):
 
 
 def test_differences_leave_out_the_model():
-    a = {"task": "mcq", "model": "a@1", "template": "chat@11111111", "max_length": 4096, "temperature": 0.1,
-         "version": "0.1.0"}
+    a = {
+        "task": "mcq",
+        "model": "a@1",
+        "template": "chat@11111111",
+        "max_length": 4096,
+        "temperature": 0.1,
+        "version": "0.1.0",
+    }
     b = {**a, "model": "b@2", "template": "chat@22222222", "max_length": 8192}
     assert differences(a, b) == {}
     b.update(template="raw", temperature=0.7, seed=1)
-    assert differences(a, b) == {"template": ("chat@11111111", "raw"), "temperature": (0.1, 0.7),
-                                 "seed": (None, 1)}
+    assert differences(a, b) == {"template": ("chat@11111111", "raw"), "temperature": (0.1, 0.7), "seed": (None, 1)}
     assert list(differences(a, {**b, "version": "0.2.0", "aaa": 1})) == [
-        "template", "temperature", "seed", "version", "aaa"]  # the signature's order, unknown last
+        "template",
+        "temperature",
+        "seed",
+        "version",
+        "aaa",
+    ]  # the signature's order, unknown last
 
 
 def test_each_evaluator_records_its_own_fields(tmp_path):
     rows = [{"id": "Q1", "question": "Which being?", "answers": ["河童", "Kappa"], "extra": 1}]
     digest = data_hash(rows, ("id", "question", "question_source", "answers"))
-    assert digest == data_hash([{**rows[0], "extra": 2, "response": "x"}], ("id", "question", "question_source",
-                                                                             "answers"))  # other columns: same
+    assert digest == data_hash(
+        [{**rows[0], "extra": 2, "response": "x"}], ("id", "question", "question_source", "answers")
+    )  # other columns: same
     model = _local(_model_dir(tmp_path))
     ff = freeform.freeform_settings(model, source_language=True, rows=[{**rows[0], "language": "ja"}], seed=3)
-    assert (ff["task"], ff["temperature"], ff["max_new_tokens"], ff["seed"], ff["chrf"], ff["language"]) == \
-        ("freeform", 0.0, 32, 3, "c6w0b2", "source")
+    assert (ff["task"], ff["temperature"], ff["max_new_tokens"], ff["seed"], ff["chrf"], ff["language"]) == (
+        "freeform",
+        0.0,
+        32,
+        3,
+        "c6w0b2",
+        "source",
+    )
     ja = "{question}\n\n名前だけを答えてください。Answer with the name only."  # the prompt asked in Japanese
     assert (ff["instruction"], ff["data"], ff["parser"]) == (text_hash(ja), digest, 1)
     greek = freeform.freeform_settings(model, source_language=True, rows=rows, language="el")["instruction"]
@@ -144,16 +200,21 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
     with pytest.raises(ParameterError, match="'Q1' says no language .* give language="):
         freeform.freeform_settings(model, source_language=True, rows=rows)
 
-    recorded = judge.judge_settings(None, SimpleNamespace(backend=SimpleNamespace(
-        model="gpt-4o", base_url="https://example.org/v1")), temperature=0.7)
+    recorded = judge.judge_settings(
+        None,
+        SimpleNamespace(backend=SimpleNamespace(model="gpt-4o", base_url="https://example.org/v1")),
+        temperature=0.7,
+    )
     assert recorded["model"] == "recorded" and recorded["judge"] == "gpt-4o@example.org"
     assert "temperature" not in recorded and len(recorded["judge_prompt"]) == 8
 
     questions = [{"id": "y1", "question": "q", "choices": ["a", "b", "c", "d"], "answer_index": 2}]
     ll = mcq_settings(model, mode="loglikelihood", language="en", rows=questions)
     assert (ll["split"], ll["bos"], ll["instruction"]) == ("whole", "tokenizer", text_hash("\nAnswer:"))
-    assert mcq_settings(SimpleNamespace(**vars(model), add_bos=False), mode="loglikelihood",
-                        language="en")["bos"] == "none"
+    assert (
+        mcq_settings(SimpleNamespace(**vars(model), add_bos=False), mode="loglikelihood", language="en")["bos"]
+        == "none"
+    )
     with pytest.raises(ParameterError, match="without a cue needs the language of its answer cue: give language="):
         mcq_settings(model, mode="loglikelihood")
     assert ll["data"] == data_hash(questions, ("id", "question", "choices", "answer_index"))
@@ -165,10 +226,16 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
         mcq_settings(model, mode="rank")
 
     paraphraser = SimpleNamespace(backend=SimpleNamespace(model="gpt-4o", base_url=None))
-    leak = leakage.leakage_settings(model, articles={"河童": "text"}, paraphrases={"河童": "other"},
-                                    paraphraser=paraphraser)
-    assert (leak["windows"], leak["stride"], leak["bos"], leak["max_chars"], leak["min_k"]) == \
-        ("overlap", 16384, "always", 1500, 0.2)
+    leak = leakage.leakage_settings(
+        model, articles={"河童": "text"}, paraphrases={"河童": "other"}, paraphraser=paraphraser
+    )
+    assert (leak["windows"], leak["stride"], leak["bos"], leak["max_chars"], leak["min_k"]) == (
+        "overlap",
+        16384,
+        "always",
+        1500,
+        0.2,
+    )
     assert leak["paraphraser"] == f"gpt-4o@api.openai.com#{text_hash(leakage.PARAPHRASE_PROMPT)}"
     assert leak["data"] != leak["paraphrases"] and "template" not in leak
     assert "stride" not in leakage.leakage_settings(model, windows="disjoint")

@@ -25,8 +25,11 @@ def test_wilson_interval_and_lm_eval_stderr(k, n):
         assert found.stderr == pytest.approx(math.sqrt(k / n * (1 - k / n) / (n - 1)), abs=1e-15)
     else:
         assert found.stderr is None
-    assert stats.proportion_fields("acc", flags) == {"acc": k / n, "acc_ci95": [found.low, found.high],
-                                                     "acc_stderr": found.stderr}
+    assert stats.proportion_fields("acc", flags) == {
+        "acc": k / n,
+        "acc_ci95": [found.low, found.high],
+        "acc_stderr": found.stderr,
+    }
 
 
 def test_stderr_is_lm_evaluation_harness_mean_stderr():
@@ -61,8 +64,13 @@ def test_mcnemar_exact_is_a_binomial_test_of_the_discordant_pairs():
     low, high = found["ci95"]
     assert low < found["difference"] < high and high - low < 0.1
     # the interval is a paired bootstrap of the per-question differences, with the seed
-    again = sp.bootstrap(((a.astype(float) - b.astype(float)),), np.mean, n_resamples=stats.RESAMPLES,
-                         method="BCa", rng=np.random.default_rng(stats.SEED)).confidence_interval
+    again = sp.bootstrap(
+        ((a.astype(float) - b.astype(float)),),
+        np.mean,
+        n_resamples=stats.RESAMPLES,
+        method="BCa",
+        rng=np.random.default_rng(stats.SEED),
+    ).confidence_interval
     assert found["ci95"] == pytest.approx([again.low, again.high])
 
 
@@ -115,6 +123,9 @@ def test_missing_statsmodels_names_the_extra(monkeypatch):
     from wikiorigin.errors import MissingExtra
 
     monkeypatch.setitem(sys.modules, "statsmodels.stats", None)
-    with pytest.raises(MissingExtra, match=r"need scipy and statsmodels \(statsmodels.stats is missing\): "
-                                           r"pip install -e '.\[eval\]'"):
+    with pytest.raises(
+        MissingExtra,
+        match=r"need scipy and statsmodels \(statsmodels.stats is missing\): "
+        r"pip install -e '.\[eval\]'",
+    ):
         stats.proportion([True, False])

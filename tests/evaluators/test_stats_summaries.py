@@ -20,8 +20,9 @@ def calm2(data_dir, tmp_path_factory):
     where = tmp_path_factory.mktemp("calm2")
     for name in ("YokaiEval-first40.json", "responses-calm2-7b-chat.json"):
         (where / name).write_bytes(lzma.open(data_dir.parent / "yokaieval" / (name + ".xz")).read())
-    rows, _ = mcq.attach_responses(mcq.read_questions(where / "YokaiEval-first40.json"),
-                                   mcq.read_questions(where / "responses-calm2-7b-chat.json"))
+    rows, _ = mcq.attach_responses(
+        mcq.read_questions(where / "YokaiEval-first40.json"), mcq.read_questions(where / "responses-calm2-7b-chat.json")
+    )
     return where, mcq.evaluate_generate(rows, recorded="calm2")
 
 
@@ -79,8 +80,21 @@ def test_loglikelihood_summary_has_intervals_for_acc_and_acc_norm(calm2):
 def test_report_and_plots_mark_small_groups(calm2, tmp_path):
     where, _ = calm2
     out = tmp_path / "run"
-    assert cli.main(["eval", "mcq", "--questions", str(where / "YokaiEval-first40.json"),
-                     "--responses", str(where / "responses-calm2-7b-chat.json"), "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(where / "YokaiEval-first40.json"),
+                "--responses",
+                str(where / "responses-calm2-7b-chat.json"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     report = (out / "report.md").read_text()
     assert "## 95% intervals" in report and "Wilson" in report
@@ -98,9 +112,16 @@ def test_freeform_summary_intervals():
     for i in range(36):
         answer = names[i % 6]
         said = answer if i % 3 else answer[:-1] or "x"
-        items.append({"model": "m", "language": "jawiki" if i % 6 < 3 else "fiwiki", "has_enwiki": i < 31,
-                      "failed": False, **freeform.score_answer(said, [answer]),
-                      "exact_romanized": freeform.romanize(said) == freeform.romanize(answer)})
+        items.append(
+            {
+                "model": "m",
+                "language": "jawiki" if i % 6 < 3 else "fiwiki",
+                "has_enwiki": i < 31,
+                "failed": False,
+                **freeform.score_answer(said, [answer]),
+                "exact_romanized": freeform.romanize(said) == freeform.romanize(answer),
+            }
+        )
     summary = freeform.summarize_freeform(items)
     chrf = [i["chrf"] for i in items]
     ci = sp.ttest_1samp(chrf, 0).confidence_interval(0.95)
@@ -109,7 +130,15 @@ def test_freeform_summary_intervals():
     assert summary["chrf_stderr"] == pytest.approx(sp.sem(chrf))
     k = sum(i["exact"] for i in items)
     assert summary["exact"] == k / 36 and summary["exact_ci95"] == pytest.approx(_wilson(k, 36))
-    assert summary["by_enwiki"]["without"]["small"] is True and summary["by_enwiki"]["with English article"][
-        "small"] is False
-    assert set(summary["by_language_enwiki"]["jawiki / en"]) >= {"n", "exact", "exact_ci95", "chrf_best_stderr",
-                                                                  "exact_romanized_ci95", "small"}
+    assert (
+        summary["by_enwiki"]["without"]["small"] is True
+        and summary["by_enwiki"]["with English article"]["small"] is False
+    )
+    assert set(summary["by_language_enwiki"]["jawiki / en"]) >= {
+        "n",
+        "exact",
+        "exact_ci95",
+        "chrf_best_stderr",
+        "exact_romanized_ci95",
+        "small",
+    }

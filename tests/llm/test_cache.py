@@ -20,16 +20,41 @@ from wikiorigin.schemas import ARTICLES
 @pytest.fixture
 def articles(tmp_path):
     path = tmp_path / "articles.parquet"
-    pq.write_table(pa.Table.from_pylist([{
-        "wiki": "jawiki", "page_id": 1, "title": "河童", "text": "河童は日本の妖怪である[1]。", "revision_id": 5,
-        "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}], "url": "https://ja.wikipedia.org/wiki/河童"}],
-        schema=ARTICLES), path)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "wiki": "jawiki",
+                    "page_id": 1,
+                    "title": "河童",
+                    "text": "河童は日本の妖怪である[1]。",
+                    "revision_id": 5,
+                    "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}],
+                    "url": "https://ja.wikipedia.org/wiki/河童",
+                }
+            ],
+            schema=ARTICLES,
+        ),
+        path,
+    )
     return path
 
 
 def build(articles, out, url, cache):
-    return ["build", "mcq", "--articles", str(articles), "--out", str(out), "--model", "gen",
-            "--base-url", url, "--cache", str(cache)]
+    return [
+        "build",
+        "mcq",
+        "--articles",
+        str(articles),
+        "--out",
+        str(out),
+        "--model",
+        "gen",
+        "--base-url",
+        url,
+        "--cache",
+        str(cache),
+    ]
 
 
 def one_line(capsys) -> str:
@@ -70,9 +95,16 @@ def _directory(path):
     path.mkdir()
 
 
-@pytest.mark.parametrize("spoil,said", [
-    (_garbage, "not a usable request cache"), (_truncated, "c.sqlite: "), (_other_version, "schema version 7"),
-    (_foreign, "tables review"), (_directory, "a directory, not a request cache")])
+@pytest.mark.parametrize(
+    "spoil,said",
+    [
+        (_garbage, "not a usable request cache"),
+        (_truncated, "c.sqlite: "),
+        (_other_version, "schema version 7"),
+        (_foreign, "tables review"),
+        (_directory, "a directory, not a request cache"),
+    ],
+)
 def test_an_unusable_cache_is_one_line_before_any_call(articles, tmp_path, capsys, spoil, said):
     cache = tmp_path / "c.sqlite"
     spoil(cache)
@@ -107,8 +139,25 @@ def test_a_cache_inside_a_results_directory_is_refused(tmp_path, capsys):
     from tests.llm.test_reasoning import _questions
 
     out = tmp_path / "run"
-    assert main(["eval", "mcq", "--questions", str(_questions(tmp_path)), "--model", "m", "--endpoint",
-                 "http://127.0.0.1:9/v1", "--out", str(out), "--cache", str(out / "summary.json")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(_questions(tmp_path)),
+                "--model",
+                "m",
+                "--endpoint",
+                "http://127.0.0.1:9/v1",
+                "--out",
+                str(out),
+                "--cache",
+                str(out / "summary.json"),
+            ]
+        )
+        == 2
+    )
     assert "the request cache would overwrite a file of --out" in one_line(capsys)
 
 
@@ -123,8 +172,7 @@ def test_a_read_only_cache_is_told_before_any_call(small_disk):
 def test_a_full_disk_stops_the_run_and_keeps_every_answer_stored(small_disk):
     big = "河童" * 3000  # ~18 KB an answer: the 256 KiB disk fills after a dozen
     with ChatServer(answer=lambda messages: big + messages[-1]["content"]) as server:
-        llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(small_disk / "c.sqlite"),
-                        concurrency=1)
+        llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(small_disk / "c.sqlite"), concurrency=1)
         asked = [ChatRequest([{"role": "user", "content": f"q{i}"}]) for i in range(40)]
         with pytest.raises(CacheError, match="cannot store an answer .*full"):
             llm.run(asked)

@@ -14,8 +14,12 @@ def client(server, tmp_path, **kw):
 
 
 def requests(n, version="v1", schema=SCHEMA):
-    return [ChatRequest([{"role": "user", "content": f"question {i}"}], {"temperature": 0},
-                        prompt_version=version, schema=schema) for i in range(n)]
+    return [
+        ChatRequest(
+            [{"role": "user", "content": f"question {i}"}], {"temperature": 0}, prompt_version=version, schema=schema
+        )
+        for i in range(n)
+    ]
 
 
 def test_answers_in_order_and_cached(tmp_path):
@@ -88,7 +92,9 @@ def test_killed_half_way_loses_nothing(tmp_path):
         second = client(server, tmp_path, concurrency=2)
         assert all(not r.error for r in second.run(requests(8)))
         assert second.usage.cache_hits == 4 and second.usage.calls == 4
-        asked = [c["messages"][-1]["content"] for c in server.calls if c["messages"][-1]["content"].startswith("question")]
+        asked = [
+            c["messages"][-1]["content"] for c in server.calls if c["messages"][-1]["content"].startswith("question")
+        ]
         assert len(asked) == len(set(asked)) + 4  # only the 4 failed ones were asked twice
 
 
@@ -145,12 +151,42 @@ def test_cli_with_a_local_model(tmp_path, capsys, data_dir):
     # tokens do not fit the 1,024 positions of the tiny_model_dir fixture
     model = make_tiny_model(tmp_path / "tiny")
     articles = tmp_path / "articles.parquet"
-    pq.write_table(pa.Table.from_pylist([{
-        "wiki": "jawiki", "page_id": 1, "title": "河童", "text": "河童は川に住むと言われる[1]。",
-        "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}], "revision_id": 5,
-        "url": "https://ja.wikipedia.org/wiki/%E6%B2%B3%E7%AB%A5"}], schema=ARTICLES), articles)
-    assert main(["build", "mcq", "--articles", str(articles), "--out", str(tmp_path / "m.parquet"),
-                 "--model", str(model), "--backend", "transformers", "--cache", str(tmp_path / "c.sqlite")]) == 1
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "wiki": "jawiki",
+                    "page_id": 1,
+                    "title": "河童",
+                    "text": "河童は川に住むと言われる[1]。",
+                    "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}],
+                    "revision_id": 5,
+                    "url": "https://ja.wikipedia.org/wiki/%E6%B2%B3%E7%AB%A5",
+                }
+            ],
+            schema=ARTICLES,
+        ),
+        articles,
+    )
+    assert (
+        main(
+            [
+                "build",
+                "mcq",
+                "--articles",
+                str(articles),
+                "--out",
+                str(tmp_path / "m.parquet"),
+                "--model",
+                str(model),
+                "--backend",
+                "transformers",
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+            ]
+        )
+        == 1
+    )
     captured = capsys.readouterr()  # a random model writes no JSON: every request failed, exit 1
     assert "0 questions from 1 articles" in captured.out
     # random weights run to the output limit (a cut answer is no answer) or write no valid JSON
@@ -166,8 +202,12 @@ def test_a_prompt_too_long_for_a_local_model_is_a_failed_row(tiny_model_dir):
 
     backend = TransformersBackend(tiny_model_dir, max_new_tokens=8)
     llm = LLMClient(backend, None)
-    [long, short] = llm.run([ChatRequest([{"role": "user", "content": "河童 " * 2000}]),
-                             ChatRequest([{"role": "user", "content": "河童"}], truncated_ok=True)])
+    [long, short] = llm.run(
+        [
+            ChatRequest([{"role": "user", "content": "河童 " * 2000}]),
+            ChatRequest([{"role": "user", "content": "河童"}], truncated_ok=True),
+        ]
+    )
     assert long.error.startswith("refused: ") and "exceed the model's 1024 positions" in long.error
     assert short.error is None
 

@@ -30,16 +30,43 @@ TITLES = ["河童", "天狗", "座敷童子"]
 @pytest.fixture
 def articles(tmp_path):
     path = tmp_path / "articles.parquet"
-    pq.write_table(pa.Table.from_pylist([{
-        "wiki": "jawiki", "page_id": i, "title": t, "text": f"{t}は日本の妖怪である[1]。", "revision_id": 5,
-        "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}], "url": f"https://ja.wikipedia.org/wiki/{t}"}
-        for i, t in enumerate(TITLES)], schema=ARTICLES), path)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "wiki": "jawiki",
+                    "page_id": i,
+                    "title": t,
+                    "text": f"{t}は日本の妖怪である[1]。",
+                    "revision_id": 5,
+                    "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}],
+                    "url": f"https://ja.wikipedia.org/wiki/{t}",
+                }
+                for i, t in enumerate(TITLES)
+            ],
+            schema=ARTICLES,
+        ),
+        path,
+    )
     return path
 
 
 def build(articles, out, url, *extra, cache=None):
-    return ["build", "mcq", "--articles", str(articles), "--out", str(out), "--model", "gen",
-            "--base-url", url, "--cache", str(cache or out.with_name("c.sqlite")), *extra]
+    return [
+        "build",
+        "mcq",
+        "--articles",
+        str(articles),
+        "--out",
+        str(out),
+        "--model",
+        "gen",
+        "--base-url",
+        url,
+        "--cache",
+        str(cache or out.with_name("c.sqlite")),
+        *extra,
+    ]
 
 
 def closed_port() -> int:
@@ -56,14 +83,16 @@ def error_line(err: str) -> str:
 
 # --- 1. the endpoint is checked before the first paid call ---------------------------------
 
+
 def test_a_dead_endpoint_is_one_line_and_exit_2_within_seconds(articles, tmp_path, capsys):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     started = time.monotonic()
     assert main(build(articles, tmp_path / "m.parquet", url)) == 2
     assert time.monotonic() - started < 10
     line = error_line(capsys.readouterr().err)
-    assert line == (f"wikiorigin: error: cannot reach {url}: Connection refused (is the server running? "
-                    "check --base-url)")
+    assert line == (
+        f"wikiorigin: error: cannot reach {url}: Connection refused (is the server running? check --base-url)"
+    )
     assert not (tmp_path / "m.parquet").exists() and not (tmp_path / "m.parquet.lock").exists()
 
 
@@ -72,12 +101,30 @@ def test_eval_against_a_dead_endpoint_is_exit_2_not_accuracy_0(tmp_path, capsys)
 
     url = f"http://127.0.0.1:{closed_port()}/v1"
     started = time.monotonic()
-    assert main(["eval", "mcq", "--questions", str(_mcq_parquet(tmp_path / "q.parquet", 4)), "--model", "m",
-                 "--endpoint", url, "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "run")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(_mcq_parquet(tmp_path / "q.parquet", 4)),
+                "--model",
+                "m",
+                "--endpoint",
+                url,
+                "--cache",
+                str(tmp_path / "c.sqlite"),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 2
+    )
     assert time.monotonic() - started < 10
     captured = capsys.readouterr()
-    assert error_line(captured.err) == (f"wikiorigin: error: cannot reach {url}: Connection refused (is the "
-                                        "server running? check --endpoint)")
+    assert error_line(captured.err) == (
+        f"wikiorigin: error: cannot reach {url}: Connection refused (is the server running? check --endpoint)"
+    )
     assert "accuracy" not in captured.out and not (tmp_path / "run" / "summary.json").exists()
 
 
@@ -86,14 +133,16 @@ def test_a_refused_key_names_the_variable(articles, tmp_path, capsys, monkeypatc
         monkeypatch.setenv("OPENAI_API_KEY", "wrong")
         assert main(build(articles, tmp_path / "m.parquet", server.url)) == 2
         line = error_line(capsys.readouterr().err)
-        assert line == (f"wikiorigin: error: {server.url} refused the API key (401: Incorrect API key "
-                        "provided): set OPENAI_API_KEY to a key it accepts")
+        assert line == (
+            f"wikiorigin: error: {server.url} refused the API key (401: Incorrect API key "
+            "provided): set OPENAI_API_KEY to a key it accepts"
+        )
         monkeypatch.delenv("OPENAI_API_KEY")
         assert main(build(articles, tmp_path / "m.parquet", server.url)) == 2
         assert error_line(capsys.readouterr().err).endswith("(OPENAI_API_KEY is not set)")
         monkeypatch.setenv("AZURE_OPENAI_API_KEY", "wrong")  # Azure sends it as api-key: refused here
         args = build(articles, tmp_path / "m.parquet", server.url)
-        args[args.index("--base-url"):args.index("--base-url") + 2] = ["--azure-endpoint", server.url]
+        args[args.index("--base-url") : args.index("--base-url") + 2] = ["--azure-endpoint", server.url]
         assert main(args) == 2
         assert "set AZURE_OPENAI_API_KEY to a key it accepts" in error_line(capsys.readouterr().err)
         assert not server.calls or all(c.get("max_tokens") == 1 for c in server.calls)  # probes only
@@ -108,7 +157,8 @@ def test_an_unknown_model_is_one_line_naming_what_the_server_lists(articles, tmp
         assert main(args) == 2
         assert error_line(capsys.readouterr().err) == (
             f"wikiorigin: error: {server.url} does not serve the model 'gne' (404: The model `gne` does not "
-            "exist.); it lists gen")
+            "exist.); it lists gen"
+        )
         assert [c["max_tokens"] for c in server.calls] == [1]  # the 1-token probe, nothing else
         assert main(build(articles, tmp_path / "m.parquet", server.url)) == 0
         assert server.probes[-1] == "/v1/models/gen"
@@ -132,8 +182,18 @@ def test_a_rerun_from_the_cache_and_a_dry_run_need_no_server(articles, tmp_path,
     assert main(build(articles, tmp_path / "again.parquet", url, cache=tmp_path / "c.sqlite")) == 0
     captured = capsys.readouterr()
     assert "3 questions from 3 articles" in captured.out and "0 calls, 12 cache hits" in captured.err
-    assert main(build(articles, tmp_path / "dry.parquet", f"http://127.0.0.1:{closed_port()}/v1",
-                      "--dry-run", cache=tmp_path / "empty.sqlite")) == 0
+    assert (
+        main(
+            build(
+                articles,
+                tmp_path / "dry.parquet",
+                f"http://127.0.0.1:{closed_port()}/v1",
+                "--dry-run",
+                cache=tmp_path / "empty.sqlite",
+            )
+        )
+        == 0
+    )
     assert "3 calls to make first (0 cached)" in capsys.readouterr().out
 
 
@@ -145,19 +205,36 @@ def test_a_run_whose_every_request_failed_exits_1_and_some_failed_exits_0(articl
         assert "0 questions from 3 articles" in captured.out
         assert error_line(captured.err) == (
             "wikiorigin: error: all 3 requests failed; the first: gave up after 1 tries: 500: internal "
-            f"(rows and reasons -> {tmp_path / 'm.failed.parquet'})")
+            f"(rows and reasons -> {tmp_path / 'm.failed.parquet'})"
+        )
         failed = pq.read_table(tmp_path / "m.failed.parquet").to_pylist()
         assert [f["reason"] for f in failed] == ["gave up after 1 tries: 500: internal"] * 3
         server.faults = ["500"]
-        assert main(build(articles, tmp_path / "n.parquet", server.url, "--retries", "0", "--concurrency", "1",
-                          cache=tmp_path / "other.sqlite")) == 0
+        assert (
+            main(
+                build(
+                    articles,
+                    tmp_path / "n.parquet",
+                    server.url,
+                    "--retries",
+                    "0",
+                    "--concurrency",
+                    "1",
+                    cache=tmp_path / "other.sqlite",
+                )
+            )
+            == 0
+        )
     captured = capsys.readouterr()
     assert "2 questions from 3 articles" in captured.out and "wikiorigin: error" not in captured.err
-    assert (f"wikiorigin: warning: 1 of 9 requests failed; the first: gave up after 1 tries: 500: internal "
-            f"(rows and reasons -> {tmp_path / 'n.failed.parquet'})") in captured.err
+    assert (
+        f"wikiorigin: warning: 1 of 9 requests failed; the first: gave up after 1 tries: 500: internal "
+        f"(rows and reasons -> {tmp_path / 'n.failed.parquet'})"
+    ) in captured.err
 
 
 # --- 2. every wait is bounded -----------------------------------------------------------------
+
 
 def _run_in_thread(llm, requests, seconds):
     """The results, or a failure when the run is still waiting after ``seconds``."""
@@ -174,13 +251,15 @@ def _run_in_thread(llm, requests, seconds):
 def test_a_retry_after_longer_than_max_wait_ends_that_request_at_once(tmp_path, retry_after):
     with ChatServer() as server:
         server.faults, server.retry_after = ["429"], retry_after
-        llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                        concurrency=1, max_wait=1)
+        llm = LLMClient(
+            OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"), concurrency=1, max_wait=1
+        )
         started = time.monotonic()
         results = _run_in_thread(llm, [ChatRequest([{"role": "user", "content": f"q{i}"}]) for i in range(3)], 20)
         assert time.monotonic() - started < 5
-    assert re.match(r"the server asked to wait (100,000|99,\d\d\d) s, longer than max_wait 1 s: 429: slow down$",
-                    results[0].error)
+    assert re.match(
+        r"the server asked to wait (100,000|99,\d\d\d) s, longer than max_wait 1 s: 429: slow down$", results[0].error
+    )
     assert [r.error for r in results[1:]] == [None, None]  # the run went on
     assert llm.usage.failures == 1 and llm.usage.retries == 0 and llm.usage.waited == 0
 
@@ -197,8 +276,22 @@ def test_a_retry_after_within_max_wait_is_honoured_and_counted(tmp_path):
 def test_a_hanging_server_costs_at_most_the_worst_case(articles, tmp_path, capsys):
     with ChatServer(answer=scripted, delay=3) as server:  # every completion hangs for 3 s
         started = time.monotonic()
-        assert main(build(articles, tmp_path / "m.parquet", server.url, "--timeout", "0.3", "--retries", "1",
-                          "--max-wait", "0.2")) == 1
+        assert (
+            main(
+                build(
+                    articles,
+                    tmp_path / "m.parquet",
+                    server.url,
+                    "--timeout",
+                    "0.3",
+                    "--retries",
+                    "1",
+                    "--max-wait",
+                    "0.2",
+                )
+            )
+            == 1
+        )
         took = time.monotonic() - started
     assert took < worst_case_seconds(0.3, 1, 0.2) + 2  # 3 requests at once: one request's worst case
     err = capsys.readouterr().err
@@ -212,15 +305,24 @@ def test_a_server_that_stops_answering_mid_run_is_given_up_on(tmp_path):
     that died mid-run costs a few requests' worst case, not every request's."""
     with ChatServer() as server:
         server.faults = [None] * 2 + ["500"] * 100
-        llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"),
-                        concurrency=1, retries=1, backoff=0.01, stop_after=3)
+        llm = LLMClient(
+            OpenAIBackend("m", base_url=server.url),
+            RequestCache(tmp_path / "c.sqlite"),
+            concurrency=1,
+            retries=1,
+            backoff=0.01,
+            stop_after=3,
+        )
         asked = [ChatRequest([{"role": "user", "content": f"q{i}"}]) for i in range(30)]
         results = llm.run(asked)
         assert len(server.calls) == 2 + 3 * 2
         assert [r.error for r in results[:2]] == [None, None]
         assert [r.error for r in results[2:5]] == ["gave up after 2 tries: 500: internal"] * 3
-        assert all(r.error == "not sent: the endpoint seems down (3 requests in a row gave up; the last: gave "
-                              "up after 2 tries: 500: internal)" for r in results[5:])
+        assert all(
+            r.error == "not sent: the endpoint seems down (3 requests in a row gave up; the last: gave "
+            "up after 2 tries: 500: internal)"
+            for r in results[5:]
+        )
         assert llm.usage.failures == 28 and llm.usage.requests == 30
         server.faults = []  # back: the next run asks again, and the cache keeps the 2 answers
         assert all(r.error is None for r in llm.run(asked)) and len(server.calls) == 8 + 28
@@ -244,14 +346,19 @@ def test_help_says_the_worst_case(capsys):
 
 # --- 3. one run per output ----------------------------------------------------------------------
 
+
 def test_a_second_run_on_the_same_out_is_refused_naming_the_first(articles, tmp_path, capsys):
     with ChatServer(answer=scripted) as reference:
         assert main(build(articles, tmp_path / "ref" / "m.parquet", reference.url)) == 0
         one_run = len(reference.calls)
     out = tmp_path / "m.parquet"
     with ChatServer(answer=scripted, delay=0.3) as server:
-        first = subprocess.Popen([sys.executable, "-m", "wikiorigin.cli", *build(articles, out, server.url)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "wikiorigin.cli", *build(articles, out, server.url)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         lock = tmp_path / "m.parquet.lock"
         deadline = time.monotonic() + 30
         while not (lock.exists() and lock.read_text().strip()) and time.monotonic() < deadline:
@@ -267,9 +374,17 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(articles, tmp_
 
 def test_a_lock_of_a_killed_process_is_taken_over(tmp_path):
     out = tmp_path / "m.parquet"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from wikiorigin.llm import RunLock; "
-                               "RunLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)", str(out)],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from wikiorigin.llm import RunLock; "
+            "RunLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline() == "held\n"
         with pytest.raises(WikioriginError, match=rf"is being written by another run \(process {holder.pid}: -c "):
@@ -283,13 +398,23 @@ def test_a_lock_of_a_killed_process_is_taken_over(tmp_path):
     assert not lock.path.exists()
 
 
-
 def test_bad_prices_and_concurrency_are_refused_at_the_command_line(tmp_path, capsys):
     from wikiorigin.cli import main
 
     for bad in (["--prices", "abc"], ["--prices", '{"input": 0.15}'], ["--concurrency", "0"]):
         with pytest.raises(SystemExit) as stop:
-            main(["build", "freeform", "--articles", "a.parquet", "--out", str(tmp_path / "f.parquet"),
-                  "--model", "m", *bad])
+            main(
+                [
+                    "build",
+                    "freeform",
+                    "--articles",
+                    "a.parquet",
+                    "--out",
+                    str(tmp_path / "f.parquet"),
+                    "--model",
+                    "m",
+                    *bad,
+                ]
+            )
         assert stop.value.code == 2
     assert "is not JSON such as" in capsys.readouterr().err

@@ -123,10 +123,21 @@ def test_structured_outputs_off_sends_no_response_format(tmp_path):
 
 
 def test_the_strict_schema_takes_the_same_answers():
-    schema = {"type": "object", "required": ["a"], "properties": {
-        "a": {"type": "array", "items": {"type": "object", "required": ["x"],
-                                         "properties": {"x": {"type": "integer"}, "y": {"type": "string"}}}},
-        "b": {"type": "string", "minLength": 2}}}
+    schema = {
+        "type": "object",
+        "required": ["a"],
+        "properties": {
+            "a": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["x"],
+                    "properties": {"x": {"type": "integer"}, "y": {"type": "string"}},
+                },
+            },
+            "b": {"type": "string", "minLength": 2},
+        },
+    }
     strict = strict_schema(schema)
     assert strict["required"] == ["a", "b"] and strict["properties"]["b"]["type"] == ["string", "null"]
     item = strict["properties"]["a"]["items"]
@@ -167,10 +178,22 @@ def _questions(tmp_path):
 
     from wikiorigin.schemas import MCQ
 
-    rows = [{"id": f"q{i}", "question": f"河童の好物は何か。{i}", "choices": ["胡瓜", "茄子", "大根", "蕪"],
-             "answer": "胡瓜", "answer_index": 0, "ref": [1], "title": "河童", "wiki": "jawiki",
-             "page_id": 1, "url": "https://ja.wikipedia.org/wiki/河童", "language": "ja"}
-            for i in range(3)]
+    rows = [
+        {
+            "id": f"q{i}",
+            "question": f"河童の好物は何か。{i}",
+            "choices": ["胡瓜", "茄子", "大根", "蕪"],
+            "answer": "胡瓜",
+            "answer_index": 0,
+            "ref": [1],
+            "title": "河童",
+            "wiki": "jawiki",
+            "page_id": 1,
+            "url": "https://ja.wikipedia.org/wiki/河童",
+            "language": "ja",
+        }
+        for i in range(3)
+    ]
     path = tmp_path / "mcq.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
     return path
@@ -181,8 +204,18 @@ def test_an_endpoint_evaluation_of_a_reasoning_model(tmp_path, capsys):
 
     questions = _questions(tmp_path)
     with ChatServer(lambda messages: "胡瓜", reasoning=True) as server:
-        base = ["eval", "mcq", "--questions", str(questions), "--model", "gpt-5", "--endpoint", server.url,
-                "--cache", str(tmp_path / "c.sqlite")]
+        base = [
+            "eval",
+            "mcq",
+            "--questions",
+            str(questions),
+            "--model",
+            "gpt-5",
+            "--endpoint",
+            server.url,
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+        ]
         assert cli.main([*base, "--out", str(tmp_path / "plain")]) == 2  # temperature refused: one line
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "refuses the parameter 'temperature'" in err[0] and "--reasoning-effort" in err[0]
@@ -193,4 +226,8 @@ def test_an_endpoint_evaluation_of_a_reasoning_model(tmp_path, capsys):
         assert all(b["max_completion_tokens"] == 128 for b in sent)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["accuracy"] == 1.0
-    assert "|effort:low|" in json.dumps(summary) and "temp:" not in json.dumps(summary) and summary["settings"]["reasoning_effort"] == "low"
+    assert (
+        "|effort:low|" in json.dumps(summary)
+        and "temp:" not in json.dumps(summary)
+        and summary["settings"]["reasoning_effort"] == "low"
+    )

@@ -16,8 +16,23 @@ class Server:
     printed. ``kill()`` sends SIGKILL (nothing is flushed or closed by the server)."""
 
     def __init__(self, dataset, db, *args: str, annotator: str = "alice", host: str = "127.0.0.1"):
-        cmd = [sys.executable, "-m", "wikiorigin.cli", "review", "serve", str(dataset), "--db", str(db),
-               "--port", "0", "--host", host, "--annotator", annotator, *args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "wikiorigin.cli",
+            "review",
+            "serve",
+            str(dataset),
+            "--db",
+            str(db),
+            "--port",
+            "0",
+            "--host",
+            host,
+            "--annotator",
+            annotator,
+            *args,
+        ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.append(self.proc.stdout.readline()), daemon=True)

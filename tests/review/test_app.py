@@ -39,8 +39,12 @@ def test_mcq_item_with_its_article_footnotes_and_a_safe_link(mcq_file, articles_
         item = json.loads(request(server.base + "api/item/0")[2])
         assert item["row"]["question"] == "垢嘗が嘗めるとされるものは何か。" and item["cited"] == [1]
         marks = [s for s in item["article"]["segments"] if "ref" in s]
-        assert [(s["text"], s["cited"]) for s in marks] == [("[1]", True), ("[2]", False), ("[注 1]", False),
-                                                           ("[3]", False)]
+        assert [(s["text"], s["cited"]) for s in marks] == [
+            ("[1]", True),
+            ("[2]", False),
+            ("[注 1]", False),
+            ("[3]", False),
+        ]
         refs = item["article"]["references"]
         assert [r["cited"] for r in refs] == [True, False, False, False]
         assert refs[2]["text"] == HOSTILE and refs[2]["url"] is None  # javascript: is never a link
@@ -58,7 +62,11 @@ def test_freeform_and_preference_items(freeform_file, preferences_file, articles
         item = json.loads(request(server.base + "api/item/0")[2])
         assert item["kind"] == "freeform" and item["row"]["answers"] == ["Akaname", "垢嘗"]
         assert item["article"]["title"] == "垢嘗"  # joined by the item's QID
-        assert json.loads(request(server.base + "api/state")[2])["editable"] == ["question", "question_source", "answers"]
+        assert json.loads(request(server.base + "api/state")[2])["editable"] == [
+            "question",
+            "question_source",
+            "answers",
+        ]
     with Server(preferences_file, tmp_path / "p.sqlite") as server:
         item = json.loads(request(server.base + "api/item/1")[2])
         assert item["kind"] == "preferences" and item["row"]["score_chosen"] == 8.5 and item["article"] is None
@@ -72,18 +80,27 @@ def test_decisions_stale_after_the_file_changes(mcq_file, tmp_path):
         csrf = _csrf(server)
         item = json.loads(request(server.base + "api/item/0")[2])
         assert _post(server, "api/decide", {"index": 0, "sha1": "0" * 40, "decision": "accept"}, csrf)[0] == 400
-        status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "accept",
-                                                       "edits": {"region": "九州"}}, csrf)
+        status, _, body = _post(
+            server,
+            "api/decide",
+            {"index": 0, "sha1": item["sha1"], "decision": "accept", "edits": {"region": "九州"}},
+            csrf,
+        )
         assert status == 200, body
         sha1 = json.loads(request(server.base + "api/item/1")[2])["sha1"]
-        for edits, message in [({"answer": "x"}, "answer cannot be edited"),
-                               ({"answer_index": 9}, "answer_index 9 is not one of the 4 choices"),
-                               ({"region": "火星"}, "region '火星' is not one of")]:
-            status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
-                                                           "edits": edits}, csrf)
+        for edits, message in [
+            ({"answer": "x"}, "answer cannot be edited"),
+            ({"answer_index": 9}, "answer_index 9 is not one of the 4 choices"),
+            ({"region": "火星"}, "region '火星' is not one of"),
+        ]:
+            status, _, body = _post(
+                server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept", "edits": edits}, csrf
+            )
             assert status == 400 and message in json.loads(body)["error"], body
-        for decision, message in [("delete", "decision 'delete': expected one of accept, reject, skip"),
-                                  ("reject", "a reject needs a reason or a note")]:
+        for decision, message in [
+            ("delete", "decision 'delete': expected one of accept, reject, skip"),
+            ("reject", "a reject needs a reason or a note"),
+        ]:
             status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": decision}, csrf)
             assert status == 400 and json.loads(body)["error"] == message, body
         rows = mcq_rows()
@@ -153,11 +170,15 @@ def test_a_port_in_use_and_bad_input_are_one_line(mcq_file, freeform_file, artic
         out = _run("review", "serve", str(mcq_file), "--db", str(tmp_path / "r.sqlite"), "--port", str(port))
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert f"127.0.0.1:{port}: cannot listen there" in out.stderr
-    cases = [((str(tmp_path / "gone.parquet"), "--db", str(tmp_path / "r.sqlite")), "gone.parquet: no such file"),
-             ((str(articles_file), "--db", str(tmp_path / "r.sqlite")), "articles.parquet: not a dataset to review"),
-             ((str(freeform_file), "--db", str(tmp_path / "r.sqlite")), "r.sqlite: reviews mcq.parquet (mcq)"),
-             ((str(mcq_file), "--db", str(tmp_path / "s.sqlite"), "--articles", str(mcq_file)),
-              "mcq.parquet: not the output of `wikiorigin corpus yokai|origin`: no column text")]
+    cases = [
+        ((str(tmp_path / "gone.parquet"), "--db", str(tmp_path / "r.sqlite")), "gone.parquet: no such file"),
+        ((str(articles_file), "--db", str(tmp_path / "r.sqlite")), "articles.parquet: not a dataset to review"),
+        ((str(freeform_file), "--db", str(tmp_path / "r.sqlite")), "r.sqlite: reviews mcq.parquet (mcq)"),
+        (
+            (str(mcq_file), "--db", str(tmp_path / "s.sqlite"), "--articles", str(mcq_file)),
+            "mcq.parquet: not the output of `wikiorigin corpus yokai|origin`: no column text",
+        ),
+    ]
     for args, message in cases:
         out = _run("review", "serve", *args, "--port", "0")
         assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, out.stderr
@@ -170,13 +191,23 @@ def test_released_yokaieval_rows_join_articles_by_url(tmp_path):
     from wikiorigin.schemas import ARTICLES
 
     base = article_rows()[0]
-    articles = [{**base, "page_id": 1, "title": "アイヌカイセイ", "text": "空家に現れる[1]。", "url": None},
-                {**base, "page_id": 2, "title": "人魚", "anchor": "アイヌソッキ", "text": "人魚の肉[492]。", "url": None}]
+    articles = [
+        {**base, "page_id": 1, "title": "アイヌカイセイ", "text": "空家に現れる[1]。", "url": None},
+        {**base, "page_id": 2, "title": "人魚", "anchor": "アイヌソッキ", "text": "人魚の肉[492]。", "url": None},
+    ]
     write(articles, tmp_path / "a.parquet", ARTICLES)
-    with Server(str(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz"), tmp_path / "y.sqlite",
-                "--articles", str(tmp_path / "a.parquet")) as server:
+    with Server(
+        str(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz"),
+        tmp_path / "y.sqlite",
+        "--articles",
+        str(tmp_path / "a.parquet"),
+    ) as server:
         first, second = (json.loads(request(server.base + f"api/item/{i}")[2]) for i in (0, 1))
-        assert first["key"] == "#" + first["sha1"][:16] and first["cited"] == [1] and first["article"]["title"] == "アイヌカイセイ"
+        assert (
+            first["key"] == "#" + first["sha1"][:16]
+            and first["cited"] == [1]
+            and first["article"]["title"] == "アイヌカイセイ"
+        )
         assert first["article"]["segments"][1] == {"text": "[1]", "ref": 1, "cited": True}
         assert second["article"]["anchor"] == "アイヌソッキ" and second["cited"] == [492]
         assert second["link"].startswith("https://ja.wikipedia.org/wiki/%E4%BA%BA%E9%AD%9A#")
@@ -189,8 +220,10 @@ def test_a_port_out_of_range_and_an_empty_annotator_are_refused(mcq_file, tmp_pa
         out = _run("review", "serve", str(mcq_file), "--db", db, "--port", port)
         last = out.stderr.strip().splitlines()[-1]
         assert out.returncode == 2 and "argument --port" in last and "unexpected" not in out.stderr, out.stderr
-    assert "99999 is not a port (0 to 65535)" in _run("review", "serve", str(mcq_file), "--db", db,
-                                                      "--port", "99999").stderr
+    assert (
+        "99999 is not a port (0 to 65535)"
+        in _run("review", "serve", str(mcq_file), "--db", db, "--port", "99999").stderr
+    )
     out = _run("review", "serve", str(mcq_file), "--db", db, "--port", "0", "--annotator", "")
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--annotator '': give a name" in out.stderr
 
@@ -201,14 +234,15 @@ def test_a_half_written_dataset_is_a_json_error_until_it_is_whole(mcq_file, tmp_
     with Server(mcq_file, tmp_path / "r.sqlite") as server:
         assert request(server.base + "api/state")[0] == 200
         whole = mcq_file.read_bytes()
-        mcq_file.write_bytes(whole[:len(whole) // 2])  # a rebuild caught half-way
+        mcq_file.write_bytes(whole[: len(whole) // 2])  # a rebuild caught half-way
         for path in ("api/state", "api/item/0"):
             status, headers, body = request(server.base + path)
             assert status == 503 and headers["Content-Type"] == "application/json", body
             error = json.loads(body)["error"]
             assert "mcq.parquet: not a Parquet file" in error and "\n" not in error
-        status, headers, body = _post(server, "api/decide", {"index": 0, "sha1": "0" * 40, "decision": "accept"},
-                                      _csrf(server))
+        status, headers, body = _post(
+            server, "api/decide", {"index": 0, "sha1": "0" * 40, "decision": "accept"}, _csrf(server)
+        )
         assert status == 503 and "mcq.parquet: not a Parquet file" in json.loads(body)["error"], body
         mcq_file.write_bytes(whole)
         assert request(server.base + "api/state")[0] == 200 and request(server.base + "api/item/0")[0] == 200
@@ -224,9 +258,17 @@ def _accept_as(mcq_file, db, annotator, index, edits):
         assert status == 200, text
 
 
-@pytest.mark.parametrize("policy, carol, exported", [
-    ("all-accept", None, None), ("majority", None, None), ("any-accept", None, None),
-    ("all-accept", "bob", None), ("majority", "bob", "Bob Q"), ("any-accept", "bob", "Bob Q")])
+@pytest.mark.parametrize(
+    "policy, carol, exported",
+    [
+        ("all-accept", None, None),
+        ("majority", None, None),
+        ("any-accept", None, None),
+        ("all-accept", "bob", None),
+        ("majority", "bob", "Bob Q"),
+        ("any-accept", "bob", "Bob Q"),
+    ],
+)
 def test_accepts_that_differ_in_their_edits_are_a_conflict(mcq_file, tmp_path, policy, carol, exported):
     import json
 
@@ -302,9 +344,13 @@ def _korean_rows() -> list[dict]:
     return rows
 
 
-@pytest.mark.parametrize("labels, types, regions", [
-    (None, ["appearance", "behaviour", "origin"], ["Gangwon", "Jeju"]),   # no labels named: the rows' values
-    ("korean-folklore", ["behaviour", "appearance", "origin", "customs"], ["Gangwon", "Jeju", "Gyeonggi"])])
+@pytest.mark.parametrize(
+    "labels, types, regions",
+    [
+        (None, ["appearance", "behaviour", "origin"], ["Gangwon", "Jeju"]),  # no labels named: the rows' values
+        ("korean-folklore", ["behaviour", "appearance", "origin", "customs"], ["Gangwon", "Jeju", "Gyeonggi"]),
+    ],
+)
 def test_a_korean_set_offers_and_accepts_its_own_classes(tmp_path, labels, types, regions):
     import json
 
@@ -312,8 +358,11 @@ def test_a_korean_set_offers_and_accepts_its_own_classes(tmp_path, labels, types
     if labels:  # a labels file beside the set, named in its provenance
         from wikiorigin.labels import load_labels
 
-        spec = {"name": labels, "types": [{"class": c, "description": c} for c in types],
-                "regions": [{"class": c, "description": c} for c in regions]}
+        spec = {
+            "name": labels,
+            "types": [{"class": c, "description": c} for c in types],
+            "regions": [{"class": c, "description": c} for c in regions],
+        }
         (tmp_path / f"{labels}.json").write_text(json.dumps(spec), encoding="utf-8")
         meta.update(labels=labels, labels_sha1=load_labels(tmp_path / f"{labels}.json").sha1)
     dataset = write(_korean_rows(), tmp_path / "mcq.parquet", MCQ, **meta)
@@ -323,10 +372,15 @@ def test_a_korean_set_offers_and_accepts_its_own_classes(tmp_path, labels, types
         item = json.loads(request(server.base + "api/item/0")[2])
         assert item["region_class"] is None  # YokaiEval's messy-label cleaning is for YokaiEval only
         csrf = _csrf(server)
-        for edits, ok in [({"region": "Jeju", "type": "origin"}, True), ({"region": "九州"}, False),
-                          ({"type": "妖怪の行う行動"}, False), ({"region": "Gyeonggi", "type": "customs"}, bool(labels))]:
-            status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "accept",
-                                                           "edits": edits}, csrf)
+        for edits, ok in [
+            ({"region": "Jeju", "type": "origin"}, True),
+            ({"region": "九州"}, False),
+            ({"type": "妖怪の行う行動"}, False),
+            ({"region": "Gyeonggi", "type": "customs"}, bool(labels)),
+        ]:
+            status, _, body = _post(
+                server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "accept", "edits": edits}, csrf
+            )
             assert (status == 200) == ok, (edits, body)
             if not ok:
                 assert "is not one of this set's" in json.loads(body)["error"]
@@ -369,15 +423,21 @@ def test_footnotes_are_edited_against_the_article(mcq_file, articles_file, tmp_p
         csrf = _csrf(server)
         assert "ref" in json.loads(request(server.base + "api/state")[2])["editable"]
         sha1 = json.loads(request(server.base + "api/item/1")[2])["sha1"]
-        for ref, message in [([7], "ref: the article has no footnote 7 (its footnotes: 1, 2, 3)"),
-                             ([2, 9, 1], "no footnote 9"), ([0], "whole numbers > 0"),
-                             (["x"], "not 'x'"), ([], "one footnote number or more")]:
-            status, headers, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
-                                                                 "edits": {"ref": ref}}, csrf)
+        for ref, message in [
+            ([7], "ref: the article has no footnote 7 (its footnotes: 1, 2, 3)"),
+            ([2, 9, 1], "no footnote 9"),
+            ([0], "whole numbers > 0"),
+            (["x"], "not 'x'"),
+            ([], "one footnote number or more"),
+        ]:
+            status, headers, body = _post(
+                server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept", "edits": {"ref": ref}}, csrf
+            )
             assert status == 400 and headers["Content-Type"] == "application/json", body
             assert message in json.loads(body)["error"], body
-        status, _, body = _post(server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept",
-                                                       "edits": {"ref": [2, 1]}}, csrf)
+        status, _, body = _post(
+            server, "api/decide", {"index": 1, "sha1": sha1, "decision": "accept", "edits": {"ref": [2, 1]}}, csrf
+        )
         assert status == 200 and json.loads(body)["saved"]["edits"] == {"ref": [1, 2]}, body
         item = json.loads(request(server.base + "api/item/1")[2])
         assert item["cited"] == [1, 2] and item["row"]["ref"] == [1, 2] and item["original"]["ref"] == [2]
@@ -388,8 +448,9 @@ def test_footnotes_are_edited_against_the_article(mcq_file, articles_file, tmp_p
     with Server(mcq_file, tmp_path / "no-articles.sqlite") as server:  # no article: numbers only
         csrf, sha1 = _csrf(server), json.loads(request(server.base + "api/item/0")[2])["sha1"]
         for ref, code in [([7], 200), ([-1], 400), ([True], 400)]:
-            status, _, body = _post(server, "api/decide", {"index": 0, "sha1": sha1, "decision": "accept",
-                                                           "edits": {"ref": ref}}, csrf)
+            status, _, body = _post(
+                server, "api/decide", {"index": 0, "sha1": sha1, "decision": "accept", "edits": {"ref": ref}}, csrf
+            )
             assert status == code, (ref, body)
     out = tmp_path / "reviewed.parquet"
     assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
@@ -414,15 +475,27 @@ def test_the_reasons_offered_include_the_papers_and_old_ones_still_show(mcq_file
         csrf = _csrf(server)
         state = json.loads(request(server.base + "api/state")[2])
         assert state["reasons"] == list(REASONS)
-        for reason in ("not verifiable from the article", "not backed by an expert source", "inappropriate",
-                       "duplicate"):
+        for reason in (
+            "not verifiable from the article",
+            "not backed by an expert source",
+            "inappropriate",
+            "duplicate",
+        ):
             assert reason in state["reasons"]
         item = json.loads(request(server.base + "api/item/0")[2])
-        status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "reject",
-                                                       "reason": "inappropriate"}, csrf)
+        status, _, body = _post(
+            server,
+            "api/decide",
+            {"index": 0, "sha1": item["sha1"], "decision": "reject", "reason": "inappropriate"},
+            csrf,
+        )
         assert status == 200, body
-        status, _, body = _post(server, "api/decide", {"index": 0, "sha1": item["sha1"], "decision": "reject",
-                                                       "reason": "not backed by the article"}, csrf)
+        status, _, body = _post(
+            server,
+            "api/decide",
+            {"index": 0, "sha1": item["sha1"], "decision": "reject", "reason": "not backed by the article"},
+            csrf,
+        )
         assert status == 400 and "expected one of not verifiable from the article" in json.loads(body)["error"]
         shown = json.loads(request(server.base + "api/item/1")[2])["decisions"]
         assert [(d["annotator"], d["reason"]) for d in shown] == [("bob", "not backed by the article")]
@@ -452,8 +525,9 @@ def test_a_full_disk_is_a_json_error_that_says_so_and_loses_nothing(mcq_file, sm
         _fill(small_disk)
         note = "理由" * 999  # a decision of several pages
         for _ in range(3):  # whatever space was left in the journal's last page is soon gone
-            status, headers, body = _post(server, "api/decide", {"index": 1, "sha1": sha1s[1], "decision": "reject",
-                                                                 "note": note}, csrf)
+            status, headers, body = _post(
+                server, "api/decide", {"index": 1, "sha1": sha1s[1], "decision": "reject", "note": note}, csrf
+            )
             if status != 200:
                 break
         assert status == 507 and headers["Content-Type"] == "application/json", body

@@ -22,8 +22,10 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
 
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-    message = ("the browser tests need Debian's chromium: apt-get install chromium chromium-driver "
-               "fonts-ipafont-gothic (the font: the page's Japanese)")
+    message = (
+        "the browser tests need Debian's chromium: apt-get install chromium chromium-driver "
+        "fonts-ipafont-gothic (the font: the page's Japanese)"
+    )
     if os.environ.get("CI") == "true":
         pytest.fail(message + " (CI=true: they must run)", pytrace=False)
     pytest.skip(message, allow_module_level=True)
@@ -44,8 +46,14 @@ def browser():
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager: no downloads, ever
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,860",
-                "--disable-gpu", "--lang=ja"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,860",
+        "--disable-gpu",
+        "--lang=ja",
+    ):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.implicitly_wait(0)
@@ -115,12 +123,12 @@ def _review_five(page):
     assert page.text("question") == "垢嘗が嘗めるとされるものは何か。"
     assert page.driver.find_element(By.CSS_SELECTOR, "#article-text mark.cited").text == "[1]"
     assert page.driver.find_element(By.CSS_SELECTOR, "#choices li.answer").text == "風呂場の垢"
-    page.press("a")                                  # q1 accept
-    _edit_question_and_answer(page)                  # q2 edit
+    page.press("a")  # q1 accept
+    _edit_question_and_answer(page)  # q2 edit
     _reject_with_reason(page, "3", "子供ではなく老人")  # q3 reject: answer wrong
-    page.press("a")                                  # q4 accept
+    page.press("a")  # q4 accept
     _check_hostile_item(page)
-    page.press("a")                                  # q5 accept
+    page.press("a")  # q5 accept
     assert page.progress() == "5/6 reviewed"
 
 
@@ -156,18 +164,18 @@ def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, artic
     with Server(mcq_file, db, "--articles", str(articles_file), annotator="alice") as server:
         page = Page(browser, server.url)
         _review_five(page)
-        page = Page(browser, server.url)             # reload: the state is the server's
+        page = Page(browser, server.url)  # reload: the state is the server's
         assert page.progress() == "5/6 reviewed" and page.text("question") == "垢嘗が現れる場所はどこか。"
-        server.kill()                                # SIGKILL: nothing flushed
+        server.kill()  # SIGKILL: nothing flushed
     with Server(mcq_file, db, "--articles", str(articles_file), annotator="alice") as server:
         page = Page(browser, server.url)
         assert page.progress() == "5/6 reviewed" and page.text("question") == "垢嘗が現れる場所はどこか。"
-        page.press("u")                              # undo q5's accept
+        page.press("u")  # undo q5's accept
         assert page.text("message").startswith("undone: accept #5") and page.progress() == "4/6 reviewed"
         page.press("a")
         assert page.progress() == "5/6 reviewed"
         with Server(mcq_file, db, "--articles", str(articles_file), annotator="bob") as second:
-            page = Page(browser, second.url)         # the second annotator, at the same time
+            page = Page(browser, second.url)  # the second annotator, at the same time
             assert page.progress() == "0/6 reviewed" and page.text("question") == "垢嘗が嘗めるとされるものは何か。"
             page.press("a")
             page.press("a")
@@ -177,7 +185,7 @@ def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, artic
             assert "alice: accept" in page.text("decisions")  # q5: alice's decision shown
             _filters(page)
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            alice = Page(browser, server.url)        # alice's page, back from q6 to her edited q2
+            alice = Page(browser, server.url)  # alice's page, back from q6 to her edited q2
             for _ in range(4):
                 alice.press("k")
             assert alice.text("question") == "垢嘗を描いたのは誰の画集か。"
@@ -205,7 +213,10 @@ def test_freeform_and_preference_pages(browser, freeform_file, preferences_file,
         page.press(Keys.ENTER, ctrl=True)
         server.kill()
     out = tmp_path / "f.parquet"
-    assert _run("review", "export", str(freeform_file), "--db", str(tmp_path / "f.sqlite"), "--out", str(out)).returncode == 0
+    assert (
+        _run("review", "export", str(freeform_file), "--db", str(tmp_path / "f.sqlite"), "--out", str(out)).returncode
+        == 0
+    )
     assert pq.read_table(out).to_pylist()[0]["answers"] == ["Akaname", "垢嘗", "あかなめ"]
     with Server(preferences_file, tmp_path / "p.sqlite") as server:
         page = Page(browser, server.url)
@@ -230,12 +241,12 @@ def test_a_malformed_link_and_a_half_written_file(browser, tmp_path):
         page.press("j")
         assert page.text("wikipedia") == "Wikipedia page: https://ja.wikipedia.org/wiki/垢嘗"
         whole = dataset.read_bytes()
-        dataset.write_bytes(whole[:len(whole) // 2])  # a rebuild caught half-way
+        dataset.write_bytes(whole[: len(whole) // 2])  # a rebuild caught half-way
         page.press("k")
         assert page.text("message").startswith("could not load the item: ")
         assert "mcq.parquet: not a Parquet file" in page.text("message") and page.text("question") == ""
         dataset.write_bytes(whole)
-        page.press("k")                               # from the first item round to the last
+        page.press("k")  # from the first item round to the last
         assert page.text("question") == "垢嘗を描いた画集はどれか。" and page.text("message") == ""
 
 
@@ -245,19 +256,20 @@ def test_accepting_an_edited_item_keeps_the_edits_and_o_reverts_them(browser, mc
         page = Page(browser, server.url)
         page.press("j")
         assert not page.driver.find_element(By.ID, "btn-revert").is_displayed()
-        _edit_question_and_answer(page)                  # q2 edited and accepted; the page moves to q3
+        _edit_question_and_answer(page)  # q2 edited and accepted; the page moves to q3
         page.press("k")
         assert page.text("question") == "垢嘗を描いたのは誰の画集か。"
         assert page.driver.find_element(By.ID, "btn-revert").is_displayed()
-        page.press("a")                                  # accept again: the edits stay
+        page.press("a")  # accept again: the edits stay
         page.press("k")
         assert page.text("question") == "垢嘗を描いたのは誰の画集か。" and "edited: answer" in page.text("meta")
         assert page.text("decisions").startswith("alice: accept") and "[edited: answer_index, question]" in page.text(
-            "decisions")
+            "decisions"
+        )
         out = tmp_path / "kept.parquet"
         assert _run("review", "export", str(mcq_file), "--db", str(db), "--out", str(out)).returncode == 0
         assert pq.read_table(out).to_pylist()[0]["question"] == "垢嘗を描いたのは誰の画集か。"
-        page.press("o")                                  # accept the original: the edits are reverted
+        page.press("o")  # accept the original: the edits are reverted
         page.press("k")
         assert page.text("question") == "垢嘗を描いた画集はどれか。" and "edited" not in page.text("meta")
         assert not page.driver.find_element(By.ID, "btn-revert").is_displayed()
@@ -277,12 +289,15 @@ def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file
         page = Page(browser, server.url)
         page.press("r", wait=False)
         WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "reject-dialog").is_displayed())
-        assert page.text("reject-hint") == (f"1–{len(REASONS)} choose a reason, then type a note · Enter reject · "
-                                            "Esc cancel")
+        assert page.text("reject-hint") == (
+            f"1–{len(REASONS)} choose a reason, then type a note · Enter reject · Esc cancel"
+        )
         ActionChains(browser).send_keys(str(REASONS.index("inappropriate") + 1)).perform()
-        assert browser.find_element(By.CSS_SELECTOR, 'input[name="reason"]:checked').get_attribute(
-            "value") == "inappropriate"
-        page.press(Keys.ENTER)                           # q1 rejected: the page moves to q2 (ref [2])
+        assert (
+            browser.find_element(By.CSS_SELECTOR, 'input[name="reason"]:checked').get_attribute("value")
+            == "inappropriate"
+        )
+        page.press(Keys.ENTER)  # q1 rejected: the page moves to q2 (ref [2])
         assert page.text("question") == "垢嘗を描いた画集はどれか。" and "footnotes: 2" in page.text("meta")
 
         def edit_ref(text):

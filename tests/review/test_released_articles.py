@@ -13,9 +13,19 @@ DATA = ROOT / "tests" / "data" / "yokaieval"
 
 def test_every_released_row_finds_its_article_and_cited_footnotes(tmp_path):
     out = tmp_path / "articles.parquet"
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "released_articles.py"),
-                           str(DATA / "YokaiEval-first40.json.xz"), str(DATA / "responses-calm2-7b-chat.json.xz"),
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "released_articles.py"),
+            str(DATA / "YokaiEval-first40.json.xz"),
+            str(DATA / "responses-calm2-7b-chat.json.xz"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("40 articles with ")
     articles = load_articles(out)
@@ -34,8 +44,7 @@ def test_every_released_row_finds_its_article_and_cited_footnotes(tmp_path):
     assert [r["number"] for r in first["references"]] == [1]
     assert first["references"][0]["text"].startswith("村上健司")  # the backlinks "^ a b" left out
     # where a row lists as many footnote texts as it cites numbers, each cited footnote is there
-    paired = [(a, row) for a, row in zip(found, rows)
-              if len(cited_numbers(row["ref"])) == len(row["refs_detail"])]
+    paired = [(a, row) for a, row in zip(found, rows) if len(cited_numbers(row["ref"])) == len(row["refs_detail"])]
     assert len(paired) >= 35
     for article, row in paired:
         assert set(cited_numbers(row["ref"])) <= {r["number"] for r in article["references"]}

@@ -26,7 +26,9 @@ YOKAI = str(ROOT / "tests/data/yokaieval/YokaiEval-first40.json.xz")
 
 
 def _store(tmp_path, dataset):
-    return ReviewStore(tmp_path / "review.sqlite", dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)
+    return ReviewStore(
+        tmp_path / "review.sqlite", dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by
+    )
 
 
 def test_decisions_are_appended_and_the_latest_counts(mcq_file, tmp_path):
@@ -97,8 +99,14 @@ def test_the_kept_state_is_the_state_read_whole_after_any_sequence_of_decisions(
             store.undo(who)
         else:
             decision = rng.choice(["accept", "reject", "skip"])
-            store.add(item.key, item.sha1, who, decision, reason="duplicate" if decision == "reject" else None,
-                      edits={"question": f"問{step}"} if decision == "accept" and rng.random() < 0.3 else None)
+            store.add(
+                item.key,
+                item.sha1,
+                who,
+                decision,
+                reason="duplicate" if decision == "reject" else None,
+                edits={"question": f"問{step}"} if decision == "accept" and rng.random() < 0.3 else None,
+            )
         if rng.random() < 0.5:
             assert mine.current() == {(d.item, d.annotator): d for d in mine.effective()}, step
 
@@ -128,8 +136,20 @@ def test_a_database_of_another_dataset_is_refused(mcq_file, freeform_file, tmp_p
         ReviewStore(tmp_path / "review.sqlite", "freeform.parquet", "freeform", ["f1"])
     with pytest.raises(WikioriginError, match="none of its 1 reviewed items is in other.parquet"):
         ReviewStore(tmp_path / "review.sqlite", "other.parquet", "mcq", ["x1", "x2"])
-    assert cli.main(["review", "export", str(freeform_file), "--db", str(tmp_path / "review.sqlite"),
-                     "--out", str(tmp_path / "o.parquet")]) == 2
+    assert (
+        cli.main(
+            [
+                "review",
+                "export",
+                str(freeform_file),
+                "--db",
+                str(tmp_path / "review.sqlite"),
+                "--out",
+                str(tmp_path / "o.parquet"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "review.sqlite: reviews mcq.parquet" in err
 
@@ -144,14 +164,21 @@ def _three_annotators(tmp_path, data):
             else:
                 store.add(item.key, item.sha1, who, "reject", reason="not of this culture")
     for who in ("alice", "bob", "carol"):  # all three accept the same edits of q1
-        store.add("q1", data.items[0].sha1, who, "accept",
-                  edits={"question": "垢嘗は何を嘗めるか。", "choices": ["垢", "油", "苔", "水"], "answer_index": 2})
+        store.add(
+            "q1",
+            data.items[0].sha1,
+            who,
+            "accept",
+            edits={"question": "垢嘗は何を嘗めるか。", "choices": ["垢", "油", "苔", "水"], "answer_index": 2},
+        )
     store.add("q6", data.items[5].sha1, "alice", "skip")
     return store
 
 
-@pytest.mark.parametrize("policy, ids", [("all-accept", ["q1", "q5"]), ("majority", ["q1", "q2", "q5"]),
-                                         ("any-accept", ["q1", "q2", "q3", "q5"])])
+@pytest.mark.parametrize(
+    "policy, ids",
+    [("all-accept", ["q1", "q5"]), ("majority", ["q1", "q2", "q5"]), ("any-accept", ["q1", "q2", "q3", "q5"])],
+)
 def test_export_policies_edits_schema_and_provenance(mcq_file, tmp_path, policy, ids):
     data = load_dataset(mcq_file)
     _three_annotators(tmp_path, data)
@@ -198,15 +225,44 @@ def test_eval_lmeval_and_card_take_the_reviewed_file(mcq_file, tmp_path, capsys)
     data = load_dataset(mcq_file)
     _three_annotators(tmp_path, data)
     d = tmp_path / "reviewed"
-    assert cli.main(["review", "export", str(mcq_file), "--db", str(tmp_path / "review.sqlite"),
-                     "--out", str(d / "reviewed.parquet"), "--policy", "majority"]) == 0
+    assert (
+        cli.main(
+            [
+                "review",
+                "export",
+                str(mcq_file),
+                "--db",
+                str(tmp_path / "review.sqlite"),
+                "--out",
+                str(d / "reviewed.parquet"),
+                "--policy",
+                "majority",
+            ]
+        )
+        == 0
+    )
     assert "3 of 6 items accepted (majority; 1 edited)" in capsys.readouterr().out
     rows = pq.read_table(d / "reviewed.parquet").to_pylist()
-    responses = [{"question": r["question"], "choices": r["choices"], "answer": r["answer"], "response": r["answer"]}
-                 for r in rows]
+    responses = [
+        {"question": r["question"], "choices": r["choices"], "answer": r["answer"], "response": r["answer"]}
+        for r in rows
+    ]
     (tmp_path / "responses.json").write_text(json.dumps(responses, ensure_ascii=False), encoding="utf-8")
-    assert cli.main(["eval", "mcq", "--questions", str(d / "reviewed.parquet"), "--responses",
-                     str(tmp_path / "responses.json"), "--out", str(tmp_path / "eval")]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "mcq",
+                "--questions",
+                str(d / "reviewed.parquet"),
+                "--responses",
+                str(tmp_path / "responses.json"),
+                "--out",
+                str(tmp_path / "eval"),
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
     assert summary["n"] == 3 and summary["accuracy"] == 1.0
     assert cli.main(["export", "lm-eval", str(d / "reviewed.parquet"), "--out", str(tmp_path / "task")]) == 0
@@ -236,18 +292,48 @@ def test_stats_counts_reasons_and_kappa(mcq_file, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "alice & bob: 4 items, observed 75.0%, Cohen's kappa 0.500" in out
     assert "Fleiss' kappa (3 raters, 4 items)" in out and "not of this culture" in out
-    assert "undefined" in format_stats({**stats, "agreement": {"items": 1, "fleiss": None, "pairs": [
-        {"annotators": ["a", "b"], "items": 1, "observed": 1.0, "cohen_kappa": None}]}})
+    assert "undefined" in format_stats(
+        {
+            **stats,
+            "agreement": {
+                "items": 1,
+                "fleiss": None,
+                "pairs": [{"annotators": ["a", "b"], "items": 1, "observed": 1.0, "cohen_kappa": None}],
+            },
+        }
+    )
 
 
 def test_bad_input_is_one_line_naming_the_file(mcq_file, articles_file, tmp_path, capsys):
     cases = [
-        (["review", "export", str(tmp_path / "nope.parquet"), "--db", "x.sqlite", "--out", str(tmp_path / "o.parquet")],
-         "nope.parquet: no such file"),
-        (["review", "export", str(articles_file), "--db", "x.sqlite", "--out", str(tmp_path / "o.parquet")],
-         "articles.parquet: not a dataset to review"),
-        (["review", "export", str(mcq_file), "--db", str(tmp_path / "none.sqlite"), "--out", str(tmp_path / "o.parquet")],
-         "none.sqlite: no such review database"),
+        (
+            [
+                "review",
+                "export",
+                str(tmp_path / "nope.parquet"),
+                "--db",
+                "x.sqlite",
+                "--out",
+                str(tmp_path / "o.parquet"),
+            ],
+            "nope.parquet: no such file",
+        ),
+        (
+            ["review", "export", str(articles_file), "--db", "x.sqlite", "--out", str(tmp_path / "o.parquet")],
+            "articles.parquet: not a dataset to review",
+        ),
+        (
+            [
+                "review",
+                "export",
+                str(mcq_file),
+                "--db",
+                str(tmp_path / "none.sqlite"),
+                "--out",
+                str(tmp_path / "o.parquet"),
+            ],
+            "none.sqlite: no such review database",
+        ),
         (["review", "stats", "--db", str(mcq_file)], "mcq.parquet: not a review database"),
     ]
     for argv, message in cases:
@@ -269,8 +355,20 @@ def test_decisions_on_rows_that_changed_are_said_not_silently_dropped(tmp_path, 
     store.close()
     rows[0]["question"] += "（改）"
     path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    assert cli.main(["review", "export", str(path), "--db", str(tmp_path / "review.sqlite"),
-                     "--out", str(tmp_path / "out.parquet")]) == 0
+    assert (
+        cli.main(
+            [
+                "review",
+                "export",
+                str(path),
+                "--db",
+                str(tmp_path / "review.sqlite"),
+                "--out",
+                str(tmp_path / "out.parquet"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "2 of 5 items accepted" in out and "1 decided items are no longer in" in out
     assert read_provenance(tmp_path / "out.parquet")["review"]["orphaned"] == 1
@@ -288,8 +386,11 @@ def _decided(mcq_file, tmp_path):
 def test_export_never_overwrites_what_it_reads(mcq_file, tmp_path, capsys):
     db = _decided(mcq_file, tmp_path)
     before = (mcq_file.read_bytes(), db.read_bytes())
-    for out, says in ((db, "would overwrite the input"), (mcq_file, "would overwrite the input"),
-                      (tmp_path / "reviewed.json", "ending in .parquet")):
+    for out, says in (
+        (db, "would overwrite the input"),
+        (mcq_file, "would overwrite the input"),
+        (tmp_path / "reviewed.json", "ending in .parquet"),
+    ):
         assert cli.main(["review", "export", str(mcq_file), "--db", str(db), "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1
@@ -312,8 +413,10 @@ def test_databases_it_cannot_trust_are_refused_as_they_are(mcq_file, tmp_path, c
     con.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
     con.commit()
     con.close()
-    for argv in (["review", "stats", "--db", str(newer)],
-                 ["review", "export", str(mcq_file), "--db", str(newer), "--out", str(tmp_path / "o.parquet")]):
+    for argv in (
+        ["review", "stats", "--db", str(newer)],
+        ["review", "export", str(mcq_file), "--db", str(newer), "--out", str(tmp_path / "o.parquet")],
+    ):
         assert cli.main(argv) == 2
         assert "review schema '2', not '1'" in capsys.readouterr().err
     other = tmp_path / "other.sqlite"  # another program's database: left untouched
@@ -330,8 +433,13 @@ def test_databases_it_cannot_trust_are_refused_as_they_are(mcq_file, tmp_path, c
 def test_a_ref_edit_keeps_the_form_of_the_row_and_its_texts():
     """Footnote edits. A released row keeps its ref as text; refs_detail follows the
     numbers (the text of each one cited before, None for one the export cannot know)."""
-    released = {"question": "q", "choices": ["a", "b"], "answer": "a", "ref": "[1], [3]",
-                "refs_detail": ["^ one", "^ three"]}
+    released = {
+        "question": "q",
+        "choices": ["a", "b"],
+        "answer": "a",
+        "ref": "[1], [3]",
+        "refs_detail": ["^ one", "^ three"],
+    }
     new, changed = apply_edits("mcq", released, {"ref": [3, 4]})
     assert new["ref"] == "[3][4]" and new["refs_detail"] == ["^ three", None]
     assert changed == ["ref", "refs_detail"]
@@ -343,10 +451,18 @@ def test_a_ref_edit_keeps_the_form_of_the_row_and_its_texts():
     assert "refs_detail" not in apply_edits("mcq", {"question": "q", "choices": ["a", "b"]}, {"ref": [2]})[0]
 
 
-@pytest.mark.parametrize("ref, message", [
-    ([0], r"ref must be footnote numbers \(whole numbers > 0\), not 0"),
-    ([1, -2], "not -2"), ([True], "not True"), (["2"], "not '2'"), ("1", "ref must be a list"),
-    ([], "one footnote number or more"), ([2, 2], "names a footnote twice")])
+@pytest.mark.parametrize(
+    "ref, message",
+    [
+        ([0], r"ref must be footnote numbers \(whole numbers > 0\), not 0"),
+        ([1, -2], "not -2"),
+        ([True], "not True"),
+        (["2"], "not '2'"),
+        ("1", "ref must be a list"),
+        ([], "one footnote number or more"),
+        ([2, 2], "names a footnote twice"),
+    ],
+)
 def test_a_ref_edit_must_be_footnote_numbers(ref, message):
     from wikiorigin.review.export import check_edits
 
@@ -374,8 +490,9 @@ def test_stats_count_former_and_retired_reasons(mcq_file, tmp_path, capsys):
     its new name, one no longer offered still counts under its own."""
     from wikiorigin.review.store import FORMER_REASONS, REASONS
 
-    assert {"not verifiable from the article", "not backed by an expert source", "inappropriate",
-            "duplicate"} <= set(REASONS) and len(REASONS) <= 9  # keys 1-9 on the page
+    assert {"not verifiable from the article", "not backed by an expert source", "inappropriate", "duplicate"} <= set(
+        REASONS
+    ) and len(REASONS) <= 9  # keys 1-9 on the page
     assert set(FORMER_REASONS.values()) <= set(REASONS) and not set(FORMER_REASONS) & set(REASONS)
     data = load_dataset(mcq_file)
     store = _store(tmp_path, data)
@@ -384,8 +501,7 @@ def test_stats_count_former_and_retired_reasons(mcq_file, tmp_path, capsys):
     store.add(q2.key, q2.sha1, "alice", "reject", reason="not verifiable from the article")
     store.add(q3.key, q3.sha1, "alice", "reject", reason="too easy")  # offered once, no longer
     store.add(q4.key, q4.sha1, "alice", "reject", reason="inappropriate")
-    assert review_stats(store)["reasons"] == {"not verifiable from the article": 2, "too easy": 1,
-                                              "inappropriate": 1}
+    assert review_stats(store)["reasons"] == {"not verifiable from the article": 2, "too easy": 1, "inappropriate": 1}
     assert store.current()[("q1", "alice")].reason == "not backed by the article"  # the record is as written
     assert cli.main(["review", "stats", "--db", str(tmp_path / "review.sqlite")]) == 0
     out = capsys.readouterr().out

@@ -12,12 +12,24 @@ writes the dataset card. Names are imported on first use.
 from .._lazy import attach as _attach
 
 _EXPORTS = {
-    "MCQBuilder": ".mcq", "FreeformBuilder": ".freeform", "PreferenceBuilder": ".preference",
-    "PreferenceConfig": ".preference", "BuildResult": ".result", "BuildReport": ".result",
-    "MCQConfig": ".mcq", "MCQReport": ".mcq", "build_mcq": ".mcq", "plan_mcq": ".mcq",
-    "FreeformConfig": ".freeform", "build_freeform": ".freeform", "plan_freeform": ".freeform",
-    "build_preferences": ".preference", "build_rated_preferences": ".preference", "plan_preferences": ".preference",
-    "PRESETS": ".presets", "Preset": ".presets",
+    "MCQBuilder": ".mcq",
+    "FreeformBuilder": ".freeform",
+    "PreferenceBuilder": ".preference",
+    "PreferenceConfig": ".preference",
+    "BuildResult": ".result",
+    "BuildReport": ".result",
+    "MCQConfig": ".mcq",
+    "MCQReport": ".mcq",
+    "build_mcq": ".mcq",
+    "plan_mcq": ".mcq",
+    "FreeformConfig": ".freeform",
+    "build_freeform": ".freeform",
+    "plan_freeform": ".freeform",
+    "build_preferences": ".preference",
+    "build_rated_preferences": ".preference",
+    "plan_preferences": ".preference",
+    "PRESETS": ".presets",
+    "Preset": ".presets",
     "write_card": ".dataset",
 }
 __all__ = list(_EXPORTS)

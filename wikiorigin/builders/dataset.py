@@ -67,22 +67,24 @@ def _review_lines(files: list[Path], metas: list[dict]) -> list[str]:
         if not isinstance(review, dict):
             continue
         who = ", ".join(review.get("annotators") or []) or "nobody"
-        lines.append(f"- `{path.name}`: {review.get('exported')} of {review.get('items')} items accepted by "
-                     f"human review (policy {review.get('policy')}; annotators: {who}); "
-                     f"{review.get('edited', 0)} edited, {review.get('rejected', 0)} rejected, "
-                     f"{review.get('undecided', 0)} undecided, {review.get('stale', 0)} with a stale decision, "
-                     f"{review.get('conflicts', 0)} left out as annotators accepted different edits")
+        lines.append(
+            f"- `{path.name}`: {review.get('exported')} of {review.get('items')} items accepted by "
+            f"human review (policy {review.get('policy')}; annotators: {who}); "
+            f"{review.get('edited', 0)} edited, {review.get('rejected', 0)} rejected, "
+            f"{review.get('undecided', 0)} undecided, {review.get('stale', 0)} with a stale decision, "
+            f"{review.get('conflicts', 0)} left out as annotators accepted different edits"
+        )
     return ["", "## Human review", "", *lines] if lines else []
 
 
 _LICENCE_TEXT = {
     "cc-by-sa-4.0": "The questions are derived from Wikipedia articles (text under CC BY-SA 4.0, "
-                    "https://creativecommons.org/licenses/by-sa/4.0/); this dataset is shared under the "
-                    "same license. Each row names its source article (`url`, `source_revision_id`).",
+    "https://creativecommons.org/licenses/by-sa/4.0/); this dataset is shared under the "
+    "same license. Each row names its source article (`url`, `source_revision_id`).",
     "cc-by-nc-sa-4.0": "Some rows come from a dataset released under CC BY-NC-SA 4.0 (the YokaiEval "
-                       "rows, https://creativecommons.org/licenses/by-nc-sa/4.0/), itself derived from "
-                       "Wikipedia (CC BY-SA 4.0); this dataset is shared under CC BY-NC-SA 4.0: no "
-                       "commercial use.",
+    "rows, https://creativecommons.org/licenses/by-nc-sa/4.0/), itself derived from "
+    "Wikipedia (CC BY-SA 4.0); this dataset is shared under CC BY-NC-SA 4.0: no "
+    "commercial use.",
 }
 
 
@@ -103,23 +105,32 @@ def _check_built(path: Path, meta: dict, kind: str) -> None:
     made = _BUILT.get(meta.get("builder")) if meta.get("stage") != "review export" else meta.get("kind")
     if made is None:
         stage = f" (made by `wikiorigin {meta['stage']}`)" if meta.get("stage") else ""
-        raise WikioriginError(f"{path}: not a dataset built by wikiorigin{stage}: a card describes the outputs of "
-                              "`wikiorigin build mcq|freeform|preference` or `wikiorigin review export`")
+        raise WikioriginError(
+            f"{path}: not a dataset built by wikiorigin{stage}: a card describes the outputs of "
+            "`wikiorigin build mcq|freeform|preference` or `wikiorigin review export`"
+        )
     if made != kind:
-        raise ParameterError("kind", f"{path}: a {made} set, not {kind}: give {{kind}}, or a directory of {kind} sets",
-                             made)
+        raise ParameterError(
+            "kind", f"{path}: a {made} set, not {kind}: give {{kind}}, or a directory of {kind} sets", made
+        )
 
 
-def _card_data(kind: str, title: str, licence: str, languages: list[str], rows: int,
-               files: list[Path]) -> DatasetCardData:
+def _card_data(
+    kind: str, title: str, licence: str, languages: list[str], rows: int, files: list[Path]
+) -> DatasetCardData:
     """The card's metadata, as the Hugging Face hub reads it: ``licence``, ``languages`` (``mul``
     when none is known), the task category and id of ``kind`` (:data:`TASKS`), the size
     category of ``rows``, ``title`` as the pretty name, and one split per file (its stem)."""
     category, task_id = TASKS[kind]
     return DatasetCardData(
-        license=licence, language=languages or ["mul"], task_categories=[category], task_ids=[task_id],
-        size_categories=[_size_category(rows)], pretty_name=title,
-        configs=[{"config_name": "default", "data_files": [{"split": p.stem, "path": p.name} for p in files]}])
+        license=licence,
+        language=languages or ["mul"],
+        task_categories=[category],
+        task_ids=[task_id],
+        size_categories=[_size_category(rows)],
+        pretty_name=title,
+        configs=[{"config_name": "default", "data_files": [{"split": p.stem, "path": p.name} for p in files]}],
+    )
 
 
 def write_card(directory, kind: str, title: str, description: str) -> Path:
@@ -137,8 +148,16 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
         _check_built(path, meta, kind)
     languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(parquets, kind))
     licence = _licence(metas)
-    body = [f"# {title}", "", description, "",
-            f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.", "", "## Sources and build", ""]
+    body = [
+        f"# {title}",
+        "",
+        description,
+        "",
+        f"{rows:,} rows in {len(files)} file(s), built with wikiorigin.",
+        "",
+        "## Sources and build",
+        "",
+    ]
     for path, meta in zip(files, metas):
         # every setting the build recorded (sampling, limits, effort, rounds, checker, ...), as it ran
         keep = {k: v for k, v in meta.items() if k not in ("stage", "signature")}

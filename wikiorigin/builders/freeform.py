@@ -43,12 +43,21 @@ from .result import BuildReport, BuildResult, FailedRows
 __all__ = ["FreeformConfig", "FreeformBuilder", "build_freeform", "plan_freeform", "instructions_path", "article_url"]
 
 _QUESTION = {"type": "object", "required": ["question"], "properties": {"question": {"type": "string", "minLength": 1}}}
-_TRANSLATE = {"type": "object", "required": ["question_en", "answer_en"],
-              "properties": {"question_en": {"type": "string", "minLength": 1}, "answer_en": {"type": "string"}}}
-_SCORE = {"type": "object", "required": CRITERIA,
-          "properties": {c: {"type": "integer", "minimum": 1, "maximum": 5} for c in CRITERIA}}
-_GIVEAWAY = {"type": "object", "required": ["gives_away"],
-             "properties": {"gives_away": {"type": "boolean"}, "reason": {"type": "string"}}}
+_TRANSLATE = {
+    "type": "object",
+    "required": ["question_en", "answer_en"],
+    "properties": {"question_en": {"type": "string", "minLength": 1}, "answer_en": {"type": "string"}},
+}
+_SCORE = {
+    "type": "object",
+    "required": CRITERIA,
+    "properties": {c: {"type": "integer", "minimum": 1, "maximum": 5} for c in CRITERIA},
+}
+_GIVEAWAY = {
+    "type": "object",
+    "required": ["gives_away"],
+    "properties": {"gives_away": {"type": "boolean"}, "reason": {"type": "string"}},
+}
 # The steps that judge or convert (translate, score, giveaway, the instructions' translation):
 # greedy, so that a re-run asks the same; the writing steps sample with FreeformConfig.params.
 CHECK_PARAMS = {"temperature": 0}
@@ -80,8 +89,10 @@ class FreeformConfig:
         if self.instructions not in ("auto", "en"):
             raise ValueError(f"FreeformConfig: instructions must be 'auto' or 'en', not {self.instructions!r}")
         if self.rounds < 0 or self.max_article_chars < 1:
-            raise ValueError(f"FreeformConfig: rounds must be >= 0 and max_article_chars >= 1, not "
-                             f"{self.rounds} and {self.max_article_chars}")
+            raise ValueError(
+                f"FreeformConfig: rounds must be >= 0 and max_article_chars >= 1, not "
+                f"{self.rounds} and {self.max_article_chars}"
+            )
 
 
 def instructions_path(out) -> Path:
@@ -100,8 +111,9 @@ def _answers(row: dict, english: str | None) -> list[str]:
 
 
 def _request(system: str, user: str, version: str, schema: dict, params: dict) -> ChatRequest:
-    return ChatRequest([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                       dict(params), version, schema)
+    return ChatRequest(
+        [{"role": "system", "content": system}, {"role": "user", "content": user}], dict(params), version, schema
+    )
 
 
 def _translation(language: str) -> ChatRequest:
@@ -151,8 +163,9 @@ def _cached_translation(language: str, generator: LLMClient) -> Instructions | N
 
 
 class _Run:
-    def __init__(self, generator: LLMClient, config: FreeformConfig, instructions: dict[str, Instructions],
-                 report: BuildReport):
+    def __init__(
+        self, generator: LLMClient, config: FreeformConfig, instructions: dict[str, Instructions], report: BuildReport
+    ):
         self.llm, self.config, self.sets = generator, config, instructions
         self.versions = {lang: freeform_sha1(s) for lang, s in instructions.items()}
         self.failed = FailedRows(report)
@@ -161,8 +174,16 @@ class _Run:
     def fail(self, row, step, reason, question: dict | None = None) -> None:
         """Record a dropped item (the ``FAILED`` schema); ``question``: what was made of it so
         far, under the free-form schema's column names."""
-        self.failed.add(step, reason, source=row["title"], wiki=row["wiki"], page_id=row["page_id"], qid=row["qid"],
-                        model=self.llm.backend.model, item=question)
+        self.failed.add(
+            step,
+            reason,
+            source=row["title"],
+            wiki=row["wiki"],
+            page_id=row["page_id"],
+            qid=row["qid"],
+            model=self.llm.backend.model,
+            item=question,
+        )
 
     def version(self, row) -> str:
         return self.versions[_language(row)]
@@ -170,8 +191,9 @@ class _Run:
     def writing(self, step: str, row: dict, **values) -> ChatRequest:
         """A ``generate`` or ``refine`` request: the instructions in the row's language, the article."""
         system = self.sets[_language(row)].prompt(step, title=row["title"], cutoff=self.config.cutoff, **values)
-        return _request(system, row["text"][: self.config.max_article_chars], self.version(row), _QUESTION,
-                        self.config.params)
+        return _request(
+            system, row["text"][: self.config.max_article_chars], self.version(row), _QUESTION, self.config.params
+        )
 
     def generate(self, rows: list[dict]) -> list[dict]:
         results = self.llm.run([self.writing("generate", r) for r in rows])
@@ -190,9 +212,18 @@ class _Run:
                 self.questions[row["qid"]] = result.data["question"]
 
     def translate(self, rows: list[dict]) -> list[tuple]:
-        results = self.llm.run([_request(FREEFORM_PROMPTS["translate"].format(title=r["title"]),
-                                         self.questions[r["qid"]], self.version(r), _TRANSLATE, CHECK_PARAMS)
-                                for r in rows])
+        results = self.llm.run(
+            [
+                _request(
+                    FREEFORM_PROMPTS["translate"].format(title=r["title"]),
+                    self.questions[r["qid"]],
+                    self.version(r),
+                    _TRANSLATE,
+                    CHECK_PARAMS,
+                )
+                for r in rows
+            ]
+        )
         candidates = []
         for row, result in zip(rows, results):
             if result.error:
@@ -202,8 +233,12 @@ class _Run:
             asked = f"{self.questions[row['qid']]}\n{result.data['question_en']}".casefold()
             leak = next((a for a in answers if a.casefold() in asked), None)
             if leak:
-                self.fail(row, "leak", f"the question contains the answer {leak!r}",
-                          self.made(row, result.data["question_en"], answers))
+                self.fail(
+                    row,
+                    "leak",
+                    f"the question contains the answer {leak!r}",
+                    self.made(row, result.data["question_en"], answers),
+                )
             else:
                 candidates.append((row, result.data["question_en"], answers))
         return candidates
@@ -211,27 +246,43 @@ class _Run:
     def score(self, candidates: list[tuple]) -> list[tuple]:
         """The candidates with 5 on every criterion, each with its scores."""
         prompt = FREEFORM_PROMPTS["score"].format(cutoff=self.config.cutoff)
-        results = self.llm.run([_request(prompt, f"Question: {q}\nAnswer: {answers[0]}", self.version(row),
-                                         _SCORE, CHECK_PARAMS) for row, q, answers in candidates])
+        results = self.llm.run(
+            [
+                _request(prompt, f"Question: {q}\nAnswer: {answers[0]}", self.version(row), _SCORE, CHECK_PARAMS)
+                for row, q, answers in candidates
+            ]
+        )
         kept = []
         for (row, question_en, answers), result in zip(candidates, results):
             if result.error:
                 self.fail(row, "score", result.error, self.made(row, question_en, answers))
             elif any(result.data[c] != 5 for c in CRITERIA):
                 low = ", ".join(f"{c}={result.data[c]}" for c in CRITERIA if result.data[c] != 5)
-                self.fail(row, "score", f"below 5 on {low}",
-                          {**self.made(row, question_en, answers), "criteria": {c: result.data[c] for c in CRITERIA}})
+                self.fail(
+                    row,
+                    "score",
+                    f"below 5 on {low}",
+                    {**self.made(row, question_en, answers), "criteria": {c: result.data[c] for c in CRITERIA}},
+                )
             else:
                 kept.append((row, question_en, answers, result.data))
         return kept
 
     def giveaway(self, candidates: list[tuple]) -> list[dict]:
         """The output rows of the candidates whose question does not give its answer away."""
-        results = self.llm.run([_request(
-            FREEFORM_PROMPTS["giveaway"],
-            f"Question ({language_name(_language(row))}): {self.questions[row['qid']]}\n"
-            f"Question in English: {question_en}\nAnswer: {' / '.join(answers)}",
-            self.version(row), _GIVEAWAY, CHECK_PARAMS) for row, question_en, answers, _ in candidates])
+        results = self.llm.run(
+            [
+                _request(
+                    FREEFORM_PROMPTS["giveaway"],
+                    f"Question ({language_name(_language(row))}): {self.questions[row['qid']]}\n"
+                    f"Question in English: {question_en}\nAnswer: {' / '.join(answers)}",
+                    self.version(row),
+                    _GIVEAWAY,
+                    CHECK_PARAMS,
+                )
+                for row, question_en, answers, _ in candidates
+            ]
+        )
         rows = []
         for (row, question_en, answers, score), result in zip(candidates, results):
             made = {**self.made(row, question_en, answers), "criteria": {c: score[c] for c in CRITERIA}}
@@ -251,11 +302,19 @@ class _Run:
     def row(self, row, question_en, answers, score) -> dict:
         return {
             "id": hashlib.sha1(f"{row['qid']}:{self.version(row)}".encode()).hexdigest()[:16],
-            "question": question_en, "question_source": self.questions[row["qid"]], "answers": answers,
-            "qid": row["qid"], "origin_wiki": row["origin_wiki"], "title": row["title"], "url": article_url(row),
-            "n_wikis": row["n_wikis"], "has_enwiki": bool(row.get("enwiki_title")),
-            "criteria": {c: score[c] for c in CRITERIA}, "language": _language(row),
-            "generator": self.llm.backend.model, "prompt_sha1": self.version(row),
+            "question": question_en,
+            "question_source": self.questions[row["qid"]],
+            "answers": answers,
+            "qid": row["qid"],
+            "origin_wiki": row["origin_wiki"],
+            "title": row["title"],
+            "url": article_url(row),
+            "n_wikis": row["n_wikis"],
+            "has_enwiki": bool(row.get("enwiki_title")),
+            "criteria": {c: score[c] for c in CRITERIA},
+            "language": _language(row),
+            "generator": self.llm.backend.model,
+            "prompt_sha1": self.version(row),
             "source_revision_id": row["revision_id"],
         }
 
@@ -299,8 +358,9 @@ def _write_instructions(out, sets: dict[str, Instructions]) -> dict[str, str]:
     if not translated:
         path.unlink(missing_ok=True)
         return {}
-    write_text(path, json.dumps({lang: s.as_file() for lang, s in translated.items()}, ensure_ascii=False,
-                                indent=2) + "\n")
+    write_text(
+        path, json.dumps({lang: s.as_file() for lang, s in translated.items()}, ensure_ascii=False, indent=2) + "\n"
+    )
     return {lang: path.name for lang in translated}
 
 
@@ -329,8 +389,11 @@ class FreeformBuilder:
         run = _Run(llm, config, sets, report)
         for row in rows:
             if _language(row) in errors:
-                run.fail(row, "instructions", f"no {_language(row)} instructions: the translation failed: "
-                                              f"{errors[_language(row)]}")
+                run.fail(
+                    row,
+                    "instructions",
+                    f"no {_language(row)} instructions: the translation failed: {errors[_language(row)]}",
+                )
         live = run.generate([r for r in rows if _language(r) in sets])
         report.generated = len(live)
         for _ in range(config.rounds):
@@ -338,18 +401,32 @@ class FreeformBuilder:
         out_rows = run.giveaway(run.score(run.translate(live)))
         report.kept = len(out_rows)
         report.usage = {"generator": llm.usage.as_dict()}
-        meta = dict(articles=str(articles), rounds=config.rounds, cutoff=config.cutoff,
-                    max_article_chars=config.max_article_chars, params=config.params, check_params=CHECK_PARAMS,
-                    generator=llm.backend.model, prompt_sha1=_prompt_sha1(run.versions), usage=report.usage,
-                    preset=config.preset, llm={"generator": llm.settings()})
+        meta = dict(
+            articles=str(articles),
+            rounds=config.rounds,
+            cutoff=config.cutoff,
+            max_article_chars=config.max_article_chars,
+            params=config.params,
+            check_params=CHECK_PARAMS,
+            generator=llm.backend.model,
+            prompt_sha1=_prompt_sha1(run.versions),
+            usage=report.usage,
+            preset=config.preset,
+            llm={"generator": llm.settings()},
+        )
 
         def beside(path) -> dict:  # the translated instructions, and which the build used
             files = _write_instructions(path, sets)
-            return {"instructions": [{**s.provenance(), **({"file": files[lang]} if lang in files else {})}
-                                     for lang, s in sorted(sets.items())]}
+            return {
+                "instructions": [
+                    {**s.provenance(), **({"file": files[lang]} if lang in files else {})}
+                    for lang, s in sorted(sets.items())
+                ]
+            }
 
-        return BuildResult("freeform", out_rows, FREEFORM, run.failed, report, meta, {"generator": llm}, beside,
-                           inputs=(articles,))
+        return BuildResult(
+            "freeform", out_rows, FREEFORM, run.failed, report, meta, {"generator": llm}, beside, inputs=(articles,)
+        )
 
     def plan(self, articles, llm: LLMClient) -> dict:
         """A dry run: the calls not in the cache that come first (the translation of the

@@ -25,9 +25,20 @@ from ..errors import WikioriginError
 from ..languages import language_name
 from ..schemas import FREEFORM_CRITERIA as CRITERIA
 
-__all__ = ["FREEFORM_PROMPTS", "PLACEHOLDERS", "ANSWER_FORMAT", "Instructions", "placeholders",
-           "parse_instructions", "bundled_languages", "bundled_instructions", "translation_request",
-           "translation_schema", "translated_instructions", "freeform_sha1"]
+__all__ = [
+    "FREEFORM_PROMPTS",
+    "PLACEHOLDERS",
+    "ANSWER_FORMAT",
+    "Instructions",
+    "placeholders",
+    "parse_instructions",
+    "bundled_languages",
+    "bundled_instructions",
+    "translation_request",
+    "translation_schema",
+    "translated_instructions",
+    "freeform_sha1",
+]
 
 PLACEHOLDERS = {"generate": ("title", "cutoff"), "refine": ("title", "cutoff", "question")}
 """The placeholders each instruction text must hold, in every language: the item's ``title``
@@ -38,30 +49,34 @@ ANSWER_FORMAT = '{"question": "..."}'
 """The line the builder puts after an instruction text: the JSON it asks for (kept out of the
 instruction files, so that a translation has no braces to get wrong)."""
 
-_CUES = "\n".join(f"{c}: {text};" for c, text in zip(CRITERIA, [
-    "it is not a question answered by yes or no",
-    "it can be answered by a name or a few words, not only by a sentence",
-    "the answer is just what was asked: it holds nothing superfluous and repeats no part of the "
-    "question's wording",
-    "the answer could be known from sources up to {cutoff}",
-    "the answer will not change over time",
-    "it is not trivially easy",
-    "it needs no context beyond itself",
-]))
+_CUES = "\n".join(
+    f"{c}: {text};"
+    for c, text in zip(
+        CRITERIA,
+        [
+            "it is not a question answered by yes or no",
+            "it can be answered by a name or a few words, not only by a sentence",
+            "the answer is just what was asked: it holds nothing superfluous and repeats no part of the "
+            "question's wording",
+            "the answer could be known from sources up to {cutoff}",
+            "the answer will not change over time",
+            "it is not trivially easy",
+            "it needs no context beyond itself",
+        ],
+    )
+)
 
 FREEFORM_PROMPTS = {
     "translate": (
         "task: freeform-translate\n"
         "Translate the quiz question into English, and give the English name of its answer "
         "({title}) as an English speaker would write it.\n"
-        "Answer with JSON only: {{\"question_en\": ..., \"answer_en\": ...}}"
+        'Answer with JSON only: {{"question_en": ..., "answer_en": ...}}'
     ),
     "score": (
         "task: freeform-score\n"
-        "Rate the question (with its answer) from 1 (fails) to 5 (fully meets) on each criterion:\n"
-        + _CUES + "\n"
-        "Answer with JSON only, an integer for each: {{"
-        + ", ".join(f'"{c}": ...' for c in CRITERIA) + "}}"
+        "Rate the question (with its answer) from 1 (fails) to 5 (fully meets) on each criterion:\n" + _CUES + "\n"
+        "Answer with JSON only, an integer for each: {{" + ", ".join(f'"{c}": ...' for c in CRITERIA) + "}}"
     ),
     "giveaway": (
         "task: freeform-giveaway\n"
@@ -70,15 +85,15 @@ FREEFORM_PROMPTS = {
         "a part of it, a translation or transliteration of it or an obvious variant of it, or "
         "describes the name itself (its letters, its spelling, its sound) so closely that no "
         "knowledge of the subject is needed.\n"
-        "Answer with JSON only: {{\"gives_away\": true or false, \"reason\": \"one short sentence\"}}"
+        'Answer with JSON only: {{"gives_away": true or false, "reason": "one short sentence"}}'
     ),
     "instructions": (
         "task: freeform-instructions\n"
-        "Translate the two instruction texts given as JSON (\"generate\" and \"refine\") from English "
+        'Translate the two instruction texts given as JSON ("generate" and "refine") from English '
         "into {language}, as a native speaker would write them, speaking to the reader directly. "
         "Keep every placeholder in braces ({{title}}, {{cutoff}}, {{question}}) exactly as it is, "
         "untranslated, and add no other braces.\n"
-        "Answer with JSON only: {{\"generate\": ..., \"refine\": ...}}"
+        'Answer with JSON only: {{"generate": ..., "refine": ...}}'
     ),
 }
 """The free-form builder's English prompts by step: ``translate`` (the question into English),
@@ -115,8 +130,13 @@ class Instructions:
 
     def as_file(self) -> dict:
         """The set as an instruction file holds it (``language``, ``name``, ``note``, the texts)."""
-        return {"language": self.language, "name": self.name, "note": self.note,
-                "generate": self.generate, "refine": self.refine}
+        return {
+            "language": self.language,
+            "name": self.name,
+            "note": self.note,
+            "generate": self.generate,
+            "refine": self.refine,
+        }
 
     def provenance(self) -> dict:
         """What a build records of the set: language, source and hash."""
@@ -134,8 +154,9 @@ def parse_instructions(data, where: str, source: str = "bundled") -> Instruction
     ``en.json`` and, in each text, exactly the placeholders of :data:`PLACEHOLDERS`. ``where``
     names the file in the error (:class:`~wikiorigin.errors.WikioriginError`)."""
     if not isinstance(data, dict):
-        raise WikioriginError(f"{where}: not an instruction file (a JSON object with language, name, note, "
-                              "generate, refine)")
+        raise WikioriginError(
+            f"{where}: not an instruction file (a JSON object with language, name, note, generate, refine)"
+        )
     missing = [k for k in ("language", "name", "note", *PLACEHOLDERS) if not isinstance(data.get(k), str)]
     if missing:
         raise WikioriginError(f"{where}: no text for {', '.join(missing)}")
@@ -177,13 +198,23 @@ def bundled_instructions(language: str) -> Instructions | None:
 def translation_schema() -> dict:
     """The JSON schema of a translation of the instructions: both texts, each with exactly its
     placeholders (so that the client's one repair asks again for a text that lost one)."""
+
     def text(names):
         only = "|".join(names)
-        return {"type": "string", "minLength": 1, "allOf": [
-            *({"pattern": re.escape("{" + n + "}")} for n in names),
-            {"pattern": rf"^(?:[^{{}}]|\{{(?:{only})\}})*$"}]}
-    return {"type": "object", "required": list(PLACEHOLDERS),
-            "properties": {step: text(names) for step, names in PLACEHOLDERS.items()}}
+        return {
+            "type": "string",
+            "minLength": 1,
+            "allOf": [
+                *({"pattern": re.escape("{" + n + "}")} for n in names),
+                {"pattern": rf"^(?:[^{{}}]|\{{(?:{only})\}})*$"},
+            ],
+        }
+
+    return {
+        "type": "object",
+        "required": list(PLACEHOLDERS),
+        "properties": {step: text(names) for step, names in PLACEHOLDERS.items()},
+    }
 
 
 def translation_request(language: str) -> tuple[list[dict], str]:
@@ -199,11 +230,21 @@ def translation_request(language: str) -> tuple[list[dict], str]:
 def translated_instructions(language: str, data: dict, model: str) -> Instructions:
     """The :class:`Instructions` of a translation answered by ``model`` (``data``: JSON that
     satisfies :func:`translation_schema`), with a note that says so."""
-    note = (f"Translated from wikiorigin's en.json by the generator model {model} (one call, in the "
-            "request cache); not reviewed.")
-    return parse_instructions({"language": language, "name": language_name(language), "note": note,
-                               "generate": data["generate"], "refine": data["refine"]},
-                              f"the {language} instructions from {model}", source=f"translated by {model}")
+    note = (
+        f"Translated from wikiorigin's en.json by the generator model {model} (one call, in the "
+        "request cache); not reviewed."
+    )
+    return parse_instructions(
+        {
+            "language": language,
+            "name": language_name(language),
+            "note": note,
+            "generate": data["generate"],
+            "refine": data["refine"],
+        },
+        f"the {language} instructions from {model}",
+        source=f"translated by {model}",
+    )
 
 
 def freeform_sha1(instructions: Instructions | None = None) -> str:

@@ -62,15 +62,30 @@ from .result import BuildReport, BuildResult, FailedRows
 
 __all__ = ["MCQConfig", "MCQBuilder", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
 
-_GENERATE = {"type": "object", "required": ["questions"], "properties": {"questions": {
-    "type": "array", "items": {"type": "object", "required": ["question", "choices", "answer"],
-                               "properties": {"question": {"type": "string"},
-                                              "choices": {"type": "array", "items": {"type": "string"}},
-                                              "answer": {"type": "string"}}}}}}
-_CHECK = {"type": "object", "required": ["answer_index"],
-          "properties": {"answer_index": {"type": ["integer", "null"]}}}
-_ATTRIBUTE = {"type": "object", "required": ["refs"],
-              "properties": {"refs": {"type": "array", "items": {"type": "integer"}}}}
+_GENERATE = {
+    "type": "object",
+    "required": ["questions"],
+    "properties": {
+        "questions": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["question", "choices", "answer"],
+                "properties": {
+                    "question": {"type": "string"},
+                    "choices": {"type": "array", "items": {"type": "string"}},
+                    "answer": {"type": "string"},
+                },
+            },
+        }
+    },
+}
+_CHECK = {"type": "object", "required": ["answer_index"], "properties": {"answer_index": {"type": ["integer", "null"]}}}
+_ATTRIBUTE = {
+    "type": "object",
+    "required": ["refs"],
+    "properties": {"refs": {"type": "array", "items": {"type": "integer"}}},
+}
 
 
 @dataclass(slots=True)
@@ -121,11 +136,15 @@ def _articles_language(rows: list[dict], path) -> str:
         raise ParameterError("language", f"{path}: cannot tell the language of wiki {unknown[0]!r}: give {{language}}")
     if len(set(languages.values())) > 1:
         mixed = ", ".join(f"{wiki}: {code}" for wiki, code in languages.items())
-        raise ParameterError("language", f"{path}: the articles are from wikis of several languages ({mixed}): "
-                                         "give {language} for the language of the questions")
+        raise ParameterError(
+            "language",
+            f"{path}: the articles are from wikis of several languages ({mixed}): "
+            "give {language} for the language of the questions",
+        )
     if not languages:
-        raise ParameterError("language", f"{path}: no articles to tell the language of the questions by: give "
-                                         "{language}")
+        raise ParameterError(
+            "language", f"{path}: no articles to tell the language of the questions by: give {{language}}"
+        )
     return next(iter(languages.values()))
 
 
@@ -185,8 +204,9 @@ def near_duplicates(texts: list[str], threshold: float) -> dict[int, tuple[int, 
     block = max(1, (1 << 24) // max(len(texts), 1))
     for start in range(0, len(texts), block):
         stop = min(start + block, len(texts))
-        scores = process.cdist(texts[start:stop], texts[:stop], scorer=fuzz.ratio, score_cutoff=cutoff,
-                               dtype=np.float32, workers=-1)
+        scores = process.cdist(
+            texts[start:stop], texts[:stop], scorer=fuzz.ratio, score_cutoff=cutoff, dtype=np.float32, workers=-1
+        )
         for i in range(start, stop):
             row = np.where(kept[:i], scores[i - start, :i], 0)
             j = int(np.argmax(row)) if i else 0
@@ -224,8 +244,15 @@ def _messages(system: str, user: str) -> list[dict]:
 class _Run:
     """One build: the clients, the prompts and the rows dropped so far, step by step."""
 
-    def __init__(self, generator: LLMClient, checker: LLMClient, config: MCQConfig, report: BuildReport,
-                 language: str, labels: Labels):
+    def __init__(
+        self,
+        generator: LLMClient,
+        checker: LLMClient,
+        config: MCQConfig,
+        report: BuildReport,
+        language: str,
+        labels: Labels,
+    ):
         self.generator, self.checker, self.config, self.report = generator, checker, config, report
         self.language, self.labels = language, labels
         self.yokai = yokai_prompts(language, labels)
@@ -239,20 +266,32 @@ class _Run:
     def fail(self, article, step, reason, question: dict | None = None) -> None:
         """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the
         generator wrote it."""
-        self.failed.add(step, reason, source=article["title"], wiki=article["wiki"], page_id=article["page_id"],
-                        qid=article.get("qid"), model=self.generator.backend.model, item=question)
+        self.failed.add(
+            step,
+            reason,
+            source=article["title"],
+            wiki=article["wiki"],
+            page_id=article["page_id"],
+            qid=article.get("qid"),
+            model=self.generator.backend.model,
+            item=question,
+        )
 
     def ask(self, client: LLMClient, prompt: str, users: list[str], schema, params: dict | None = None):
         """One request per user text, at the build's ``params`` unless others are given."""
         params = self.config.params if params is None else params
-        return client.run([ChatRequest(_messages(prompt, user), dict(params), self.version, schema)
-                           for user in users])
+        return client.run([ChatRequest(_messages(prompt, user), dict(params), self.version, schema) for user in users])
 
     def generate(self, rows: list[dict]) -> list[tuple]:
         """Steps 1-2: generate, validate."""
         limit, n = self.config.max_article_chars, self.config.per_article
-        asked = self.ask(self.generator, self.prompt("generate", n=n),
-                         [_article_text(a, limit) for a in rows], _GENERATE, self.config.generation_params())
+        asked = self.ask(
+            self.generator,
+            self.prompt("generate", n=n),
+            [_article_text(a, limit) for a in rows],
+            _GENERATE,
+            self.config.generation_params(),
+        )
         candidates = []
         for article, result in zip(rows, asked):
             if result.error:
@@ -271,9 +310,12 @@ class _Run:
     def check(self, candidates: list[tuple]) -> list[tuple]:
         """Step 3: keep what the checker answers right with the article in front of it."""
         limit = self.config.max_article_chars
-        checks = self.ask(self.checker, self.prompt("check"),
-                          [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q in candidates],
-                          _CHECK)
+        checks = self.ask(
+            self.checker,
+            self.prompt("check"),
+            [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q in candidates],
+            _CHECK,
+        )
         kept = []
         for (article, number, q), result in zip(candidates, checks):
             if result.error:
@@ -291,9 +333,17 @@ class _Run:
         limit = self.config.max_article_chars
         unasked = [self.config.keep_unreferenced and not _footnotes(a) for a, _, _ in grounded]
         todo = [item for item, skip in zip(grounded, unasked) if not skip]
-        answers = iter(self.ask(self.generator, self.prompt("attribute"),
-                                [_article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
-                                 for a, _, q in todo], _ATTRIBUTE))
+        answers = iter(
+            self.ask(
+                self.generator,
+                self.prompt("attribute"),
+                [
+                    _article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
+                    for a, _, q in todo
+                ],
+                _ATTRIBUTE,
+            )
+        )
         kept = []
         for (article, number, q), skip in zip(grounded, unasked):
             if skip:
@@ -304,8 +354,12 @@ class _Run:
             if result.error:
                 self.fail(article, "attribute", result.error, q)
             elif not numbers:
-                self.fail(article, "attribute", "the article has no footnotes (keep_unreferenced keeps such "
-                                                "questions without attribution)", q)
+                self.fail(
+                    article,
+                    "attribute",
+                    "the article has no footnotes (keep_unreferenced keeps such questions without attribution)",
+                    q,
+                )
             elif not refs:
                 self.fail(article, "attribute", "no footnote of the article backs it", q)
             else:
@@ -317,9 +371,12 @@ class _Run:
         then the output rows. The model reads the article as far as generation did
         (``max_article_chars``): where a yokai is told of is often said well into it."""
         limit = self.config.max_article_chars
-        labels = self.ask(self.generator, label_prompt(self.language, self.labels),
-                          [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q, _ in backed],
-                          label_schema(self.labels))
+        labels = self.ask(
+            self.generator,
+            label_prompt(self.language, self.labels),
+            [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q, _ in backed],
+            label_schema(self.labels),
+        )
         rows = []
         for (article, number, q, refs), label in zip(backed, labels):
             if label.error:
@@ -334,9 +391,13 @@ class _Run:
         found = near_duplicates([r["question"] + "\n" + r["answer"] for r in rows], self.config.duplicate_threshold)
         for i, (j, similarity) in found.items():
             row, kept = rows[i], rows[j]
-            self.fail(row, "duplicate", f"a near-duplicate (similarity {similarity:.2f}) of question {kept['id']} "
-                                        f"of {kept['title']!r}: {kept['question']} ({kept['answer']})",
-                      {k: row[k] for k in ("question", "choices", "answer")})
+            self.fail(
+                row,
+                "duplicate",
+                f"a near-duplicate (similarity {similarity:.2f}) of question {kept['id']} "
+                f"of {kept['title']!r}: {kept['question']} ({kept['answer']})",
+                {k: row[k] for k in ("question", "choices", "answer")},
+            )
         return [row for i, row in enumerate(rows) if i not in found]
 
     def row(self, article, number, q, refs, label) -> dict:
@@ -344,14 +405,24 @@ class _Run:
         key = f"{article['wiki']}:{article['page_id']}:{number}:{self.version}"
         return {
             "id": hashlib.sha1(key.encode()).hexdigest()[:16],
-            "question": q["question"], "choices": q["choices"], "answer": q["answer"],
-            "answer_index": None, "type": label["type"],
+            "question": q["question"],
+            "choices": q["choices"],
+            "answer": q["answer"],
+            "answer_index": None,
+            "type": label["type"],
             "region": article.get("region") if self.labels.region_source == WIKIDATA else label["region"],
-            "ref": refs, "refs_detail": [details[r] for r in refs], "url": article["url"],
-            "title": article["title"], "qid": article.get("qid"), "wiki": article["wiki"],
-            "page_id": article["page_id"], "language": self.language,
-            "generator": self.generator.backend.model, "checker": self.checker.backend.model,
-            "prompt_sha1": self.version, "source_revision_id": article["revision_id"],
+            "ref": refs,
+            "refs_detail": [details[r] for r in refs],
+            "url": article["url"],
+            "title": article["title"],
+            "qid": article.get("qid"),
+            "wiki": article["wiki"],
+            "page_id": article["page_id"],
+            "language": self.language,
+            "generator": self.generator.backend.model,
+            "checker": self.checker.backend.model,
+            "prompt_sha1": self.version,
+            "source_revision_id": article["revision_id"],
         }
 
 
@@ -363,9 +434,12 @@ _STAGE = "wikiorigin corpus yokai (or corpus origin)"
 def _check_regions(has_region: bool, path, labels: Labels) -> None:
     """With Wikidata regions, the corpus must carry ``region`` (``corpus origin``'s)."""
     if labels.region_source == WIKIDATA and not has_region:
-        raise ParameterError("labels", f"{path}: no region column, which the labels {labels.source} take from "
-                                       "Wikidata (build the corpus with `wikiorigin corpus origin`, or give "
-                                       "{labels} with region classes)")
+        raise ParameterError(
+            "labels",
+            f"{path}: no region column, which the labels {labels.source} take from "
+            "Wikidata (build the corpus with `wikiorigin corpus origin`, or give "
+            "{labels} with region classes)",
+        )
 
 
 def _default_labels(rows: list[dict], has_region: bool, path, language: str | None = None) -> Labels:
@@ -376,9 +450,12 @@ def _default_labels(rows: list[dict], has_region: bool, path, language: str | No
         return load_labels("origin")
     if (language or _articles_language(rows, path)) == "ja":
         return load_labels("yokai-ja")
-    raise ParameterError("labels", f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no "
-                                   "labels: give {labels} with its culture's type and region classes (a labels "
-                                   "file, or a preset: yokai-ja, origin)")
+    raise ParameterError(
+        "labels",
+        f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no "
+        "labels: give {labels} with its culture's type and region classes (a labels "
+        "file, or a preset: yokai-ja, origin)",
+    )
 
 
 def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
@@ -420,15 +497,35 @@ class MCQBuilder:
         balance_positions(out_rows, config.seed)  # step 7
         report.kept = len(out_rows)
         report.usage = {"generator": llm.usage.as_dict(), "checker": checker.usage.as_dict()}
-        meta = dict(articles=str(articles), language=language, labels=labels.name, labels_sha1=labels.sha1,
-                    keep_unreferenced=config.keep_unreferenced, per_article=config.per_article, seed=config.seed,
-                    params=config.params, generation_params=config.generation_params(),
-                    max_article_chars=config.max_article_chars, duplicate_threshold=config.duplicate_threshold,
-                    generator=llm.backend.model, checker=checker.backend.model, prompt_sha1=run.version,
-                    usage=report.usage, preset=config.preset,
-                    llm={"generator": llm.settings(), "checker": checker.settings()})
-        return BuildResult("mcq", out_rows, MCQ, run.failed, report, meta,
-                           {"generator": llm, "checker": None if checker is llm else checker}, inputs=(articles,))
+        meta = dict(
+            articles=str(articles),
+            language=language,
+            labels=labels.name,
+            labels_sha1=labels.sha1,
+            keep_unreferenced=config.keep_unreferenced,
+            per_article=config.per_article,
+            seed=config.seed,
+            params=config.params,
+            generation_params=config.generation_params(),
+            max_article_chars=config.max_article_chars,
+            duplicate_threshold=config.duplicate_threshold,
+            generator=llm.backend.model,
+            checker=checker.backend.model,
+            prompt_sha1=run.version,
+            usage=report.usage,
+            preset=config.preset,
+            llm={"generator": llm.settings(), "checker": checker.settings()},
+        )
+        return BuildResult(
+            "mcq",
+            out_rows,
+            MCQ,
+            run.failed,
+            report,
+            meta,
+            {"generator": llm, "checker": None if checker is llm else checker},
+            inputs=(articles,),
+        )
 
     def plan(self, articles, llm: LLMClient) -> dict:
         """A dry run: the generation calls not in the cache and their input tokens; each kept
@@ -436,16 +533,23 @@ class MCQBuilder:
         config = self.config
         rows, language, labels = _setup(articles, config)
         run = _Run(llm, llm, config, BuildReport("mcq"), language, labels)
-        requests = [ChatRequest(_messages(run.prompt("generate", n=config.per_article),
-                                          _article_text(a, config.max_article_chars)),
-                                config.generation_params(), run.version, _GENERATE) for a in rows]
+        requests = [
+            ChatRequest(
+                _messages(run.prompt("generate", n=config.per_article), _article_text(a, config.max_article_chars)),
+                config.generation_params(),
+                run.version,
+                _GENERATE,
+            )
+            for a in rows
+        ]
         plan = llm.dry_run(requests)
         plan["later_calls_at_most"] = 3 * config.per_article * len(rows)
         return plan
 
 
-def build_mcq(articles, out, generator: LLMClient, checker: LLMClient | None = None,
-              config: MCQConfig | None = None, failed=None) -> BuildReport:
+def build_mcq(
+    articles, out, generator: LLMClient, checker: LLMClient | None = None, config: MCQConfig | None = None, failed=None
+) -> BuildReport:
     """Questions for the articles in ``articles.parquet`` into ``out`` (the ``mcq`` schema);
     dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``), under
     ``OUT.lock``: :class:`MCQBuilder` run and saved. Returns its report."""

@@ -39,8 +39,16 @@ from .result import BuildReport, BuildResult, FailedRows
 if TYPE_CHECKING:  # the rated path loads no LLM client
     from ..llm import ChatRequest, LLMClient
 
-__all__ = ["PreferenceConfig", "PreferenceBuilder", "build_preferences", "build_rated_preferences", "plan_preferences",
-           "ANSWER_PARAMS", "PAIRS", "FORMATS"]
+__all__ = [
+    "PreferenceConfig",
+    "PreferenceBuilder",
+    "build_preferences",
+    "build_rated_preferences",
+    "plan_preferences",
+    "ANSWER_PARAMS",
+    "PAIRS",
+    "FORMATS",
+]
 
 ANSWER_PARAMS = {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024}
 """The default sampling of the responders' answers: CARE's (temperature 0.7, top-p 1.0, at
@@ -54,9 +62,11 @@ def _plain(question: str, chosen: str, rejected: str) -> dict:
 
 
 def _conversational(question: str, chosen: str, rejected: str) -> dict:
-    return {"prompt": [{"role": "user", "content": question}],
-            "chosen": [{"role": "assistant", "content": chosen}],
-            "rejected": [{"role": "assistant", "content": rejected}]}
+    return {
+        "prompt": [{"role": "user", "content": question}],
+        "chosen": [{"role": "assistant", "content": chosen}],
+        "rejected": [{"role": "assistant", "content": rejected}],
+    }
 
 
 FORMATS = {"standard": (PREFERENCES, _plain), "conversational": (PREFERENCES_CONVERSATIONAL, _conversational)}
@@ -86,18 +96,31 @@ def _choose(responses: list[tuple], pairs: str, min_gap: float) -> list[tuple]:
         worst = min(ordered, key=lambda r: r[2])
         gap = best[2] - worst[2]
         return [(best, worst)] if gap > 0 and gap >= min_gap else []
-    return [(a, b) if a[2] > b[2] else (b, a) for a, b in combinations(ordered, 2)
-            if a[2] != b[2] and abs(a[2] - b[2]) >= min_gap]
+    return [
+        (a, b) if a[2] > b[2] else (b, a)
+        for a, b in combinations(ordered, 2)
+        if a[2] != b[2] and abs(a[2] - b[2]) >= min_gap
+    ]
 
 
-def _records(question: str, row: dict, responses: list[tuple], pairs: str, min_gap: float,
-             format: str, language: str) -> list[dict]:
+def _records(
+    question: str, row: dict, responses: list[tuple], pairs: str, min_gap: float, format: str, language: str
+) -> list[dict]:
     """The output rows of one question: its pairs, in ``format``, with CARE's columns."""
     texts = FORMATS[format][1]
-    return [{**texts(question, c[1], r[1]), "score_chosen": c[2], "score_rejected": r[2],
-             "culture": row.get("associated_culture"), "category": row.get("culture_type"),
-             "language": language, "chosen_model": c[0], "rejected_model": r[0]}
-            for c, r in _choose(responses, pairs, min_gap)]
+    return [
+        {
+            **texts(question, c[1], r[1]),
+            "score_chosen": c[2],
+            "score_rejected": r[2],
+            "culture": row.get("associated_culture"),
+            "category": row.get("culture_type"),
+            "language": language,
+            "chosen_model": c[0],
+            "rejected_model": r[0],
+        }
+        for c, r in _choose(responses, pairs, min_gap)
+    ]
 
 
 def _language(rows: list[dict], given: str | None, source) -> str:
@@ -110,8 +133,11 @@ def _language(rows: list[dict], given: str | None, source) -> str:
     if len(found) == 1 and None not in found:
         return found.pop()
     said = "say no language" if found <= {None} else "are in several languages"
-    raise ParameterError("language", f"{source}: the questions {said}: give {{language}} (the language of the "
-                                     "questions and answers, written into every pair)")
+    raise ParameterError(
+        "language",
+        f"{source}: the questions {said}: give {{language}} (the language of the "
+        "questions and answers, written into every pair)",
+    )
 
 
 @dataclass(slots=True)
@@ -144,6 +170,7 @@ def _failure(failed: FailedRows, question: str, model: str, step: str, reason: s
 
 # --- the builder -------------------------------------------------------------------------------
 
+
 def _answer_request(row: dict, params: dict) -> ChatRequest:
     """The request that asks a responder to answer the CARE ``row``'s question."""
     from ..llm import ChatRequest
@@ -166,8 +193,14 @@ def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, faile
     for (i, name, text), verdict in zip(to_judge, verdicts):
         rating, reason = (None, verdict.error) if verdict.error else parse_rating(verdict.text)
         if rating is None:
-            _failure(failed, rows[i]["question"], name, "judge",
-                     reason if verdict.error else f"unreadable rating ({reason})", {"response": text})
+            _failure(
+                failed,
+                rows[i]["question"],
+                name,
+                "judge",
+                reason if verdict.error else f"unreadable rating ({reason})",
+                {"response": text},
+            )
         else:
             scores[(i, name)] = float(rating)
     return scores
@@ -194,8 +227,10 @@ class PreferenceBuilder:
         language = _language(rows, config.language, questions)
         if out is not None:
             check_output(out, inputs=[questions])  # before any answer is paid for
-        answers = {name: client.run([_answer_request(r, config.answer_params) for r in rows])
-                   for name, client in responders.items()}
+        answers = {
+            name: client.run([_answer_request(r, config.answer_params) for r in rows])
+            for name, client in responders.items()
+        }
         report = BuildReport("preference", questions=len(rows))
         failed = FailedRows(report)
         scores = _rate(rows, answers, judge, config.judge_params, failed)
@@ -204,15 +239,37 @@ class PreferenceBuilder:
             rated = [(name, answers[name][i].text, scores[(i, name)]) for name in answers if (i, name) in scores]
             records += _records(row["question"], row, rated, config.pairs, gap, config.format, language)
         report.kept = len(records)
-        report.usage = {**{name: client.usage.as_dict() for name, client in responders.items()},
-                        "judge": judge.usage.as_dict()}
-        meta = dict(questions=str(questions), rated=None, ratings="judge", pairs=config.pairs, min_gap=gap,
-                    format=config.format, language=language, responders=sorted(responders),
-                    judge=judge.backend.model, judge_prompt_sha1=JUDGE_SHA1, answer_params=config.answer_params,
-                    judge_params=config.judge_params, usage=report.usage, preset=config.preset,
-                    llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}})
-        return BuildResult("preference", records, FORMATS[config.format][0], failed, report, meta,
-                           {**responders, "judge": judge}, inputs=(questions,))
+        report.usage = {
+            **{name: client.usage.as_dict() for name, client in responders.items()},
+            "judge": judge.usage.as_dict(),
+        }
+        meta = dict(
+            questions=str(questions),
+            rated=None,
+            ratings="judge",
+            pairs=config.pairs,
+            min_gap=gap,
+            format=config.format,
+            language=language,
+            responders=sorted(responders),
+            judge=judge.backend.model,
+            judge_prompt_sha1=JUDGE_SHA1,
+            answer_params=config.answer_params,
+            judge_params=config.judge_params,
+            usage=report.usage,
+            preset=config.preset,
+            llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}},
+        )
+        return BuildResult(
+            "preference",
+            records,
+            FORMATS[config.format][0],
+            failed,
+            report,
+            meta,
+            {**responders, "judge": judge},
+            inputs=(questions,),
+        )
 
     def run_rated(self, questions, rated, *, out=None) -> BuildResult:
         """Pairs of the rated responses in ``rated`` (:func:`~wikiorigin.care.read_rated`),
@@ -237,38 +294,76 @@ class PreferenceBuilder:
             key = question_key(r["question"])
             if key not in known:
                 unmatched.add(key)
-                _failure(failed, r["question"], r["model"], "match", f"question not in {questions}",
-                         {"response": r["response"], "rating": r["rating"], "row": r["row"]})
+                _failure(
+                    failed,
+                    r["question"],
+                    r["model"],
+                    "match",
+                    f"question not in {questions}",
+                    {"response": r["response"], "rating": r["rating"], "row": r["row"]},
+                )
                 continue
             grouped.setdefault(key, (r["question"], []))[1].append((r["model"], r["response"], r["rating"]))
         if not grouped:
-            raise WikioriginError(f"{rated}: none of its {len(unmatched)} questions is in {questions} "
-                                  f"(the first: {responses[0]['question'][:40]!r})")
-        records = [rec for key, (question, rs) in grouped.items()
-                   for rec in _records(question, known[key], rs, config.pairs, gap, config.format, language)]
+            raise WikioriginError(
+                f"{rated}: none of its {len(unmatched)} questions is in {questions} "
+                f"(the first: {responses[0]['question'][:40]!r})"
+            )
+        records = [
+            rec
+            for key, (question, rs) in grouped.items()
+            for rec in _records(question, known[key], rs, config.pairs, gap, config.format, language)
+        ]
         report.questions, report.unmatched, report.kept = len(grouped), len(unmatched), len(records)
         report.generated = sum(len(rs) for _, rs in grouped.values())
-        meta = dict(questions=str(questions), rated=str(rated), ratings="recorded", pairs=config.pairs, min_gap=gap,
-                    format=config.format, language=language, responders=sorted({r["model"] for r in responses}),
-                    judge=None, judge_prompt_sha1=None, answer_params=None, judge_params=None, usage={})
-        return BuildResult("preference", records, FORMATS[config.format][0], failed, report, meta,
-                           inputs=(questions, rated))
+        meta = dict(
+            questions=str(questions),
+            rated=str(rated),
+            ratings="recorded",
+            pairs=config.pairs,
+            min_gap=gap,
+            format=config.format,
+            language=language,
+            responders=sorted({r["model"] for r in responses}),
+            judge=None,
+            judge_prompt_sha1=None,
+            answer_params=None,
+            judge_params=None,
+            usage={},
+        )
+        return BuildResult(
+            "preference", records, FORMATS[config.format][0], failed, report, meta, inputs=(questions, rated)
+        )
 
     def plan(self, questions, responders: dict) -> dict:
         """A dry run: the answer calls not in the cache and their input tokens; each answer
         then costs one judge call."""
         rows = read_care(questions)
-        plans = [client.dry_run([_answer_request(r, self.config.answer_params) for r in rows])
-                 for client in responders.values()]
-        return {"requests": sum(p["requests"] for p in plans), "calls": sum(p["calls"] for p in plans),
-                "input_tokens": sum(p["input_tokens"] for p in plans),
-                "later_calls_at_most": len(rows) * len(responders)}
+        plans = [
+            client.dry_run([_answer_request(r, self.config.answer_params) for r in rows])
+            for client in responders.values()
+        ]
+        return {
+            "requests": sum(p["requests"] for p in plans),
+            "calls": sum(p["calls"] for p in plans),
+            "input_tokens": sum(p["input_tokens"] for p in plans),
+            "later_calls_at_most": len(rows) * len(responders),
+        }
 
 
 # --- the functions over it ---------------------------------------------------------------------
 
-def build_rated_preferences(questions, rated, out, *, pairs: str = "best-worst", min_gap: float | None = None,
-                            format: str = "standard", language: str | None = None) -> dict:
+
+def build_rated_preferences(
+    questions,
+    rated,
+    out,
+    *,
+    pairs: str = "best-worst",
+    min_gap: float | None = None,
+    format: str = "standard",
+    language: str | None = None,
+) -> dict:
     """Pairs into ``out`` from the rated responses in ``rated`` (JSON, JSON Lines, CSV or
     Parquet with ``question``, ``model``, ``response``, ``rating``: see
     :func:`~wikiorigin.care.read_rated`), calling no model: :meth:`PreferenceBuilder.run_rated`
@@ -279,14 +374,28 @@ def build_rated_preferences(questions, rated, out, *, pairs: str = "best-worst",
     result = PreferenceBuilder(config).run_rated(questions, rated, out=out)
     result.save(out)
     report = result.report
-    return {"questions": report.questions, "responses": report.generated, "unmatched_questions": report.unmatched,
-            "pairs": report.kept}
+    return {
+        "questions": report.questions,
+        "responses": report.generated,
+        "unmatched_questions": report.unmatched,
+        "pairs": report.kept,
+    }
 
 
-def build_preferences(questions, out, responders: dict, judge, *, pairs: str = "best-worst",
-                      min_gap: float | None = None, format: str = "standard", language: str | None = None,
-                      answer_params: dict | None = None, judge_params: dict | None = None,
-                      preset: str | None = None) -> dict:
+def build_preferences(
+    questions,
+    out,
+    responders: dict,
+    judge,
+    *,
+    pairs: str = "best-worst",
+    min_gap: float | None = None,
+    format: str = "standard",
+    language: str | None = None,
+    answer_params: dict | None = None,
+    judge_params: dict | None = None,
+    preset: str | None = None,
+) -> dict:
     """Pairs into ``out``: each of ``responders`` (name -> client) answers every question of
     ``questions`` (sampled with ``answer_params``, default :data:`ANSWER_PARAMS`), ``judge``
     rates each answer (sampled with ``judge_params``, default
@@ -294,14 +403,24 @@ def build_preferences(questions, out, responders: dict, judge, *, pairs: str = "
     answers and ratings in ``<out>.failed.parquet``). ``language``: of the questions (None:
     their own; CARE's files say none). Returns counts (questions, answer_errors, judge_errors,
     pairs)."""
-    config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language, preset=preset,
-                              answer_params=dict(ANSWER_PARAMS if answer_params is None else answer_params),
-                              judge_params=dict(JUDGE_PARAMS if judge_params is None else judge_params))
+    config = PreferenceConfig(
+        pairs=pairs,
+        min_gap=min_gap,
+        format=format,
+        language=language,
+        preset=preset,
+        answer_params=dict(ANSWER_PARAMS if answer_params is None else answer_params),
+        judge_params=dict(JUDGE_PARAMS if judge_params is None else judge_params),
+    )
     result = PreferenceBuilder(config).run(questions, responders, judge, out=out)
     result.save(out)
     report = result.report
-    return {"questions": report.questions, "answer_errors": report.dropped.get("answer", 0),
-            "judge_errors": report.dropped.get("judge", 0), "pairs": report.kept}
+    return {
+        "questions": report.questions,
+        "answer_errors": report.dropped.get("answer", 0),
+        "judge_errors": report.dropped.get("judge", 0),
+        "pairs": report.kept,
+    }
 
 
 def plan_preferences(questions, responders: dict, *, answer_params: dict | None = None) -> dict:

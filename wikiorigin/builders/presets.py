@@ -31,20 +31,26 @@ class Preset:
 
 PRESETS = {
     "yokaieval": Preset(
-        "mcq", "YokaiEval (Tsutsumi & Jinnai, 2025)",
+        "mcq",
+        "YokaiEval (Tsutsumi & Jinnai, 2025)",
         {"temperature": 0.7, "top_p": 1.0, "max_tokens": 200, "per_article": 1, "keep_unreferenced": False},
         "every step (generation, check, footnotes, labels) at temperature 0.7, top_p 1.0 and at most "
-        "200 output tokens; one question per article; questions without a footnote dropped"),
+        "200 output tokens; one question per article; questions without a footnote dropped",
+    ),
     "wikioriginqa": Preset(
-        "freeform", "WikiOriginQA",
+        "freeform",
+        "WikiOriginQA",
         {"reasoning_effort": "low", "rounds": 3, "instructions": "auto"},
         "GPT-5 with reasoning effort low (so no sampling parameter); instructions in the item's "
-        "language; several refinement rounds"),
+        "language; several refinement rounds",
+    ),
     "care": Preset(
-        "preference", "CARE",
+        "preference",
+        "CARE",
         {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024, "pairs": "best-worst"},
         "responses and judge at temperature 0.7, top_p 1.0, at most 1,024 output tokens; per question "
-        "the highest- against the lowest-rated response"),
+        "the highest- against the lowest-rated response",
+    ),
 }
 """The presets by name."""
 
@@ -58,6 +64,7 @@ def preset_for(name: str | None, builder: str) -> Preset | None:
     if preset is None:
         raise ValueError(f"no preset {name!r}: the presets are {', '.join(PRESETS)}")
     if preset.builder != builder:
-        raise ValueError(f"the preset {name!r} is {preset.paper}'s, for `build {preset.builder}`, "
-                         f"not `build {builder}`")
+        raise ValueError(
+            f"the preset {name!r} is {preset.paper}'s, for `build {preset.builder}`, not `build {builder}`"
+        )
     return preset

@@ -19,8 +19,21 @@ from ..labels import WIKIDATA, YOKAI_PROMPTS
 from ..languages import language_name
 from ..schemas import FREEFORM_CRITERIA as CRITERIA, MCQ_REGIONS as REGIONS, MCQ_TYPES as TYPES
 
-__all__ = ["MCQ_PROMPTS", "MCQ_PROMPTS_ANY", "MCQ_TYPE_ONLY", "yokai_prompts", "mcq_prompt",
-           "label_prompt", "label_schema", "TYPES", "REGIONS", "prompt_sha1", "FREEFORM_PROMPTS", "CRITERIA", "freeform_sha1"]
+__all__ = [
+    "MCQ_PROMPTS",
+    "MCQ_PROMPTS_ANY",
+    "MCQ_TYPE_ONLY",
+    "yokai_prompts",
+    "mcq_prompt",
+    "label_prompt",
+    "label_schema",
+    "TYPES",
+    "REGIONS",
+    "prompt_sha1",
+    "FREEFORM_PROMPTS",
+    "CRITERIA",
+    "freeform_sha1",
+]
 
 MCQ_PROMPTS = {
     "ja": {
@@ -35,40 +48,40 @@ MCQ_PROMPTS = {
             "5. 誤りの選択肢はもっともらしく、正解とはっきり異なること。\n"
             "例（形式と難しさの見本です。問題は与えられた記事から作ってください）:\n"
             "例1（行動。記事の脚注[2]の付いた記述で確かめられる）: "
-            "{{\"question\": \"河童が特に好むと伝えられることが多い食べ物はどれか。\", "
-            "\"choices\": [\"ナス\", \"カボチャ\", \"キュウリ\", \"ダイコン\"], \"answer\": \"キュウリ\"}}\n"
+            '{{"question": "河童が特に好むと伝えられることが多い食べ物はどれか。", '
+            '"choices": ["ナス", "カボチャ", "キュウリ", "ダイコン"], "answer": "キュウリ"}}\n'
             "例2（形状・見た目。脚注[1]）: "
-            "{{\"question\": \"ぬらりひょんの姿として描かれることが多いのはどれか。\", "
-            "\"choices\": [\"後頭部の大きな老人\", \"一つ目の童子\", \"首の長い女\", \"九本の尾を持つ狐\"], "
-            "\"answer\": \"後頭部の大きな老人\"}}\n"
+            '{{"question": "ぬらりひょんの姿として描かれることが多いのはどれか。", '
+            '"choices": ["後頭部の大きな老人", "一つ目の童子", "首の長い女", "九本の尾を持つ狐"], '
+            '"answer": "後頭部の大きな老人"}}\n'
             "例3（伝承のある地域。脚注[3]）: "
-            "{{\"question\": \"一反木綿の伝承が残るとされる地域はどこか。\", "
-            "\"choices\": [\"青森県\", \"新潟県\", \"高知県\", \"鹿児島県\"], \"answer\": \"鹿児島県\"}}\n"
+            '{{"question": "一反木綿の伝承が残るとされる地域はどこか。", '
+            '"choices": ["青森県", "新潟県", "高知県", "鹿児島県"], "answer": "鹿児島県"}}\n'
             "例4（生まれ・生態。脚注[4]）: "
-            "{{\"question\": \"座敷童子が去った家はその後どうなると言われることが多いか。\", "
-            "\"choices\": [\"家が栄える\", \"家が衰える\", \"火事に遭う\", \"跡継ぎが生まれる\"], "
-            "\"answer\": \"家が衰える\"}}\n"
+            '{{"question": "座敷童子が去った家はその後どうなると言われることが多いか。", '
+            '"choices": ["家が栄える", "家が衰える", "火事に遭う", "跡継ぎが生まれる"], '
+            '"answer": "家が衰える"}}\n'
             "例5（現代における伝承。脚注[1]）: "
-            "{{\"question\": \"口裂け女の噂が子どもたちの間で全国に広まったとされる時期はどれか。\", "
-            "\"choices\": [\"1920年代の初め\", \"1950年代の半ば\", \"1970年代の終わり\", \"1990年代の終わり\"], "
-            "\"answer\": \"1970年代の終わり\"}}\n"
-            "JSONだけで答えてください: {{\"questions\": [{{\"question\": ..., \"choices\": [4つ], \"answer\": ...}}]}}"
+            '{{"question": "口裂け女の噂が子どもたちの間で全国に広まったとされる時期はどれか。", '
+            '"choices": ["1920年代の初め", "1950年代の半ば", "1970年代の終わり", "1990年代の終わり"], '
+            '"answer": "1970年代の終わり"}}\n'
+            'JSONだけで答えてください: {{"questions": [{{"question": ..., "choices": [4つ], "answer": ...}}]}}'
         ),
         "check": (
             "task: check\n"
             "次の記事を読み、問題に答えてください。記事から判断できない場合は null としてください。\n"
-            "JSONだけで答えてください: {\"answer_index\": 0から3の数、または null}"
+            'JSONだけで答えてください: {"answer_index": 0から3の数、または null}'
         ),
         "attribute": (
             "task: attribute\n"
             "記事の本文には脚注番号 [1] [2] … が付いています。問題の正解を裏付ける記述に付いた"
             "脚注の番号をすべて挙げてください。裏付ける脚注がなければ空のリストにしてください。\n"
-            "JSONだけで答えてください: {\"refs\": [番号, ...]}"
+            'JSONだけで答えてください: {"refs": [番号, ...]}'
         ),
         "label": (
             "task: label\n"
             "問題を分類してください。type は次のいずれか: {types}。region は問題の妖怪の伝承地域で、"
-            "次のいずれか: {regions}。\nJSONだけで答えてください: {{\"type\": ..., \"region\": ...}}"
+            '次のいずれか: {regions}。\nJSONだけで答えてください: {{"type": ..., "region": ...}}'
         ),
     },
 }
@@ -96,42 +109,42 @@ MCQ_PROMPTS_ANY = {
         "Examples of the form and the difficulty, on other subjects and in English (yours are on the "
         "article given, in {language}):\n"
         "1 (a custom; backed by the statement with footnote [2]): "
-        "{{\"question\": \"What do people taking part in Holi traditionally throw at one another?\", "
-        "\"choices\": [\"rice grains\", \"salt\", \"coloured powder\", \"paper streamers\"], "
-        "\"answer\": \"coloured powder\"}}\n"
+        '{{"question": "What do people taking part in Holi traditionally throw at one another?", '
+        '"choices": ["rice grains", "salt", "coloured powder", "paper streamers"], '
+        '"answer": "coloured powder"}}\n'
         "2 (a dish; footnote [1]): "
-        "{{\"question\": \"Which fish is the Basque stew marmitako made with?\", "
-        "\"choices\": [\"tuna\", \"cod\", \"sardine\", \"hake\"], \"answer\": \"tuna\"}}\n"
+        '{{"question": "Which fish is the Basque stew marmitako made with?", '
+        '"choices": ["tuna", "cod", "sardine", "hake"], "answer": "tuna"}}\n'
         "3 (a craft; footnote [3]): "
-        "{{\"question\": \"What are traditional matryoshka dolls usually made of?\", "
-        "\"choices\": [\"porcelain\", \"tin\", \"wax\", \"wood\"], \"answer\": \"wood\"}}\n"
+        '{{"question": "What are traditional matryoshka dolls usually made of?", '
+        '"choices": ["porcelain", "tin", "wax", "wood"], "answer": "wood"}}\n'
         "4 (a legend; footnote [1]): "
-        "{{\"question\": \"In the legend told in Hamelin, what does the piper first lead out of the town?\", "
-        "\"choices\": [\"sheep\", \"rats\", \"geese\", \"soldiers\"], \"answer\": \"rats\"}}\n"
+        '{{"question": "In the legend told in Hamelin, what does the piper first lead out of the town?", '
+        '"choices": ["sheep", "rats", "geese", "soldiers"], "answer": "rats"}}\n'
         "5 (a tradition of recent times; footnote [4]): "
-        "{{\"question\": \"In which decade was the Eurovision Song Contest first held?\", "
-        "\"choices\": [\"the 1930s\", \"the 1950s\", \"the 1970s\", \"the 1990s\"], \"answer\": \"the 1950s\"}}\n"
-        "Answer with JSON only: {{\"questions\": [{{\"question\": ..., \"choices\": [4 strings], "
-        "\"answer\": ...}}]}}"
+        '{{"question": "In which decade was the Eurovision Song Contest first held?", '
+        '"choices": ["the 1930s", "the 1950s", "the 1970s", "the 1990s"], "answer": "the 1950s"}}\n'
+        'Answer with JSON only: {{"questions": [{{"question": ..., "choices": [4 strings], '
+        '"answer": ...}}]}}'
     ),
     "check": (
         "task: check\n"
         "Read the article and answer the question; both are in {language}, and you read them as "
         "a {language} reader would. Options are numbered from 0. If the article does not tell, "
         "answer null.\n"
-        "Answer with JSON only: {{\"answer_index\": a number from 0 to 3, or null}}"
+        'Answer with JSON only: {{"answer_index": a number from 0 to 3, or null}}'
     ),
     "attribute": (
         "task: attribute\n"
         "The article (in {language}) carries footnote markers [1] [2] .... List the numbers of the "
         "footnotes on the statements that back the question's answer; an empty list if none.\n"
-        "Answer with JSON only: {{\"refs\": [numbers]}}"
+        'Answer with JSON only: {{"refs": [numbers]}}'
     ),
     "label": (
         "task: label\n"
         "Classify the question (in {language}). type is one of these classes:\n{types}\n"
         "region is where the knowledge about {subject} comes from, one of:\n{regions}\n"
-        "Answer with JSON only, the class names as written: {{\"type\": ..., \"region\": ...}}"
+        'Answer with JSON only, the class names as written: {{"type": ..., "region": ...}}'
     ),
 }
 """The MCQ builder's prompts for every language (Japanese too, unless the labels ask for the
@@ -143,13 +156,12 @@ of several cultures (a custom, a dish, a craft, a legend, a recent tradition).""
 # "wikidata"): the model gives the type only.
 MCQ_TYPE_ONLY = {
     "ja": (
-        "task: label\n"
-        "問題を分類してください。type は次のいずれか: {types}。\nJSONだけで答えてください: {{\"type\": ...}}"
+        'task: label\n問題を分類してください。type は次のいずれか: {types}。\nJSONだけで答えてください: {{"type": ...}}'
     ),
     "any": (
         "task: label\n"
         "Classify the question (in {language}). type is one of these classes:\n{types}\n"
-        "Answer with JSON only, the class name as written: {{\"type\": ...}}"
+        'Answer with JSON only, the class name as written: {{"type": ...}}'
     ),
 }
 """The label step's prompt when the region comes from Wikidata (type only), with the yokai
@@ -170,8 +182,9 @@ def mcq_prompt(language: str, step: str, subject: str | None = None, *, yokai: b
     if yokai:
         text = MCQ_PROMPTS["ja"][step]
         return text.format(**fields) if fields else text
-    return MCQ_PROMPTS_ANY[step].format(language=language_name(language), subject=subject or "the article's subject",
-                                        **fields)
+    return MCQ_PROMPTS_ANY[step].format(
+        language=language_name(language), subject=subject or "the article's subject", **fields
+    )
 
 
 def label_prompt(language: str, labels) -> str:
@@ -200,8 +213,11 @@ def label_schema(labels) -> dict:
     region comes from Wikidata)."""
     if labels.region_source == WIKIDATA:
         return {"type": "object", "required": ["type"], "properties": {"type": {"enum": labels.type_names}}}
-    return {"type": "object", "required": ["type", "region"],
-            "properties": {"type": {"enum": labels.type_names}, "region": {"enum": labels.region_names}}}
+    return {
+        "type": "object",
+        "required": ["type", "region"],
+        "properties": {"type": {"enum": labels.type_names}, "region": {"enum": labels.region_names}},
+    }
 
 
 def prompt_sha1(language: str, region_source: str = "model", yokai: bool = False) -> str:

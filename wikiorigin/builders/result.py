@@ -62,15 +62,34 @@ class FailedRows:
         self.report = report
         self.rows: list[dict] = []
 
-    def add(self, step: str, reason: str, *, source: str, model: str | None = None, wiki: str | None = None,
-            page_id: int | None = None, qid: str | None = None, item: dict | None = None) -> None:
+    def add(
+        self,
+        step: str,
+        reason: str,
+        *,
+        source: str,
+        model: str | None = None,
+        wiki: str | None = None,
+        page_id: int | None = None,
+        qid: str | None = None,
+        item: dict | None = None,
+    ) -> None:
         """One dropped row: the ``step`` and ``reason``, what it came from (``source``: an
         article's title, or a question; its ``wiki``, ``page_id`` and ``qid``), the ``model``
         that wrote (or failed to write) it, and what had been made of it (``item``, kept as JSON)."""
         self.report.drop(step)
-        self.rows.append({"step": step, "reason": reason, "source": source, "wiki": wiki, "page_id": page_id,
-                          "qid": qid, "model": model,
-                          "item": None if item is None else json.dumps(item, ensure_ascii=False)})
+        self.rows.append(
+            {
+                "step": step,
+                "reason": reason,
+                "source": source,
+                "wiki": wiki,
+                "page_id": page_id,
+                "qid": qid,
+                "model": model,
+                "item": None if item is None else json.dumps(item, ensure_ascii=False),
+            }
+        )
 
     def table(self) -> pa.Table:
         """The rows as a table of the ``FAILED`` schema."""
@@ -109,8 +128,10 @@ class BuildResult:
         check_output(out, inputs=list(self.inputs))
         if lock is not None:
             if Path(lock.out) != out or not lock.held:
-                raise WikioriginError(f"{out}: the lock given is not held on this output ({lock.out}); give "
-                                      "none, and one is taken while the files are written")
+                raise WikioriginError(
+                    f"{out}: the lock given is not held on this output ({lock.out}); give "
+                    "none, and one is taken while the files are written"
+                )
             return self._write(out, failed)
         with RunLock(out):
             return self._write(out, failed)
@@ -118,6 +139,10 @@ class BuildResult:
     def _write(self, out: Path, failed) -> Path:
         meta = {**self.meta, **(self.beside(out) if self.beside is not None else {})}
         stamp = provenance(stage="build", builder=self.kind, **meta)
-        write_together([(out, pa.Table.from_pylist(self.rows, schema=self.schema), self.schema, stamp),
-                        (failed or failed_path(out), self.failed.table(), FAILED, stamp)])
+        write_together(
+            [
+                (out, pa.Table.from_pylist(self.rows, schema=self.schema), self.schema, stamp),
+                (failed or failed_path(out), self.failed.table(), FAILED, stamp),
+            ]
+        )
         return out

@@ -7,8 +7,11 @@ Names are imported on first use.
 from .._lazy import attach as _attach
 
 _EXPORTS = {
-    "build_origin_corpus": ".origin", "OriginCorpusReport": ".origin",
-    "build_list_corpus": ".yokai", "ListCorpusReport": ".yokai", "YOKAI_LIST_PAGE": ".yokai",
+    "build_origin_corpus": ".origin",
+    "OriginCorpusReport": ".origin",
+    "build_list_corpus": ".yokai",
+    "ListCorpusReport": ".yokai",
+    "YOKAI_LIST_PAGE": ".yokai",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = _attach(__name__, _EXPORTS)

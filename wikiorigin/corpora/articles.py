@@ -19,8 +19,16 @@ from dataclasses import dataclass
 from ..dumps.pages import PageText
 from ..wikitext import Article, Reference, Section, convert
 
-__all__ = ["article_row", "section_of", "page_url", "ArticleTask", "Converted", "convert_articles",
-           "ARTICLE_GROUP_ROWS", "TASK_CHARS"]
+__all__ = [
+    "article_row",
+    "section_of",
+    "page_url",
+    "ArticleTask",
+    "Converted",
+    "convert_articles",
+    "ARTICLE_GROUP_ROWS",
+    "TASK_CHARS",
+]
 
 ARTICLE_GROUP_ROWS = 256
 """Rows per row group of an articles file: the rows its writer holds before they go to disk
@@ -48,8 +56,10 @@ def section_of(article: Article, anchor: str) -> Article | None:
     if start is None:
         return None
     level = article.sections[start].level
-    end = next((i for i in range(start + 1, len(article.sections))
-                if 0 < article.sections[i].level <= level), len(article.sections))
+    end = next(
+        (i for i in range(start + 1, len(article.sections)) if 0 < article.sections[i].level <= level),
+        len(article.sections),
+    )
     chosen = article.sections[start:end]
     by_key = {(r.group, r.number): r for r in article.references}
     renumber: dict[tuple, int] = {}
@@ -71,8 +81,9 @@ def section_of(article: Article, anchor: str) -> Article | None:
     return Article(text, sections, refs, article.categories)
 
 
-def article_row(page: PageText, wiki: str, domain: str, namespaces: dict,
-                anchor: str | None = None, qid: str | None = None) -> tuple[dict | None, Article]:
+def article_row(
+    page: PageText, wiki: str, domain: str, namespaces: dict, anchor: str | None = None, qid: str | None = None
+) -> tuple[dict | None, Article]:
     """An ``articles`` row for ``page`` (or its section ``anchor``; None if there is none)."""
     article = convert(page.text, namespaces)
     if anchor:
@@ -133,8 +144,9 @@ class Converted:
     references: int
 
 
-def _convert_chunk(tasks: list[ArticleTask], wiki: str, domain: str, namespaces: dict,
-                  schema) -> tuple[object, list[Converted]]:
+def _convert_chunk(
+    tasks: list[ArticleTask], wiki: str, domain: str, namespaces: dict, schema
+) -> tuple[object, list[Converted]]:
     """The rows of ``tasks`` (:func:`article_row`, each with its ``more`` columns) as one Arrow
     record batch of ``schema``, and what became of each task: the work of one worker call."""
     import pyarrow as pa
@@ -146,8 +158,9 @@ def _convert_chunk(tasks: list[ArticleTask], wiki: str, domain: str, namespaces:
             if task.more:
                 row.update(task.more)
             rows.append(row)
-        outcomes.append(Converted(task.key, row is not None, article.fallback,
-                                  len(row["references"]) if row is not None else 0))
+        outcomes.append(
+            Converted(task.key, row is not None, article.fallback, len(row["references"]) if row is not None else 0)
+        )
     return pa.RecordBatch.from_pylist(rows, schema=schema), outcomes
 
 
@@ -165,8 +178,9 @@ def _chunks(tasks: Iterable[ArticleTask], chars: int) -> Iterator[list[ArticleTa
         yield chunk
 
 
-def convert_articles(tasks: Iterable[ArticleTask], wiki: str, domain: str, namespaces: dict, schema, *,
-                     jobs: int = 1, scheduler=None) -> Iterator[tuple[object, list[Converted]]]:
+def convert_articles(
+    tasks: Iterable[ArticleTask], wiki: str, domain: str, namespaces: dict, schema, *, jobs: int = 1, scheduler=None
+) -> Iterator[tuple[object, list[Converted]]]:
     """``(batch, converted)`` for consecutive runs of ``tasks``: the rows (Arrow, ``schema``)
     and what became of each task, in the order of ``tasks``, whatever ``jobs`` (local
     processes; 1: here) or ``scheduler`` (a Dask scheduler's address or client). ``tasks`` is

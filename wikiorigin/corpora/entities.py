@@ -33,19 +33,30 @@ from ..files import ParquetSink, check_output, provenance, read_input, schema_pr
 from ..languages import lookup
 from ..leftovers import spill_prefix
 
-__all__ = ["ENTITIES", "ExtractReport", "EntityTable", "extract_entities", "write_entities", "one_pass",
-           "read_items", "needs", "partial_path"]
+__all__ = [
+    "ENTITIES",
+    "ExtractReport",
+    "EntityTable",
+    "extract_entities",
+    "write_entities",
+    "one_pass",
+    "read_items",
+    "needs",
+    "partial_path",
+]
 
 _NAME = pa.struct([("language", pa.string()), ("value", pa.string())])
-ENTITIES = pa.schema([
-    ("qid", pa.string()),
-    ("asked", pa.bool_()),
-    ("labels", pa.list_(_NAME)),
-    ("aliases", pa.list_(_NAME)),
-    ("sitelinks", pa.list_(pa.struct([("wiki", pa.string()), ("title", pa.string())]))),
-    ("located_in", pa.list_(pa.string())),
-    ("country", pa.list_(pa.string())),
-])
+ENTITIES = pa.schema(
+    [
+        ("qid", pa.string()),
+        ("asked", pa.bool_()),
+        ("labels", pa.list_(_NAME)),
+        ("aliases", pa.list_(_NAME)),
+        ("sitelinks", pa.list_(pa.struct([("wiki", pa.string()), ("title", pa.string())]))),
+        ("located_in", pa.list_(pa.string())),
+        ("country", pa.list_(pa.string())),
+    ]
+)
 """``entities.parquet`` (``wikiorigin wikidata extract``): one row per entity kept, in the dump's
 order. ``asked``: one of the items asked for (an item the dump does not have gets a row with
 nothing else), else a place kept for the region walks. ``labels``, ``aliases``: in the languages
@@ -111,22 +122,28 @@ class _Rows:
 
     def add(self, entity: Entity, asked: bool) -> None:
         """One entity's row: an asked item's names and sitelinks, a place's labels."""
-        labels = [{"language": lang, "value": entity.labels[lang]} for lang in self.languages
-                  if lang in entity.labels]
+        labels = [{"language": lang, "value": entity.labels[lang]} for lang in self.languages if lang in entity.labels]
         aliases, sitelinks = [], []
         if asked:
             aliases = [{"language": lang, "value": a} for lang in self.languages for a in entity.aliases.get(lang, [])]
-            sitelinks = [{"wiki": site, "title": entity.sitelinks[site]} for site in self.sites
-                         if site in entity.sitelinks]
+            sitelinks = [
+                {"wiki": site, "title": entity.sitelinks[site]} for site in self.sites if site in entity.sitelinks
+            ]
             if not labels and not sitelinks and entity.labels:
                 first = next(iter(entity.labels))
                 labels = [{"language": first, "value": entity.labels[first]}]
             elif not labels and not sitelinks and entity.sitelinks:
                 first = next(iter(entity.sitelinks))
                 sitelinks = [{"wiki": first, "title": entity.sitelinks[first]}]
-        for name, value in (("qid", entity.qid), ("asked", asked), ("labels", labels), ("aliases", aliases),
-                            ("sitelinks", sitelinks), ("located_in", entity.located_in),
-                            ("country", entity.country)):
+        for name, value in (
+            ("qid", entity.qid),
+            ("asked", asked),
+            ("labels", labels),
+            ("aliases", aliases),
+            ("sitelinks", sitelinks),
+            ("located_in", entity.located_in),
+            ("country", entity.country),
+        ):
             self.columns[name].append(value)
         if len(self.columns["qid"]) >= _BATCH:
             self.flush()
@@ -138,8 +155,15 @@ class _Rows:
             self.columns = {name: [] for name in ENTITIES.names}
 
 
-def write_entities(dump, items: Iterable[str], wikis: Iterable[str], out, meta: dict,
-                   stats: EntityStats | None = None, keep_partial=None) -> int:
+def write_entities(
+    dump,
+    items: Iterable[str],
+    wikis: Iterable[str],
+    out,
+    meta: dict,
+    stats: EntityStats | None = None,
+    keep_partial=None,
+) -> int:
     """One pass of the Wikidata JSON dump ``dump`` into the entities file ``out``
     (:data:`ENTITIES`): the ``items`` (qids) with their names and sitelinks, every place with
     its values; the languages and sitelinks of ``wikis`` (:func:`needs`). ``meta``: the
@@ -198,29 +222,46 @@ def extract_entities(dump, items: Iterable, out) -> ExtractReport:
     wikis = sorted(set(wanted.values()))
     languages, _ = needs(wikis)
     stats = EntityStats()
-    meta = provenance(stage="wikidata extract", dump=Path(dump).name, items=[str(p) for p in items],
-                      n_items=len(wanted))
+    meta = provenance(
+        stage="wikidata extract", dump=Path(dump).name, items=[str(p) for p in items], n_items=len(wanted)
+    )
     try:
         rows = write_entities(dump, wanted, wikis, out, meta, stats, keep_partial=partial_path(out))
     except DumpError as exc:
         kept = partial_path(out)
         if not kept.exists():
             raise
-        raise type(exc)(f"{exc}; the entities read before it are kept in {kept} (not a whole entities "
-                        "file: extract again from a sound copy of the dump)") from exc
-    return ExtractReport(items=len(wanted), found=stats.found, places=stats.places, wikis=wikis,
-                         languages=languages, lines=stats.lines, bad_lines=stats.bad_lines,
-                         duplicates=stats.duplicates, notes=stats.notes, rows=rows,
-                         seconds=time.perf_counter() - started)
+        raise type(exc)(
+            f"{exc}; the entities read before it are kept in {kept} (not a whole entities "
+            "file: extract again from a sound copy of the dump)"
+        ) from exc
+    return ExtractReport(
+        items=len(wanted),
+        found=stats.found,
+        places=stats.places,
+        wikis=wikis,
+        languages=languages,
+        lines=stats.lines,
+        bad_lines=stats.bad_lines,
+        duplicates=stats.duplicates,
+        notes=stats.notes,
+        rows=rows,
+        seconds=time.perf_counter() - started,
+    )
 
 
 def _entity(row: dict) -> Entity:
     aliases: dict[str, list[str]] = {}
     for alias in row["aliases"]:
         aliases.setdefault(alias["language"], []).append(alias["value"])
-    return Entity(row["qid"], labels={n["language"]: n["value"] for n in row["labels"]}, aliases=aliases,
-                  sitelinks={s["wiki"]: s["title"] for s in row["sitelinks"]},
-                  located_in=list(row["located_in"]), country=list(row["country"]))
+    return Entity(
+        row["qid"],
+        labels={n["language"]: n["value"] for n in row["labels"]},
+        aliases=aliases,
+        sitelinks={s["wiki"]: s["title"] for s in row["sitelinks"]},
+        located_in=list(row["located_in"]),
+        country=list(row["country"]),
+    )
 
 
 def _shown(qids: list[str], n: int = 5) -> str:
@@ -235,8 +276,10 @@ class EntityTable:
     def __init__(self, path):
         self.path = Path(path)
         if self.path.name.endswith(".partial.parquet"):
-            raise WikioriginError(f"{self.path}: the entities read before damage to a dump, not a whole entities "
-                                  f"file: run `{_MADE_BY}` on a sound copy of the dump")
+            raise WikioriginError(
+                f"{self.path}: the entities read before damage to a dump, not a whole entities "
+                f"file: run `{_MADE_BY}` on a sound copy of the dump"
+            )
         schema = self._schema()
         self.meta = schema_provenance(schema)
         self._con = None  # DuckDB's, opened at the first look-up
@@ -247,12 +290,16 @@ class EntityTable:
         try:
             schema = pq.read_schema(self.path)
         except (pa.ArrowInvalid, OSError) as exc:
-            raise WikioriginError(f"{self.path}: not a Parquet file ({str(exc).splitlines()[0]}); expected the "
-                                  f"output of `{_MADE_BY}`") from None
+            raise WikioriginError(
+                f"{self.path}: not a Parquet file ({str(exc).splitlines()[0]}); expected the output of `{_MADE_BY}`"
+            ) from None
         for wanted in ENTITIES:
             if wanted.name not in schema.names or schema.field(wanted.name).type != wanted.type:
-                found = f"its {wanted.name} is {schema.field(wanted.name).type}" if wanted.name in schema.names \
+                found = (
+                    f"its {wanted.name} is {schema.field(wanted.name).type}"
+                    if wanted.name in schema.names
                     else f"no column {wanted.name}"
+                )
                 raise WikioriginError(f"{self.path}: not the output of `{_MADE_BY}` ({found})")
         return schema
 
@@ -266,8 +313,10 @@ class EntityTable:
         where = "asked AND " if asked else ""
         try:
             self._con.register("wanted", wanted)
-            found = self._con.sql(f"SELECT * FROM read_parquet($path) WHERE {where}qid IN (SELECT qid FROM wanted)",
-                                  params={"path": str(self.path)}).to_arrow_table()
+            found = self._con.sql(
+                f"SELECT * FROM read_parquet($path) WHERE {where}qid IN (SELECT qid FROM wanted)",
+                params={"path": str(self.path)},
+            ).to_arrow_table()
         except duckdb.Error as exc:
             raise WikioriginError(f"{self.path}: cannot be read ({str(exc).splitlines()[0]})") from None
         finally:
@@ -284,13 +333,15 @@ class EntityTable:
             raise WikioriginError(
                 f"{self.path}: made for the languages {', '.join(have) or 'none'}; {', '.join(missing)} "
                 f"missing (the corpus of {wiki} needs {', '.join(languages)}): run `{_MADE_BY}` with the "
-                f"items of {wiki} too")
+                f"items of {wiki} too"
+            )
         rows = {row["qid"]: row for row in self._rows(qids, asked=True)}
         absent = [q for q in qids if q not in rows]
         if absent:
             raise WikioriginError(
                 f"{self.path}: {len(absent)} of the {len(qids)} items of {source} are not in it ({_shown(absent)}): "
-                f"it was made for other items; run `{_MADE_BY}` with {source}")
+                f"it was made for other items; run `{_MADE_BY}` with {source}"
+            )
         return {qid: _entity(row) for qid, row in rows.items()}
 
     def fetch(self, qids: set[str]) -> dict[str, Entity]:

@@ -96,8 +96,10 @@ def dump_wiki(dump: Multistream) -> str:
         return dump.site.dbname
     m = _FILE_WIKI.match(dump.dump.name)
     if m is None:
-        raise WikioriginError(f"{dump.dump}: no <dbname> in its <siteinfo> and no wiki in its file name "
-                              "(WIKI-YYYYMMDD-...): cannot tell which wiki's dump it is")
+        raise WikioriginError(
+            f"{dump.dump}: no <dbname> in its <siteinfo> and no wiki in its file name "
+            "(WIKI-YYYYMMDD-...): cannot tell which wiki's dump it is"
+        )
     return m.group(1)
 
 
@@ -106,8 +108,12 @@ def _read_items(items, wiki: str, dump: Multistream) -> tuple[pa.Table, list[dic
     table = read_input(items, _COLUMNS, "wikiorigin subset", columns=list(_COLUMNS))
     rows = table.filter(pc.field("origin_wiki") == wiki).to_pylist()
     if table.num_rows and not rows:
-        counts = table.group_by("origin_wiki").aggregate([("qid", "count")]).sort_by(
-            [("qid_count", "descending")]).to_pylist()
+        counts = (
+            table.group_by("origin_wiki")
+            .aggregate([("qid", "count")])
+            .sort_by([("qid_count", "descending")])
+            .to_pylist()
+        )
         theirs = ", ".join(f"{c['origin_wiki']} ({c['qid_count']})" for c in counts[:5])
         raise WikioriginError(
             f"{items}: none of its {table.num_rows} items originates in {wiki}, the wiki of "
@@ -120,20 +126,24 @@ def _edition(item: dict, wiki: str) -> dict:
     for edition in item["editions"] or []:
         if edition["wiki"] == wiki:
             return edition
-    raise WikioriginError(f"item {item['qid']}: originates in {wiki} but has no {wiki} edition "
-                          "(is the items file from `wikiorigin subset`?)")
+    raise WikioriginError(
+        f"item {item['qid']}: originates in {wiki} but has no {wiki} edition "
+        "(is the items file from `wikiorigin subset`?)"
+    )
 
 
-def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
-                report: OriginCorpusReport) -> list[tuple[dict, PageText]]:
+def check_pages(
+    rows: list[dict], wiki: str, dump: Multistream, items, report: OriginCorpusReport
+) -> list[tuple[dict, PageText]]:
     """``(item, page)`` for the items whose page the dump has under the recorded title, or
     under a new title it was evidently moved to (see the module's rules); the others go to
     ``report.missing_pages`` / ``report.mismatched``. Raises if most titles differ."""
     editions = [_edition(r, wiki) for r in rows]
     pages = dump.get([e["page_id"] for e in editions], follow_redirects=False)
     same = dump.normalize
-    moved = [e["title"] for e in editions
-             if e["page_id"] in pages and same(pages[e["page_id"]].title) != same(e["title"])]
+    moved = [
+        e["title"] for e in editions if e["page_id"] in pages and same(pages[e["page_id"]].title) != same(e["title"])
+    ]
     old_titles = dump.get(moved, follow_redirects=False) if moved else {}
     kept, found = [], 0
     for item, edition in zip(rows, editions):
@@ -147,13 +157,11 @@ def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
         old = old_titles.get(title)
         if page.redirect is not None:
             said = "" if same(page.title) == same(title) else f" (the items say {title!r})"
-            report.mismatched.append(f"{where} {page.title!r} is a redirect to {page.redirect!r} "
-                                     f"in the dump{said}")
+            report.mismatched.append(f"{where} {page.title!r} is a redirect to {page.redirect!r} in the dump{said}")
         elif same(page.title) == same(title):
             kept.append((item, page))
         elif old is not None and old.redirect is not None and same(old.redirect) == same(page.title):
-            report.renamed.append(f"{where}: {title!r} is now {page.title!r} "
-                                  "(the old title redirects to it)")
+            report.renamed.append(f"{where}: {title!r} is now {page.title!r} (the old title redirects to it)")
             kept.append((item, page))
         else:
             report.mismatched.append(f"{where} is {page.title!r} in the dump, the items say {title!r}")
@@ -171,8 +179,7 @@ def check_pages(rows: list[dict], wiki: str, dump: Multistream, items,
     return kept
 
 
-def _regions(entities: dict, qids: list[str], parents, languages: list[str],
-             report: OriginCorpusReport) -> dict:
+def _regions(entities: dict, qids: list[str], parents, languages: list[str], report: OriginCorpusReport) -> dict:
     """The items' regions, their P131 ancestors fetched level by level with ``parents`` (from
     the entities table, or a SPARQL query per level)."""
 
@@ -184,32 +191,45 @@ def _regions(entities: dict, qids: list[str], parents, languages: list[str],
     readings: dict[str, RegionReading] = {}
     regions = resolve_regions(found, fetch, [languages[-1], "en"], readings)
     report.with_region = sum(r is not None for r in regions.values())
-    report.several_regions = [f"{q}: {', '.join(r.divisions)}" for q, r in readings.items()
-                              if r.outcome == "several"]
+    report.several_regions = [f"{q}: {', '.join(r.divisions)}" for q, r in readings.items() if r.outcome == "several"]
     if report.several_regions:
-        report.notes.append(f"{len(report.several_regions)} items lie in several regions (P131 values in "
-                            f"different first-level divisions), so have none: "
-                            f"{'; '.join(report.several_regions[:5])}")
+        report.notes.append(
+            f"{len(report.several_regions)} items lie in several regions (P131 values in "
+            f"different first-level divisions), so have none: "
+            f"{'; '.join(report.several_regions[:5])}"
+        )
     return regions
 
 
-def _from_table(path, qids: list[str], wiki: str, items, languages: list[str],
-                report: OriginCorpusReport) -> tuple[dict, dict]:
+def _from_table(
+    path, qids: list[str], wiki: str, items, languages: list[str], report: OriginCorpusReport
+) -> tuple[dict, dict]:
     """The items' entities and regions from an entities file (checked against the items)."""
     with EntityTable(path) as table:
         entities = table.items(qids, wiki, items)
         return entities, _regions(entities, qids, table.fetch, languages, report)
 
 
-def _wikidata(qids: list[str], wiki: str, items, out, languages: list[str], report: OriginCorpusReport, *,
-              wikidata, sparql, entities_file) -> tuple[dict, dict]:
+def _wikidata(
+    qids: list[str],
+    wiki: str,
+    items,
+    out,
+    languages: list[str],
+    report: OriginCorpusReport,
+    *,
+    wikidata,
+    sparql,
+    entities_file,
+) -> tuple[dict, dict]:
     """The items' entities and their regions: from the entities file; from one pass of the
     JSON dump into a temporary one beside ``out`` (removed after, or by the next run if this
     one is killed); or from SPARQL, a query per level."""
     if sparql is not None:
         entities = query_entities(sparql, qids, languages)
-        return entities, _regions(entities, qids, lambda wanted: query_entities(sparql, sorted(wanted), languages),
-                                  languages, report)
+        return entities, _regions(
+            entities, qids, lambda wanted: query_entities(sparql, sorted(wanted), languages), languages, report
+        )
     if entities_file is not None:
         return _from_table(entities_file, qids, wiki, items, languages, report)
     stats = EntityStats()
@@ -218,8 +238,17 @@ def _wikidata(qids: list[str], wiki: str, items, out, languages: list[str], repo
         return _from_table(path, qids, wiki, items, languages, report)
 
 
-def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, entities_file=None,
-                        sparql: str | None = None, jobs: int = 1, scheduler=None) -> OriginCorpusReport:
+def build_origin_corpus(
+    items,
+    dump: Multistream,
+    out,
+    *,
+    wikidata=None,
+    entities_file=None,
+    sparql: str | None = None,
+    jobs: int = 1,
+    scheduler=None,
+) -> OriginCorpusReport:
     """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
 
     The dump's wiki and each page's title are checked against the items first (see the
@@ -230,8 +259,12 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, entitie
     written as they come, in the items' order: the same file for any ``jobs``
     (:func:`~wikiorigin.corpora.articles.convert_articles`)."""
     if sum(source is not None for source in (wikidata, sparql, entities_file)) != 1:
-        raise ParameterError("entities_file", "give one of an entities file ({entities_file}), the Wikidata JSON "
-                             "dump ({wikidata}) or a SPARQL endpoint ({sparql})", also=("wikidata", "sparql"))
+        raise ParameterError(
+            "entities_file",
+            "give one of an entities file ({entities_file}), the Wikidata JSON "
+            "dump ({wikidata}) or a SPARQL endpoint ({sparql})",
+            also=("wikidata", "sparql"),
+        )
     check_output(out, inputs=[items, dump.dump, dump.index, wikidata, entities_file])  # before any work
     if entities_file is not None:
         EntityTable(entities_file).close()  # a file of the right kind, before any work
@@ -242,8 +275,9 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, entitie
     kept = check_pages(rows, wiki, dump, items, report)
     languages = list(dict.fromkeys(["en", lookup(wiki).language]))
     qids = [item["qid"] for item, _ in kept]
-    entities, regions = _wikidata(qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql,
-                                  entities_file=entities_file)
+    entities, regions = _wikidata(
+        qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql, entities_file=entities_file
+    )
     domain = lookup(wiki).domain
 
     def tasks():  # each page let go of once given out: the texts held shrink as the work goes
@@ -253,27 +287,45 @@ def build_origin_corpus(items, dump: Multistream, out, *, wikidata=None, entitie
             if entity is None or not (entity.labels or entity.sitelinks):
                 report.missing_entities.append(item["qid"])
                 entity = Entity(item["qid"])
-            yield ArticleTask(page, qid=item["qid"], key=item["qid"], more=dict(
-                label_en=entity.labels.get("en"),
-                aliases=names_of(entity, languages),
-                enwiki_title=entity.sitelinks.get("enwiki"),
-                origin_wiki=wiki,
-                n_wikis=item["n_wikis"],
-                region=None if region is None else region.label,
-                region_qid=None if region is None else region.qid,
-            ))
+            yield ArticleTask(
+                page,
+                qid=item["qid"],
+                key=item["qid"],
+                more=dict(
+                    label_en=entity.labels.get("en"),
+                    aliases=names_of(entity, languages),
+                    enwiki_title=entity.sitelinks.get("enwiki"),
+                    origin_wiki=wiki,
+                    n_wikis=item["n_wikis"],
+                    region=None if region is None else region.label,
+                    region_qid=None if region is None else region.qid,
+                ),
+            )
 
-    meta = provenance(stage="corpus", corpus="origin", wiki=wiki, items=str(items),
-                      wikidata=str(wikidata) if wikidata else None, sparql=sparql, dump=dump.dump.name,
-                      entities=str(entities_file) if entities_file else None,
-                      renamed=len(report.renamed), mismatched=len(report.mismatched),
-                      several_regions=len(report.several_regions),
-                      region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
-                                  "first-level division; several divisions: none")
-    with ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink, \
-            closing(convert_articles(tasks(), wiki, domain, dump.site.namespaces, ORIGIN_ARTICLES,
-                                     jobs=jobs, scheduler=scheduler)) as converted, \
-            Progress("corpus", unit="article") as progress:
+    meta = provenance(
+        stage="corpus",
+        corpus="origin",
+        wiki=wiki,
+        items=str(items),
+        wikidata=str(wikidata) if wikidata else None,
+        sparql=sparql,
+        dump=dump.dump.name,
+        entities=str(entities_file) if entities_file else None,
+        renamed=len(report.renamed),
+        mismatched=len(report.mismatched),
+        several_regions=len(report.several_regions),
+        region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
+        "first-level division; several divisions: none",
+    )
+    with (
+        ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
+        closing(
+            convert_articles(
+                tasks(), wiki, domain, dump.site.namespaces, ORIGIN_ARTICLES, jobs=jobs, scheduler=scheduler
+            )
+        ) as converted,
+        Progress("corpus", unit="article") as progress,
+    ):
         for batch, outcomes in converted:
             sink.write(batch)
             progress.update(len(outcomes))

@@ -44,8 +44,7 @@ from dataclasses import dataclass, field
 
 from ..dumps.wikidata import Entity
 
-__all__ = ["Region", "RegionReading", "first_level_division", "read_region", "resolve_regions",
-           "MAX_HOPS", "OUTCOMES"]
+__all__ = ["Region", "RegionReading", "first_level_division", "read_region", "resolve_regions", "MAX_HOPS", "OUTCOMES"]
 
 MAX_HOPS = 12
 """The most P131 hops followed from an item before its chain counts as broken."""
@@ -157,9 +156,12 @@ def _label(entity: Entity | None, qid: str, languages: list[str]) -> str:
     return next((labels[lang] for lang in languages if labels.get(lang)), qid)
 
 
-def resolve_regions(items: dict[str, Entity], fetch: Callable[[set[str]], dict[str, Entity]],
-                    languages: list[str], readings: dict[str, RegionReading] | None = None,
-                    ) -> dict[str, Region | None]:
+def resolve_regions(
+    items: dict[str, Entity],
+    fetch: Callable[[set[str]], dict[str, Entity]],
+    languages: list[str],
+    readings: dict[str, RegionReading] | None = None,
+) -> dict[str, Region | None]:
     """The region of each of ``items`` (qid -> entity): parents fetched level by level with
     ``fetch`` until every chain has reached its country or broken off; labels in the first of
     ``languages`` that has one. ``readings``, when given, gets each item's
@@ -184,6 +186,7 @@ def resolve_regions(items: dict[str, Entity], fetch: Callable[[set[str]], dict[s
         if readings is not None:
             readings[qid] = reading
         division = reading.division
-        regions[qid] = None if division is None else Region(division, _label(entities.get(division), division,
-                                                                              languages))
+        regions[qid] = (
+            None if division is None else Region(division, _label(entities.get(division), division, languages))
+        )
     return regions

@@ -27,27 +27,75 @@ from ..progress import Progress
 from ..schemas import ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 
-__all__ = ["YOKAI_LIST_PAGE", "BACK_MATTER", "LEFT_OUT", "ENTRY_RULE", "PAGE_WINDOW", "ListEntries",
-           "ListCorpusReport", "list_entries", "list_links", "build_list_corpus"]
+__all__ = [
+    "YOKAI_LIST_PAGE",
+    "BACK_MATTER",
+    "LEFT_OUT",
+    "ENTRY_RULE",
+    "PAGE_WINDOW",
+    "ListEntries",
+    "ListCorpusReport",
+    "list_entries",
+    "list_links",
+    "build_list_corpus",
+]
 
 YOKAI_LIST_PAGE = "日本の妖怪一覧"
 """The jawiki list page the YokaiEval corpus starts from (``日本の妖怪一覧``)."""
 
-BACK_MATTER = frozenset({
-    "関連項目", "脚注", "注釈", "注記", "出典", "参照", "参考文献", "参考資料", "関連文献", "関連書籍",
-    "外部リンク", "See also", "Notes", "References", "Citations", "Sources", "Bibliography",
-    "Further reading", "External links", "Siehe auch", "Literatur", "Weblinks", "Einzelnachweise",
-    "Anmerkungen", "Voir aussi", "Notes et références", "Références", "Bibliographie",
-    "Liens externes", "같이 보기", "각주", "참고 문헌", "외부 링크", "参见", "參見", "参考资料",
-    "參考資料", "外部链接", "外部連結", "Δείτε επίσης", "Παραπομπές", "Σημειώσεις", "Βιβλιογραφία",
-    "Εξωτερικοί σύνδεσμοι",
-})
+BACK_MATTER = frozenset(
+    {
+        "関連項目",
+        "脚注",
+        "注釈",
+        "注記",
+        "出典",
+        "参照",
+        "参考文献",
+        "参考資料",
+        "関連文献",
+        "関連書籍",
+        "外部リンク",
+        "See also",
+        "Notes",
+        "References",
+        "Citations",
+        "Sources",
+        "Bibliography",
+        "Further reading",
+        "External links",
+        "Siehe auch",
+        "Literatur",
+        "Weblinks",
+        "Einzelnachweise",
+        "Anmerkungen",
+        "Voir aussi",
+        "Notes et références",
+        "Références",
+        "Bibliographie",
+        "Liens externes",
+        "같이 보기",
+        "각주",
+        "참고 문헌",
+        "외부 링크",
+        "参见",
+        "參見",
+        "参考资料",
+        "參考資料",
+        "外部链接",
+        "外部連結",
+        "Δείτε επίσης",
+        "Παραπομπές",
+        "Σημειώσεις",
+        "Βιβλιογραφία",
+        "Εξωτερικοί σύνδεσμοι",
+    }
+)
 """Headings of the sections after a list's entries (see also, notes, references, further
 reading, external links) in Japanese and a few larger wikis' languages. A heading is back
 matter when each of its parts is (「脚注・出典」); its links are never entries."""
 
-LEFT_OUT = ("prose", "description", "cell", "header", "footnote", "template", "back_matter",
-            "namespace", "repeat")
+LEFT_OUT = ("prose", "description", "cell", "header", "footnote", "template", "back_matter", "namespace", "repeat")
 """Why a link of a list page is not an entry, in the order reports list them: ``prose`` (a
 paragraph or heading), ``description`` (an entry's text after its name), ``cell`` (a row's
 other cells), ``header`` (a table's header rows and caption), ``footnote`` (inside ``<ref>``),
@@ -59,8 +107,25 @@ ENTRY_RULE = "list items and wikitable rows, the link heading each (issue 18)"
 """What a list-page corpus takes, as its files' provenance records it (``entries``): before
 issue 18 every link of the page was taken."""
 
-_INTERWIKI = {"w", "wikt", "wiktionary", "commons", "c", "m", "meta", "s", "q", "b", "n", "v",
-              "d", "species", "wikipedia", "mw", "voy"}
+_INTERWIKI = {
+    "w",
+    "wikt",
+    "wiktionary",
+    "commons",
+    "c",
+    "m",
+    "meta",
+    "s",
+    "q",
+    "b",
+    "n",
+    "v",
+    "d",
+    "species",
+    "wikipedia",
+    "mw",
+    "voy",
+}
 _OTHER_NS = {"file", "image", "category", "template", "help", "portal", "user", "talk", "special"}
 _PARTS = re.compile(r"\s*(?:[・/／、,&]|\band\b|\bund\b|\bet\b)\s*")
 _BEFORE_NAME = re.compile(r"[\s\u3000「『【〈《（(\"'・]*")  # text an entry's link may follow
@@ -300,7 +365,7 @@ def _list_tasks(links: list, dump: Multistream, indexed: dict, report: ListCorpu
     kept: dict = {}  # title -> page, of the titles linked again further on
     done = set()
     for start in range(0, len(links), PAGE_WINDOW):
-        window = links[start:start + PAGE_WINDOW]
+        window = links[start : start + PAGE_WINDOW]
         fetch = [t for t in dict.fromkeys(t for t, _ in window) if indexed[t] and t not in kept]
         pages = dump.get(fetch) if fetch else {}
         report.found += len(pages)
@@ -319,8 +384,15 @@ def _list_tasks(links: list, dump: Multistream, indexed: dict, report: ListCorpu
         kept = {t: p for t, p in pages.items() if last[t] >= end}
 
 
-def build_list_corpus(dump: Multistream, out, list_page: str = YOKAI_LIST_PAGE,
-                      domain: str | None = None, *, jobs: int = 1, scheduler=None) -> ListCorpusReport:
+def build_list_corpus(
+    dump: Multistream,
+    out,
+    list_page: str = YOKAI_LIST_PAGE,
+    domain: str | None = None,
+    *,
+    jobs: int = 1,
+    scheduler=None,
+) -> ListCorpusReport:
     """Write the ``articles`` of the entries of ``list_page`` (:func:`list_entries`) to ``out``.
 
     The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
@@ -333,22 +405,38 @@ def build_list_corpus(dump: Multistream, out, list_page: str = YOKAI_LIST_PAGE,
         raise WikioriginError(f"{dump.dump}: no page {list_page!r} (the list page) in this dump")
     found = list_entries(listing.text, dump)
     links = found.links
-    report = ListCorpusReport(entries=found.entries, unlinked=found.unlinked, linked=len(links),
-                              left_out=found.left_out)
+    report = ListCorpusReport(
+        entries=found.entries, unlinked=found.unlinked, linked=len(links), left_out=found.left_out
+    )
     titles = list(dict.fromkeys(t for t, _ in links))
     indexed = {t: dump.entry(t) is not None for t in titles}  # each title looked up once
     report.missing = [t for t in titles if not indexed[t]]
     domain = domain or f"{dump.site.dbname.removesuffix('wiki').replace('_', '-')}.wikipedia.org"
-    meta = provenance(stage="corpus", corpus="list", list_page=list_page, dump=dump.dump.name,
-                      list_revision_id=listing.revision_id, wiki=dump.site.dbname,
-                      entries=ENTRY_RULE, entry_counts={"entries": found.entries,
-                                                        "unlinked": found.unlinked, "linked": len(links),
-                                                        "left_out": found.left_out})
+    meta = provenance(
+        stage="corpus",
+        corpus="list",
+        list_page=list_page,
+        dump=dump.dump.name,
+        list_revision_id=listing.revision_id,
+        wiki=dump.site.dbname,
+        entries=ENTRY_RULE,
+        entry_counts={
+            "entries": found.entries,
+            "unlinked": found.unlinked,
+            "linked": len(links),
+            "left_out": found.left_out,
+        },
+    )
     tasks = _list_tasks(links, dump, indexed, report)
-    with ParquetSink(out, ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink, \
-            closing(convert_articles(tasks, dump.site.dbname, domain, dump.site.namespaces, ARTICLES,
-                                     jobs=jobs, scheduler=scheduler)) as converted, \
-            Progress("corpus", unit="article") as progress:
+    with (
+        ParquetSink(out, ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
+        closing(
+            convert_articles(
+                tasks, dump.site.dbname, domain, dump.site.namespaces, ARTICLES, jobs=jobs, scheduler=scheduler
+            )
+        ) as converted,
+        Progress("corpus", unit="article") as progress,
+    ):
         for batch, outcomes in converted:
             sink.write(batch)
             progress.update(len(outcomes))

@@ -56,8 +56,16 @@ from .scripts import (
     spaced,
 )
 
-__all__ = ["parse_choice", "read_choice", "Reading", "option_labels", "strip_markup", "match_key",
-           "ascii_digits", "PARSER_VERSION"]
+__all__ = [
+    "parse_choice",
+    "read_choice",
+    "Reading",
+    "option_labels",
+    "strip_markup",
+    "match_key",
+    "ascii_digits",
+    "PARSER_VERSION",
+]
 
 PARSER_VERSION = "5"
 """The version of the answer reader's rules; bumped when a change can turn a verdict. It is
@@ -67,7 +75,7 @@ part of every MCQ run's signature."""
 
 _KANJI_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "壱": 1, "弐": 2, "参": 3}
 _SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
-_BIG_UNITS = {"万": 10 ** 4, "億": 10 ** 8, "兆": 10 ** 12}
+_BIG_UNITS = {"万": 10**4, "億": 10**8, "兆": 10**12}
 _NUMERAL = re.compile(r"[0-9〇一二三四五六七八九零壱弐参十百千万億兆]+")
 
 
@@ -125,18 +133,30 @@ _BULLET = re.compile(r"^\s*(?:[-・*•●▪◦]+|\(?[0-9]{1,2}[).．:：、]|[
 _LABEL = re.compile(rf"^[(（\[]?({_LABEL_TOKEN})[)）\]．.:：、]?\s*(?:番目?)?\s*(?:です|だ)?[。.]?$")
 _LABELLED = re.compile(rf"^\s*[(（\[]?({_LABEL_TOKEN})(?:[)）\]．.:：、]\s*|\s+)(.+)$")
 # The answer cues of other languages (evaluators/cues.py) open an answer only with a colon.
-_CUE_WORDS = "|".join(sorted({unicodedata.normalize("NFKC", w).strip().rstrip(":：").strip()  # as answers are read
-                              for code, w in ANSWER_CUES.items() if code not in ("ja", "en")}))
+_CUE_WORDS = "|".join(
+    sorted(
+        {
+            unicodedata.normalize("NFKC", w).strip().rstrip(":：").strip()  # as answers are read
+            for code, w in ANSWER_CUES.items()
+            if code not in ("ja", "en")
+        }
+    )
+)
 _ZH_DECLARED = r"(?:正确|正確)?(?:答案|选项|選項)\s*(?:是|为|為)|我(?:选|選)(?:择|擇)?"  # 答案是B, 我选B
-_PREFIX = re.compile(r"^\s*(?:(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
-                     rf"\s*(?:は|:|：|is)?|(?:{_CUE_WORDS})\s*(?=[:：])|{_ZH_DECLARED})\s*[:：]?\s*", re.I)
+_PREFIX = re.compile(
+    r"^\s*(?:(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)(?:\s+is)?|最終回答|正解|回答|答え|解答|選択肢)"
+    rf"\s*(?:は|:|：|is)?|(?:{_CUE_WORDS})\s*(?=[:：])|{_ZH_DECLARED})\s*[:：]?\s*",
+    re.I,
+)
 # A label declared in a sentence (Chinese: 我认为答案是B。), read when the prompt had labels.
 _DECLARED_LABEL = re.compile(rf"(?:{_ZH_DECLARED})\s*[:：]?\s*[(（\[]?({_LABEL_TOKEN})(?![A-Za-z0-9])")
 _CLOSING = re.compile(r"(?:です|だ|である|でしょう|と思います|が正解|が答え|だと思う)$")
 _STOPS = " \t\n。．.、,!！?？"
 _QUOTES = "「」『』\"'“”‘’【】《》〈〉*`"
 _DECLARED = [
-    re.compile(r"(?:正解|答え|回答|解答|正しい(?:答え|回答|選択肢|もの)?)\s*(?:は|:|：|=)\s*(.+?)(?:です|だ|である|でしょう|。|\n|$)"),
+    re.compile(
+        r"(?:正解|答え|回答|解答|正しい(?:答え|回答|選択肢|もの)?)\s*(?:は|:|：|=)\s*(.+?)(?:です|だ|である|でしょう|。|\n|$)"
+    ),
     re.compile(r"([「『\"“][^「」『』\"“”\n]{1,80}[」』\"”])\s*(?:が|こそ)\s*(?:正解|答え|正しい)"),
     re.compile(r"(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is|:)\s*(.+?)(?:\.\s|\n|$)", re.I),
 ]
@@ -193,8 +213,18 @@ def option_labels(prompt: str, choices: list[str]) -> list[str] | None:
     labels = []
     for choice in choices:
         option = unicodedata.normalize("NFKC", choice).strip()
-        label = None if not option else next((m.group(1) for m in heads if text.startswith(option, m.end())
-                      and _LINE_END.match(text, m.end() + len(option))), None)
+        label = (
+            None
+            if not option
+            else next(
+                (
+                    m.group(1)
+                    for m in heads
+                    if text.startswith(option, m.end()) and _LINE_END.match(text, m.end() + len(option))
+                ),
+                None,
+            )
+        )
         if label is None:
             return None
         labels.append(label)
@@ -217,15 +247,14 @@ def _position(text: str, labels) -> int | None:
 
 # What denies an option (cues.DENIALS, every language's at once): before it, one short word
 # (``the``, ``es``, ``η``) may come between; after it, as written (Xではない, 서울이 아니라).
-_DENIED_BEFORE = re.compile("(?:" + "|".join(f for before, _ in DENIALS.values() for f in before)
-                            + r")(?:\w{1,3} )?$")
+_DENIED_BEFORE = re.compile("(?:" + "|".join(f for before, _ in DENIALS.values() for f in before) + r")(?:\w{1,3} )?$")
 _DENIED_AFTER = re.compile("|".join(f for _, after in DENIALS.values() for f in after))
 
 
 def _denied(text: str, x: int, y: int) -> bool:
     """Whether the option at ``text[x:y]`` (a key) is denied (``Xではない``, ``not X``,
     ``не X``, ``不是X``)."""
-    return bool(_DENIED_AFTER.match(text, y) or _DENIED_BEFORE.search(text[max(0, x - 40):x]))
+    return bool(_DENIED_AFTER.match(text, y) or _DENIED_BEFORE.search(text[max(0, x - 40) : x]))
 
 
 def _found(text: str, key: str):
@@ -242,8 +271,9 @@ def _spans(text: str, key: str) -> list[tuple[int, int]]:
     word of a spaced script (a Korean particle may follow: ``서울이``), and not denied."""
     out = []
     for x, y in _found(text, key):
-        if (spaced(key[0]) and x and spaced(text[x - 1])) or \
-                (spaced(key[-1]) and y < len(text) and spaced(text[y]) and attached(text, x, y) != "particle"):
+        if (spaced(key[0]) and x and spaced(text[x - 1])) or (
+            spaced(key[-1]) and y < len(text) and spaced(text[y]) and attached(text, x, y) != "particle"
+        ):
             continue
         if not _denied(text, x, y):
             out.append((x, y))
@@ -272,14 +302,18 @@ def _inflected(text: str, keys: list[str], asked: str) -> Reading | None:
             continue
         for form in _forms(key):
             for x, y in _found(text, form):
-                if attached(text, x, y) in ("suffix", "clitic") and not _denied(text, x, y) \
-                        and not any(a <= x and y <= b for a, b in copied):
+                if (
+                    attached(text, x, y) in ("suffix", "clitic")
+                    and not _denied(text, x, y)
+                    and not any(a <= x and y <= b for a, b in copied)
+                ):
                     found.add(i)
     if len(found) != 1:
         return None
     i = found.pop()
-    if any(j != i and k and any(k.startswith(f) or f.startswith(k) for f in _forms(keys[i]))
-           for j, k in enumerate(keys)):
+    if any(
+        j != i and k and any(k.startswith(f) or f.startswith(k) for f in _forms(keys[i])) for j, k in enumerate(keys)
+    ):
         return None
     return Reading(i, "inflected")
 
@@ -304,7 +338,7 @@ def _copied(text: str, question: str, shortest: int = 5) -> list[tuple[int, int]
     while question and i + shortest <= len(text):
         j = i + shortest
         if text[i:j] in question:
-            while j < len(text) and text[i:j + 1] in question:
+            while j < len(text) and text[i : j + 1] in question:
                 j += 1
             spans.append((i, j))
             i = j

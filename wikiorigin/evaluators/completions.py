@@ -74,14 +74,16 @@ def load_tokenizer(path):
     from transformers import AutoTokenizer
 
     if not Path(path).is_dir():
-        raise ParameterError("tokenizer", "{tokenizer}: no such directory (the served model's tokenizer files)",
-                             str(path))
+        raise ParameterError(
+            "tokenizer", "{tokenizer}: no such directory (the served model's tokenizer files)", str(path)
+        )
     try:
         return AutoTokenizer.from_pretrained(path)
     except (ValueError, OSError, KeyError) as exc:
         first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-        raise ParameterError("tokenizer", "{tokenizer}: transformers cannot load a tokenizer there (" + first + ")",
-                             str(path)) from None
+        raise ParameterError(
+            "tokenizer", "{tokenizer}: transformers cannot load a tokenizer there (" + first + ")", str(path)
+        ) from None
 
 
 def continuation_start(scored: dict, cut: int) -> int:
@@ -140,8 +142,11 @@ def _prompt_part(prompt, choice) -> dict:
     else:
         n = _prompt_tokens(prompt, tokens)
         offsets = logprobs.get("text_offset")
-        if not isinstance(offsets, list) or len(offsets) < n or any(
-                offsets[i + 1] - offsets[i] != len(tokens[i]) for i in range(n - 1)):
+        if (
+            not isinstance(offsets, list)
+            or len(offsets) < n
+            or any(offsets[i + 1] - offsets[i] != len(tokens[i]) for i in range(n - 1))
+        ):
             raise _Unusable("its text_offset does not follow its tokens' texts")
         end = offsets[n - 1] + len(tokens[n - 1])
         starts = [offset - end + len(prompt) for offset in offsets[:n]]
@@ -179,11 +184,14 @@ class EchoScoring:
         if add_bos not in (None, True, False):
             raise ValueError(f"{who}: add_bos must be None, True or False, got {add_bos!r}")
         if tokenizer is None and (add_bos is not None or max_length is not None):
-            raise ValueError(f"{who}: add_bos and max_length need a tokenizer (prompts as token ids); "
-                             "a text prompt gets the server's own special tokens, whole")
+            raise ValueError(
+                f"{who}: add_bos and max_length need a tokenizer (prompts as token ids); "
+                "a text prompt gets the server's own special tokens, whole"
+            )
         if not isinstance(batch_size, int) or batch_size < 1 or (max_length is not None and max_length < 1):
-            raise ValueError(f"{who}: batch_size and max_length must be whole numbers > 0, "
-                             f"got {batch_size!r} and {max_length!r}")
+            raise ValueError(
+                f"{who}: batch_size and max_length must be whole numbers > 0, got {batch_size!r} and {max_length!r}"
+            )
         self.tokenizer, self.add_bos, self.max_length, self.batch_size = tokenizer, add_bos, max_length, batch_size
         self.cut_inside_token = 0  # text prompts whose context ended inside a token
         self.unscored_first = 0  # texts whose first token the server gave no log-probability
@@ -204,8 +212,9 @@ class EchoScoring:
 
     # -- log-likelihoods -------------------------------------------------------------------
 
-    def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None
-                      ) -> list[tuple[float, bool]]:
+    def loglikelihood(
+        self, requests: list[tuple[str, str]], *, batch_size: int | None = None
+    ) -> list[tuple[float, bool]]:
         """``(sum of log-probabilities, greedy)`` of each continuation given its context, as
         local mode computes them (see the module docstring for the two kinds of prompt)."""
         if self.tokenizer is None:
@@ -214,10 +223,12 @@ class EchoScoring:
         prompts = []
         for i, ((context, continuation), (head, tail)) in enumerate(zip(requests, pairs)):
             if not tail:
-                raise ValueError(f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
-                                 f"{continuation!r} has no tokens after the context ending {context[-40:]!r}")
+                raise ValueError(
+                    f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
+                    f"{continuation!r} has no tokens after the context ending {context[-40:]!r}"
+                )
             whole = head + tail
-            prompts.append(whole[-(self.max_length + 1):] if self.max_length else whole)
+            prompts.append(whole[-(self.max_length + 1) :] if self.max_length else whole)
         scored = self.echo(prompts, batch_size)
         return [_summed(s, max(1, len(p) - len(tail)), len(p)) for s, p, (_, tail) in zip(scored, prompts, pairs)]
 
@@ -228,25 +239,34 @@ class EchoScoring:
             cut = len(context.rstrip())
             first = continuation_start(s, cut) if cut else _text_start(s)  # no context: the whole text
             if first == len(s["text"]):
-                raise ValueError(f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
-                                 f"{continuation!r} has no tokens after the context ending {context[-40:]!r}")
+                raise ValueError(
+                    f"{type(self).__name__}.loglikelihood: request {i}: the continuation "
+                    f"{continuation!r} has no tokens after the context ending {context[-40:]!r}"
+                )
             if s["logprob"][first] is None:
-                raise ParameterError("tokenizer", f"{self.name}: the server gives the first token of a text no "
-                                     f"log-probability (it puts no BOS before it), and request {i}'s continuation "
-                                     "starts there: give {tokenizer} (prompts as token ids, with local mode's BOS)")
+                raise ParameterError(
+                    "tokenizer",
+                    f"{self.name}: the server gives the first token of a text no "
+                    f"log-probability (it puts no BOS before it), and request {i}'s continuation "
+                    "starts there: give {tokenizer} (prompts as token ids, with local mode's BOS)",
+                )
             spanning += s["start"][first] < cut
             out.append(_summed(s, first, len(s["text"])))
         if spanning:
             self.cut_inside_token += spanning
-            warnings.warn(f"{type(self).__name__}: {spanning} of {len(requests)} contexts end inside a token of "
-                          "context + continuation: those continuations are scored from the token boundary before it "
-                          "(lm-evaluation-harness would drop the token's characters or stop)", stacklevel=3)
+            warnings.warn(
+                f"{type(self).__name__}: {spanning} of {len(requests)} contexts end inside a token of "
+                "context + continuation: those continuations are scored from the token boundary before it "
+                "(lm-evaluation-harness would drop the token's characters or stop)",
+                stacklevel=3,
+            )
         return out
 
     # -- every token of a text -------------------------------------------------------------
 
-    def token_logprobs(self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None,
-                       batch_size: int | None = None) -> list[list[float]]:
+    def token_logprobs(
+        self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None, batch_size: int | None = None
+    ) -> list[list[float]]:
         """Each text's tokens' log-probabilities, as
         :meth:`~wikiorigin.evaluators.token_logprobs.TokenLogprobs.token_logprobs` gives them
         with token ids: the text after the BOS token (EOS where there is none), in ``windows``
@@ -254,14 +274,13 @@ class EchoScoring:
         special tokens, each text whole (it must fit the server's context), its first token
         left out when the server gives it no log-probability (counted in ``unscored_first``)."""
         if windows not in WINDOWS:
-            raise ValueError(f"{type(self).__name__}.token_logprobs: windows must be one of {WINDOWS}, "
-                             f"got {windows!r}")
+            raise ValueError(f"{type(self).__name__}.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")
         if stride is not None and windows == "disjoint":
             raise ValueError(f"{type(self).__name__}.token_logprobs: stride is for windows='overlap' only")
         if self.tokenizer is None:
             out = []
             for s in self.echo(list(texts), batch_size):
-                values = s["logprob"][_text_start(s):]
+                values = s["logprob"][_text_start(s) :]
                 if values and values[0] is None:
                     values = values[1:]
                     self.unscored_first += 1
@@ -276,7 +295,7 @@ class EchoScoring:
         prompts = [inputs + targets[-1:] for _, inputs, targets in jobs]
         out: list[list[float]] = [[] for _ in texts]
         for (t, _, targets), prompt, s in zip(jobs, prompts, self.echo(prompts, batch_size)):
-            out[t].extend(s["logprob"][len(prompt) - len(targets):])
+            out[t].extend(s["logprob"][len(prompt) - len(targets) :])
         return out
 
     # -- the requests ----------------------------------------------------------------------
@@ -293,8 +312,10 @@ class EchoScoring:
         before the text starts before 0)."""
         client = self.client
         if not hasattr(client.backend, "base_url"):
-            raise WikioriginError(f"{self.name}: log-probabilities need an OpenAI-compatible server "
-                                  "(/v1/completions), not a local chat backend")
+            raise WikioriginError(
+                f"{self.name}: log-probabilities need an OpenAI-compatible server "
+                "(/v1/completions), not a local chat backend"
+            )
         keys = [self._key(p) for p in prompts]
         found = {}
         for key in dict.fromkeys(keys):
@@ -315,8 +336,12 @@ class EchoScoring:
         import openai
 
         client, backend = self.client, self.client.backend
-        sdk = openai.AsyncOpenAI(base_url=backend.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-                                 timeout=backend.timeout, max_retries=0)
+        sdk = openai.AsyncOpenAI(
+            base_url=backend.base_url,
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+            timeout=backend.timeout,
+            max_retries=0,
+        )
         items, found, failed = list(todo.items()), {}, []
         bar = Progress(f"{self.name}: scored prompts", total=len(items), unit="prompt")
         try:
@@ -344,7 +369,7 @@ class EchoScoring:
                         await asyncio.to_thread(client.cache.put, key, found[key])
                 bar.update(len(batch))
 
-            await asyncio.gather(*(one(items[i:i + size]) for i in range(1, len(items), size)))
+            await asyncio.gather(*(one(items[i : i + size]) for i in range(1, len(items), size)))
         finally:
             bar.close()
             await sdk.close()
@@ -352,9 +377,11 @@ class EchoScoring:
                 await backend.aclose()
         if failed:
             client.usage.failures += len(items) - len(found)
-            raise EndpointError(f"{backend.url}: {len(items) - len(found)} of {len(items)} prompts were not scored; "
-                                f"the first: {failed[0]} (the {len(found)} scored are cached: run again to go on)",
-                                url=backend.url)
+            raise EndpointError(
+                f"{backend.url}: {len(items) - len(found)} of {len(items)} prompts were not scored; "
+                f"the first: {failed[0]} (the {len(found)} scored are cached: run again to go on)",
+                url=backend.url,
+            )
         return found
 
     async def _first(self, sdk, item, found: dict) -> None:
@@ -366,17 +393,23 @@ class EchoScoring:
         try:
             found[key] = _prompt_part(prompt, (await self._ask(sdk, [prompt]))[0])
         except RequestError as exc:
-            raise EndpointError(f"{where} refuses to score a prompt ({exc}): log-likelihoods need a server "
-                                "that takes echo with logprobs on /v1/completions (vLLM, llama-cpp-python's "
-                                "server)", url=backend.url) from None
+            raise EndpointError(
+                f"{where} refuses to score a prompt ({exc}): log-likelihoods need a server "
+                "that takes echo with logprobs on /v1/completions (vLLM, llama-cpp-python's "
+                "server)",
+                url=backend.url,
+            ) from None
         except TransientError as exc:
             raise EndpointError(f"{where}: {exc}", url=backend.url) from None
         except _Unusable as exc:
             fix = "" if isinstance(prompt, list) else "; or give {tokenizer} to send token ids"
-            raise EndpointError(f"{where} answers without the prompt's log-probabilities ({exc}): log-likelihoods "
-                                "need a server that echoes the prompt with logprobs (vLLM, llama-cpp-python's "
-                                "server; llama.cpp's own server gives the generated token's only)" + fix,
-                                also=("tokenizer",) if fix else (), url=backend.url) from None
+            raise EndpointError(
+                f"{where} answers without the prompt's log-probabilities ({exc}): log-likelihoods "
+                "need a server that echoes the prompt with logprobs (vLLM, llama-cpp-python's "
+                "server; llama.cpp's own server gives the generated token's only)" + fix,
+                also=("tokenizer",) if fix else (),
+                url=backend.url,
+            ) from None
         if cache is not None:
             await asyncio.to_thread(cache.put, key, found[key])
 
@@ -395,8 +428,10 @@ class EchoScoring:
             if backoff.exhausted(attempt):
                 raise TransientError(f"gave up after {attempt + 1} tries: {exc}")
             if backoff.refuses(exc.retry_after):
-                raise TransientError(f"the server asked to wait {exc.retry_after:,.0f} s, longer than max_wait "
-                                     f"{client.max_wait:g} s: {exc}")
+                raise TransientError(
+                    f"the server asked to wait {exc.retry_after:,.0f} s, longer than max_wait "
+                    f"{client.max_wait:g} s: {exc}"
+                )
             client.usage.retries += 1
             delay = backoff.delay(attempt, exc.retry_after)
             client.usage.waited += delay
@@ -407,8 +442,9 @@ class EchoScoring:
         import openai
 
         try:
-            raw = await sdk.completions.with_raw_response.create(model=self.client.backend.model, prompt=prompts,
-                                                                 **ECHO_PARAMS)
+            raw = await sdk.completions.with_raw_response.create(
+                model=self.client.backend.model, prompt=prompts, **ECHO_PARAMS
+            )
             body = json.loads(raw.text)
         except openai.RateLimitError as exc:
             raise TransientError(f"429: {_reason(exc)}", retry_after(exc.response.headers)) from None
@@ -424,8 +460,10 @@ class EchoScoring:
             raise TransientError(f"a response body that is not JSON: {exc}") from None
         choices = body.get("choices") if isinstance(body, dict) else None
         if not isinstance(choices, list) or len(choices) != len(prompts):
-            raise TransientError(f"an answer with {len(choices) if isinstance(choices, list) else 'no'} choices "
-                                 f"for {len(prompts)} prompts")
+            raise TransientError(
+                f"an answer with {len(choices) if isinstance(choices, list) else 'no'} choices "
+                f"for {len(prompts)} prompts"
+            )
         usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
         self.client.usage.calls += 1
         self.client.usage.input_tokens += usage.get("prompt_tokens") or 0

@@ -14,8 +14,18 @@ each language, for the answer reader.
 
 from __future__ import annotations
 
-__all__ = ["INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS", "DENIALS", "UNSPACED", "NAME_ONLY", "instruction", "answer_cue",
-           "delimiter", "name_only"]
+__all__ = [
+    "INSTRUCTIONS",
+    "ANSWER_CUES",
+    "DELIMITERS",
+    "DENIALS",
+    "UNSPACED",
+    "NAME_ONLY",
+    "instruction",
+    "answer_cue",
+    "delimiter",
+    "name_only",
+]
 
 INSTRUCTIONS = {
     "ja": "上の選択肢から正しいものを一つ選び、その選択肢の言葉だけで答えてください。",
@@ -36,20 +46,46 @@ INSTRUCTIONS = {
 """The instruction after a question's options in generation mode, by language code."""
 
 ANSWER_CUES = {
-    "ja": "\n回答：", "en": "\nAnswer:", "el": "\nΑπάντηση:", "ko": "\n답:", "ga": "\nFreagra:",
-    "ca": "\nResposta:", "et": "\nVastus:", "zh": "\n答案：", "ar": "\nالإجابة:", "hi": "\nउत्तर:",
-    "ru": "\nОтвет:", "fr": "\nRéponse :", "de": "\nAntwort:", "es": "\nRespuesta:",
+    "ja": "\n回答：",
+    "en": "\nAnswer:",
+    "el": "\nΑπάντηση:",
+    "ko": "\n답:",
+    "ga": "\nFreagra:",
+    "ca": "\nResposta:",
+    "et": "\nVastus:",
+    "zh": "\n答案：",
+    "ar": "\nالإجابة:",
+    "hi": "\nउत्तर:",
+    "ru": "\nОтвет:",
+    "fr": "\nRéponse :",
+    "de": "\nAntwort:",
+    "es": "\nRespuesta:",
     # the other languages written without spaces: Chinese ones take Chinese's cue
-    "yue": "\n答案：", "wuu": "\n答案：", "gan": "\n答案：", "lzh": "\n答案：",
-    "th": "\nคำตอบ:", "lo": "\nຄຳຕອບ:", "my": "\nအဖြေ:", "km": "\nចម្លើយ:",
+    "yue": "\n答案：",
+    "wuu": "\n答案：",
+    "gan": "\n答案：",
+    "lzh": "\n答案：",
+    "th": "\nคำตอบ:",
+    "lo": "\nຄຳຕອບ:",
+    "my": "\nအဖြေ:",
+    "km": "\nចម្លើយ:",
 }
 """What follows a question in log-likelihood mode, before each option, by language code."""
 
 NAME_ONLY = {
-    "ja": "名前だけを答えてください。", "el": "Απαντήστε μόνο με το όνομα.", "ko": "이름만 답하세요.",
-    "ga": "Freagair leis an ainm amháin.", "ca": "Respon només amb el nom.", "et": "Vasta ainult nimega.",
-    "zh": "只回答名称。", "ar": "أجب بالاسم فقط.", "hi": "केवल नाम से उत्तर दें।", "ru": "Ответьте только названием.",
-    "fr": "Répondez uniquement par le nom.", "de": "Antworten Sie nur mit dem Namen.", "es": "Responde solo con el nombre.",
+    "ja": "名前だけを答えてください。",
+    "el": "Απαντήστε μόνο με το όνομα.",
+    "ko": "이름만 답하세요.",
+    "ga": "Freagair leis an ainm amháin.",
+    "ca": "Respon només amb el nom.",
+    "et": "Vasta ainult nimega.",
+    "zh": "只回答名称。",
+    "ar": "أجب بالاسم فقط.",
+    "hi": "केवल नाम से उत्तर दें।",
+    "ru": "Ответьте только названием.",
+    "fr": "Répondez uniquement par le nom.",
+    "de": "Antworten Sie nur mit dem Namen.",
+    "es": "Responde solo con el nombre.",
 }
 """A free-form question asked in its item's language ends with this line, then the English one
 (:func:`name_only`), by language code."""
@@ -66,8 +102,10 @@ DENIALS = {
     "pt": ((rf"{_W}(?:não|nem|nunca) ",), (r" (?:não é|está errad|é errad|é incorret)",)),
     "el": ((rf"{_W}(?:όχι|ούτε|δεν είναι|μην) ",), (r" (?:δεν|είναι λάθος)",)),
     "ko": ((), (r"(?:이|가|은|는)? ?(?:아니(?!면)|아닌|아닙|아님|아냐|말고|틀리|틀립|틀렸|틀린)",)),
-    "zh": (("不是", "并非", "並非", "而非", "不选", "不選"),
-           ("不是正确", "不是正確", "不是答案", "不对", "不對", "不正确", "不正確", "是错", "是錯", "错误", "錯誤")),
+    "zh": (
+        ("不是", "并非", "並非", "而非", "不选", "不選"),
+        ("不是正确", "不是正確", "不是答案", "不对", "不對", "不正确", "不正確", "是错", "是錯", "错误", "錯誤"),
+    ),
 }
 """What denies an option rather than names it, by language: regular expressions on match keys
 (lower case, no punctuation, one space between words) that end just before the option
@@ -75,9 +113,11 @@ DENIALS = {
 ``no es``, ``όχι η``) or begin just after it (``ではない``, ``이 아니라``, ``不对``). The
 answer reader applies every language's at once: ``Не Москва, а Казань`` names Казань."""
 
-UNSPACED = frozenset({"ja", "zh", "yue", "wuu", "gan", "lzh", "zh-classical", "zh-yue", "th", "lo", "my", "km",
-                      "bo", "dz"})
+UNSPACED = frozenset(
+    {"ja", "zh", "yue", "wuu", "gan", "lzh", "zh-classical", "zh-yue", "th", "lo", "my", "km", "bo", "dz"}
+)
 """Languages written without spaces between words: no delimiter before an option."""
+
 
 def _base(language: str) -> str:
     """``zh-yue`` -> ``zh-yue`` when the table has it, else ``zh``; ``pt-br`` -> ``pt``."""

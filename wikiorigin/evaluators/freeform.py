@@ -27,10 +27,26 @@ from .report import bar_plot, markdown_table, write_results
 from .signature import data_hash, generation_bos, run_settings, text_hash
 from .stats import SMALL, mean_fields, proportion_fields
 
-__all__ = ["chrf", "chrf_stats", "chrf_from_stats", "score_answer", "normalize", "levenshtein",
-           "answer_text", "romanize", "read_freeform", "item_language", "source_prompt", "question_prompt",
-           "evaluate_freeform", "summarize_freeform",
-           "write_freeform_results", "freeform_settings", "SAMPLING", "ANSWER_READER_VERSION"]
+__all__ = [
+    "chrf",
+    "chrf_stats",
+    "chrf_from_stats",
+    "score_answer",
+    "normalize",
+    "levenshtein",
+    "answer_text",
+    "romanize",
+    "read_freeform",
+    "item_language",
+    "source_prompt",
+    "question_prompt",
+    "evaluate_freeform",
+    "summarize_freeform",
+    "write_freeform_results",
+    "freeform_settings",
+    "SAMPLING",
+    "ANSWER_READER_VERSION",
+]
 
 # chrF is our own, not sacrebleu's CHRF, by measurement: on 4,000 name pairs in 26 scripts
 # (Wikidata labels and aliases, YokaiEval options, answers phrased as models phrase them) the two
@@ -60,7 +76,7 @@ def chrf_stats(hypothesis: str, reference: str, order: int = CHAR_ORDER) -> list
 
 def chrf_from_stats(stats: list[int], beta: float = BETA) -> float:
     """chrF (0-100) from counts, averaging precision and recall over the effective orders."""
-    factor = beta ** 2
+    factor = beta**2
     precision = recall = 0.0
     effective = 0
     for i in range(0, len(stats), 3):
@@ -170,9 +186,12 @@ def source_prompt(language: str) -> str:
 def _source_language(row: dict, language: str | None) -> str:
     found = language or item_language(row)
     if found is None:
-        raise ParameterError("language", f"free-form item {row.get('id') or row.get('qid') or row['question'][:40]!r} "
-                                         "says no language (no `language` or `origin_wiki`), so it cannot be asked in "
-                                         "its own: give {language}")
+        raise ParameterError(
+            "language",
+            f"free-form item {row.get('id') or row.get('qid') or row['question'][:40]!r} "
+            "says no language (no `language` or `origin_wiki`), so it cannot be asked in "
+            "its own: give {language}",
+        )
     return found
 
 
@@ -187,8 +206,9 @@ def question_prompt(row: dict, source_language: bool = False, language: str | No
     return PROMPTS["en"].format(question=row["question"])
 
 
-def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False, language: str | None = None,
-                      **sampling) -> list[dict]:
+def evaluate_freeform(
+    rows: list[dict], model, *, source_language: bool = False, language: str | None = None, **sampling
+) -> list[dict]:
     """Ask each question (in English, or with ``source_language`` in the item's language:
     :func:`question_prompt`) and score the answer: exact match, chrF (nearest answer), best
     chrF, and an exact match after romanization (unidecode), kept apart."""
@@ -200,33 +220,52 @@ def evaluate_freeform(rows: list[dict], model, *, source_language: bool = False,
         answer = answer_text(response)
         scores = score_answer(answer, list(row["answers"]))
         romanized = romanize(answer)
-        items.append({"id": row.get("id") or row.get("qid"), "model": model.name, "qid": row.get("qid"),
-                      "language": row.get("origin_wiki") or row.get("language") or "",
-                      "has_enwiki": bool(row.get("has_enwiki")), "question": prompt,
-                      "response": response, "answer": answer, **scores,
-                      "exact_romanized": bool(romanized) and romanized in {romanize(a) for a in row["answers"]},
-                      "failed": response is None})
+        items.append(
+            {
+                "id": row.get("id") or row.get("qid"),
+                "model": model.name,
+                "qid": row.get("qid"),
+                "language": row.get("origin_wiki") or row.get("language") or "",
+                "has_enwiki": bool(row.get("has_enwiki")),
+                "question": prompt,
+                "response": response,
+                "answer": answer,
+                **scores,
+                "exact_romanized": bool(romanized) and romanized in {romanize(a) for a in row["answers"]},
+                "failed": response is None,
+            }
+        )
     return items
 
 
-def freeform_settings(model, *, source_language: bool = False, rows: list[dict] | None = None,
-                      language: str | None = None, **sampling) -> dict:
+def freeform_settings(
+    model, *, source_language: bool = False, rows: list[dict] | None = None, language: str | None = None, **sampling
+) -> dict:
     """The settings of :func:`evaluate_freeform` with these arguments (see
     :mod:`~wikiorigin.evaluators.signature`); ``rows``: the questions (hashed, and, asked in
     their own languages, the prompts of those languages hashed as ``instruction``)."""
     if source_language:
         if rows is None and language is None:
-            raise ParameterError("language", "freeform_settings: the questions asked in their own language, without "
-                                             "their rows: give {language} (or rows=)")
+            raise ParameterError(
+                "language",
+                "freeform_settings: the questions asked in their own language, without "
+                "their rows: give {language} (or rows=)",
+            )
         languages = sorted({_source_language(r, language) for r in rows}) if rows is not None else [language]
         instruction = text_hash("\x00".join(source_prompt(code) for code in languages))
     else:
         instruction = text_hash(PROMPTS["en"])
     return run_settings(
-        "freeform", model, sampling={**SAMPLING, **sampling}, language="source" if source_language else "en",
-        instruction=instruction, bos=generation_bos(model),
-        parser=ANSWER_READER_VERSION, chrf=f"c{CHAR_ORDER}w{WORD_ORDER}b{BETA:g}",
-        data=data_hash(rows, ("id", "question", "question_source", "answers")) if rows is not None else None)
+        "freeform",
+        model,
+        sampling={**SAMPLING, **sampling},
+        language="source" if source_language else "en",
+        instruction=instruction,
+        bos=generation_bos(model),
+        parser=ANSWER_READER_VERSION,
+        chrf=f"c{CHAR_ORDER}w{WORD_ORDER}b{BETA:g}",
+        data=data_hash(rows, ("id", "question", "question_source", "answers")) if rows is not None else None,
+    )
 
 
 def summarize_freeform(items: list[dict]) -> dict:
@@ -241,8 +280,9 @@ def summarize_freeform(items: list[dict]) -> dict:
         fields = {}
         for key in ("exact", "chrf", "chrf_best", "exact_romanized"):
             values = [i[key] for i in part]
-            fields.update(proportion_fields(key, values) if key.startswith("exact") else
-                          mean_fields(key, values, (0.0, 100.0)))  # chrF's interval clipped to its scale
+            fields.update(
+                proportion_fields(key, values) if key.startswith("exact") else mean_fields(key, values, (0.0, 100.0))
+            )  # chrF's interval clipped to its scale
         return {"n": len(part), **fields, "small": len(part) < SMALL}
 
     def groups(key):
@@ -251,15 +291,20 @@ def summarize_freeform(items: list[dict]) -> dict:
             out.setdefault(key(item), []).append(item)
         return {k: block(v) for k, v in sorted(out.items())}
 
-    return {"model": items[0]["model"], "mode": "freeform", **block(items),
-            "failed": sum(i["failed"] for i in items),
-            "by_language": groups(lambda i: i["language"]),
-            "by_enwiki": groups(lambda i: "with English article" if i["has_enwiki"] else "without"),
-            "by_language_enwiki": groups(lambda i: f"{i['language']} / {'en' if i['has_enwiki'] else 'no en'}")}
+    return {
+        "model": items[0]["model"],
+        "mode": "freeform",
+        **block(items),
+        "failed": sum(i["failed"] for i in items),
+        "by_language": groups(lambda i: i["language"]),
+        "by_enwiki": groups(lambda i: "with English article" if i["has_enwiki"] else "without"),
+        "by_language_enwiki": groups(lambda i: f"{i['language']} / {'en' if i['has_enwiki'] else 'no en'}"),
+    }
 
 
-def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | None = None,
-                           settings: dict | None = None):
+def write_freeform_results(
+    out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None
+):
     """Write a free-form run to directory ``out``: ``items.parquet``, ``summary.json``, ``report.md``
     (by language, with and without an English article, then every figure's 95% interval, groups
     under 30 marked) and ``chrf_by_language.png`` (with error bars); ``summary``
@@ -273,19 +318,52 @@ def write_freeform_results(out, items: list[dict], summary: dict, meta: dict | N
             cell = summary["by_language_enwiki"].get(f"{lang} / {flag}")
             row += [cell["exact"], cell["chrf"]] if cell else [float("nan")] * 2
         table.append(row + [by_lang[lang]["exact"], by_lang[lang]["chrf"]])
-    lines = [f"# Free-form answers: {summary['model']}", "",
-             markdown_table(["questions", "exact", "chrF", "best chrF", "failed"],
-                            [[summary["n"], summary["exact"], summary["chrf"], summary["chrf_best"], summary["failed"]]]),
-             "", "## By language and English article", "",
-             markdown_table(["language", "n", "EM (en article)", "chrF (en article)", "EM (no en article)",
-                             "chrF (no en article)", "EM", "chrF"], table),
-             "", "## Romanization-aware exact match (unidecode; reported apart)", "",
-             markdown_table(["language", "exact", "exact after romanization"],
-                            [[k, v["exact"], v["exact_romanized"]] for k, v in by_lang.items()]),
-             "", "chrF is against the answer nearest by edit distance; best chrF is the best over all answers.",
-             "Plot: `chrf_by_language.png`."]
-    plots = [("chrf_by_language.png", lambda path: bar_plot(
-        path, list(by_lang), [v["chrf"] for v in by_lang.values()], f"{summary['model']}: chrF by language",
-        "chrF", counts=[v["n"] for v in by_lang.values()],
-        intervals=[v.get("chrf_ci95") for v in by_lang.values()]))]
+    lines = [
+        f"# Free-form answers: {summary['model']}",
+        "",
+        markdown_table(
+            ["questions", "exact", "chrF", "best chrF", "failed"],
+            [[summary["n"], summary["exact"], summary["chrf"], summary["chrf_best"], summary["failed"]]],
+        ),
+        "",
+        "## By language and English article",
+        "",
+        markdown_table(
+            [
+                "language",
+                "n",
+                "EM (en article)",
+                "chrF (en article)",
+                "EM (no en article)",
+                "chrF (no en article)",
+                "EM",
+                "chrF",
+            ],
+            table,
+        ),
+        "",
+        "## Romanization-aware exact match (unidecode; reported apart)",
+        "",
+        markdown_table(
+            ["language", "exact", "exact after romanization"],
+            [[k, v["exact"], v["exact_romanized"]] for k, v in by_lang.items()],
+        ),
+        "",
+        "chrF is against the answer nearest by edit distance; best chrF is the best over all answers.",
+        "Plot: `chrf_by_language.png`.",
+    ]
+    plots = [
+        (
+            "chrf_by_language.png",
+            lambda path: bar_plot(
+                path,
+                list(by_lang),
+                [v["chrf"] for v in by_lang.values()],
+                f"{summary['model']}: chrF by language",
+                "chrF",
+                counts=[v["n"] for v in by_lang.values()],
+                intervals=[v.get("chrf_ci95") for v in by_lang.values()],
+            ),
+        )
+    ]
     return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings)

@@ -47,14 +47,21 @@ class Generation:
         or ``off``) when ``chat`` is on, else unchanged."""
         if not self.chat:
             return prompt
-        messages = ([{"role": "system", "content": system}] if system else []) + \
-            [{"role": "user", "content": prompt}]
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
         switch = {} if self.thinking == "template-default" else {"enable_thinking": self.thinking == "on"}
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **switch)
 
-    def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
-                 top_p: float = 1.0, seed: int = 0, system: str | None = None,
-                 batch_size: int | None = None) -> list[Response]:
+    def generate(
+        self,
+        prompts: list[str],
+        *,
+        max_new_tokens: int = 128,
+        temperature: float = 0.1,
+        top_p: float = 1.0,
+        seed: int = 0,
+        system: str | None = None,
+        batch_size: int | None = None,
+    ) -> list[Response]:
         """One :class:`Response` per prompt (sampling when ``temperature`` > 0, greedy at 0);
         ``truncated`` when it reached ``max_new_tokens`` without the end-of-sequence token."""
         torch = self._torch
@@ -63,11 +70,16 @@ class Generation:
         encoded = [self.tokenizer(t, add_special_tokens=special)["input_ids"] for t in texts]
         for i, ids in enumerate(encoded):
             if len(ids) + max_new_tokens > self.max_length:
-                raise WikioriginError(f"prompt {i}: {len(ids)} tokens + {max_new_tokens} new exceed "
-                                      f"the model's {self.max_length} positions")
+                raise WikioriginError(
+                    f"prompt {i}: {len(ids)} tokens + {max_new_tokens} new exceed "
+                    f"the model's {self.max_length} positions"
+                )
         order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i]), i))
-        options = {"max_new_tokens": max_new_tokens, "do_sample": temperature > 0,
-                   "pad_token_id": self.tokenizer.pad_token_id}
+        options = {
+            "max_new_tokens": max_new_tokens,
+            "do_sample": temperature > 0,
+            "pad_token_id": self.tokenizer.pad_token_id,
+        }
         if temperature > 0:
             options.update(temperature=temperature, top_p=top_p)
         ends = self._end_ids()
@@ -76,9 +88,11 @@ class Generation:
             torch.manual_seed(seed)
             ids, mask = self._pad([encoded[i] for i in chunk], left=True)
             output = self.model.generate(input_ids=ids, attention_mask=mask, **options)
-            rows = [row[ids.shape[1]:].tolist() for row in output]
-            return [Response(opened_trace(texts[i]) + self._decode(row),
-                             "stop" if ends.intersection(row) else "length") for i, row in zip(chunk, rows)]
+            rows = [row[ids.shape[1] :].tolist() for row in output]
+            return [
+                Response(opened_trace(texts[i]) + self._decode(row), "stop" if ends.intersection(row) else "length")
+                for i, row in zip(chunk, rows)
+            ]
 
         return unsort(order, self._batched(order, run, batch_size, desc="generation"))
 

@@ -36,9 +36,20 @@ from .stats import SMALL, correlations, mean_fields
 
 RATING_SCALE = (1.0, 10.0)  # a mean rating's interval is clipped to the scale
 
-__all__ = ["judge_answers", "judge_rated", "attach_human_ratings", "agreement", "summarize_judged",
-           "write_judge_results", "judge_settings", "RUBRICS", "DEFAULT_RUBRIC", "JUDGE_PROMPT", "parse_rating",
-           "read_care"]
+__all__ = [
+    "judge_answers",
+    "judge_rated",
+    "attach_human_ratings",
+    "agreement",
+    "summarize_judged",
+    "write_judge_results",
+    "judge_settings",
+    "RUBRICS",
+    "DEFAULT_RUBRIC",
+    "JUDGE_PROMPT",
+    "parse_rating",
+    "read_care",
+]
 
 
 def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model: str = "") -> list[dict]:
@@ -55,10 +66,20 @@ def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model
             rating, reason, text = None, f"judge failed: {verdict.error}", None
         else:
             (rating, reason), text = parse_rating(verdict.text), verdict.text
-        items.append({"model": model, "question": row["question"], "reference": row["answer"],
-                      "category": row.get("culture_type") or "", "culture": row.get("associated_culture") or "",
-                      "scope": row.get("geographic_scope") or "", "response": response, "judge_text": text,
-                      "rating": None if rating is None else float(rating), "unrated": reason})
+        items.append(
+            {
+                "model": model,
+                "question": row["question"],
+                "reference": row["answer"],
+                "category": row.get("culture_type") or "",
+                "culture": row.get("associated_culture") or "",
+                "scope": row.get("geographic_scope") or "",
+                "response": response,
+                "judge_text": text,
+                "rating": None if rating is None else float(rating),
+                "unrated": reason,
+            }
+        )
     return items
 
 
@@ -70,8 +91,9 @@ def judge_rated(rows: list[dict], rated: list[dict], judge) -> tuple[list[dict],
     the CARE rows do not have (not judged: there is no reference answer)."""
     by_question = {question_key(r["question"]): r for r in rows}
     known = [r for r in rated if question_key(r["question"]) in by_question]
-    items = judge_answers([by_question[question_key(r["question"])] for r in known],
-                          [r["response"] for r in known], judge)
+    items = judge_answers(
+        [by_question[question_key(r["question"])] for r in known], [r["response"] for r in known], judge
+    )
     for item, row in zip(items, known):
         item.update(model=row["model"], human_rating=float(row["rating"]))
     return items, [r for r in rated if question_key(r["question"]) not in by_question]
@@ -105,9 +127,13 @@ def agreement(items: list[dict], *, seed: int | None = None, resamples: int | No
     human = [i for i in items if i.get("human_rating") is not None]
     both = [i for i in human if i["rating"] is not None]
     judge, people = [i["rating"] for i in both], [i["human_rating"] for i in both]
-    out = {"human_rated": len(human), "judge_unrated": len(human) - len(both),
-           **mean_fields("judge_mean", judge, RATING_SCALE), **mean_fields("human_mean", people, RATING_SCALE),
-           **correlations(judge, people, seed=seed, resamples=resamples)}
+    out = {
+        "human_rated": len(human),
+        "judge_unrated": len(human) - len(both),
+        **mean_fields("judge_mean", judge, RATING_SCALE),
+        **mean_fields("human_mean", people, RATING_SCALE),
+        **correlations(judge, people, seed=seed, resamples=resamples),
+    }
     models: dict[str, list] = {}
     for item in both:
         models.setdefault(item["model"], []).append(item)
@@ -117,19 +143,31 @@ def agreement(items: list[dict], *, seed: int | None = None, resamples: int | No
     return out
 
 
-def judge_settings(model, judge, *, rows: list[dict] | None = None, rated: list[dict] | None = None,
-                   rated_answers: bool = False, **sampling) -> dict:
+def judge_settings(
+    model,
+    judge,
+    *,
+    rows: list[dict] | None = None,
+    rated: list[dict] | None = None,
+    rated_answers: bool = False,
+    **sampling,
+) -> dict:
     """The settings of a judged run (see :mod:`~wikiorigin.evaluators.signature`): the
     answering ``model`` and its sampling (``None``: recorded answers), the ``judge`` client,
     the hash of the judge's instructions and rubrics, how the judge samples; ``rows``: the
     questions and reference answers (hashed); ``rated``: people's ratings compared with the
     judge's (hashed as ``human_ratings``); ``rated_answers``: the answers judged are those
     rated responses (:func:`judge_rated`; ``model`` is then ``human-rated``)."""
-    settings = run_settings("judge", model, sampling=sampling if model is not None else None,
-                            bos=generation_bos(model), judge=client_name(judge), judge_prompt=text_hash(JUDGE_RULES),
-                            judge_sampling=None if judge is None else judge_sampling(judge),
-                            data=None if rows is None else data_hash(
-                                rows, ("question", "answer", "culture_type", "associated_culture")))
+    settings = run_settings(
+        "judge",
+        model,
+        sampling=sampling if model is not None else None,
+        bos=generation_bos(model),
+        judge=client_name(judge),
+        judge_prompt=text_hash(JUDGE_RULES),
+        judge_sampling=None if judge is None else judge_sampling(judge),
+        data=None if rows is None else data_hash(rows, ("question", "answer", "culture_type", "associated_culture")),
+    )
     if model is None:
         settings["model"] = "human-rated" if rated_answers else "recorded"
     if rated is not None:
@@ -157,8 +195,12 @@ def summarize_judged(items: list[dict], *, seed: int | None = None, resamples: i
 
     def block(part):
         rated = [i["rating"] for i in part if i["rating"] is not None]
-        return {"n": len(part), "rated": len(rated), **mean_fields("mean", rated, RATING_SCALE),
-                "small": len(rated) < SMALL}
+        return {
+            "n": len(part),
+            "rated": len(rated),
+            **mean_fields("mean", rated, RATING_SCALE),
+            "small": len(rated) < SMALL,
+        }
 
     reasons: dict[str, int] = {}
     for item in items:
@@ -166,13 +208,19 @@ def summarize_judged(items: list[dict], *, seed: int | None = None, resamples: i
             key = item["unrated"].split(":")[0]
             reasons[key] = reasons.get(key, 0) + 1
     models = sorted({i["model"] for i in items})
-    summary = {"model": ", ".join(models), "mode": "judge", **block(items), "unrated": reasons,
-               "by_category": _groups(items, lambda i: i["category"], block),
-               "by_culture": _groups(items, lambda i: i["culture"], block)}
+    summary = {
+        "model": ", ".join(models),
+        "mode": "judge",
+        **block(items),
+        "unrated": reasons,
+        "by_category": _groups(items, lambda i: i["category"], block),
+        "by_culture": _groups(items, lambda i: i["culture"], block),
+    }
     if any(i.get("scope") for i in items):
         summary["by_scope"] = _groups(items, lambda i: i.get("scope"), block)
-    summary["by_culture_category"] = _groups(items, lambda i: i["culture"],
-                                             lambda part: _groups(part, lambda i: i["category"], block))
+    summary["by_culture_category"] = _groups(
+        items, lambda i: i["culture"], lambda part: _groups(part, lambda i: i["category"], block)
+    )
     if len(models) > 1:
         summary["by_model"] = _groups(items, lambda i: i["model"], block)
     if any("human_rating" in i for i in items):
@@ -191,21 +239,40 @@ def _cell(block: dict | None) -> str:
 
 def _agreement_lines(found: dict) -> list[str]:
     def rows(part):
-        return [[name, _shown(part[name]["r"]), _interval(part[name]["ci95"]),
-                 "–" if part[name]["p_value"] is None else f"{part[name]['p_value']:.3g}", part[name]["interval"]]
-                for name in ("pearson", "spearman", "kendall")]
+        return [
+            [
+                name,
+                _shown(part[name]["r"]),
+                _interval(part[name]["ci95"]),
+                "–" if part[name]["p_value"] is None else f"{part[name]['p_value']:.3g}",
+                part[name]["interval"],
+            ]
+            for name in ("pearson", "spearman", "kendall")
+        ]
 
-    lines = ["", "## Agreement with people's ratings", "",
-             f"{found['n']} responses rated by both (people rated {found['human_rated']}; the judge gave no "
-             f"rating to {found['judge_unrated']} of them"
-             + (f"; {found['unmatched']} rated responses not compared: no such question and answer here"
-                if found.get("unmatched") else "")
-             + f"). Mean rating: judge {_mean_text(found, 'judge_mean')}, people {_mean_text(found, 'human_mean')}.",
-             "", markdown_table(["statistic", "r", "95% interval", "p", "interval by"], rows(found))]
+    lines = [
+        "",
+        "## Agreement with people's ratings",
+        "",
+        f"{found['n']} responses rated by both (people rated {found['human_rated']}; the judge gave no "
+        f"rating to {found['judge_unrated']} of them"
+        + (
+            f"; {found['unmatched']} rated responses not compared: no such question and answer here"
+            if found.get("unmatched")
+            else ""
+        )
+        + f"). Mean rating: judge {_mean_text(found, 'judge_mean')}, people {_mean_text(found, 'human_mean')}.",
+        "",
+        markdown_table(["statistic", "r", "95% interval", "p", "interval by"], rows(found)),
+    ]
     if "by_model" in found:
         part = found["by_model"]
-        lines += ["", f"Over the {part['n']} models' mean ratings (system level):", "",
-                  markdown_table(["statistic", "r", "95% interval", "p", "interval by"], rows(part))]
+        lines += [
+            "",
+            f"Over the {part['n']} models' mean ratings (system level):",
+            "",
+            markdown_table(["statistic", "r", "95% interval", "p", "interval by"], rows(part)),
+        ]
     return lines
 
 
@@ -218,8 +285,7 @@ def _mean_text(found: dict, name: str) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:.2f} {_interval(found[name + '_ci95'])}"
 
 
-def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None,
-                        settings: dict | None = None):
+def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None):
     """Write a judged run into the directory ``out`` (see
     :func:`~wikiorigin.evaluators.report.write_results`; returns the directory): the items,
     the summary with ``settings``, ``report.md`` (means with 95% intervals by category, culture,
@@ -227,33 +293,74 @@ def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None
     why, the agreement with people's ratings) and a plot of the mean rating by category with
     error bars."""
     unrated = ", ".join(f"{k} {v}" for k, v in summary["unrated"].items()) or "none"
-    lines = [f"# LLM-as-judge ratings: {summary['model']}", "",
-             markdown_table(["answers", "rated", "mean rating (1-10)", "95% interval", "stderr"],
-                            [[summary["n"], summary["rated"], summary["mean"], _interval(summary.get("mean_ci95")),
-                              _shown(summary.get("mean_stderr"))]]),
-             "", f"Unrated (not counted in the means): {unrated}. Intervals: Student t; † fewer than {SMALL} "
-                 "rated answers."]
-    for key, title in (("by_category", "category"), ("by_culture", "culture"), ("by_scope", "geographic scope"),
-                       ("by_model", "model")):
+    lines = [
+        f"# LLM-as-judge ratings: {summary['model']}",
+        "",
+        markdown_table(
+            ["answers", "rated", "mean rating (1-10)", "95% interval", "stderr"],
+            [
+                [
+                    summary["n"],
+                    summary["rated"],
+                    summary["mean"],
+                    _interval(summary.get("mean_ci95")),
+                    _shown(summary.get("mean_stderr")),
+                ]
+            ],
+        ),
+        "",
+        f"Unrated (not counted in the means): {unrated}. Intervals: Student t; † fewer than {SMALL} rated answers.",
+    ]
+    for key, title in (
+        ("by_category", "category"),
+        ("by_culture", "culture"),
+        ("by_scope", "geographic scope"),
+        ("by_model", "model"),
+    ):
         if key in summary:
-            lines += ["", f"## By {title}", "", markdown_table(
-                [title, "n", "rated", "mean", "95% interval", "n<30"],
-                [[k, v["n"], v["rated"], v["mean"], _interval(v.get("mean_ci95")), "†" if v.get("small") else ""]
-                 for k, v in summary[key].items()])]
+            lines += [
+                "",
+                f"## By {title}",
+                "",
+                markdown_table(
+                    [title, "n", "rated", "mean", "95% interval", "n<30"],
+                    [
+                        [k, v["n"], v["rated"], v["mean"], _interval(v.get("mean_ci95")), "†" if v.get("small") else ""]
+                        for k, v in summary[key].items()
+                    ],
+                ),
+            ]
     table = summary.get("by_culture_category") or {}
     categories = sorted({c for cells in table.values() for c in cells})
-    lines += ["", "## By culture and category (CARE's Table 3: mean [95% interval] (rated))", "",
-              markdown_table(["culture", *categories], [[culture, *[_cell(cells.get(c)) for c in categories]]
-                                                       for culture, cells in table.items()])]
+    lines += [
+        "",
+        "## By culture and category (CARE's Table 3: mean [95% interval] (rated))",
+        "",
+        markdown_table(
+            ["culture", *categories],
+            [[culture, *[_cell(cells.get(c)) for c in categories]] for culture, cells in table.items()],
+        ),
+    ]
     if "agreement" in summary:
         lines += _agreement_lines(summary["agreement"])
     groups = summary["by_category"]
-    plots = [("rating_by_category.png", lambda path: bar_plot(
-        path, list(groups), [_shown(v["mean"]) for v in groups.values()], f"{summary['model']}: rating by category",
-        "mean rating", counts=[v["rated"] for v in groups.values()],
-        intervals=[v.get("mean_ci95") for v in groups.values()]))]
-    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings,
-                         intervals=False)
+    plots = [
+        (
+            "rating_by_category.png",
+            lambda path: bar_plot(
+                path,
+                list(groups),
+                [_shown(v["mean"]) for v in groups.values()],
+                f"{summary['model']}: rating by category",
+                "mean rating",
+                counts=[v["rated"] for v in groups.values()],
+                intervals=[v.get("mean_ci95") for v in groups.values()],
+            ),
+        )
+    ]
+    return write_results(
+        out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings, intervals=False
+    )
 
 
 def _shown(value):

@@ -33,8 +33,19 @@ from .report import _pyplot, markdown_table, write_results
 from .signature import client_name, data_hash, run_settings, text_hash
 from .token_logprobs import WINDOWS
 
-__all__ = ["text_scores", "read_texts", "paraphrase", "passage", "Sample", "draw_sample", "leakage_check",
-           "write_leakage_results", "PARAPHRASE_PROMPT", "SAMPLE", "leakage_settings"]
+__all__ = [
+    "text_scores",
+    "read_texts",
+    "paraphrase",
+    "passage",
+    "Sample",
+    "draw_sample",
+    "leakage_check",
+    "write_leakage_results",
+    "PARAPHRASE_PROMPT",
+    "SAMPLE",
+    "leakage_settings",
+]
 
 SAMPLE = 20
 """How many articles the YokaiEval paper compared, chosen at random: ``eval leakage``'s
@@ -92,10 +103,16 @@ def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
     if not logprobs or not text:
         raise WikioriginError("cannot score an empty text")
     n, nll = len(logprobs), -sum(logprobs)
-    lowest = sorted(logprobs)[:max(1, math.ceil(k * n))]
-    return {"tokens": n, "chars": len(text), "nll_per_char": nll / len(text), "nll_per_token": nll / n,
-            "perplexity": math.exp(nll / n), "min_k": sum(lowest) / len(lowest),
-            "zlib_ratio": (nll / n) / len(zlib.compress(text.encode("utf-8")))}
+    lowest = sorted(logprobs)[: max(1, math.ceil(k * n))]
+    return {
+        "tokens": n,
+        "chars": len(text),
+        "nll_per_char": nll / len(text),
+        "nll_per_token": nll / n,
+        "perplexity": math.exp(nll / n),
+        "min_k": sum(lowest) / len(lowest),
+        "zlib_ratio": (nll / n) / len(zlib.compress(text.encode("utf-8"))),
+    }
 
 
 def read_texts(path, field: str) -> dict[str, str]:
@@ -111,9 +128,16 @@ def paraphrase(passages: dict[str, str], client) -> tuple[dict[str, str], dict[s
     from ..llm import ChatRequest
 
     titles = list(passages)
-    results = client.run([ChatRequest([{"role": "system", "content": PARAPHRASE_PROMPT},
-                                       {"role": "user", "content": passages[t]}],
-                                      {"temperature": 0}, "leakage-paraphrase") for t in titles])
+    results = client.run(
+        [
+            ChatRequest(
+                [{"role": "system", "content": PARAPHRASE_PROMPT}, {"role": "user", "content": passages[t]}],
+                {"temperature": 0},
+                "leakage-paraphrase",
+            )
+            for t in titles
+        ]
+    )
     done = {t: r.text.strip() for t, r in zip(titles, results) if r.error is None and r.text and r.text.strip()}
     failed = {t: r.error or "empty paraphrase" for t, r in zip(titles, results) if t not in done}
     return done, failed
@@ -132,9 +156,17 @@ def _rank_biserial(diffs: list[float]) -> float:
     return float((plus - minus) / (plus + minus))
 
 
-def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, *, max_chars: int = 1500,
-                  k: float = 0.2, windows: str = "overlap", stride: int | None = None,
-                  sample: Sample | None = None) -> tuple[list[dict], dict]:
+def leakage_check(
+    articles: dict[str, str],
+    paraphrases: dict[str, str],
+    model,
+    *,
+    max_chars: int = 1500,
+    k: float = 0.2,
+    windows: str = "overlap",
+    stride: int | None = None,
+    sample: Sample | None = None,
+) -> tuple[list[dict], dict]:
     """Items (one per article with both texts) and the summary with the paired test.
 
     Both texts are cut by :func:`passage` (the first ``max_chars`` characters of each).
@@ -152,11 +184,15 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     if windows not in WINDOWS:
         raise WikioriginError(f"leakage check: windows must be one of {WINDOWS}, got {windows!r}")
     if stride is not None and windows == "disjoint":
-        raise ParameterError("stride", "leakage check: {stride} is for overlapping windows "
-                             "(disjoint ones predict a whole context each)")
+        raise ParameterError(
+            "stride", "leakage check: {stride} is for overlapping windows (disjoint ones predict a whole context each)"
+        )
     candidates = list(sample.titles) if sample is not None else list(articles)
-    titles = [t for t in candidates if passage(articles.get(t) or "", max_chars).strip()
-              and passage(paraphrases.get(t) or "", max_chars).strip()]
+    titles = [
+        t
+        for t in candidates
+        if passage(articles.get(t) or "", max_chars).strip() and passage(paraphrases.get(t) or "", max_chars).strip()
+    ]
     if len(titles) < 2:
         raise WikioriginError(f"only {len(titles)} articles have a paraphrase: at least 2 are needed")
     originals = [passage(articles[t], max_chars) for t in titles]
@@ -166,41 +202,66 @@ def leakage_check(articles: dict[str, str], paraphrases: dict[str, str], model, 
     for i, title in enumerate(titles):
         a = text_scores(logprobs[i], originals[i], k)
         b = text_scores(logprobs[len(titles) + i], others[i], k)
-        items.append({"title": title, "model": model.name, **{f"original_{x}": v for x, v in a.items()},
-                      **{f"paraphrase_{x}": v for x, v in b.items()},
-                      "difference": a["nll_per_char"] - b["nll_per_char"]})
+        items.append(
+            {
+                "title": title,
+                "model": model.name,
+                **{f"original_{x}": v for x, v in a.items()},
+                **{f"paraphrase_{x}": v for x, v in b.items()},
+                "difference": a["nll_per_char"] - b["nll_per_char"],
+            }
+        )
     diffs = [i["difference"] for i in items]
     from scipy.stats import wilcoxon
 
     test = wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items])
     mean = lambda key: sum(i[key] for i in items) / len(items)  # noqa: E731
-    summary = {"model": model.name, "mode": "leakage", "n": len(items), "max_chars": max_chars,
-               "without_paraphrase": len(candidates) - len(titles), "k": k, "windows": windows,
-               "sample": None if sample is None else {"n": sample.n, "seed": sample.seed,
-                                                      "population": sample.population,
-                                                      "titles": list(sample.titles)},
-               "original_nll_per_char": mean("original_nll_per_char"),
-               "paraphrase_nll_per_char": mean("paraphrase_nll_per_char"),
-               "original_perplexity": mean("original_perplexity"),
-               "paraphrase_perplexity": mean("paraphrase_perplexity"),
-               "original_min_k": mean("original_min_k"), "paraphrase_min_k": mean("paraphrase_min_k"),
-               "mean_difference": sum(diffs) / len(diffs),
-               "median_difference": statistics.median(diffs),
-               "original_more_likely": sum(d < 0 for d in diffs) / len(diffs),
-               "wilcoxon_statistic": float(test.statistic), "p_value": float(test.pvalue),
-               "rank_biserial": _rank_biserial(diffs)}
+    summary = {
+        "model": model.name,
+        "mode": "leakage",
+        "n": len(items),
+        "max_chars": max_chars,
+        "without_paraphrase": len(candidates) - len(titles),
+        "k": k,
+        "windows": windows,
+        "sample": None
+        if sample is None
+        else {"n": sample.n, "seed": sample.seed, "population": sample.population, "titles": list(sample.titles)},
+        "original_nll_per_char": mean("original_nll_per_char"),
+        "paraphrase_nll_per_char": mean("paraphrase_nll_per_char"),
+        "original_perplexity": mean("original_perplexity"),
+        "paraphrase_perplexity": mean("paraphrase_perplexity"),
+        "original_min_k": mean("original_min_k"),
+        "paraphrase_min_k": mean("paraphrase_min_k"),
+        "mean_difference": sum(diffs) / len(diffs),
+        "median_difference": statistics.median(diffs),
+        "original_more_likely": sum(d < 0 for d in diffs) / len(diffs),
+        "wilcoxon_statistic": float(test.statistic),
+        "p_value": float(test.pvalue),
+        "rank_biserial": _rank_biserial(diffs),
+    }
     return items, summary
 
 
-def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: str = "overlap",
-                     stride: int | None = None, articles: dict[str, str] | None = None,
-                     paraphrases: dict[str, str] | None = None, paraphraser=None,
-                     sample: Sample | None = None, **more) -> dict:
+def leakage_settings(
+    model,
+    *,
+    max_chars: int = 1500,
+    k: float = 0.2,
+    windows: str = "overlap",
+    stride: int | None = None,
+    articles: dict[str, str] | None = None,
+    paraphrases: dict[str, str] | None = None,
+    paraphraser=None,
+    sample: Sample | None = None,
+    **more,
+) -> dict:
     """The settings of :func:`leakage_check` with these arguments (see
     :mod:`~wikiorigin.evaluators.signature`): ``articles`` and ``paraphrases`` as given to
     it (hashed; with a ``sample``, those of its titles only), the ``paraphraser`` LLM client if
     one wrote them, the ``sample``: ``sample`` (its ``n``, or ``all``) and ``sample_seed``,
     or ``limit`` for the first ``n``; ``more``: further options of the check, recorded as given."""
+
     def hashed(texts):
         if texts is not None and sample is not None:
             texts = {t: texts[t] for t in sample.titles if t in texts}
@@ -214,10 +275,20 @@ def leakage_settings(model, *, max_chars: int = 1500, k: float = 0.2, windows: s
     length = getattr(model, "max_length", None)
     if windows == "overlap" and length:  # what token_logprobs uses; disjoint windows predict max_length each
         stride = stride or length // 2
-    return run_settings("leakage", model, uses_template=False, bos="always", windows=windows, stride=stride,
-                        max_chars=max_chars, min_k=k, data=hashed(articles), paraphrases=hashed(paraphrases),
-                        paraphraser=None if paraphraser is None else
-                        f"{client_name(paraphraser)}#{text_hash(PARAPHRASE_PROMPT)}", **more)
+    return run_settings(
+        "leakage",
+        model,
+        uses_template=False,
+        bos="always",
+        windows=windows,
+        stride=stride,
+        max_chars=max_chars,
+        min_k=k,
+        data=hashed(articles),
+        paraphrases=hashed(paraphrases),
+        paraphraser=None if paraphraser is None else f"{client_name(paraphraser)}#{text_hash(PARAPHRASE_PROMPT)}",
+        **more,
+    )
 
 
 def _plot(path, items: list[dict], model: str) -> None:
@@ -246,30 +317,50 @@ def _chosen(sample: dict | None) -> str:
         return ""
     if sample["seed"] is None:
         return f" (the first {sample['n']} of {sample['population']})"
-    return (f" (drawn at random from {sample['population']}: --sample {sample['n']} --seed {sample['seed']}; "
-            "the titles in summary.json)")
+    return (
+        f" (drawn at random from {sample['population']}: --sample {sample['n']} --seed {sample['seed']}; "
+        "the titles in summary.json)"
+    )
 
 
-def write_leakage_results(out, items: list[dict], summary: dict, meta: dict | None = None,
-                          settings: dict | None = None):
+def write_leakage_results(
+    out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None
+):
     """Write a leakage check to directory ``out``: ``items.parquet``, ``summary.json``,
     ``report.md`` (NLL per character, perplexity and Min-k% of originals and paraphrases, the
     Wilcoxon test) and ``leakage.png``; ``summary`` is :func:`leakage_check`'s, ``meta`` goes into
     the provenance, ``settings`` into the signature."""
     s = summary
-    lines = [f"# Leakage check: {s['model']}", "",
-             f"{s['n']} articles{_chosen(s.get('sample'))} against their paraphrases, each text cut "
-             f"to its first {s['max_chars']} characters"
-             + (f"; {s['without_paraphrase']} without a paraphrase left out" if s["without_paraphrase"] else "") + ".",
-             "", markdown_table(["text", "NLL per char", "perplexity", f"Min-{int(s['k'] * 100)}% log-prob"], [
-                 ["original", s["original_nll_per_char"], s["original_perplexity"], s["original_min_k"]],
-                 ["paraphrase", s["paraphrase_nll_per_char"], s["paraphrase_perplexity"], s["paraphrase_min_k"]]]),
-             "", f"Paired difference (original − paraphrase, NLL per char): mean {s['mean_difference']:.4f}, "
-                 f"median {s['median_difference']:.4f}; the original is more likely for "
-                 f"{s['original_more_likely']:.1%} of the articles.",
-             f"Wilcoxon signed-rank: W = {s['wilcoxon_statistic']:.1f}, p = {s['p_value']:.3g}; "
-             f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
-             "", "Plot: `leakage.png` (both distributions and the paired differences)."]
-    return write_results(out, items, summary, "\n".join(lines),
-                         plots=[("leakage.png", lambda path: _plot(path, items, s["model"]))], meta=meta,
-                         settings=settings)
+    lines = [
+        f"# Leakage check: {s['model']}",
+        "",
+        f"{s['n']} articles{_chosen(s.get('sample'))} against their paraphrases, each text cut "
+        f"to its first {s['max_chars']} characters"
+        + (f"; {s['without_paraphrase']} without a paraphrase left out" if s["without_paraphrase"] else "")
+        + ".",
+        "",
+        markdown_table(
+            ["text", "NLL per char", "perplexity", f"Min-{int(s['k'] * 100)}% log-prob"],
+            [
+                ["original", s["original_nll_per_char"], s["original_perplexity"], s["original_min_k"]],
+                ["paraphrase", s["paraphrase_nll_per_char"], s["paraphrase_perplexity"], s["paraphrase_min_k"]],
+            ],
+        ),
+        "",
+        f"Paired difference (original − paraphrase, NLL per char): mean {s['mean_difference']:.4f}, "
+        f"median {s['median_difference']:.4f}; the original is more likely for "
+        f"{s['original_more_likely']:.1%} of the articles.",
+        f"Wilcoxon signed-rank: W = {s['wilcoxon_statistic']:.1f}, p = {s['p_value']:.3g}; "
+        f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
+        "",
+        "Plot: `leakage.png` (both distributions and the paired differences).",
+    ]
+    return write_results(
+        out,
+        items,
+        summary,
+        "\n".join(lines),
+        plots=[("leakage.png", lambda path: _plot(path, items, s["model"]))],
+        meta=meta,
+        settings=settings,
+    )

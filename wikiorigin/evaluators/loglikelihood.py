@@ -55,7 +55,7 @@ class LoglikelihoodScoring:
             if not context:
                 empty.append(n)
             stripped = context.rstrip()
-            parts.append((stripped, context[len(stripped):] + continuation))
+            parts.append((stripped, context[len(stripped) :] + continuation))
         full = [n for n in range(len(requests)) if requests[n][0]]
         distinct = list(dict.fromkeys(parts[n][0] for n in full))
         heads = dict(zip(distinct, self.encode_contexts(distinct)))
@@ -74,26 +74,33 @@ class LoglikelihoodScoring:
                 pairs[n] = (whole[:cut], whole[cut:])
         if spanning:
             self.cut_inside_token += spanning
-            warnings.warn(f"{type(self).__name__}: {spanning} of {len(requests)} contexts end inside a token of context + "
-                          "continuation: those continuations are scored from the token boundary before it "
-                          "(lm-evaluation-harness would drop the token's characters or stop)", stacklevel=3)
+            warnings.warn(
+                f"{type(self).__name__}: {spanning} of {len(requests)} contexts end inside a token of context + "
+                "continuation: those continuations are scored from the token boundary before it "
+                "(lm-evaluation-harness would drop the token's characters or stop)",
+                stacklevel=3,
+            )
         return pairs
 
     def _split(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
         return self._split_many([(context, continuation)])[0]
 
-    def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None
-                      ) -> list[tuple[float, bool]]:
+    def loglikelihood(
+        self, requests: list[tuple[str, str]], *, batch_size: int | None = None
+    ) -> list[tuple[float, bool]]:
         """``(sum of log-probabilities, greedy)`` of each continuation given its context."""
         pairs = self._split_many(requests)
         for i, ((context, continuation), (_, tail)) in enumerate(zip(requests, pairs)):
             if not tail:
-                raise ValueError(f"LocalModel.loglikelihood: request {i}: the continuation {continuation!r} "
-                                 f"has no tokens after the context ending {context[-40:]!r}")
+                raise ValueError(
+                    f"LocalModel.loglikelihood: request {i}: the continuation {continuation!r} "
+                    f"has no tokens after the context ending {context[-40:]!r}"
+                )
         return self.loglikelihood_tokens(pairs, batch_size=batch_size)
 
-    def loglikelihood_tokens(self, pairs: list[tuple[list[int], list[int]]], *,
-                             batch_size: int | None = None) -> list[tuple[float, bool]]:
+    def loglikelihood_tokens(
+        self, pairs: list[tuple[list[int], list[int]]], *, batch_size: int | None = None
+    ) -> list[tuple[float, bool]]:
         """:meth:`loglikelihood` on token ids: ``(context ids, continuation ids)`` pairs.
         Continuations that share a context (a question's options) are scored on one pass over
         that context: its key/value cache is reused for each continuation."""
@@ -101,8 +108,11 @@ class LoglikelihoodScoring:
         groups: dict[tuple, list[int]] = {}
         for i, (head, _) in enumerate(pairs):
             groups.setdefault(tuple(head), []).append(i)
-        shared = [g for head, g in groups.items()
-                  if self.share_context and len(g) > 1 and all(len(head) + len(pairs[i][1]) <= self.max_length for i in g)]
+        shared = [
+            g
+            for head, g in groups.items()
+            if self.share_context and len(g) > 1 and all(len(head) + len(pairs[i][1]) <= self.max_length for i in g)
+        ]
         if shared and not self._reusable_cache():
             self.share_context = False  # a model without a reusable cache: score them apart
             shared = []
@@ -148,8 +158,9 @@ class LoglikelihoodScoring:
                 ids = self._torch.tensor([[self._prefix()] + self.encode("check 確認")], device=self.device)
                 with self._torch.inference_mode():
                     out = self._call(input_ids=ids, output_hidden_states=True, use_cache=False)
-                    same = self._torch.allclose(layer(out.hidden_states[-1]).float(), out.logits.float(),
-                                                atol=1e-3, rtol=1e-3)
+                    same = self._torch.allclose(
+                        layer(out.hidden_states[-1]).float(), out.logits.float(), atol=1e-3, rtol=1e-3
+                    )
                 self._head = layer if same else False
         return self._head or None
 
@@ -168,21 +179,27 @@ class LoglikelihoodScoring:
                 cache = getattr(self.model(input_ids=ids, use_cache=True), "cache", None)
             layers = getattr(cache, "layers", None) if isinstance(cache, Cache) else None
             self._reusable = bool(layers) and all(
-                isinstance(layer, DummyLayer) or (isinstance(layer, DynamicLayer)
-                                                  and not isinstance(layer, LinearAttentionCacheLayerMixin))
-                for layer in layers)
+                isinstance(layer, DummyLayer)
+                or (isinstance(layer, DynamicLayer) and not isinstance(layer, LinearAttentionCacheLayerMixin))
+                for layer in layers
+            )
         return self._reusable
 
     def _score_apart(self, pairs, batch_size) -> list[tuple[float, bool]]:
-        encoded = [((head + tail)[-(self.max_length + 1):][:-1], tail) for head, tail in pairs]
+        encoded = [((head + tail)[-(self.max_length + 1) :][:-1], tail) for head, tail in pairs]
         order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i][0]), i))
 
         def run(chunk):  # left-padded, so every row's continuation ends at the last position
             ids, mask = self._pad([encoded[i][0] for i in chunk], left=True)
             tails, tail_mask = self._pad([encoded[i][1] for i in chunk], left=True)
             keep = tails.shape[1]
-            logits = self._call(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
-                                use_cache=False, **({"logits_to_keep": keep} if self._keeps_logits else {})).logits
+            logits = self._call(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
+                use_cache=False,
+                **({"logits_to_keep": keep} if self._keeps_logits else {}),
+            ).logits
             return self._pick_rows(logits[:, -keep:], tails, tail_mask)
 
         return unsort(order, self._batched(order, run, batch_size, desc="log-likelihoods"))
@@ -205,9 +222,13 @@ class LoglikelihoodScoring:
             cache = first.cache
             cache.batch_select_indices(owner)
             tail_ids, tail_mask = self._pad([pairs[i][1] for _, i in rows])
-            inputs = {"input_ids": tail_ids, "attention_mask": torch.cat([mask[owner], tail_mask], 1),
-                      "position_ids": mask.sum(1)[owner][:, None] + torch.arange(tail_ids.shape[1], device=ids.device),
-                      "cache": cache, "use_cache": True}
+            inputs = {
+                "input_ids": tail_ids,
+                "attention_mask": torch.cat([mask[owner], tail_mask], 1),
+                "position_ids": mask.sum(1)[owner][:, None] + torch.arange(tail_ids.shape[1], device=ids.device),
+                "cache": cache,
+                "use_cache": True,
+            }
             # tail token 0 is predicted by its context's last logits (normalized once per context)
             last = first.logits[:, -1].float()
             lse, best = torch.logsumexp(last, -1), last.max(-1).values

@@ -28,11 +28,29 @@ from .report import bar_plot, markdown_table, write_results
 from .stats import SMALL, proportion_fields
 from .unread import judge_unread
 
-__all__ = ["parse_choice", "read_choice", "PARSER_VERSION", "clean_region", "REGION_LETTERS", "read_questions",
-           "question_prompt",
-           "evaluate_generate", "evaluate_loglikelihood", "summarize", "INSTRUCTIONS", "ANSWER_CUES", "DELIMITERS",
-           "instruction", "answer_cue", "delimiter", "rows_language", "prompt_language",
-           "attach_responses", "write_mcq_results"]
+__all__ = [
+    "parse_choice",
+    "read_choice",
+    "PARSER_VERSION",
+    "clean_region",
+    "REGION_LETTERS",
+    "read_questions",
+    "question_prompt",
+    "evaluate_generate",
+    "evaluate_loglikelihood",
+    "summarize",
+    "INSTRUCTIONS",
+    "ANSWER_CUES",
+    "DELIMITERS",
+    "instruction",
+    "answer_cue",
+    "delimiter",
+    "rows_language",
+    "prompt_language",
+    "attach_responses",
+    "write_mcq_results",
+]
+
 
 def question_prompt(row: dict, instruction: str = "") -> str:
     """The question and its options as ``- option`` lines (the layout of YokaiEval's released
@@ -42,6 +60,7 @@ def question_prompt(row: dict, instruction: str = "") -> str:
 
 
 # -- evaluation --------------------------------------------------------------------------
+
 
 def rows_language(rows: list[dict], source: str | None = None) -> str | None:
     """The language the rows say they are in: their ``language`` when all carry the same
@@ -57,8 +76,11 @@ def rows_language(rows: list[dict], source: str | None = None) -> str | None:
         return found.pop()
     counts = Counter(r.get("language") or "none" for r in rows)
     listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
-    raise ParameterError("language", f"{source or 'the questions'}: rows in several languages ({listed}): give "
-                                     "{language} for the instruction and answer cue to use")
+    raise ParameterError(
+        "language",
+        f"{source or 'the questions'}: rows in several languages ({listed}): give "
+        "{language} for the instruction and answer cue to use",
+    )
 
 
 def prompt_language(rows: list[dict], language: str | None = None, source: str | None = None) -> str:
@@ -69,15 +91,26 @@ def prompt_language(rows: list[dict], language: str | None = None, source: str |
         return language_parameter(language)
     found = rows_language(rows, source)
     if found is None:
-        raise ParameterError("language", f"{source or 'the questions'}: the rows say no language (no `language` "
-                                         "column), so the instruction and answer cue cannot be chosen: give "
-                                         "{language} (an open Wikipedia's code: en, el, ja, ...)")
+        raise ParameterError(
+            "language",
+            f"{source or 'the questions'}: the rows say no language (no `language` "
+            "column), so the instruction and answer cue cannot be chosen: give "
+            "{language} (an open Wikipedia's code: en, el, ja, ...)",
+        )
     return found
 
 
-def evaluate_generate(rows: list[dict], model=None, *, instruction: str | None = None,
-                      language: str | None = None, judge=None, recorded: str = "recorded",
-                      labels: str | None = None, **sampling) -> list[dict]:
+def evaluate_generate(
+    rows: list[dict],
+    model=None,
+    *,
+    instruction: str | None = None,
+    language: str | None = None,
+    judge=None,
+    recorded: str = "recorded",
+    labels: str | None = None,
+    **sampling,
+) -> list[dict]:
     """Items of generation mode: each question asked (``model.generate``; the paper's
     sampling is temperature 0.1 and 128 new tokens) after the ``instruction`` line (default:
     that of ``language``, else of the rows' own language, :func:`prompt_language`; ``""`` for
@@ -98,8 +131,10 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str | None =
     responses)."""
     if model is None:
         if all(r.get("response") is None for r in rows):
-            raise WikioriginError(f"{recorded}: no model given and none of the {len(rows)} questions carries a "
-                                  "recorded response (give a model, or recorded responses)")
+            raise WikioriginError(
+                f"{recorded}: no model given and none of the {len(rows)} questions carries a "
+                "recorded response (give a model, or recorded responses)"
+            )
         responses, name = [r.get("response") for r in rows], recorded
     else:
         if instruction is None:
@@ -112,25 +147,46 @@ def evaluate_generate(rows: list[dict], model=None, *, instruction: str | None =
         if getattr(response, "truncated", False):  # cut by the token limit: never read
             reading = Reading(None, "truncated")
         else:
-            reading = read_choice(response, row["choices"], question=row["question"],
-                                  labels=row.get("labels") if model is None else labels)
+            reading = read_choice(
+                response,
+                row["choices"],
+                question=row["question"],
+                labels=row.get("labels") if model is None else labels,
+            )
         how = ("missing" if model is None else "failed") if response is None else reading.how
-        items.append({**_item(row, name, "generate"), "response": response, "pred": reading.index,
-                      "finish_reason": getattr(response, "finish_reason", None),
-                      "read_as": how, "correct": reading.index == row["answer_index"],
-                      "judge_verdict": None, "reference_judge": row.get("judge")})
+        items.append(
+            {
+                **_item(row, name, "generate"),
+                "response": response,
+                "pred": reading.index,
+                "finish_reason": getattr(response, "finish_reason", None),
+                "read_as": how,
+                "correct": reading.index == row["answer_index"],
+                "judge_verdict": None,
+                "reference_judge": row.get("judge"),
+            }
+        )
     if judge is not None:
         judge_unread(rows, items, judge)
     return items
 
 
 def _item(row: dict, model: str, mode: str) -> dict:
-    return {"id": row["id"], "model": model, "mode": mode, "title": row["title"], "type": row["type"],
-            "region": row["region"], "question": row["question"], "answer_index": row["answer_index"]}
+    return {
+        "id": row["id"],
+        "model": model,
+        "mode": mode,
+        "title": row["title"],
+        "type": row["type"],
+        "region": row["region"],
+        "question": row["question"],
+        "answer_index": row["answer_index"],
+    }
 
 
-def evaluate_loglikelihood(rows: list[dict], model, *, language: str | None = None, cue: str | None = None,
-                           batch_size: int | None = None) -> list[dict]:
+def evaluate_loglikelihood(
+    rows: list[dict], model, *, language: str | None = None, cue: str | None = None, batch_size: int | None = None
+) -> list[dict]:
     """Items of log-likelihood mode, as lm-evaluation-harness scores a ``multiple_choice``
     task: every option is scored as the continuation of the question (with its options and
     the answer cue of ``language``, or ``cue``; ``language`` defaults to the rows' own,
@@ -149,15 +205,23 @@ def evaluate_loglikelihood(rows: list[dict], model, *, language: str | None = No
     items, k = [], 0
     for row in rows:
         n = len(row["choices"])
-        ll = [s for s, _ in scores[k:k + n]]
+        ll = [s for s, _ in scores[k : k + n]]
         k += n
         chars = [x / max(1, len(c)) for x, c in zip(ll, row["choices"])]
         octets = [x / max(1, len(c.encode("utf-8"))) for x, c in zip(ll, row["choices"])]
         pick = [max(range(n), key=v.__getitem__) for v in (ll, chars, octets)]
-        items.append({**_item(row, model.name, "loglikelihood"), "loglikelihoods": ll, "pred": pick[0],
-                      "pred_norm": pick[1], "pred_bytes": pick[2], "correct": pick[0] == row["answer_index"],
-                      "correct_norm": pick[1] == row["answer_index"],
-                      "correct_bytes": pick[2] == row["answer_index"]})
+        items.append(
+            {
+                **_item(row, model.name, "loglikelihood"),
+                "loglikelihoods": ll,
+                "pred": pick[0],
+                "pred_norm": pick[1],
+                "pred_bytes": pick[2],
+                "correct": pick[0] == row["answer_index"],
+                "correct_norm": pick[1] == row["answer_index"],
+                "correct_bytes": pick[2] == row["answer_index"],
+            }
+        )
     return items
 
 
@@ -191,23 +255,29 @@ def summarize(items: list[dict]) -> dict:
 
     summary = {"model": items[0]["model"], "mode": mode, **block(items)}
     if mode == "loglikelihood":
-        summary.update(accuracy=summary["acc"], accuracy_ci95=summary["acc_ci95"],
-                       accuracy_stderr=summary["acc_stderr"])
+        summary.update(
+            accuracy=summary["acc"], accuracy_ci95=summary["acc_ci95"], accuracy_stderr=summary["acc_stderr"]
+        )
     else:
         read = [i for i in items if i["pred"] is not None]
         ways = Counter(item["read_as"] for item in items)
-        summary.update(coverage=len(read) / len(items), unread=len(items) - len(read),
-                       failed=ways.get("failed", 0), missing=ways.get("missing", 0),
-                       truncated=ways.get("truncated", 0),
-                       **proportion_fields("accuracy_read", [i["correct"] for i in read]),
-                       read_as=dict(sorted(ways.items())),
-                       judged=sum(i["judge_verdict"] is not None for i in items),
-                       parser_version=PARSER_VERSION)
+        summary.update(
+            coverage=len(read) / len(items),
+            unread=len(items) - len(read),
+            failed=ways.get("failed", 0),
+            missing=ways.get("missing", 0),
+            truncated=ways.get("truncated", 0),
+            **proportion_fields("accuracy_read", [i["correct"] for i in read]),
+            read_as=dict(sorted(ways.items())),
+            judged=sum(i["judge_verdict"] is not None for i in items),
+            parser_version=PARSER_VERSION,
+        )
         judged = [i for i in items if i.get("reference_judge") is not None]
         if judged:  # where the reference judge (the paper's GPT-4o) gave a verdict
             summary.update(proportion_fields("accuracy_by_reference", [i["reference_judge"] is True for i in items]))
             summary["agreement_with_reference_judge"] = sum(
-                bool(i["correct"]) == i["reference_judge"] for i in judged) / len(judged)
+                bool(i["correct"]) == i["reference_judge"] for i in judged
+            ) / len(judged)
             summary["reference_disagreements"] = reference_disagreements(items)
     for field, label in (("type", "by_type"), ("region", "by_region")):
         groups: dict[str, list] = {}
@@ -243,35 +313,66 @@ def reference_disagreements(items: list[dict], examples: int = 3) -> list[dict]:
         kind = _disagreement_kind(item)
         if kind is not None:
             groups.setdefault(kind, []).append(item)
-    return [{"kind": kind, "n": len(group),
-             "examples": [{"id": i["id"], "response": (i["response"] or "")[:160], "pred": i["pred"],
-                           "answer_index": i["answer_index"], "reference": i["reference_judge"]}
-                          for i in group[:examples]]}
-            for kind, group in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+    return [
+        {
+            "kind": kind,
+            "n": len(group),
+            "examples": [
+                {
+                    "id": i["id"],
+                    "response": (i["response"] or "")[:160],
+                    "pred": i["pred"],
+                    "answer_index": i["answer_index"],
+                    "reference": i["reference_judge"],
+                }
+                for i in group[:examples]
+            ],
+        }
+        for kind, group in sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    ]
 
 
 def _generation_lines(summary: dict) -> list[str]:
     n = summary["n"]
-    lines = ["", f"The parser read {n - summary['unread']} of {n} responses (coverage {summary['coverage']:.3f}"
-                 + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
-                 + (f"; {summary['missing']} questions have no recorded response" if summary["missing"] else "")
-                 + (f"; {summary['truncated']} responses were cut by the token limit or left their reasoning "
-                    "unclosed, no answer (raise --max-new-tokens)" if summary.get("truncated") else "")
-                 + "); unread responses count as wrong"
-                 + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
-                 + (f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."
-                    if summary["accuracy_read"] is not None else "."),
-             "", "How the responses were read: "
-                 + ", ".join(f"{k} {v}" for k, v in summary["read_as"].items()) + "."]
+    lines = [
+        "",
+        f"The parser read {n - summary['unread']} of {n} responses (coverage {summary['coverage']:.3f}"
+        + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
+        + (f"; {summary['missing']} questions have no recorded response" if summary["missing"] else "")
+        + (
+            f"; {summary['truncated']} responses were cut by the token limit or left their reasoning "
+            "unclosed, no answer (raise --max-new-tokens)"
+            if summary.get("truncated")
+            else ""
+        )
+        + "); unread responses count as wrong"
+        + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
+        + (
+            f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."
+            if summary["accuracy_read"] is not None
+            else "."
+        ),
+        "",
+        "How the responses were read: " + ", ".join(f"{k} {v}" for k, v in summary["read_as"].items()) + ".",
+    ]
     if "agreement_with_reference_judge" in summary:
-        lines += ["", f"Accuracy by the file's own verdicts (the reference judge): "
-                      f"{summary['accuracy_by_reference']:.3f}; ours: {summary['accuracy']:.3f}. Agreement "
-                      f"where the reference gave a verdict: {summary['agreement_with_reference_judge']:.3f}."]
+        lines += [
+            "",
+            f"Accuracy by the file's own verdicts (the reference judge): "
+            f"{summary['accuracy_by_reference']:.3f}; ours: {summary['accuracy']:.3f}. Agreement "
+            f"where the reference gave a verdict: {summary['agreement_with_reference_judge']:.3f}.",
+        ]
         groups = summary["reference_disagreements"]
         if groups:
-            lines += ["", "## Where we differ from the reference verdicts", "",
-                      markdown_table(["kind", "rows", "example response"],
-                                     [[g["kind"], g["n"], _one_line(g["examples"][0]["response"])] for g in groups])]
+            lines += [
+                "",
+                "## Where we differ from the reference verdicts",
+                "",
+                markdown_table(
+                    ["kind", "rows", "example response"],
+                    [[g["kind"], g["n"], _one_line(g["examples"][0]["response"])] for g in groups],
+                ),
+            ]
     return lines
 
 
@@ -283,33 +384,67 @@ def _one_line(text: str) -> str:
     return (text.replace("\n", " ⏎ ").replace("|", "\\|"))[:80] or "(empty)"
 
 
-def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None = None,
-                      settings: dict | None = None):
+def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None):
     """The run's directory: items, summary, ``report.md`` with the tables by type and region
     (and, for recorded answers with reference verdicts, where ours differ), and bar plots of
     accuracy by type and by region."""
     metrics = [k for k in ("accuracy", "acc", "acc_norm", "acc_norm_bytes") if k in summary]
     if summary["mode"] == "loglikelihood":
         metrics.remove("accuracy")
-    lines = [f"# Multiple choice: {summary['model']} ({summary['mode']})", "",
-             markdown_table(["questions", *metrics], [[summary["n"], *[_shown(summary[m]) for m in metrics]]])]
+    lines = [
+        f"# Multiple choice: {summary['model']} ({summary['mode']})",
+        "",
+        markdown_table(["questions", *metrics], [[summary["n"], *[_shown(summary[m]) for m in metrics]]]),
+    ]
     if summary["mode"] == "generate":
         lines += _generation_lines(summary)
     plots = []
     for label, title in (("by_type", "type"), ("by_region", "region")):
         groups = summary[label]
-        lines += ["", f"## By {title}", "", markdown_table(
-            [title, "n", *metrics], [[k, v["n"], *[_shown(v[m]) for m in metrics]] for k, v in groups.items()])]
-        plots.append((f"accuracy_{label}.png", lambda path, g=groups, t=title, m=metrics[0]: bar_plot(
-            path, [PLOT_LABELS.get(k, k) for k in g], [_shown(v[m]) for v in g.values()],
-            f"{summary['model']}: {m} by {t}", counts=[v["n"] for v in g.values()],
-            intervals=[v.get(f"{m}_ci95") for v in g.values()])))
+        lines += [
+            "",
+            f"## By {title}",
+            "",
+            markdown_table(
+                [title, "n", *metrics], [[k, v["n"], *[_shown(v[m]) for m in metrics]] for k, v in groups.items()]
+            ),
+        ]
+        plots.append(
+            (
+                f"accuracy_{label}.png",
+                lambda path, g=groups, t=title, m=metrics[0]: bar_plot(
+                    path,
+                    [PLOT_LABELS.get(k, k) for k in g],
+                    [_shown(v[m]) for v in g.values()],
+                    f"{summary['model']}: {m} by {t}",
+                    counts=[v["n"] for v in g.values()],
+                    intervals=[v.get(f"{m}_ci95") for v in g.values()],
+                ),
+            )
+        )
     lines += ["", "Plots: `accuracy_by_type.png`, `accuracy_by_region.png`."]
     extra = {"settings": settings} if settings is not None else {}
     return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, **extra)
 
 
-PLOT_LABELS = dict(zip(MCQ_TYPES, ["actions", "appearance", "region of the lore", "origin and habits",
-                                   "lore today", "sources"]))
-PLOT_LABELS.update(zip(MCQ_REGIONS, ["Hokkaido", "Tohoku", "Kanto", "Chubu", "Kinki", "Chugoku-Shikoku",
-                                     "Kyushu", "Okinawa", "nationwide", "several regions", "unknown"]))
+PLOT_LABELS = dict(
+    zip(MCQ_TYPES, ["actions", "appearance", "region of the lore", "origin and habits", "lore today", "sources"])
+)
+PLOT_LABELS.update(
+    zip(
+        MCQ_REGIONS,
+        [
+            "Hokkaido",
+            "Tohoku",
+            "Kanto",
+            "Chubu",
+            "Kinki",
+            "Chugoku-Shikoku",
+            "Kyushu",
+            "Okinawa",
+            "nationwide",
+            "several regions",
+            "unknown",
+        ],
+    )
+)

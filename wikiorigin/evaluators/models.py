@@ -69,15 +69,30 @@ class EndpointModel(EchoScoring):
     :class:`LocalModel` cuts them (``add_bos`` as its; ``max_length``: its truncation and
     windows), else texts cut at the server's text offsets."""
 
-    def __init__(self, client, *, tokenizer=None, add_bos: bool | None = None, max_length: int | None = None,
-                 batch_size: int = 16):
+    def __init__(
+        self,
+        client,
+        *,
+        tokenizer=None,
+        add_bos: bool | None = None,
+        max_length: int | None = None,
+        batch_size: int = 16,
+    ):
         self.client = client
         self.name = client.backend.model
         self._setup_scoring(tokenizer, add_bos, max_length, batch_size)
 
-    def generate(self, prompts: list[str], *, max_new_tokens: int = 128, temperature: float = 0.1,
-                 top_p: float = 1.0, seed: int = 0, system: str | None = None,
-                 batch_size: int | None = None) -> list:
+    def generate(
+        self,
+        prompts: list[str],
+        *,
+        max_new_tokens: int = 128,
+        temperature: float = 0.1,
+        top_p: float = 1.0,
+        seed: int = 0,
+        system: str | None = None,
+        batch_size: int | None = None,
+    ) -> list:
         """One answer per prompt (in order) from the endpoint, through the client's cache, retries
         and limits; None for a request that failed. Each is a
         :class:`~wikiorigin.evaluators.generation.Response`: the message's ``content`` (a server
@@ -89,8 +104,15 @@ class EndpointModel(EchoScoring):
         from .generation import Response
 
         params = {"temperature": temperature, "max_tokens": max_new_tokens, "top_p": top_p, "seed": seed}
-        results = self.client.run([ChatRequest(
-            ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": p}],
-            params, "eval", truncated_ok=True) for p in prompts])
+        results = self.client.run(
+            [
+                ChatRequest(
+                    ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": p}],
+                    params,
+                    "eval",
+                    truncated_ok=True,
+                )
+                for p in prompts
+            ]
+        )
         return [None if r.error else Response(r.text or "", r.finish_reason) for r in results]
-

@@ -28,23 +28,45 @@ from .answers import match_key, option_labels
 __all__ = ["read_questions", "clean_region", "REGION_LETTERS", "attach_responses", "url_language"]
 
 _PREFECTURES = {
-    "北海道": "北海道", "東北": "青森 岩手 宮城 秋田 山形 福島",
+    "北海道": "北海道",
+    "東北": "青森 岩手 宮城 秋田 山形 福島",
     "関東": "茨城 栃木 群馬 埼玉 千葉 東京 神奈川",
     "中部": "新潟 富山 石川 福井 山梨 長野 岐阜 静岡 愛知",
     "近畿": "三重 滋賀 京都 大阪 兵庫 奈良 和歌山",
     "中国・四国": "鳥取 島根 岡山 広島 山口 徳島 香川 愛媛 高知",
-    "九州": "福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島", "沖縄": "沖縄",
+    "九州": "福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島",
+    "沖縄": "沖縄",
 }
 _REGION_OF = {pref: region for region, names in _PREFECTURES.items() for pref in names.split()}
 # Other names of the regions: the 地方 forms, the two halves of 中国・四国, old and sub-regional names.
-_REGION_OF.update({"中国": "中国・四国", "四国": "中国・四国", "山陰": "中国・四国", "山陽": "中国・四国",
-                   "関西": "近畿", "北陸": "中部", "東海": "中部", "甲信越": "中部", "信越": "中部",
-                   "甲信": "中部", "琉球": "沖縄", "奄美": "九州", "蝦夷": "北海道", "全国": "日本全国",
-                   "日本各地": "日本全国", "各地": "日本全国"})
+_REGION_OF.update(
+    {
+        "中国": "中国・四国",
+        "四国": "中国・四国",
+        "山陰": "中国・四国",
+        "山陽": "中国・四国",
+        "関西": "近畿",
+        "北陸": "中部",
+        "東海": "中部",
+        "甲信越": "中部",
+        "信越": "中部",
+        "甲信": "中部",
+        "琉球": "沖縄",
+        "奄美": "九州",
+        "蝦夷": "北海道",
+        "全国": "日本全国",
+        "日本各地": "日本全国",
+        "各地": "日本全国",
+    }
+)
 # The letters the YokaiEval authors labelled regions with (PUBLISHED.md); G and H, 中国 and 四国,
 # are one class here as in the paper's Table 6.
-REGION_LETTERS = dict(zip("ABCDEFGHIJK", ["日本全国", "北海道", "東北", "関東", "中部", "近畿", "中国・四国",
-                                           "中国・四国", "九州", "沖縄", "不明"]))
+REGION_LETTERS = dict(
+    zip(
+        "ABCDEFGHIJK",
+        ["日本全国", "北海道", "東北", "関東", "中部", "近畿", "中国・四国", "中国・四国", "九州", "沖縄", "不明"],
+    )
+)
 """The letters YokaiEval's authors labelled regions with -> our region class (G and H, 中国
 and 四国, are one class here as in the paper's Table 6)."""
 
@@ -78,7 +100,11 @@ def clean_region(value) -> str:
     whole = _region_of(text) if text else None
     if whole is not None:
         return whole
-    found = {_region_of(part) for part in (p.strip("[]「」()（） ") for p in re.split(r"[,、/・\s]+|と|及び|および", text)) if part}
+    found = {
+        _region_of(part)
+        for part in (p.strip("[]「」()（） ") for p in re.split(r"[,、/・\s]+|と|及び|および", text))
+        if part
+    }
     regions = found - {None, "不明"}
     if len(regions) > 1 or "複数の地域" in regions:
         return "複数の地域"
@@ -123,8 +149,9 @@ def _choices(raw: dict, where: str) -> list[str]:
         if not key:
             raise WikioriginError(f"{where}: option {i + 1} {choices[i]!r} is empty once spaces and punctuation go")
         if keys.index(key) != i:
-            raise WikioriginError(f"{where}: options {keys.index(key) + 1} and {i + 1} ({choices[i]!r}) "
-                                  "are the same once normalized")
+            raise WikioriginError(
+                f"{where}: options {keys.index(key) + 1} and {i + 1} ({choices[i]!r}) are the same once normalized"
+            )
     return choices
 
 
@@ -138,10 +165,14 @@ def _answer_index(raw: dict, choices: list[str], where: str) -> int:
         raise WikioriginError(f"{where}: answer_index {index!r} is not one of the {len(choices)} options")
     answer = raw.get("answer")
     if answer not in (None, "") and match_key(str(answer)) != match_key(choices[index]):
-        said = next((f"option {i + 1}" for i, c in enumerate(choices) if match_key(c) == match_key(str(answer))),
-                    "none of the options")
-        raise WikioriginError(f"{where}: answer {answer!r} ({said}) disagrees with answer_index {index} "
-                              f"(option {index + 1}, {choices[index]!r}): which is right cannot be told; mend the row")
+        said = next(
+            (f"option {i + 1}" for i, c in enumerate(choices) if match_key(c) == match_key(str(answer))),
+            "none of the options",
+        )
+        raise WikioriginError(
+            f"{where}: answer {answer!r} ({said}) disagrees with answer_index {index} "
+            f"(option {index + 1}, {choices[index]!r}): which is right cannot be told; mend the row"
+        )
     return index
 
 
@@ -165,12 +196,19 @@ def _row(raw: dict, where: str) -> dict:
     _check(raw.get("judge"), bool, "the verdict (judge)", where)
     url = raw.get("url") or ""
     title = raw.get("title") or (unquote(url.rsplit("/", 1)[-1]) if url else None)
-    return {"id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
-            "question": question, "choices": choices, "answer_index": _answer_index(raw, choices, where),
-            "type": raw.get("type") or "", "region": _region(raw),
-            "language": raw.get("language") or url_language(url),
-            "title": title, "response": response, "judge": raw.get("judge"),
-            "labels": option_labels(prompt, choices) if prompt else None}
+    return {
+        "id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
+        "question": question,
+        "choices": choices,
+        "answer_index": _answer_index(raw, choices, where),
+        "type": raw.get("type") or "",
+        "region": _region(raw),
+        "language": raw.get("language") or url_language(url),
+        "title": title,
+        "response": response,
+        "judge": raw.get("judge"),
+        "labels": option_labels(prompt, choices) if prompt else None,
+    }
 
 
 def read_questions(path) -> list[dict]:
@@ -198,8 +236,9 @@ def _stem(question: str) -> str:
     return "".join(c for c in key if c.isalnum())
 
 
-def attach_responses(rows: list[dict], recorded: list[dict], *, source: str = "the recorded responses",
-                     target: str = "the questions") -> tuple[list[dict], dict]:
+def attach_responses(
+    rows: list[dict], recorded: list[dict], *, source: str = "the recorded responses", target: str = "the questions"
+) -> tuple[list[dict], dict]:
     """Recorded responses (a released responses file or human answers, read by
     :func:`read_questions`) joined to the question rows, so they carry type and region.
 
@@ -231,8 +270,10 @@ def attach_responses(rows: list[dict], recorded: list[dict], *, source: str = "t
         else:
             taken[top[0]] = rec
     if not taken:
-        raise WikioriginError(f"{source}: none of its {len(recorded)} responses matches one of the {len(rows)} "
-                              f"questions of {target} (by choices and question stem)")
+        raise WikioriginError(
+            f"{source}: none of its {len(recorded)} responses matches one of the {len(rows)} "
+            f"questions of {target} (by choices and question stem)"
+        )
     out = []
     for n, row in enumerate(rows):
         rec = taken.get(n)
@@ -240,7 +281,20 @@ def attach_responses(rows: list[dict], recorded: list[dict], *, source: str = "t
             out.append({**row, "response": None, "judge": None})
             continue
         answer = row["choices"][row["answer_index"]]
-        out.append({**row, "choices": rec["choices"], "answer_index": rec["choices"].index(answer),
-                    "response": rec["response"], "judge": rec["judge"], "labels": rec.get("labels")})
-    return out, {"matched": len(taken), "missing": len(rows) - len(taken), "unmatched": len(unmatched),
-                 "unmatched_questions": unmatched[:5], "duplicates": duplicates}
+        out.append(
+            {
+                **row,
+                "choices": rec["choices"],
+                "answer_index": rec["choices"].index(answer),
+                "response": rec["response"],
+                "judge": rec["judge"],
+                "labels": rec.get("labels"),
+            }
+        )
+    return out, {
+        "matched": len(taken),
+        "missing": len(rows) - len(taken),
+        "unmatched": len(unmatched),
+        "unmatched_questions": unmatched[:5],
+        "duplicates": duplicates,
+    }

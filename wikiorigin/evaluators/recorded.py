@@ -32,8 +32,7 @@ def join_said(source, join: dict) -> str:
     if join["duplicates"]:
         line += f"; {join['duplicates']} responses repeat a question already answered (not used)"
     if join["unmatched"]:
-        line += (f"; {join['unmatched']} responses match no question, e.g. "
-                 f"{join['unmatched_questions'][0][:60]!r}")
+        line += f"; {join['unmatched']} responses match no question, e.g. {join['unmatched_questions'][0][:60]!r}"
     return line
 
 

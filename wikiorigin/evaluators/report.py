@@ -27,8 +27,18 @@ from . import stats
 from .signature import differences, signature
 from .stats import SMALL
 
-__all__ = ["write_results", "summary_json", "markdown_table", "bar_plot", "compare_runs", "read_summary",
-           "ranking_table", "interval_tables", "paired_comparisons", "ITEM_COLUMNS"]
+__all__ = [
+    "write_results",
+    "summary_json",
+    "markdown_table",
+    "bar_plot",
+    "compare_runs",
+    "read_summary",
+    "ranking_table",
+    "interval_tables",
+    "paired_comparisons",
+    "ITEM_COLUMNS",
+]
 
 
 def _fmt(value) -> str:
@@ -64,8 +74,17 @@ def _pyplot():
 _CJK_FONTS = ("Noto Sans CJK JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "Hiragino Sans", "Yu Gothic")
 
 
-def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: str = "accuracy",
-             counts: list[int] | None = None, intervals: list | None = None, *, sort: bool = True) -> Path:
+def bar_plot(
+    path,
+    labels: list[str],
+    values: list[float],
+    title: str,
+    ylabel: str = "accuracy",
+    counts: list[int] | None = None,
+    intervals: list | None = None,
+    *,
+    sort: bool = True,
+) -> Path:
     """Draw a bar chart of ``values`` by ``labels`` (NaN drawn as 0, ``counts`` written over
     the bars) to the image file ``path``; returns ``path``. The bars go from the highest value
     to the lowest (NaN last, ties by label) unless ``sort`` is false. ``intervals``: a
@@ -81,16 +100,24 @@ def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: s
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.6))
     heights = [0 if v is None or math.isnan(v) else v for v in values]
     small = [n is not None and n < SMALL for n in (counts or [None] * len(labels))]
-    bars = ax.bar(range(len(labels)), heights, color=["#a6bddb" if s else "#4c72b0" for s in small],
-                  edgecolor="#2b4a7a")
+    bars = ax.bar(
+        range(len(labels)), heights, color=["#a6bddb" if s else "#4c72b0" for s in small], edgecolor="#2b4a7a"
+    )
     for bar, is_small in zip(bars, small):
         if is_small:
             bar.set_hatch("//")
     intervals = intervals if intervals and any(intervals) else [None] * len(labels)
     for x, (height, ci) in enumerate(zip(heights, intervals)):
         if ci:
-            ax.errorbar(x, height, yerr=[[max(0.0, height - ci[0])], [max(0.0, ci[1] - height)]],
-                        fmt="none", ecolor="black", capsize=3, linewidth=1)
+            ax.errorbar(
+                x,
+                height,
+                yerr=[[max(0.0, height - ci[0])], [max(0.0, ci[1] - height)]],
+                fmt="none",
+                ecolor="black",
+                capsize=3,
+                linewidth=1,
+            )
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
     notes = (["bars: 95% intervals"] if any(intervals) else []) + ([f"hatched: n < {SMALL}"] if any(small) else [])
@@ -106,8 +133,18 @@ def bar_plot(path, labels: list[str], values: list[float], title: str, ylabel: s
     return Path(path)
 
 
-def write_results(out, items: list[dict], summary: dict, report: str, *, schema: pa.Schema | None = None,
-                  plots=(), meta: dict | None = None, settings: dict | None = None, intervals: bool = True) -> Path:
+def write_results(
+    out,
+    items: list[dict],
+    summary: dict,
+    report: str,
+    *,
+    schema: pa.Schema | None = None,
+    plots=(),
+    meta: dict | None = None,
+    settings: dict | None = None,
+    intervals: bool = True,
+) -> Path:
     """Write one run: ``items.parquet`` (with provenance), ``summary.json``, ``report.md``;
     ``plots`` are ``(file name, function(path))`` pairs drawn into the directory. ``settings``
     (see :mod:`~wikiorigin.evaluators.signature`) go into the summary as ``settings`` and
@@ -165,12 +202,20 @@ def interval_tables(summary: dict) -> str:
     top = _metrics(summary)
     if not top:
         return ""
-    lines = ["## 95% intervals", "",
-             "Proportions: Wilson score interval; means: Student t. Standard error as lm-evaluation-harness's "
-             f"`mean_stderr` (n-1). † marks groups of fewer than {SMALL}.", "",
-             markdown_table(["figure", "value", "95% interval", "stderr"],
-                            [[m, _nan(summary[m]), _interval_text(summary[f"{m}_ci95"]),
-                              _nan(summary.get(f"{m}_stderr"))] for m in top])]
+    lines = [
+        "## 95% intervals",
+        "",
+        "Proportions: Wilson score interval; means: Student t. Standard error as lm-evaluation-harness's "
+        f"`mean_stderr` (n-1). † marks groups of fewer than {SMALL}.",
+        "",
+        markdown_table(
+            ["figure", "value", "95% interval", "stderr"],
+            [
+                [m, _nan(summary[m]), _interval_text(summary[f"{m}_ci95"]), _nan(summary.get(f"{m}_stderr"))]
+                for m in top
+            ],
+        ),
+    ]
     for key, groups in summary.items():
         if not key.startswith("by_") or not isinstance(groups, dict):
             continue
@@ -254,9 +299,11 @@ def _counting_note(model: str, settings: dict) -> str | None:
     if not (matched.isdigit() and total.isdigit()):
         return None
     missing = int(total) - int(matched)
-    return (f"{model}: recorded responses for {matched} of the {total} questions; the {missing} without one count "
-            f"as unanswered (wrong), so its figures are over the same {total} questions as the others "
-            "(a paper that scores every row of its release counts them the same way)")
+    return (
+        f"{model}: recorded responses for {matched} of the {total} questions; the {missing} without one count "
+        f"as unanswered (wrong), so its figures are over the same {total} questions as the others "
+        "(a paper that scores every row of its release counts them the same way)"
+    )
 
 
 def _settings_warnings(runs: list[str], summaries: list[dict]) -> list[str]:
@@ -282,8 +329,13 @@ def _order(value: float) -> tuple:
     return (math.isnan(value), -value if not math.isnan(value) else 0.0)
 
 
-def ranking_table(models: list[str], values: list[float], metric: str, theirs: dict[str, float] | None = None,
-                  external_name: str = "external score") -> tuple[list[str], list[list]]:
+def ranking_table(
+    models: list[str],
+    values: list[float],
+    metric: str,
+    theirs: dict[str, float] | None = None,
+    external_name: str = "external score",
+) -> tuple[list[str], list[list]]:
     """Header and rows of a ranking (the layout of the papers' Table 8): models sorted by
     ``metric``, best first (NaN last), with the published figure and ours minus it when
     ``theirs`` is given."""
@@ -317,8 +369,14 @@ def _scatter(path, pairs, metric: str, external_name: str, pearson: float) -> No
         while any(abs(at - other) < step for other in placed):
             at += step / 2
         placed.append(at)
-        ax.annotate(m, (x, y), xytext=(x + 0.02 * (high - low), at), fontsize=8, va="center",
-                    arrowprops={"arrowstyle": "-", "color": "#bbbbbb", "linewidth": 0.6} if at != y else None)
+        ax.annotate(
+            m,
+            (x, y),
+            xytext=(x + 0.02 * (high - low), at),
+            fontsize=8,
+            va="center",
+            arrowprops={"arrowstyle": "-", "color": "#bbbbbb", "linewidth": 0.6} if at != y else None,
+        )
     ax.set_xlim(low, high + 0.45 * (high - low))  # room for the labels on the right
     ax.set_ylim(low, high)
     ax.set_xlabel(external_name)
@@ -333,9 +391,17 @@ def _scatter(path, pairs, metric: str, external_name: str, pearson: float) -> No
 
 # The per-question column of items.parquet behind each summary figure that ``eval compare``
 # can test in pairs: 0/1 columns get McNemar's test, scores a paired permutation test.
-ITEM_COLUMNS = {"accuracy": "correct", "acc": "correct", "acc_norm": "correct_norm",
-                "acc_norm_bytes": "correct_bytes", "exact": "exact", "exact_romanized": "exact_romanized",
-                "chrf": "chrf", "chrf_best": "chrf_best", "mean": "rating"}
+ITEM_COLUMNS = {
+    "accuracy": "correct",
+    "acc": "correct",
+    "acc_norm": "correct_norm",
+    "acc_norm_bytes": "correct_bytes",
+    "exact": "exact",
+    "exact_romanized": "exact_romanized",
+    "chrf": "chrf",
+    "chrf_best": "chrf_best",
+    "mean": "rating",
+}
 """Summary figure -> the column of ``items.parquet`` that gives it per question (``mean``: a
 judged run's ``rating``), for :func:`paired_comparisons`."""
 ALPHA = 0.05  # neighbours whose Holm-corrected p is at least this are not told apart
@@ -372,8 +438,9 @@ def _item_scores(run, metric: str) -> tuple[dict | None, bool, str | None]:
     return {k: v for k, v in zip(keys, values) if v is not None}, binary, None
 
 
-def paired_comparisons(runs: list, models: list[str], metric: str, *, seed: int | None = None,
-                       resamples: int | None = None) -> dict:
+def paired_comparisons(
+    runs: list, models: list[str], metric: str, *, seed: int | None = None, resamples: int | None = None
+) -> dict:
     """Every pair of runs tested on the questions both answered (joined by question id): the
     difference of ``metric`` (first minus second), its 95% interval and p-value
     (:func:`~wikiorigin.evaluators.stats.paired_test`: McNemar's exact test for 0/1 outcomes, a
@@ -388,16 +455,31 @@ def paired_comparisons(runs: list, models: list[str], metric: str, *, seed: int 
         for j in range(i + 1, len(runs)):
             (a, binary, why_a), (b, _, why_b) = scores[i], scores[j]
             if a is None or b is None:
-                unpaired.append({"a": models[i], "b": models[j], "reason": f"{models[i if a is None else j]}: "
-                                                                           f"{why_a if a is None else why_b}"})
+                unpaired.append(
+                    {
+                        "a": models[i],
+                        "b": models[j],
+                        "reason": f"{models[i if a is None else j]}: {why_a if a is None else why_b}",
+                    }
+                )
                 continue
             common = [k for k in a if k in b]
             if not common:
-                unpaired.append({"a": models[i], "b": models[j],
-                                 "reason": "no question in common: runs on different questions are not paired"})
+                unpaired.append(
+                    {
+                        "a": models[i],
+                        "b": models[j],
+                        "reason": "no question in common: runs on different questions are not paired",
+                    }
+                )
                 continue
-            test = stats.paired_test([float(a[k]) for k in common], [float(b[k]) for k in common], binary=binary,
-                               seed=seed, resamples=resamples)
+            test = stats.paired_test(
+                [float(a[k]) for k in common],
+                [float(b[k]) for k in common],
+                binary=binary,
+                seed=seed,
+                resamples=resamples,
+            )
             pair = {"a": models[i], "b": models[j], **test}
             if len(common) < max(len(a), len(b)):
                 pair.update(only_a=len(a) - len(common), only_b=len(b) - len(common))
@@ -414,57 +496,116 @@ def _neighbours(order: list[str], pairs: list[dict]) -> list[dict | None]:
     out = []
     for upper, lower in zip(order, order[1:]):
         pair = found.get(frozenset((upper, lower)))
-        out.append(None if pair is None else {"model": lower, "p_value": pair["p_value"], "p_holm": pair["p_holm"],
-                                              "tell_apart": pair["p_holm"] < ALPHA})
+        out.append(
+            None
+            if pair is None
+            else {
+                "model": lower,
+                "p_value": pair["p_value"],
+                "p_holm": pair["p_holm"],
+                "tell_apart": pair["p_holm"] < ALPHA,
+            }
+        )
     return out + [None] if order else []
 
 
 def _paired_markdown(metric: str, ranking: list[dict], tests: dict) -> str:
     """The ranking with intervals and the neighbour tests, then every pair, for comparison.md."""
+
     def versus(entry):
         if entry["vs_next"] is None:
             return "not paired" if entry is not ranking[-1] else ""
         nxt = entry["vs_next"]
         return f"{'>' if nxt['tell_apart'] else '≈'} {nxt['model']} (Holm p = {nxt['p_holm']:.3g})"
 
-    lines = ["## Paired tests", "",
-             "Runs joined by question (its id, else its text); each pair tested on the questions both answered. "
-             f"`≈`: cannot be told apart from the next model down (Holm-corrected p ≥ {ALPHA} over all "
-             f"{len(tests['pairs'])} pairs); † fewer than 30 questions.", "",
-             markdown_table(["rank", "model", metric, "95% interval", "n", "vs next"],
-                            [[e["rank"], e["model"], _nan(e["value"]), _interval_text(e["ci95"]),
-                              f"{e['n']}{'†' if e['small'] else ''}" if e["n"] is not None else "–", versus(e)]
-                             for e in ranking])]
+    lines = [
+        "## Paired tests",
+        "",
+        "Runs joined by question (its id, else its text); each pair tested on the questions both answered. "
+        f"`≈`: cannot be told apart from the next model down (Holm-corrected p ≥ {ALPHA} over all "
+        f"{len(tests['pairs'])} pairs); † fewer than 30 questions.",
+        "",
+        markdown_table(
+            ["rank", "model", metric, "95% interval", "n", "vs next"],
+            [
+                [
+                    e["rank"],
+                    e["model"],
+                    _nan(e["value"]),
+                    _interval_text(e["ci95"]),
+                    f"{e['n']}{'†' if e['small'] else ''}" if e["n"] is not None else "–",
+                    versus(e),
+                ]
+                for e in ranking
+            ],
+        ),
+    ]
     if tests["pairs"]:
-        lines += ["", markdown_table(
-            ["a", "b", "n", "a − b", "95% interval", "p", "p (Holm)", "test"],
-            [[p["a"], p["b"], p["n"], p["difference"], _interval_text(p["ci95"]), f"{p['p_value']:.3g}",
-              f"{p['p_holm']:.3g}", p["test"]] for p in tests["pairs"]])]
+        lines += [
+            "",
+            markdown_table(
+                ["a", "b", "n", "a − b", "95% interval", "p", "p (Holm)", "test"],
+                [
+                    [
+                        p["a"],
+                        p["b"],
+                        p["n"],
+                        p["difference"],
+                        _interval_text(p["ci95"]),
+                        f"{p['p_value']:.3g}",
+                        f"{p['p_holm']:.3g}",
+                        p["test"],
+                    ]
+                    for p in tests["pairs"]
+                ],
+            ),
+        ]
         partial = [p for p in tests["pairs"] if "only_a" in p]
         if partial:
-            lines += ["", "Tested on the questions in common only: " + "; ".join(
-                f"{p['a']} vs {p['b']}: {p['n']} in common ({p['only_a']} and {p['only_b']} answered by one only)"
-                for p in partial) + "."]
+            lines += [
+                "",
+                "Tested on the questions in common only: "
+                + "; ".join(
+                    f"{p['a']} vs {p['b']}: {p['n']} in common ({p['only_a']} and {p['only_b']} answered by one only)"
+                    for p in partial
+                )
+                + ".",
+            ]
     if tests["unpaired"]:
-        lines += ["", "Not paired: " + "; ".join(f"{u['a']} and {u['b']} ({u['reason']})" for u in tests["unpaired"])
-                  + "."]
-    lines += ["", "Intervals of a model's figure: as in its summary (Wilson for proportions, Student t for means); "
-                  f"of a difference: paired bootstrap (BCa, {tests['resamples']:,} resamples, seed {tests['seed']}). "
-                  "Tests: McNemar's exact test for 0/1 outcomes, a paired permutation test (the same resamples) for "
-                  "scores."]
+        lines += [
+            "",
+            "Not paired: " + "; ".join(f"{u['a']} and {u['b']} ({u['reason']})" for u in tests["unpaired"]) + ".",
+        ]
+    lines += [
+        "",
+        "Intervals of a model's figure: as in its summary (Wilson for proportions, Student t for means); "
+        f"of a difference: paired bootstrap (BCa, {tests['resamples']:,} resamples, seed {tests['seed']}). "
+        "Tests: McNemar's exact test for 0/1 outcomes, a paired permutation test (the same resamples) for "
+        "scores.",
+    ]
     return "\n".join(lines)
 
 
-def _ranking_entries(models: list[str], values: list[float], summaries: list[dict], metric: str,
-                     pairs: list[dict]) -> list[dict]:
+def _ranking_entries(
+    models: list[str], values: list[float], summaries: list[dict], metric: str, pairs: list[dict]
+) -> list[dict]:
     order = sorted(range(len(models)), key=lambda i: (*_order(values[i]), models[i]))
     neighbours = _neighbours([models[i] for i in order], pairs)
     entries = []
     for rank, (i, nxt) in enumerate(zip(order, neighbours), 1):
         n = summaries[i].get("rated" if metric == "mean" else "n")
-        entries.append({"rank": rank, "model": models[i], "value": values[i],
-                        "ci95": summaries[i].get(f"{metric}_ci95"), "stderr": summaries[i].get(f"{metric}_stderr"),
-                        "n": n, "small": n is not None and n < SMALL, "vs_next": nxt})
+        entries.append(
+            {
+                "rank": rank,
+                "model": models[i],
+                "value": values[i],
+                "ci95": summaries[i].get(f"{metric}_ci95"),
+                "stderr": summaries[i].get(f"{metric}_stderr"),
+                "n": n,
+                "small": n is not None and n < SMALL,
+                "vs_next": nxt,
+            }
+        )
     return entries
 
 
@@ -486,9 +627,16 @@ def _comparison_markdown(result: dict, models: int, paired: str, signatures: lis
     return text
 
 
-def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
-                 external_name: str = "external score", seed: int | None = None,
-                 resamples: int | None = None) -> dict:
+def compare_runs(
+    runs: list,
+    out,
+    *,
+    metric: str = "accuracy",
+    external=None,
+    external_name: str = "external score",
+    seed: int | None = None,
+    resamples: int | None = None,
+) -> dict:
     """Per-model bars of ``metric`` over several runs' directories and their ranking; with
     ``external`` (CSV of ``model,score``, e.g. a paper's published figures) the ranking shows
     them beside ours with the difference, and a scatter gives the Pearson correlation.
@@ -513,15 +661,28 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
     models = [n if names.count(n) == 1 else f"{n} ({Path(r).name})" for n, r in zip(names, runs)]
     values = [float("nan") if s[metric] is None else float(s[metric]) for s in summaries]
     counts = [s.get("rated" if metric == "mean" else "n") for s in summaries]
-    bar_plot(out / "models.png", models, values, f"{metric} by model", metric,
-             counts=counts if None not in counts else None, intervals=[s.get(f"{metric}_ci95") for s in summaries])
+    bar_plot(
+        out / "models.png",
+        models,
+        values,
+        f"{metric} by model",
+        metric,
+        counts=counts if None not in counts else None,
+        intervals=[s.get(f"{metric}_ci95") for s in summaries],
+    )
     warnings = _settings_warnings([str(r) for r in runs], summaries)
     notes = [n for n in (_counting_note(m, s.get("settings") or {}) for m, s in zip(models, summaries)) if n]
     result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
     tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples)
     ranking = _ranking_entries(models, values, summaries, metric, tests["pairs"])
-    result.update(tests, ties=[[e["model"], e["vs_next"]["model"]] for e in ranking
-                               if e["vs_next"] is not None and not e["vs_next"]["tell_apart"]])
+    result.update(
+        tests,
+        ties=[
+            [e["model"], e["vs_next"]["model"]]
+            for e in ranking
+            if e["vs_next"] is not None and not e["vs_next"]["tell_apart"]
+        ],
+    )
     published = _read_external(external) if external else None
     theirs = None if published is None else {m: published[n] for m, n in zip(models, names) if n in published}
     if theirs is not None:
@@ -529,17 +690,34 @@ def compare_runs(runs: list, out, *, metric: str = "accuracy", external=None,
         result["not_in_external"] = [m for m in models if m not in theirs]
         if len(pairs) >= 2:
             xs, ys = [p[2] for p in pairs], [p[1] for p in pairs]
-            result["pearson"] = float(np.corrcoef(xs, ys)[0, 1]) if len(set(xs)) > 1 and len(set(ys)) > 1 \
-                else float("nan")
+            result["pearson"] = (
+                float(np.corrcoef(xs, ys)[0, 1]) if len(set(xs)) > 1 and len(set(ys)) > 1 else float("nan")
+            )
             _scatter(out / "scatter.png", pairs, metric, external_name, result["pearson"])
     header, rows = ranking_table(models, values, metric, theirs, external_name)
     result["ranking"] = markdown_table(header, rows)
-    text = _comparison_markdown(result, len(rows), _paired_markdown(metric, ranking, tests),
-                                [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")])
+    text = _comparison_markdown(
+        result,
+        len(rows),
+        _paired_markdown(metric, ranking, tests),
+        [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")],
+    )
     write_text(out / "comparison.md", text)
-    write_text(out / "comparison.json", summary_json({
-        "metric": metric, "runs": dict(zip(models, map(str, runs))), **tests, "ranking": ranking,
-        "alpha": ALPHA, "correction": "holm", "warnings": warnings, "notes": notes}))
+    write_text(
+        out / "comparison.json",
+        summary_json(
+            {
+                "metric": metric,
+                "runs": dict(zip(models, map(str, runs))),
+                **tests,
+                "ranking": ranking,
+                "alpha": ALPHA,
+                "correction": "holm",
+                "warnings": warnings,
+                "notes": notes,
+            }
+        ),
+    )
     for line in warnings:
         logger.warning(line)
     for line in notes:

@@ -74,8 +74,10 @@ class RunResult:
         directory = Path(directory)
         if lock is not None:
             if Path(lock.out) != directory or not lock.held:
-                raise WikioriginError(f"{directory}: the lock given is not held on this directory "
-                                      f"({lock.out}); give none, and one is taken while the files are written")
+                raise WikioriginError(
+                    f"{directory}: the lock given is not held on this directory "
+                    f"({lock.out}); give none, and one is taken while the files are written"
+                )
             return self._write(directory)
         with RunLock(directory, parameter="directory"):
             return self._write(directory)

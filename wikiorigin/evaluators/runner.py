@@ -39,9 +39,19 @@ class ModelRunner:
     :class:`~wikiorigin.evaluators.models.LocalModel`); ``thinking`` switches a chat
     template's reasoning on or off (:meth:`set_thinking`)."""
 
-    def __init__(self, path, *, device: str | None = "auto", dtype: str = "auto",
-                 max_batch_size: int = 32, max_length: int | None = None, chat: bool = True,
-                 share_context: bool = True, add_bos: bool | None = None, thinking: str = "template-default"):
+    def __init__(
+        self,
+        path,
+        *,
+        device: str | None = "auto",
+        dtype: str = "auto",
+        max_batch_size: int = 32,
+        max_length: int | None = None,
+        chat: bool = True,
+        share_context: bool = True,
+        add_bos: bool | None = None,
+        thinking: str = "template-default",
+    ):
         if add_bos not in (None, True, False):
             raise ValueError(f"LocalModel: add_bos must be None, True or False, got {add_bos!r}")
         if thinking not in THINKING:  # before the model is loaded; set_thinking checks the template
@@ -61,7 +71,8 @@ class ModelRunner:
         accepted = inspect.signature(self.model.forward).parameters
         self._keeps_logits = "logits_to_keep" in accepted
         self._takes_positions = "position_ids" in accepted or any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()
+        )
         self._head = None  # checked once, when first needed: see _output_layer
         self._reusable = None  # likewise: see _reusable_cache
 
@@ -88,8 +99,11 @@ class ModelRunner:
             raise ValueError(f"LocalModel: thinking must be one of {', '.join(THINKING)}, not {mode!r}")
         if mode != "template-default" and not self.can_think:
             lacks = "this one has no such switch" if self.chat else "this model is used without one"
-            raise ParameterError("thinking", f"{self.path}: {{thinking}} needs a chat template that takes "
-                                 f"enable_thinking (Qwen3-style); {lacks}", mode)
+            raise ParameterError(
+                "thinking",
+                f"{self.path}: {{thinking}} needs a chat template that takes enable_thinking (Qwen3-style); {lacks}",
+                mode,
+            )
         self.thinking = mode
 
     @property
@@ -128,14 +142,15 @@ class ModelRunner:
             out = [ids if ids[:1] == [prefix] else [prefix] + ids for ids in out]
         return out
 
-    def _batched(self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1,
-                 desc: str = "batches") -> list:
+    def _batched(
+        self, items: list, run, batch_size: int | None = None, rows_per_item: int = 1, desc: str = "batches"
+    ) -> list:
         """``run`` over ``items`` in batches; a batch that runs out of memory is split in half
         (and the model's batch size, counted in rows, remembered). Progress goes to stderr."""
         size, out, start = batch_size or max(1, self.batch_size // rows_per_item), [], 0
         with Progress(f"{self.name}: {desc}", total=len(items), unit="item") as bar:
             while start < len(items):
-                chunk = items[start:start + size]
+                chunk = items[start : start + size]
                 try:
                     with self._torch.inference_mode():
                         out.extend(run(chunk))
@@ -170,5 +185,7 @@ class ModelRunner:
         else:
             ids = [r + [pad] * (width - len(r)) for r in rows]
             mask = [[1] * len(r) + [0] * (width - len(r)) for r in rows]
-        return (torch.tensor(ids, dtype=torch.long, device=self.device),
-                torch.tensor(mask, dtype=torch.long, device=self.device))
+        return (
+            torch.tensor(ids, dtype=torch.long, device=self.device),
+            torch.tensor(mask, dtype=torch.long, device=self.device),
+        )

@@ -12,7 +12,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["ascii_digits", "fold_greek", "script", "lookalike", "attached", "spaced", "UNSPACED_RANGES", "SPACED_CHAR", "LABEL_TOKEN"]
+__all__ = [
+    "ascii_digits",
+    "fold_greek",
+    "script",
+    "lookalike",
+    "attached",
+    "spaced",
+    "UNSPACED_RANGES",
+    "SPACED_CHAR",
+    "LABEL_TOKEN",
+]
 
 _DIGIT = re.compile(r"[^\D0-9]")  # a decimal digit (Unicode Nd) other than 0-9
 
@@ -29,8 +39,9 @@ _GREEK_MARKED = re.compile("[\u0386-\u03ce\u1f00-\u1ffc]")
 def fold_greek(text: str) -> str:
     """``text`` with Greek letters' accents and breathings removed (``ά`` -> ``α``): Greek
     capitals are written without them (``ΧΕΡΣΟΝΗΣΟΣ`` is ``χερσόνησος``)."""
-    return _GREEK_MARKED.sub(lambda m: "".join(c for c in unicodedata.normalize("NFD", m.group())
-                                               if not unicodedata.combining(c)), text)
+    return _GREEK_MARKED.sub(
+        lambda m: "".join(c for c in unicodedata.normalize("NFD", m.group()) if not unicodedata.combining(c)), text
+    )
 
 
 UNSPACED_RANGES = "\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
@@ -41,8 +52,10 @@ SPACED_CHAR = rf"[^\W_{UNSPACED_RANGES}]|[\u0300-\u036f\u0900-\u0dff]"
 """A letter, digit or mark of a script that spaces its words (Latin, Greek, Cyrillic, Hangul,
 Arabic, Hebrew, Devanagari, ...), as a regular expression."""
 
-LABEL_TOKEN = (r"[0-9]{1,2}|[A-Za-z]|[Α-Ωα-ω]|[А-Яа-я]|[アイウエオカキクケコ]|[가나다라마바]|[أبجده]|[कखगघङ]"
-               r"|[กขคงจ]|[אבגדה]")
+LABEL_TOKEN = (
+    r"[0-9]{1,2}|[A-Za-z]|[Α-Ωα-ω]|[А-Яа-я]|[アイウエオカキクケコ]|[가나다라마바]|[أبجده]|[कखगघङ]"
+    r"|[กขคงจ]|[אבגדה]"
+)
 """An option label: digits (① is 1 after NFKC; other scripts' digits are made ASCII first),
 Latin, Greek and Cyrillic letters, the katakana of Japanese lists, Korean 가나다라, Arabic
 أبجد, Devanagari कखगघ, Thai กขคง and Hebrew אבגד."""
@@ -55,8 +68,26 @@ def script(char: str) -> str:
 
 
 # Capitals that look the same in the Latin, Cyrillic and Greek alphabets (one shape per string).
-_SHAPES = ["AАΑ", "BВΒ", "CСϹ", "EЕΕ", "HНΗ", "IІΙ", "KКΚ", "MМΜ", "NΝ", "OОΟ", "PРΡ", "TТΤ",
-           "XХΧ", "YΥ", "ZΖ", "ГΓ", "ПΠ", "ФΦ"]
+_SHAPES = [
+    "AАΑ",
+    "BВΒ",
+    "CСϹ",
+    "EЕΕ",
+    "HНΗ",
+    "IІΙ",
+    "KКΚ",
+    "MМΜ",
+    "NΝ",
+    "OОΟ",
+    "PРΡ",
+    "TТΤ",
+    "XХΧ",
+    "YΥ",
+    "ZΖ",
+    "ГΓ",
+    "ПΠ",
+    "ФΦ",
+]
 _SHAPE = {c: shape for shape in _SHAPES for c in shape}
 _FIRST = {"LATIN": "A", "CYRILLIC": "А", "GREEK": "Α"}
 
@@ -84,8 +115,10 @@ def lookalike(letter: str, labels) -> int | None:
 
 # What Korean attaches to a noun: case particles, topic markers and the copula, as the first
 # syllable of what follows the noun in the same word (서울이, 서울은, 서울입니다, 서울에서, 사과예요).
-_HANGUL_PARTICLE = re.compile("(?:이|가|은|는|을|를|의|에|로|으로|와|과|도|만|랑|이랑|처럼|까지|보다|"
-                              "입니|이다|이에|이었|였|인|일|임|예요|이요|요|이야|야|라고|이라|란|이란|께|께서)")
+_HANGUL_PARTICLE = re.compile(
+    "(?:이|가|은|는|을|를|의|에|로|으로|와|과|도|만|랑|이랑|처럼|까지|보다|"
+    "입니|이다|이에|이었|였|인|일|임|예요|이요|요|이야|야|라고|이라|란|이란|께|께서)"
+)
 _CLITIC_SCRIPTS = ("ARABIC", "HEBREW")
 
 

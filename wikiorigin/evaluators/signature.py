@@ -43,9 +43,22 @@ from .answers import PARSER_VERSION
 from .cues import answer_cue
 from .unread import JUDGE_PROMPT
 
-__all__ = ["FIELDS", "MODEL_FIELDS", "SAMPLING_DEFAULTS", "signature", "run_settings", "model_settings",
-           "model_revision", "client_name", "generation_bos", "context_bos", "mcq_settings", "text_hash", "data_hash",
-           "differences"]
+__all__ = [
+    "FIELDS",
+    "MODEL_FIELDS",
+    "SAMPLING_DEFAULTS",
+    "signature",
+    "run_settings",
+    "model_settings",
+    "model_revision",
+    "client_name",
+    "generation_bos",
+    "context_bos",
+    "mcq_settings",
+    "text_hash",
+    "data_hash",
+    "differences",
+]
 
 PREFIX = "wikiorigin-eval"
 
@@ -253,8 +266,7 @@ def context_bos(model) -> str:
     return {None: "tokenizer", False: "none", True: "forced"}[getattr(model, "add_bos", None)]
 
 
-def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_template: bool = True,
-                 **fields) -> dict:
+def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_template: bool = True, **fields) -> dict:
     """The settings record of one run: ``task``, the model's settings
     (:func:`model_settings`; without ``uses_template`` the chat template is left out, as
     when texts are scored), the sampling actually used (``sampling`` over
@@ -281,9 +293,18 @@ def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_te
     return settings
 
 
-def mcq_settings(model=None, *, mode: str = "generate", language: str | None = None, instruction: str | None = None,
-                 judge=None, recorded: str = "recorded", rows: list[dict] | None = None, cue: str | None = None,
-                 **sampling) -> dict:
+def mcq_settings(
+    model=None,
+    *,
+    mode: str = "generate",
+    language: str | None = None,
+    instruction: str | None = None,
+    judge=None,
+    recorded: str = "recorded",
+    rows: list[dict] | None = None,
+    cue: str | None = None,
+    **sampling,
+) -> dict:
     """Settings of a multiple-choice run (:mod:`~wikiorigin.evaluators.mcq`): generation
     (``instruction``, sampling, the answer parser's version, the judge of unread answers)
     or log-likelihood (the answer cue: ``cue``, else that of ``language``; contexts split as
@@ -292,19 +313,32 @@ def mcq_settings(model=None, *, mode: str = "generate", language: str | None = N
     from what it ran; called by hand, the arguments must be those of the run."""
     data = data_hash(rows, ("id", "question", "choices", "answer_index")) if rows is not None else None
     if mode == "loglikelihood":
-        return run_settings("mcq", model, uses_template=False, mode=mode, language=language,
-                            instruction=text_hash(_cue(language) if cue is None else cue),
-                            bos=context_bos(model), split="whole",
-                            data=data)
+        return run_settings(
+            "mcq",
+            model,
+            uses_template=False,
+            mode=mode,
+            language=language,
+            instruction=text_hash(_cue(language) if cue is None else cue),
+            bos=context_bos(model),
+            split="whole",
+            data=data,
+        )
     if mode != "generate":
         raise ValueError(f"mcq_settings: mode is 'generate' or 'loglikelihood', not {mode!r}")
     settings = run_settings(
-        "mcq", model, sampling=sampling if model is not None else None, mode=mode,
+        "mcq",
+        model,
+        sampling=sampling if model is not None else None,
+        mode=mode,
         language=language if model is not None else None,  # recorded prompts had their own
         instruction=None if instruction is None or model is None else text_hash(instruction),
         bos=generation_bos(model),
-        parser=PARSER_VERSION, judge=client_name(judge),
-        judge_prompt=text_hash(JUDGE_PROMPT) if judge is not None else None, data=data)
+        parser=PARSER_VERSION,
+        judge=client_name(judge),
+        judge_prompt=text_hash(JUDGE_PROMPT) if judge is not None else None,
+        data=data,
+    )
     if model is None:
         settings["model"] = f"recorded:{recorded}"
     return settings
@@ -313,8 +347,10 @@ def mcq_settings(model=None, *, mode: str = "generate", language: str | None = N
 def _cue(language: str | None) -> str:
     """The answer cue of ``language``; a :class:`~wikiorigin.errors.ParameterError` without one."""
     if language is None:
-        raise ParameterError("language", "mcq_settings: log-likelihood mode without a cue needs the language of "
-                                         "its answer cue: give {language}")
+        raise ParameterError(
+            "language",
+            "mcq_settings: log-likelihood mode without a cue needs the language of its answer cue: give {language}",
+        )
     return answer_cue(language)
 
 

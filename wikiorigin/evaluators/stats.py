@@ -39,8 +39,22 @@ import numpy as np
 
 from ..errors import MissingExtra
 
-__all__ = ["Estimate", "SMALL", "CONFIDENCE", "RESAMPLES", "SEED", "MIN_BOOTSTRAP", "proportion", "mean", "stderr",
-           "proportion_fields", "mean_fields", "paired_test", "holm", "correlations"]
+__all__ = [
+    "Estimate",
+    "SMALL",
+    "CONFIDENCE",
+    "RESAMPLES",
+    "SEED",
+    "MIN_BOOTSTRAP",
+    "proportion",
+    "mean",
+    "stderr",
+    "proportion_fields",
+    "mean_fields",
+    "paired_test",
+    "holm",
+    "correlations",
+]
 
 SMALL = 30
 """Groups with fewer observations than this are marked ``small`` in summaries, reports and plots."""
@@ -73,8 +87,10 @@ def _require() -> None:
         import scipy.stats  # noqa: F401
         import statsmodels.stats  # noqa: F401
     except ImportError as exc:
-        raise MissingExtra(f"intervals and paired tests need scipy and statsmodels ({exc.name} is missing): "
-                           "pip install -e '.[eval]' in the wikiorigin checkout") from exc
+        raise MissingExtra(
+            f"intervals and paired tests need scipy and statsmodels ({exc.name} is missing): "
+            "pip install -e '.[eval]' in the wikiorigin checkout"
+        ) from exc
 
 
 def _values(values) -> np.ndarray:
@@ -151,8 +167,9 @@ def mean_fields(name: str, values, bounds: tuple[float, float] | None = None) ->
     return _fields(name, estimate)
 
 
-def _bootstrap_interval(data: tuple, statistic, *, paired: bool, vectorized: bool, seed: int,
-                        resamples: int) -> list[float] | None:
+def _bootstrap_interval(
+    data: tuple, statistic, *, paired: bool, vectorized: bool, seed: int, resamples: int
+) -> list[float] | None:
     """A BCa bootstrap interval of ``statistic`` (scipy), or the single value when every
     resample must give the same; None when scipy finds none (NaN: e.g. every resample of a
     rank correlation alike). Resamples on which the statistic is undefined (a constant
@@ -167,8 +184,16 @@ def _bootstrap_interval(data: tuple, statistic, *, paired: bool, vectorized: boo
     with warnings.catch_warnings():
         # scipy's ConstantInputWarning and DegenerateDataWarning, numpy's 0/0 in BCa: RuntimeWarnings
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = bootstrap(data, statistic, paired=paired, vectorized=vectorized, n_resamples=resamples,
-                           confidence_level=CONFIDENCE, method="BCa", rng=np.random.default_rng(seed))
+        result = bootstrap(
+            data,
+            statistic,
+            paired=paired,
+            vectorized=vectorized,
+            n_resamples=resamples,
+            confidence_level=CONFIDENCE,
+            method="BCa",
+            rng=np.random.default_rng(seed),
+        )
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     return None if math.isnan(low) or math.isnan(high) else [low, high]
 
@@ -200,9 +225,11 @@ def paired_test(a, b, *, binary: bool, seed: int | None = None, resamples: int |
     if len(x) == 0:
         raise ValueError("paired_test: no questions in common")
     d = x - y
-    out = {"difference": float(d.mean()),
-           "ci95": _bootstrap_interval((d,), np.mean, paired=False, vectorized=True, seed=seed,
-                                       resamples=resamples), "n": len(d)}
+    out = {
+        "difference": float(d.mean()),
+        "ci95": _bootstrap_interval((d,), np.mean, paired=False, vectorized=True, seed=seed, resamples=resamples),
+        "n": len(d),
+    }
     if binary:
         from statsmodels.stats.contingency_tables import mcnemar
 
@@ -214,8 +241,15 @@ def paired_test(a, b, *, binary: bool, seed: int | None = None, resamples: int |
     elif np.ptp(d) == 0 and d[0] == 0:
         out.update(p_value=1.0, test="paired permutation")
     else:
-        result = permutation_test((x, y), _mean_difference, permutation_type="samples", vectorized=True,
-                                  n_resamples=resamples, alternative="two-sided", rng=np.random.default_rng(seed))
+        result = permutation_test(
+            (x, y),
+            _mean_difference,
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=resamples,
+            alternative="two-sided",
+            rng=np.random.default_rng(seed),
+        )
         out.update(p_value=float(result.pvalue), test="paired permutation")
     return out
 
@@ -263,18 +297,33 @@ def correlations(x, y, *, seed: int | None = None, resamples: int | None = None)
         raise ValueError(f"correlations: {len(x)} ratings against {len(y)}")
     names = {"pearson": "Fisher z", "spearman": "bootstrap BCa", "kendall": "bootstrap BCa"}
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"n": len(x), **{k: {"r": None, "ci95": None, "p_value": None, "interval": v}
-                                for k, v in names.items()}}
+        return {"n": len(x), **{k: {"r": None, "ci95": None, "p_value": None, "interval": v} for k, v in names.items()}}
     p = pearsonr(x, y)
     ci = p.confidence_interval(CONFIDENCE)
-    out = {"n": len(x), "pearson": {"r": float(p.statistic), "ci95": [float(ci.low), float(ci.high)],
-                                    "p_value": float(p.pvalue), "interval": names["pearson"]}}
-    for name, func, scipy_func, vectorized in (("spearman", _spearman, spearmanr, True),
-                                               ("kendall", _kendall, kendalltau, False)):
+    out = {
+        "n": len(x),
+        "pearson": {
+            "r": float(p.statistic),
+            "ci95": [float(ci.low), float(ci.high)],
+            "p_value": float(p.pvalue),
+            "interval": names["pearson"],
+        },
+    }
+    for name, func, scipy_func, vectorized in (
+        ("spearman", _spearman, spearmanr, True),
+        ("kendall", _kendall, kendalltau, False),
+    ):
         result = scipy_func(x, y)
         few = len(x) < MIN_BOOTSTRAP
-        ci = None if few else _bootstrap_interval((x, y), func, paired=True, vectorized=vectorized, seed=seed,
-                                                  resamples=resamples)
-        out[name] = {"r": float(result.statistic), "ci95": ci, "p_value": float(result.pvalue),
-                     "interval": f"none (fewer than {MIN_BOOTSTRAP} pairs)" if few else names[name]}
+        ci = (
+            None
+            if few
+            else _bootstrap_interval((x, y), func, paired=True, vectorized=vectorized, seed=seed, resamples=resamples)
+        )
+        out[name] = {
+            "r": float(result.statistic),
+            "ci95": ci,
+            "p_value": float(result.pvalue),
+            "interval": f"none (fewer than {MIN_BOOTSTRAP} pairs)" if few else names[name],
+        }
     return out

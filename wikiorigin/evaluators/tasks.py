@@ -43,8 +43,10 @@ and ``loglikelihood`` (every option scored as a continuation, as lm-evaluation-h
 def _needs(model, method: str, what: str) -> None:
     """A one-line error, before anything runs, when ``model`` lacks the ``method`` a task needs."""
     if isinstance(model, Recorded):
-        raise WikioriginError(f"{what} needs a model to ask ({method}): recorded answers cannot be scored so; "
-                              "give a model (wo.LocalModel, wo.EndpointModel)")
+        raise WikioriginError(
+            f"{what} needs a model to ask ({method}): recorded answers cannot be scored so; "
+            "give a model (wo.LocalModel, wo.EndpointModel)"
+        )
     if not callable(getattr(model, method, None)):
         raise WikioriginError(f"{what} needs a model with {method}(); {type(model).__name__} has none")
 
@@ -61,6 +63,7 @@ def _client(model):
 
 
 # --- multiple choice ---------------------------------------------------------------------------
+
 
 @dataclass
 class MCQTask:
@@ -90,18 +93,26 @@ class MCQTask:
 
     def __post_init__(self):
         if self.mode not in MODES:
-            raise ParameterError("mode", "{mode}: a multiple-choice task's mode is generate or loglikelihood",
-                                 self.mode)
+            raise ParameterError(
+                "mode", "{mode}: a multiple-choice task's mode is generate or loglikelihood", self.mode
+            )
         if self.language is not None:
             self.language = language_parameter(self.language)
         if self.mode == "loglikelihood":
             for name in ("instruction", "judge"):
                 if getattr(self, name) is not None:
-                    raise ParameterError(name, "{" + name + "} is for generation mode; log-likelihood mode scores "
-                                               "each option after the answer {cue}", also=("cue",))
+                    raise ParameterError(
+                        name,
+                        "{" + name + "} is for generation mode; log-likelihood mode scores "
+                        "each option after the answer {cue}",
+                        also=("cue",),
+                    )
         elif self.cue is not None:
-            raise ParameterError("cue", "{cue} is for log-likelihood mode; generation mode ends the question with "
-                                        "its {instruction}", also=("instruction",))
+            raise ParameterError(
+                "cue",
+                "{cue} is for log-likelihood mode; generation mode ends the question with its {instruction}",
+                also=("instruction",),
+            )
 
     @classmethod
     def from_file(cls, path, **settings) -> MCQTask:
@@ -139,8 +150,9 @@ class MCQTask:
         if join is not None:
             summary["join"] = join
         meta = {"questions": self.source, "responses": responses, "mode": self.mode}
-        return RunResult("mcq", items, Summary(summary), settings, meta, (_client(model), self.judge), join,
-                         mcq.write_mcq_results)
+        return RunResult(
+            "mcq", items, Summary(summary), settings, meta, (_client(model), self.judge), join, mcq.write_mcq_results
+        )
 
     def _recorded(self, model: Recorded) -> RunResult:
         mcq.rows_language(self.rows, self.source)  # rows of several languages are an error here too
@@ -153,13 +165,22 @@ class MCQTask:
         return self._result(items, settings, None, join, None if model.path is None else str(model.path))
 
     def _generate(self, model) -> RunResult:
-        language = self.prompt_language() if self.instruction is None else (
-            self.language or mcq.rows_language(self.rows, self.source))
+        language = (
+            self.prompt_language()
+            if self.instruction is None
+            else (self.language or mcq.rows_language(self.rows, self.source))
+        )
         instruction = cues.instruction(language) if self.instruction is None else self.instruction
-        items = mcq.evaluate_generate(self.rows, model, instruction=instruction, judge=self.judge,
-                                      **self.sampling())
-        settings = mcq_settings(model, language=language, instruction=instruction, judge=self.judge, rows=self.rows,
-                                thinking=getattr(model, "thinking_mode", None), **self.sampling())
+        items = mcq.evaluate_generate(self.rows, model, instruction=instruction, judge=self.judge, **self.sampling())
+        settings = mcq_settings(
+            model,
+            language=language,
+            instruction=instruction,
+            judge=self.judge,
+            rows=self.rows,
+            thinking=getattr(model, "thinking_mode", None),
+            **self.sampling(),
+        )
         return self._result(items, settings, model)
 
     def _loglikelihood(self, model) -> RunResult:
@@ -171,6 +192,7 @@ class MCQTask:
 
 
 # --- free-form ---------------------------------------------------------------------------------
+
 
 @dataclass
 class FreeformTask:
@@ -209,11 +231,20 @@ class FreeformTask:
         options = {"source_language": self.source_language, "language": self.language}
         items = freeform.evaluate_freeform(self.rows, model, **options, **self.sampling())
         settings = freeform.freeform_settings(model, rows=self.rows, **options, **self.sampling())
-        return RunResult("freeform", items, Summary(freeform.summarize_freeform(items)), settings,
-                         {"questions": self.source}, (_client(model),), None, freeform.write_freeform_results)
+        return RunResult(
+            "freeform",
+            items,
+            Summary(freeform.summarize_freeform(items)),
+            settings,
+            {"questions": self.source},
+            (_client(model),),
+            None,
+            freeform.write_freeform_results,
+        )
 
 
 # --- judge -------------------------------------------------------------------------------------
+
 
 @dataclass
 class JudgeTask:
@@ -260,13 +291,16 @@ class JudgeTask:
         rated, rate_rated = self.human_ratings, False
         if isinstance(model, Recorded):
             if model.path is not None:
-                raise WikioriginError("a judged task's recorded answers are its rows' own `response` s (or the "
-                                      "responses people rated): give Recorded() without a file")
+                raise WikioriginError(
+                    "a judged task's recorded answers are its rows' own `response` s (or the "
+                    "responses people rated): give Recorded() without a file"
+                )
             recorded = all(r.get("response") for r in self.rows)
             rate_rated = rated is not None and not recorded  # the judge rates the people's responses
             if not (recorded or rate_rated):
-                raise WikioriginError(f"{self.source}: the rows carry no `response` (nor human_ratings= to rate): "
-                                      "give a model")
+                raise WikioriginError(
+                    f"{self.source}: the rows carry no `response` (nor human_ratings= to rate): give a model"
+                )
             asked, name = None, model.given_name or "recorded"
             responses = [r["response"] for r in self.rows] if recorded else None
         else:
@@ -284,14 +318,24 @@ class JudgeTask:
             summary["agreement"]["unmatched"] = unmatched
             if unmatched:
                 logger.info(f"{unmatched} rated responses not compared (no such question and answer here)")
-        settings = judging.judge_settings(asked, self.judge, rows=self.rows, rated=rated, rated_answers=rate_rated,
-                                          **self.sampling())
+        settings = judging.judge_settings(
+            asked, self.judge, rows=self.rows, rated=rated, rated_answers=rate_rated, **self.sampling()
+        )
         meta = {"questions": self.source, "judge": self.judge.backend.model}
-        return RunResult("judge", items, Summary(summary), settings, meta, (_client(asked), self.judge), None,
-                         judging.write_judge_results)
+        return RunResult(
+            "judge",
+            items,
+            Summary(summary),
+            settings,
+            meta,
+            (_client(asked), self.judge),
+            None,
+            judging.write_judge_results,
+        )
 
 
 # --- leakage -----------------------------------------------------------------------------------
+
 
 @dataclass
 class LeakageTask:
@@ -315,22 +359,31 @@ class LeakageTask:
 
     def __post_init__(self):
         if self.paraphrases is None and self.paraphraser is None:
-            raise ParameterError("paraphrases", "a leakage task needs the articles' paraphrases: give {paraphrases} "
-                                                "or {paraphraser} (an LLM client that writes them)",
-                                 also=("paraphraser",))
+            raise ParameterError(
+                "paraphrases",
+                "a leakage task needs the articles' paraphrases: give {paraphrases} "
+                "or {paraphraser} (an LLM client that writes them)",
+                also=("paraphraser",),
+            )
         if self.windows not in leakage.WINDOWS:
             raise ParameterError("windows", "{windows}: windows are " + " or ".join(leakage.WINDOWS), self.windows)
         if self.stride is not None and self.windows == "disjoint":
-            raise ParameterError("stride", "{stride} is for overlapping windows (disjoint ones predict a whole "
-                                           "context each)", also=("windows",))
+            raise ParameterError(
+                "stride",
+                "{stride} is for overlapping windows (disjoint ones predict a whole context each)",
+                also=("windows",),
+            )
 
     @classmethod
     def from_file(cls, path, *, paraphrases=None, **settings) -> LeakageTask:
         """The task of the articles in ``path`` (``title``, ``text``); ``paraphrases``: a file
         of ``title``, ``paraphrase`` (or a dict); ``settings``: the other fields of
         :class:`LeakageTask`."""
-        given = leakage.read_texts(paraphrases, "paraphrase") if paraphrases is not None and not isinstance(
-            paraphrases, dict) else paraphrases
+        given = (
+            leakage.read_texts(paraphrases, "paraphrase")
+            if paraphrases is not None and not isinstance(paraphrases, dict)
+            else paraphrases
+        )
         task = cls({}, paraphrases=given, source=str(path), **settings)
         task.articles = leakage.read_texts(path, "text")
         return task
@@ -339,8 +392,9 @@ class LeakageTask:
         """The articles compared: among those with a paraphrase (when the paraphrases are
         given), ``sample`` at random, or the first ``limit``."""
         given = self.paraphrases
-        pool = [t for t in self.articles
-                if given is None or leakage.passage(given.get(t) or "", self.max_chars).strip()]
+        pool = [
+            t for t in self.articles if given is None or leakage.passage(given.get(t) or "", self.max_chars).strip()
+        ]
         return leakage.draw_sample(pool, self.limit or self.sample, seed=None if self.limit else self.seed)
 
     def run(self, model) -> RunResult:
@@ -359,8 +413,17 @@ class LeakageTask:
                 logger.warning(f"paraphrase failed: {title}: {reason}")
         options = {"max_chars": self.max_chars, "windows": self.windows, "stride": self.stride, "sample": sample}
         items, summary = leakage.leakage_check(articles, paraphrases, model, **options)
-        settings = leakage.leakage_settings(model, articles=articles, paraphrases=paraphrases,
-                                            paraphraser=paraphraser, **options)
+        settings = leakage.leakage_settings(
+            model, articles=articles, paraphrases=paraphrases, paraphraser=paraphraser, **options
+        )
         settings.update(_scoring(model, "leakage"))
-        return RunResult("leakage", items, Summary(summary), settings, {"articles": self.source},
-                         (paraphraser, _client(model)), None, leakage.write_leakage_results)
+        return RunResult(
+            "leakage",
+            items,
+            Summary(summary),
+            settings,
+            {"articles": self.source},
+            (paraphraser, _client(model)),
+            None,
+            leakage.write_leakage_results,
+        )

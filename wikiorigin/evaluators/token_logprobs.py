@@ -22,7 +22,7 @@ def window_jobs(sequences: list[list[int]], step: int, length: int) -> list[tupl
     for t, seq in enumerate(sequences):
         for a in range(1, len(seq), step):
             b = min(a + step, len(seq))
-            jobs.append((t, seq[max(0, b - 1 - length):b - 1], seq[a:b]))
+            jobs.append((t, seq[max(0, b - 1 - length) : b - 1], seq[a:b]))
     return jobs
 
 
@@ -44,8 +44,9 @@ class TokenLogprobs:
             raise ValueError(f"{who}: stride must be 1 to {self.max_length}, got {stride}")
         return step
 
-    def token_logprobs(self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None,
-                       batch_size: int | None = None) -> list[list[float]]:
+    def token_logprobs(
+        self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None, batch_size: int | None = None
+    ) -> list[list[float]]:
         """Each text's tokens' log-probabilities: the text encoded without special tokens, its
         first token given the BOS token (EOS where there is none). A text longer than the
         model's context is scored in windows of at most ``max_length`` input tokens:
@@ -73,7 +74,7 @@ class TokenLogprobs:
             results = []
             for row, i in enumerate(chunk):
                 _, inputs, targets = jobs[i]
-                logp = logits[row, len(inputs) - len(targets):len(inputs)].float().log_softmax(-1)
+                logp = logits[row, len(inputs) - len(targets) : len(inputs)].float().log_softmax(-1)
                 target = self._torch.tensor(targets, device=logp.device)
                 results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
             return results

@@ -10,8 +10,8 @@ __all__ = ["JUDGE_PROMPT", "judge_unread"]
 JUDGE_PROMPT = (
     "task: read-answer\n"
     "A model answered a multiple-choice question. Decide which option its response picks. "
-    "Reply with JSON only: {\"verdict\": true} when it picks exactly the correct option, "
-    "{\"verdict\": false} when it picks exactly one other option, {\"verdict\": null} when it "
+    'Reply with JSON only: {"verdict": true} when it picks exactly the correct option, '
+    '{"verdict": false} when it picks exactly one other option, {"verdict": null} when it '
     "picks none or several."
 )
 """The instructions of the judge of unread answers (the first line names its task)."""
@@ -26,15 +26,29 @@ def judge_unread(rows: list[dict], items: list[dict], judge) -> None:
     questions, in the items' order."""
     from ..llm import ChatRequest
 
-    todo = [i for i, item in enumerate(items)
-            if item["pred"] is None and item["response"] and item["read_as"] != "truncated"]
-    requests = [ChatRequest([
-        {"role": "system", "content": JUDGE_PROMPT},
-        {"role": "user", "content": f"Question: {rows[i]['question']}\nOptions: "
-                                    + " / ".join(rows[i]["choices"])
-                                    + f"\nCorrect option: {rows[i]['choices'][rows[i]['answer_index']]}"
-                                    + f"\nResponse: {items[i]['response']}"}],
-        {"temperature": 0}, "mcq-read-answer", _VERDICT) for i in todo]
+    todo = [
+        i
+        for i, item in enumerate(items)
+        if item["pred"] is None and item["response"] and item["read_as"] != "truncated"
+    ]
+    requests = [
+        ChatRequest(
+            [
+                {"role": "system", "content": JUDGE_PROMPT},
+                {
+                    "role": "user",
+                    "content": f"Question: {rows[i]['question']}\nOptions: "
+                    + " / ".join(rows[i]["choices"])
+                    + f"\nCorrect option: {rows[i]['choices'][rows[i]['answer_index']]}"
+                    + f"\nResponse: {items[i]['response']}",
+                },
+            ],
+            {"temperature": 0},
+            "mcq-read-answer",
+            _VERDICT,
+        )
+        for i in todo
+    ]
     for i, result in zip(todo, judge.run(requests) if requests else []):
         if result.error is None:
             items[i]["judge_verdict"] = result.data["verdict"]

@@ -11,5 +11,16 @@ from .lock import RunLock
 from .openai_backend import EndpointError, OpenAIBackend
 from .transformers_backend import TransformersBackend
 
-__all__ = ["ChatRequest", "ChatResult", "LLMClient", "Usage", "RequestCache", "OpenAIBackend",
-           "TransformersBackend", "FunctionBackend", "EndpointError", "RunLock", "worst_case_seconds"]
+__all__ = [
+    "ChatRequest",
+    "ChatResult",
+    "LLMClient",
+    "Usage",
+    "RequestCache",
+    "OpenAIBackend",
+    "TransformersBackend",
+    "FunctionBackend",
+    "EndpointError",
+    "RunLock",
+    "worst_case_seconds",
+]

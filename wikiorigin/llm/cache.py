@@ -40,8 +40,9 @@ class CacheError(ParameterError):
 def request_key(backend: str, model: str, messages: list[dict], params: dict, prompt_version: str) -> str:
     """The cache key of a request: the SHA-256 of the backend, model, messages, sampling
     parameters and prompt version (canonical JSON)."""
-    blob = json.dumps([backend, model, messages, params, prompt_version], ensure_ascii=False,
-                      sort_keys=True, separators=(",", ":"))
+    blob = json.dumps(
+        [backend, model, messages, params, prompt_version], ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -87,14 +88,18 @@ class RequestCache:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and "answers" not in tables or version not in (0, SCHEMA_VERSION):
-            raise CacheError(f"{self.path}: not a request cache of this version (schema version {version}, "
-                             f"tables {', '.join(sorted(tables)) or 'none'}; this one is {SCHEMA_VERSION}): "
-                             "give another {cache}")
+            raise CacheError(
+                f"{self.path}: not a request cache of this version (schema version {version}, "
+                f"tables {', '.join(sorted(tables)) or 'none'}; this one is {SCHEMA_VERSION}): "
+                "give another {cache}"
+            )
         if tables:
             columns = [r[1] for r in db.execute("PRAGMA table_info(answers)")]
             if columns != ["key", "answer"]:
-                raise CacheError(f"{self.path}: its answers table has the columns {columns}, not [key, answer]: "
-                                 "a cache of another version; give another {cache}")
+                raise CacheError(
+                    f"{self.path}: its answers table has the columns {columns}, not [key, answer]: "
+                    "a cache of another version; give another {cache}"
+                )
         check = db.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise CacheError(f"{self.path}: the database is damaged ({check}); move it away or give another {{cache}}")
@@ -118,8 +123,9 @@ class RequestCache:
         fails (a full disk) raises :class:`CacheError` with what was stored before kept."""
         try:
             with self._lock:
-                self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
-                                 (key, json.dumps(answer, ensure_ascii=False)))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer, ensure_ascii=False))
+                )
                 self._db.commit()
         except sqlite3.Error as exc:
             try:

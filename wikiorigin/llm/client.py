@@ -47,21 +47,37 @@ from ..retry import Backoff
 from .cache import RequestCache, request_key
 from .openai_backend import EndpointError, RequestError, TransientError
 
-__all__ = ["ChatRequest", "ChatResult", "Usage", "LLMClient", "parse_json", "worst_case_seconds",
-           "REASONING_EFFORTS", "SAMPLING_PARAMS", "strict_schema"]
+__all__ = [
+    "ChatRequest",
+    "ChatResult",
+    "Usage",
+    "LLMClient",
+    "parse_json",
+    "worst_case_seconds",
+    "REASONING_EFFORTS",
+    "SAMPLING_PARAMS",
+    "strict_schema",
+]
 
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 """The values of ``reasoning_effort`` that OpenAI's reasoning models take."""
 
-SAMPLING_PARAMS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "logprobs",
-                   "top_logprobs", "logit_bias", "n")
+SAMPLING_PARAMS = (
+    "temperature",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "logprobs",
+    "top_logprobs",
+    "logit_bias",
+    "n",
+)
 """The parameters a request to a reasoning model goes without."""
 
 # What a user changes when a server refuses one of these parameters ({name}: a parameter of
 # the client, said by ParameterError).
 _OPTION_FOR = {
-    "temperature": "this looks like a reasoning model: give {reasoning_effort} (then no sampling "
-                   "parameter is sent)",
+    "temperature": "this looks like a reasoning model: give {reasoning_effort} (then no sampling parameter is sent)",
     "top_p": "this looks like a reasoning model: give {reasoning_effort} (then no sampling parameter is sent)",
     "reasoning_effort": "leave out {reasoning_effort} (the model does not take it) or give another level",
     "max_completion_tokens": "the server takes no max_completion_tokens: leave out {reasoning_effort}",
@@ -132,12 +148,14 @@ class Usage:
         """One line for the end of a run: calls, cache hits, retries, failures, tokens, the cost
         at ``prices`` (when given) and the time spent waiting."""
         cost = self.cost(prices)
-        return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
-                f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
-                f"output tokens"
-                + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
-                + (f", ${cost:,.4f}" if cost is not None else "")
-                + f", {self.waited:,.1f} s waiting")
+        return (
+            f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
+            f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
+            f"output tokens"
+            + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
+            + (f", ${cost:,.4f}" if cost is not None else "")
+            + f", {self.waited:,.1f} s waiting"
+        )
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.S)
@@ -174,7 +192,9 @@ class _RateLimit:
                 while self.events and now - self.events[0][0] > 60:
                     self.events.popleft()
                 used = sum(t for _, t in self.events)
-                if (not self.rpm or len(self.events) < self.rpm) and (not self.tpm or used + tokens <= self.tpm or not self.events):
+                if (not self.rpm or len(self.events) < self.rpm) and (
+                    not self.tpm or used + tokens <= self.tpm or not self.events
+                ):
                     self.events.append((now, tokens))
                     return now - started
                 await asyncio.sleep(max(0.01, 60 - (now - self.events[0][0])))
@@ -202,11 +222,23 @@ class LLMClient:
     calls a run would make. Raises ``ValueError`` for a setting out of range, and
     :class:`~wikiorigin.llm.EndpointError` when the endpoint cannot serve the run at all."""
 
-    def __init__(self, backend, cache: RequestCache | None = None, *, concurrency: int = 8,
-                 retries: int = 3, backoff: float = 1.0, max_wait: float = 120.0,
-                 rpm: int | None = None, tpm: int | None = None, prices: dict | None = None,
-                 check: bool = True, stop_after: int = 10, reasoning_effort: str | None = None,
-                 structured_outputs: bool = True):
+    def __init__(
+        self,
+        backend,
+        cache: RequestCache | None = None,
+        *,
+        concurrency: int = 8,
+        retries: int = 3,
+        backoff: float = 1.0,
+        max_wait: float = 120.0,
+        rpm: int | None = None,
+        tpm: int | None = None,
+        prices: dict | None = None,
+        check: bool = True,
+        stop_after: int = 10,
+        reasoning_effort: str | None = None,
+        structured_outputs: bool = True,
+    ):
         if concurrency < 1:
             raise ValueError(f"LLMClient: concurrency must be >= 1, not {concurrency}")
         if stop_after < 1:
@@ -214,8 +246,9 @@ class LLMClient:
         if retries < 0 or not max_wait >= 0:
             raise ValueError(f"LLMClient: retries and max_wait must be >= 0, not {retries} and {max_wait}")
         if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
-            raise ValueError(f"LLMClient: reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, "
-                             f"not {reasoning_effort!r}")
+            raise ValueError(
+                f"LLMClient: reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, not {reasoning_effort!r}"
+            )
         self.reasoning_effort, self.structured_outputs = reasoning_effort, structured_outputs
         self.backend, self.cache = backend, cache
         self.concurrency, self.retries = concurrency, retries
@@ -245,16 +278,21 @@ class LLMClient:
         """How this client asks, for a dataset's provenance: the backend, model, reasoning
         effort and structured outputs (``json_schema`` while the server takes them, else
         ``prompt``; ``usage.structured`` counts the calls answered under a schema)."""
-        return {"backend": self.backend.key, "model": self.backend.model,
-                "reasoning_effort": self.reasoning_effort,
-                "structured_outputs": "json_schema" if self.structured_outputs and self._takes_schema() else "prompt"}
+        return {
+            "backend": self.backend.key,
+            "model": self.backend.model,
+            "reasoning_effort": self.reasoning_effort,
+            "structured_outputs": "json_schema" if self.structured_outputs and self._takes_schema() else "prompt",
+        }
 
     def warnings(self) -> list[str]:
         """What the run's answers say about its settings: a reasoning effort the server seems
         to ignore (no reasoning tokens reported in any answer)."""
         if self.reasoning_effort and self.usage.calls and not self.usage.reasoning_tokens:
-            return [f"{self.backend.model}: reasoning_effort {self.reasoning_effort!r} was sent, but the server "
-                    f"reported no reasoning tokens in {self.usage.calls} answers: it may have ignored it"]
+            return [
+                f"{self.backend.model}: reasoning_effort {self.reasoning_effort!r} was sent, but the server "
+                f"reported no reasoning tokens in {self.usage.calls} answers: it may have ignored it"
+            ]
         return []
 
     def _takes_schema(self) -> bool:
@@ -263,14 +301,18 @@ class LLMClient:
 
     def key(self, request: ChatRequest) -> str:
         """The cache key of ``request`` with this client's backend and model (:func:`request_key`)."""
-        return request_key(self.backend.key, self.backend.model, request.messages,
-                           self.params(request.params), request.prompt_version)
+        return request_key(
+            self.backend.key, self.backend.model, request.messages, self.params(request.params), request.prompt_version
+        )
 
     def dry_run(self, requests: list[ChatRequest]) -> dict:
         """How many calls a run would make (cache hits excluded) and their input tokens."""
         todo = [r for r in requests if self.cache is None or self.cache.get(self.key(r)) is None]
-        return {"requests": len(requests), "calls": len(todo),
-                "input_tokens": sum(estimate_tokens(r.messages) for r in todo)}
+        return {
+            "requests": len(requests),
+            "calls": len(todo),
+            "input_tokens": sum(estimate_tokens(r.messages) for r in todo),
+        }
 
     def run(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Answers in the order of ``requests``. Works in a notebook too (whose event loop is
@@ -290,8 +332,9 @@ class LLMClient:
         if self._first_sent:
             self._first_tried.set()
         self._given_up, self._down = 0, None
-        self._progress = Progress(f"{self.backend.model}: requests", total=len(requests), unit="request",
-                                  note=self._progress_note)
+        self._progress = Progress(
+            f"{self.backend.model}: requests", total=len(requests), unit="request", note=self._progress_note
+        )
         try:
             return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
         finally:  # the HTTP client goes with this loop, not after it (no "Event loop is closed")
@@ -336,8 +379,11 @@ class LLMClient:
         self.usage.repairs += 1
         repair = request.messages + [
             {"role": "assistant", "content": result.text},
-            {"role": "user", "content": "That answer is not valid JSON for the requested format "
-                                        f"({problem}). Answer again with the corrected JSON only."},
+            {
+                "role": "user",
+                "content": "That answer is not valid JSON for the requested format "
+                f"({problem}). Answer again with the corrected JSON only.",
+            },
         ]
         fixed = await self._ask(repair, request, gate, limit)
         if not fixed.error:
@@ -351,14 +397,24 @@ class LLMClient:
         key = request_key(self.backend.key, self.backend.model, messages, params, request.prompt_version)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage.cache_hits += 1
-            return ChatResult(hit["text"], cached=True, input_tokens=hit["input_tokens"],
-                              output_tokens=hit["output_tokens"], reasoning_tokens=hit.get("reasoning_tokens", 0),
-                              finish_reason=hit.get("finish_reason"))
+            return ChatResult(
+                hit["text"],
+                cached=True,
+                input_tokens=hit["input_tokens"],
+                output_tokens=hit["output_tokens"],
+                reasoning_tokens=hit.get("reasoning_tokens", 0),
+                finish_reason=hit.get("finish_reason"),
+            )
         if not self._checked:
             await self._ensure_checked()
         if request.schema is not None and self.structured_outputs and self._takes_schema():
-            params = {**params, "response_format": {"type": "json_schema", "json_schema": {
-                "name": "answer", "schema": strict_schema(request.schema), "strict": True}}}
+            params = {
+                **params,
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": strict_schema(request.schema), "strict": True},
+                },
+            }
         first = not self._first_sent
         if first:  # the first try goes alone: a refused parameter stops the run before more are sent
             self._first_sent = True
@@ -388,21 +444,29 @@ class LLMClient:
         self.usage.structured += bool(answer.pop("json_schema", False))
         if self.cache is not None:
             await asyncio.to_thread(self.cache.put, key, answer)
-        return ChatResult(answer["text"], input_tokens=answer["input_tokens"], output_tokens=answer["output_tokens"],
-                          reasoning_tokens=answer.get("reasoning_tokens", 0),
-                          finish_reason=answer.get("finish_reason"))
+        return ChatResult(
+            answer["text"],
+            input_tokens=answer["input_tokens"],
+            output_tokens=answer["output_tokens"],
+            reasoning_tokens=answer.get("reasoning_tokens", 0),
+            finish_reason=answer.get("finish_reason"),
+        )
 
     def _refusal(self, exc: RequestError) -> EndpointError:
         """A server's refusal of one of the run's parameters, as one line before anything is paid."""
         hint = _OPTION_FOR.get(exc.param, "change the parameter that sets it")
         url = getattr(self.backend, "url", None)
-        return EndpointError(f"{url or self.backend.key} refuses the parameter {exc.param!r} for the model "
-                             f"{self.backend.model!r} ({exc}): " + hint, exc.param,
-                             also=tuple({"reasoning_effort"} - {exc.param}) if "{reasoning_effort}" in hint else (),
-                             url=url)
+        return EndpointError(
+            f"{url or self.backend.key} refuses the parameter {exc.param!r} for the model "
+            f"{self.backend.model!r} ({exc}): " + hint,
+            exc.param,
+            also=tuple({"reasoning_effort"} - {exc.param}) if "{reasoning_effort}" in hint else (),
+            url=url,
+        )
 
-    async def _call(self, messages, params, limit, request: ChatRequest,
-                    first: bool = False) -> tuple[dict | None, str | None]:
+    async def _call(
+        self, messages, params, limit, request: ChatRequest, first: bool = False
+    ) -> tuple[dict | None, str | None]:
         """The backend's answer, retried with backoff; or why there is none. An empty answer or
         an HTML page is retried like a server error; an answer cut off by the output limit is no
         answer unless the request takes one (``truncated_ok``). On the run's ``first`` call, a
@@ -431,8 +495,10 @@ class LLMClient:
                 if backoff.exhausted(attempt):
                     return None, self._gave_up(f"gave up after {attempt + 1} tries: {exc}")
                 if backoff.refuses(exc.retry_after):
-                    return None, (f"the server asked to wait {exc.retry_after:,.0f} s, longer than "
-                                  f"max_wait {self.max_wait:g} s: {exc}")
+                    return None, (
+                        f"the server asked to wait {exc.retry_after:,.0f} s, longer than "
+                        f"max_wait {self.max_wait:g} s: {exc}"
+                    )
                 self.usage.retries += 1
                 delay = backoff.delay(attempt, exc.retry_after)
                 self.usage.waited += delay
@@ -457,8 +523,7 @@ class LLMClient:
         taken for down, and the rest of the run is not sent (failed rows, retried by a re-run)."""
         self._given_up += 1
         if self._given_up >= self.stop_after and self._down is None:
-            self._down = (f"the endpoint seems down ({self._given_up} requests in a row gave up; "
-                          f"the last: {error})")
+            self._down = f"the endpoint seems down ({self._given_up} requests in a row gave up; the last: {error})"
         return error
 
 
@@ -475,9 +540,13 @@ def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
             return
         limit = params.get("max_tokens", params.get("max_completion_tokens"))
         reasoning = answer.get("reasoning_tokens") or 0
-        raise _CutOff("cut off by the output limit" + (f" of {limit} tokens" if limit is not None else "")
-                      + (f" ({reasoning} of them reasoning)" if reasoning else "")
-                      + ": raise max_tokens=" + (" or lower reasoning_effort=" if reasoning else ""))
+        raise _CutOff(
+            "cut off by the output limit"
+            + (f" of {limit} tokens" if limit is not None else "")
+            + (f" ({reasoning} of them reasoning)" if reasoning else "")
+            + ": raise max_tokens="
+            + (" or lower reasoning_effort=" if reasoning else "")
+        )
     text = answer.get("text") or ""
     if not text.strip():
         raise TransientError("an empty answer")
@@ -485,8 +554,17 @@ def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
         raise TransientError("an HTML page, not an answer")
 
 
-_STRICT_DROPS = ("minLength", "maxLength", "minItems", "maxItems", "pattern", "format", "minimum",
-                 "maximum", "uniqueItems")
+_STRICT_DROPS = (
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "uniqueItems",
+)
 
 
 def strict_schema(schema: dict) -> dict:

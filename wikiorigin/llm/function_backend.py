@@ -53,8 +53,13 @@ class FunctionBackend:
         if isinstance(answer, str):
             answer = {"text": answer}
         if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
-            raise TypeError(f"FunctionBackend {self.model!r}: the function returned {type(answer).__name__}, "
-                            "expected the answer's text (str) or a dict with 'text'")
-        return {"input_tokens": estimate_tokens(messages),
-                "output_tokens": estimate_tokens([{"content": answer["text"]}]) - 4, "finish_reason": "stop",
-                **answer}
+            raise TypeError(
+                f"FunctionBackend {self.model!r}: the function returned {type(answer).__name__}, "
+                "expected the answer's text (str) or a dict with 'text'"
+            )
+        return {
+            "input_tokens": estimate_tokens(messages),
+            "output_tokens": estimate_tokens([{"content": answer["text"]}]) - 4,
+            "finish_reason": "stop",
+            **answer,
+        }

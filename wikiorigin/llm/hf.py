@@ -15,8 +15,7 @@ from pathlib import Path
 
 from ..errors import MissingExtra, ParameterError, WikioriginError
 
-__all__ = ["pick_device", "pick_dtype", "load_causal_lm", "missing_parts", "context_length", "is_oom",
-           "require_torch"]
+__all__ = ["pick_device", "pick_dtype", "load_causal_lm", "missing_parts", "context_length", "is_oom", "require_torch"]
 
 INSTALL = "pip install -e '.[eval]' in the wikiorigin checkout"
 
@@ -40,9 +39,13 @@ def pick_device(device: str | None = None) -> str:
     if device and device != "auto":
         kind = device.split(":", 1)[0]
         if kind == "cuda" and not torch.cuda.is_available():
-            raise ParameterError("device", f"{{device}}: CUDA is not available here (torch {torch.__version__}"
-                                 + (" is a CPU build" if torch.version.cuda is None else ", no GPU visible") + ")",
-                                 device)
+            raise ParameterError(
+                "device",
+                f"{{device}}: CUDA is not available here (torch {torch.__version__}"
+                + (" is a CPU build" if torch.version.cuda is None else ", no GPU visible")
+                + ")",
+                device,
+            )
         if kind == "mps" and not _has_mps(torch):
             raise ParameterError("device", "{device}: MPS (Apple GPU) is not available here", device)
         if kind not in ("cpu", "cuda", "mps"):
@@ -117,8 +120,10 @@ def missing_parts(path) -> list[str]:
         missing.append("no weights (model.safetensors or pytorch_model.bin)")
     if "vocab.json" in names and "merges.txt" not in names and "tokenizer.json" not in names:
         missing.append("no merges.txt beside vocab.json")
-    needs = {"sentencepiece": {"tokenizer.model", "spiece.model"} & names and "tokenizer.json" not in names,
-             "tiktoken": any(n.endswith(".tiktoken") for n in names)}
+    needs = {
+        "sentencepiece": {"tokenizer.model", "spiece.model"} & names and "tokenizer.json" not in names,
+        "tiktoken": any(n.endswith(".tiktoken") for n in names),
+    }
     for package, needed in needs.items():
         if needed and importlib.util.find_spec(package) is None:
             missing.append(f"{package} is not installed, and its tokenizer needs it ({INSTALL})")
@@ -145,8 +150,11 @@ def is_oom(exc: BaseException) -> bool:
     RuntimeError that says so."""
     import torch
 
-    kinds = tuple(k for k in (getattr(torch, "OutOfMemoryError", None),
-                              getattr(torch.cuda, "OutOfMemoryError", None)) if k is not None)
+    kinds = tuple(
+        k
+        for k in (getattr(torch, "OutOfMemoryError", None), getattr(torch.cuda, "OutOfMemoryError", None))
+        if k is not None
+    )
     if kinds and isinstance(exc, kinds):
         return True
     return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()

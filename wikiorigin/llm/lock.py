@@ -57,9 +57,12 @@ class RunLock:
             except BlockingIOError:
                 holder = os.read(fd, 4096).decode(errors="replace").strip()
                 os.close(fd)
-                raise ParameterError(self.parameter, f"{self.out} is being written by another run "
-                                     f"({_describe(holder)}); wait for it to end, or give another "
-                                     f"{{{self.parameter}}}") from None
+                raise ParameterError(
+                    self.parameter,
+                    f"{self.out} is being written by another run "
+                    f"({_describe(holder)}); wait for it to end, or give another "
+                    f"{{{self.parameter}}}",
+                ) from None
             if _same_file(fd, self.path):  # not a file the run before us removed meanwhile
                 break
             os.close(fd)

@@ -69,8 +69,15 @@ class OpenAIBackend:
     # server that refuses them, instead of failing the run.
     BEST_EFFORT = ("seed",)
 
-    def __init__(self, model: str, base_url: str | None = None, *, azure_endpoint: str | None = None,
-                 api_version: str | None = None, timeout: float = 60.0):
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        *,
+        azure_endpoint: str | None = None,
+        api_version: str | None = None,
+        timeout: float = 60.0,
+    ):
         import openai
 
         if not timeout > 0:
@@ -99,12 +106,19 @@ class OpenAIBackend:
             openai = self._openai
             if self.azure_endpoint:
                 self._client = openai.AsyncAzureOpenAI(
-                    azure_endpoint=self.azure_endpoint, api_version=self.api_version or "2024-10-21",
-                    api_key=os.environ.get("AZURE_OPENAI_API_KEY"), timeout=self.timeout, max_retries=0)
+                    azure_endpoint=self.azure_endpoint,
+                    api_version=self.api_version or "2024-10-21",
+                    api_key=os.environ.get("AZURE_OPENAI_API_KEY"),
+                    timeout=self.timeout,
+                    max_retries=0,
+                )
             else:  # retries are ours: backoff, jitter, Retry-After
                 self._client = openai.AsyncOpenAI(
-                    base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-                    timeout=self.timeout, max_retries=0)
+                    base_url=self.base_url,
+                    api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+                    timeout=self.timeout,
+                    max_retries=0,
+                )
             self._loop = loop
         return self._client
 
@@ -170,12 +184,14 @@ class OpenAIBackend:
             self.json_schema = True
         usage = response.usage
         details = getattr(usage, "completion_tokens_details", None) if usage else None
-        return {"text": choice.message.content or "",
-                "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
-                "output_tokens": (usage.completion_tokens or 0) if usage else 0,
-                "reasoning_tokens": (getattr(details, "reasoning_tokens", None) or 0) if details else 0,
-                "finish_reason": choice.finish_reason,
-                "json_schema": "response_format" in params}
+        return {
+            "text": choice.message.content or "",
+            "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
+            "output_tokens": (usage.completion_tokens or 0) if usage else 0,
+            "reasoning_tokens": (getattr(details, "reasoning_tokens", None) or 0) if details else 0,
+            "finish_reason": choice.finish_reason,
+            "json_schema": "response_format" in params,
+        }
 
     async def aclose(self) -> None:
         """Close the HTTP client of this loop (before the loop itself closes)."""
@@ -212,11 +228,15 @@ class OpenAIBackend:
                 return
         try:
             await client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1)
+                model=self.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
+            )
         except openai.NotFoundError as exc:
             served = f"; it lists {', '.join(listed[:10])}" if listed else ""
-            raise EndpointError(f"{self.url} does not serve the model {self.model!r} "
-                                f"(404: {_reason(exc)}){served}", "model", url=self.url) from None
+            raise EndpointError(
+                f"{self.url} does not serve the model {self.model!r} (404: {_reason(exc)}){served}",
+                "model",
+                url=self.url,
+            ) from None
         except openai.APIStatusError as exc:  # 400, 429, 5xx: it is there and took the key
             self._refused(exc)
         except openai.APIConnectionError as exc:
@@ -228,24 +248,35 @@ class OpenAIBackend:
     def url(self) -> str:
         """The endpoint's base URL, as the client uses it once made."""
         client = self._client
-        return str(client.base_url).rstrip("/") if client is not None else (
-            self.azure_endpoint or self.base_url or "https://api.openai.com/v1")
+        return (
+            str(client.base_url).rstrip("/")
+            if client is not None
+            else (self.azure_endpoint or self.base_url or "https://api.openai.com/v1")
+        )
 
     def _refused(self, exc) -> None:
         if exc.status_code in (401, 403):
             variable = self.key_variable
             unset = "" if os.environ.get(variable) else f" ({variable} is not set)"
-            raise EndpointError(f"{self.url} refused the API key ({exc.status_code}: {_reason(exc)}): "
-                                f"set {variable} to a key it accepts{unset}", url=self.url) from None
+            raise EndpointError(
+                f"{self.url} refused the API key ({exc.status_code}: {_reason(exc)}): "
+                f"set {variable} to a key it accepts{unset}",
+                url=self.url,
+            ) from None
 
     def _unreachable(self, exc) -> EndpointError:
         """The server cannot be reached: check the address given (either, when none was)."""
         given = [name for name in ("base_url", "azure_endpoint") if getattr(self, name)]
         given = given or ["base_url", "azure_endpoint"]
         problem = _connection_problem(exc, min(self.timeout, CHECK_TIMEOUT))
-        return EndpointError(f"cannot reach {self.url}: {problem} (is the server running? check "
-                             + " / ".join("{" + name + "}" for name in given) + ")",
-                             given[0], also=given[1:], url=self.url)
+        return EndpointError(
+            f"cannot reach {self.url}: {problem} (is the server running? check "
+            + " / ".join("{" + name + "}" for name in given)
+            + ")",
+            given[0],
+            also=given[1:],
+            url=self.url,
+        )
 
 
 def _connection_problem(exc, timeout: float) -> str:
@@ -284,7 +315,8 @@ def _refused_parameter(exc) -> tuple[str | None, str | None]:
 def _about_response_format(exc: RequestError) -> bool:
     """Whether a refusal is of the ``response_format`` (a server without structured outputs)."""
     return exc.param == "response_format" or any(
-        word in str(exc).lower() for word in ("response_format", "json_schema", "response format"))
+        word in str(exc).lower() for word in ("response_format", "json_schema", "response format")
+    )
 
 
 def _sample(response) -> str:

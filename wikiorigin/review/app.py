@@ -56,8 +56,10 @@ GROUP_BY = {"mcq": "type", "freeform": "language", "preferences": "category"}
 
 _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                               "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+    "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
 _COOKIE = "wikiorigin_review_{port}"  # one per port: two servers on one host keep their own tokens
@@ -74,8 +76,9 @@ class Review:
         self._stamp = self._file_stamp() if self.path.exists() else None
         self.dataset = load_dataset(self.path)
         self.articles = load_articles(articles) if articles else None
-        self.store = ReviewStore(db, self.path.name, self.dataset.kind, list(self.dataset.by_key),
-                                 self.dataset.keyed_by)
+        self.store = ReviewStore(
+            db, self.path.name, self.dataset.kind, list(self.dataset.by_key), self.dataset.keyed_by
+        )
         self.annotator = annotator
 
     def _file_stamp(self):
@@ -110,14 +113,27 @@ class Review:
             others = [a for a in deciders.get(item.key, []) if a != who]
             rows.append({"index": item.index, "group": name, "status": st, "others": others})
         mine = {k for (k, a) in current if a == self.annotator}
-        start = next((i.index for i in self.dataset.items if i.key not in mine),
-                     next((r["index"] for r in rows if r["status"] in ("pending", "stale")), 0))
-        return {"kind": self.dataset.kind, "dataset": self.path.name, "annotator": self.annotator, "who": who,
-                "annotators": sorted({a for _, a in current} | {self.annotator}), "items": rows,
-                "reviewed": sum(r["status"] in ("accepted", "rejected") for r in rows), "total": len(rows),
-                "by_group": by_group, "group_by": group, "start": start if who == self.annotator else 0,
-                "reasons": list(REASONS), "editable": list(EDITABLE[self.dataset.kind]),
-                "types": self.dataset.classes.get("types", []), "regions": self.dataset.classes.get("regions", [])}
+        start = next(
+            (i.index for i in self.dataset.items if i.key not in mine),
+            next((r["index"] for r in rows if r["status"] in ("pending", "stale")), 0),
+        )
+        return {
+            "kind": self.dataset.kind,
+            "dataset": self.path.name,
+            "annotator": self.annotator,
+            "who": who,
+            "annotators": sorted({a for _, a in current} | {self.annotator}),
+            "items": rows,
+            "reviewed": sum(r["status"] in ("accepted", "rejected") for r in rows),
+            "total": len(rows),
+            "by_group": by_group,
+            "group_by": group,
+            "start": start if who == self.annotator else 0,
+            "reasons": list(REASONS),
+            "editable": list(EDITABLE[self.dataset.kind]),
+            "types": self.dataset.classes.get("types", []),
+            "regions": self.dataset.classes.get("regions", []),
+        }
 
     def item(self, index: int) -> dict:
         """One item's view (:func:`~wikiorigin.review.items.view`) with every annotator's
@@ -128,8 +144,7 @@ class Review:
             raise KeyError(index)
         item = self.dataset.items[index]
         current = self.store.current(item.key)
-        decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1}
-                     for _, d in sorted(current.items())]
+        decisions = [{**d.as_dict(), "stale": d.content_sha1 != item.sha1} for _, d in sorted(current.items())]
         mine = current.get((item.key, self.annotator))
         if mine is not None and mine.edits and status(mine, item.sha1) == "accepted":
             edited, changed = apply_edits(self.dataset.kind, item.row, mine.edits)
@@ -164,8 +179,10 @@ class Review:
                 raise ValueError("edits come with an accept, as an object")
             size = len(edits_key(edits))
             if size > EDITS_CHARS:
-                raise ValueError(f"the edits hold {size:,} characters, more than the {EDITS_CHARS:,} an item's "
-                                 "edits may: shorten them")
+                raise ValueError(
+                    f"the edits hold {size:,} characters, more than the {EDITS_CHARS:,} an item's "
+                    "edits may: shorten them"
+                )
             footnotes = self.footnotes(item.row) if "ref" in edits else None
             edits = check_edits(self.dataset.kind, edits, classes=self.dataset.classes or None, footnotes=footnotes)
             apply_edits(self.dataset.kind, item.row, edits)  # e.g. an answer beyond the options
@@ -200,7 +217,7 @@ def _json_error(status_code: int, message: str) -> JSONResponse:
 def _host_name(header: str) -> str:
     """The name in a ``Host`` header, without the port (``[::1]:8765`` -> ``::1``)."""
     if header.startswith("["):
-        return header[1:header.find("]")]
+        return header[1 : header.find("]")]
     return header.split(":")[0]
 
 
@@ -214,14 +231,18 @@ def _guard(app, csrf: str, token: str | None, hosts: set[str] | None, cookie: st
             return await app(scope, receive, send)
         request = Request(scope)
         if hosts is not None and _host_name(request.headers.get("host", "")) not in hosts:
-            return await PlainTextResponse("400: this review answers loopback names only (Host)", 400,
-                                           headers=_HEADERS)(scope, receive, send)
+            return await PlainTextResponse(
+                "400: this review answers loopback names only (Host)", 400, headers=_HEADERS
+            )(scope, receive, send)
         set_cookie = False
         if token is not None:
             given = request.query_params.get("token") or request.cookies.get(cookie) or ""
             if not hmac.compare_digest(given.encode(), token.encode()):
-                return await PlainTextResponse("403: this review needs the token printed when the server started "
-                                               "(open the URL it printed)", 403, headers=_HEADERS)(scope, receive, send)
+                return await PlainTextResponse(
+                    "403: this review needs the token printed when the server started (open the URL it printed)",
+                    403,
+                    headers=_HEADERS,
+                )(scope, receive, send)
             set_cookie = "token" in request.query_params
         if request.method not in ("GET", "HEAD"):
             refusal = _refuse_write(request, csrf)
@@ -230,8 +251,11 @@ def _guard(app, csrf: str, token: str | None, hosts: set[str] | None, cookie: st
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.decode().lower() not in
-                           {h.lower() for h in _HEADERS}]
+                headers = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.decode().lower() not in {h.lower() for h in _HEADERS}
+                ]
                 headers += [(k.encode(), v.encode()) for k, v in _HEADERS.items()]
                 if set_cookie:
                     headers.append((b"set-cookie", f"{cookie}={token}; Path=/; HttpOnly; SameSite=Strict".encode()))
@@ -275,12 +299,14 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
         """``handler`` on the dataset as its file is now (read again if it changed); a file
         that cannot be read (e.g. half-written by a rebuild) or a database row that cannot is a
         JSON error, until it is whole."""
+
         async def refreshed(request):
             try:
                 review.refresh()
                 return await handler(request)
             except WikioriginError as exc:
                 return _json_error(503, str(exc))
+
         return refreshed
 
     @fresh
@@ -298,8 +324,11 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
     async def decide(request):
         size = request.headers.get("content-length", "")
         if size.isdigit() and int(size) > _BODY_BYTES:
-            return _json_error(413, f"the request is larger than any decision can be (edits hold at most "
-                                    f"{EDITS_CHARS:,} characters, a note {NOTE_CHARS:,}): nothing was saved")
+            return _json_error(
+                413,
+                f"the request is larger than any decision can be (edits hold at most "
+                f"{EDITS_CHARS:,} characters, a note {NOTE_CHARS:,}): nothing was saved",
+            )
         try:
             body = await request.json()
             return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
@@ -317,10 +346,15 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
     async def no_icon(request):
         return Response(status_code=204)
 
-    routes = [Route("/", index), Route("/api/state", state), Route("/api/item/{index:int}", item),
-              Route("/api/decide", decide, methods=["POST"]), Route("/api/undo", undo, methods=["POST"]),
-              Route("/favicon.ico", no_icon),
-              Mount("/static", app=StaticFiles(directory=str(static)), name="static")]
+    routes = [
+        Route("/", index),
+        Route("/api/state", state),
+        Route("/api/item/{index:int}", item),
+        Route("/api/decide", decide, methods=["POST"]),
+        Route("/api/undo", undo, methods=["POST"]),
+        Route("/favicon.ico", no_icon),
+        Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
+    ]
     app = Starlette(routes=routes)
     hosts = {h.strip("[]") for h in allowed_hosts} if allowed_hosts else None
     return _guard(app, csrf, token, hosts, _COOKIE.format(port=port))
@@ -337,14 +371,18 @@ def bind(host: str, port: int) -> socket.socket:
         sock.listen(64)
     except OSError as exc:
         sock.close()
-        raise ParameterError("port", f"{host}:{port}: cannot listen there ({exc.strerror}); "
-                                     "give another {port} (0: any free one) or {host}", also=("host",)) from None
+        raise ParameterError(
+            "port",
+            f"{host}:{port}: cannot listen there ({exc.strerror}); give another {{port}} (0: any free one) or {{host}}",
+            also=("host",),
+        ) from None
     sock.set_inheritable(True)
     return sock
 
 
-def serve(dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 8765,
-          annotator: str = "annotator") -> None:
+def serve(
+    dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 8765, annotator: str = "annotator"
+) -> None:
     """Serve the review of ``dataset`` until interrupted; prints the URL to open first."""
     import uvicorn
 
@@ -358,12 +396,13 @@ def serve(dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 87
         host = socket.getfqdn() or socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
-    print(f"reviewing {review.path} ({len(review.dataset.items)} {review.dataset.kind} items) as "
-          f"{annotator}, decisions in {db}: open {url}", flush=True)
+    print(
+        f"reviewing {review.path} ({len(review.dataset.items)} {review.dataset.kind} items) as "
+        f"{annotator}, decisions in {db}: open {url}",
+        flush=True,
+    )
     if token:
         print("listening beyond loopback: every request needs the token in that URL", flush=True)
-    config = uvicorn.Config(make_app(review, token, hosts, port), log_level="warning", access_log=False,
-                            lifespan="off")
+    config = uvicorn.Config(make_app(review, token, hosts, port), log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
     review.store.close()
-

@@ -58,5 +58,4 @@ def mcq_classes(path: Path, rows: list[dict], provenance: dict) -> dict:
     if yokai:  # the released rows' regions are messy labels: the page offers their class
         types = MCQ_TYPES + [t for t in types if t not in MCQ_TYPES]
         regions = list(MCQ_REGIONS)
-    return {"types": types, "regions": regions, "yokai": yokai,
-            "labels": labels.name if labels else name}
+    return {"types": types, "regions": regions, "yokai": yokai, "labels": labels.name if labels else name}

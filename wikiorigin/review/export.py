@@ -24,8 +24,16 @@ from ..errors import ParameterError, WikioriginError
 from .items import EDITABLE, Dataset, cited_numbers, load_dataset
 from .store import Decision, edits_key, open_existing, status
 
-__all__ = ["POLICIES", "ExportReport", "accepted_by", "versions", "winner", "apply_edits", "check_edits",
-           "export_reviewed"]
+__all__ = [
+    "POLICIES",
+    "ExportReport",
+    "accepted_by",
+    "versions",
+    "winner",
+    "apply_edits",
+    "check_edits",
+    "export_reviewed",
+]
 
 POLICIES = ("all-accept", "majority", "any-accept")
 """How the annotators' decisions on an item make it accepted (see the module's docstring)."""
@@ -91,24 +99,26 @@ def _check_ref(value, where: str, footnotes) -> list[int]:
     """An edit of the footnotes an item cites: footnote numbers (whole numbers > 0, each once,
     one or more), all among ``footnotes`` (the article's) when given; returned in order."""
     if not isinstance(value, list) or not value:
-        raise WikioriginError(f"{where}: ref must be a list of one footnote number or more "
-                              "(reject the item if no footnote backs it)")
+        raise WikioriginError(
+            f"{where}: ref must be a list of one footnote number or more (reject the item if no footnote backs it)"
+        )
     bad = [v for v in value if isinstance(v, bool) or not isinstance(v, int) or v < 1]
     if bad:
-        raise WikioriginError(f"{where}: ref must be footnote numbers (whole numbers > 0), not "
-                              f"{', '.join(repr(v) for v in bad)}")
+        raise WikioriginError(
+            f"{where}: ref must be footnote numbers (whole numbers > 0), not {', '.join(repr(v) for v in bad)}"
+        )
     if len(set(value)) != len(value):
         raise WikioriginError(f"{where}: ref names a footnote twice")
     missing = [n for n in value if footnotes is not None and n not in footnotes]
     if missing:
         has = ", ".join(str(n) for n in sorted(footnotes)) or "none"
-        raise WikioriginError(f"{where}: ref: the article has no footnote {', '.join(map(str, missing))} "
-                              f"(its footnotes: {has})")
+        raise WikioriginError(
+            f"{where}: ref: the article has no footnote {', '.join(map(str, missing))} (its footnotes: {has})"
+        )
     return sorted(value)
 
 
-def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None,
-                footnotes=None) -> dict:
+def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None, footnotes=None) -> dict:
     """Edits of one item, checked: only the kind's editable fields (:data:`EDITABLE`), with
     values of the right shape, a type and a region among the set's ``classes`` (``types``,
     ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; default YokaiEval's), a
@@ -145,8 +155,9 @@ def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | No
             raise WikioriginError(f"{where}: answer_index {edits['answer_index']} is not one of the choices")
         for name, allowed in (("type", classes["types"]), ("region", classes["regions"])):
             if edits.get(name) and edits[name] not in allowed:
-                raise WikioriginError(f"{where}: {name} {edits[name]!r} is not one of this set's: "
-                                      f"{', '.join(allowed) or '(none)'}")
+                raise WikioriginError(
+                    f"{where}: {name} {edits[name]!r} is not one of this set's: {', '.join(allowed) or '(none)'}"
+                )
     return edits
 
 
@@ -237,25 +248,56 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     for item, decisions, accepts in accepted:
         row, changed = apply_edits(dataset.kind, item.row, accepts[0].edits)
         edited += bool(changed)
-        rows.append({**row, "review_decision": "accept",
-                     "review_annotators": sorted({d.annotator for d in decisions}),
-                     "review_accepts": len(accepts),
-                     "review_rejects": sum(d.decision == "reject" for d in decisions),
-                     "review_edited": changed})
-    base = dataset.schema if dataset.schema is not None else pa.Table.from_pylist(
-        [i.row for i in dataset.items]).schema
+        rows.append(
+            {
+                **row,
+                "review_decision": "accept",
+                "review_annotators": sorted({d.annotator for d in decisions}),
+                "review_accepts": len(accepts),
+                "review_rejects": sum(d.decision == "reject" for d in decisions),
+                "review_edited": changed,
+            }
+        )
+    base = dataset.schema if dataset.schema is not None else pa.Table.from_pylist([i.row for i in dataset.items]).schema
     schema = pa.schema([f for f in base if f.name not in REVIEW.names] + list(REVIEW))
     source = files.read_provenance(dataset.path) if dataset.schema is not None else {}
     if dataset.schema is None and dataset.kind == "mcq":  # the released YokaiEval rows (JSON)
         source = {"language": "ja", "license": "cc-by-nc-sa-4.0", "released": str(dataset.path.name)}
-    review = {"policy": policy, "db": str(db), "annotators": store.annotators(), "items": len(dataset.items),
-              "exported": len(rows), "edited": edited, **counts, "conflicts": len(counts["conflicts"]),
-              "conflicting": counts["conflicts"],
-              "orphaned": len({d.item for d in current.values()} - set(dataset.by_key))}
-    meta = files.provenance(stage="review export", input=str(dataset.path), kind=dataset.kind, review=review,
-                            source=source, **{k: source[k] for k in ("language", "generator", "checker",
-                                                                     "prompt_sha1", "builder", "license") if k in source})
+    review = {
+        "policy": policy,
+        "db": str(db),
+        "annotators": store.annotators(),
+        "items": len(dataset.items),
+        "exported": len(rows),
+        "edited": edited,
+        **counts,
+        "conflicts": len(counts["conflicts"]),
+        "conflicting": counts["conflicts"],
+        "orphaned": len({d.item for d in current.values()} - set(dataset.by_key)),
+    }
+    meta = files.provenance(
+        stage="review export",
+        input=str(dataset.path),
+        kind=dataset.kind,
+        review=review,
+        source=source,
+        **{
+            k: source[k]
+            for k in ("language", "generator", "checker", "prompt_sha1", "builder", "license")
+            if k in source
+        },
+    )
     store.close()
     files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
-    return ExportReport(out, policy, len(dataset.items), len(rows), counts["rejected"], counts["undecided"],
-                        counts["stale"], edited, counts["conflicts"], review["orphaned"])
+    return ExportReport(
+        out,
+        policy,
+        len(dataset.items),
+        len(rows),
+        counts["rejected"],
+        counts["undecided"],
+        counts["stale"],
+        edited,
+        counts["conflicts"],
+        review["orphaned"],
+    )

@@ -22,16 +22,36 @@ from urllib.parse import quote, unquote, urlsplit
 from ..errors import WikioriginError
 from ..files import read_input, read_rows
 
-__all__ = ["KINDS", "EDITABLE", "Dataset", "Item", "load_dataset", "load_articles", "content_sha1", "content_keys",
-           "cited_numbers", "footnote_numbers", "find_article", "segments", "wikipedia_url", "plain", "view"]
+__all__ = [
+    "KINDS",
+    "EDITABLE",
+    "Dataset",
+    "Item",
+    "load_dataset",
+    "load_articles",
+    "content_sha1",
+    "content_keys",
+    "cited_numbers",
+    "footnote_numbers",
+    "find_article",
+    "segments",
+    "wikipedia_url",
+    "plain",
+    "view",
+]
 
-KINDS = {"mcq": ("question", "choices"), "freeform": ("question", "answers"),
-         "preferences": ("prompt", "chosen", "rejected")}
+KINDS = {
+    "mcq": ("question", "choices"),
+    "freeform": ("question", "answers"),
+    "preferences": ("prompt", "chosen", "rejected"),
+}
 """Each dataset kind and the columns that tell it (the first kind whose columns are all there)."""
 
-EDITABLE = {"mcq": ("question", "choices", "answer_index", "type", "region", "ref"),
-            "freeform": ("question", "question_source", "answers"),
-            "preferences": ("prompt", "chosen", "rejected")}
+EDITABLE = {
+    "mcq": ("question", "choices", "answer_index", "type", "region", "ref"),
+    "freeform": ("question", "question_source", "answers"),
+    "preferences": ("prompt", "chosen", "rejected"),
+}
 """The fields a reviewer may edit, per dataset kind; an mcq item's ``ref`` (the footnotes that
 back its answer) is edited as a list of footnote numbers, whatever form the file keeps it in."""
 
@@ -87,9 +107,11 @@ def _kind(path: Path, names) -> str:
     for kind, needs in KINDS.items():
         if all(n in names for n in needs):
             return kind
-    raise WikioriginError(f"{path}: not a dataset to review: it has no columns "
-                          "question+choices (mcq), question+answers (freeform) or "
-                          "prompt+chosen+rejected (preferences); made by `" + _MADE_BY + "`")
+    raise WikioriginError(
+        f"{path}: not a dataset to review: it has no columns "
+        "question+choices (mcq), question+answers (freeform) or "
+        "prompt+chosen+rejected (preferences); made by `" + _MADE_BY + "`"
+    )
 
 
 def load_dataset(path) -> Dataset:
@@ -193,7 +215,7 @@ def segments(text: str, cited: list[int]) -> list[dict]:
     out, at = [], 0
     for m in _FOOTNOTE.finditer(text or ""):
         if m.start() > at:
-            out.append({"text": text[at:m.start()]})
+            out.append({"text": text[at : m.start()]})
         number = int(m.group(2))
         out.append({"text": m.group(0), "ref": number, "cited": number in cited and not m.group(1)})
         at = m.end()
@@ -235,20 +257,52 @@ def view(dataset: Dataset, item: Item, articles: dict | None, row: dict | None =
     article = find_article(row, articles) if articles else None
     refs = []
     if article:
-        refs = [{"number": r["number"], "group": r.get("group"), "text": r.get("text") or "",
-                 "url": _safe_url(r.get("url")), "cited": r["number"] in cited and not r.get("group")}
-                for r in article.get("references") or []]
-    origin = {k: row.get(k) for k in ("generator", "checker", "prompt_sha1", "source_revision_id",
-                                       "chosen_model", "rejected_model", "language", "qid") if row.get(k)}
+        refs = [
+            {
+                "number": r["number"],
+                "group": r.get("group"),
+                "text": r.get("text") or "",
+                "url": _safe_url(r.get("url")),
+                "cited": r["number"] in cited and not r.get("group"),
+            }
+            for r in article.get("references") or []
+        ]
+    origin = {
+        k: row.get(k)
+        for k in (
+            "generator",
+            "checker",
+            "prompt_sha1",
+            "source_revision_id",
+            "chosen_model",
+            "rejected_model",
+            "language",
+            "qid",
+        )
+        if row.get(k)
+    }
     region = None
     if dataset.kind == "mcq" and row.get("region") and dataset.classes.get("yokai"):
         from ..evaluators.questions import clean_region  # the released rows' messy labels -> a class
 
         region = clean_region(row["region"])
-    return {"index": item.index, "key": item.key, "sha1": item.sha1, "kind": dataset.kind, "row": row,
-            "region_class": region,
-            "cited": cited, "refs_detail": row.get("refs_detail") or [],
-            "article": None if article is None else {
-                "title": article.get("title"), "anchor": article.get("anchor"),
-                "segments": segments(article.get("text") or "", cited), "references": refs},
-            "origin": origin, "link": wikipedia_url(row, article)}
+    return {
+        "index": item.index,
+        "key": item.key,
+        "sha1": item.sha1,
+        "kind": dataset.kind,
+        "row": row,
+        "region_class": region,
+        "cited": cited,
+        "refs_detail": row.get("refs_detail") or [],
+        "article": None
+        if article is None
+        else {
+            "title": article.get("title"),
+            "anchor": article.get("anchor"),
+            "segments": segments(article.get("text") or "", cited),
+            "references": refs,
+        },
+        "origin": origin,
+        "link": wikipedia_url(row, article),
+    }

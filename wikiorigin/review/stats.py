@@ -46,8 +46,14 @@ def _agreement(by_item: dict[str, dict[str, str]], annotators: list[str]) -> dic
     for a, b in combinations(annotators, 2):
         both = [(v[a], v[b]) for v in shared.values() if a in v and b in v]
         if both:
-            pairs.append({"annotators": [a, b], "items": len(both),
-                          "observed": sum(x == y for x, y in both) / len(both), "cohen_kappa": _cohen(both)})
+            pairs.append(
+                {
+                    "annotators": [a, b],
+                    "items": len(both),
+                    "observed": sum(x == y for x, y in both) / len(both),
+                    "cohen_kappa": _cohen(both),
+                }
+            )
     result = {"items": len(shared), "pairs": pairs, "fleiss": None}
     sizes = Counter(len(v) for v in shared.values())
     common = [n for n, c in sizes.items() if n >= 3 and c >= 2]
@@ -82,10 +88,15 @@ def review_stats(store: ReviewStore) -> dict:
         if d.decision in ("accept", "reject"):
             by_item.setdefault(item, {})[annotator] = d.decision
     annotators = sorted(counts)
-    return {"annotators": {a: dict(counts[a]) for a in annotators}, "reasons": dict(reasons.most_common()),
-            "notes": notes, "edited": edited, "items": len({item for item, _ in current}),
-            "conflicts": sorted({item for (item, _), edits in versions.items() if len(edits) > 1}),
-            "agreement": _agreement(by_item, annotators)}
+    return {
+        "annotators": {a: dict(counts[a]) for a in annotators},
+        "reasons": dict(reasons.most_common()),
+        "notes": notes,
+        "edited": edited,
+        "items": len({item for item, _ in current}),
+        "conflicts": sorted({item for (item, _), edits in versions.items() if len(edits) > 1}),
+        "agreement": _agreement(by_item, annotators),
+    }
 
 
 def _kappa(value) -> str:
@@ -94,15 +105,21 @@ def _kappa(value) -> str:
 
 def format_stats(stats: dict, db: str = "") -> str:
     """The stats of :func:`review_stats` as text for a terminal."""
-    lines = [f"review {db}: {stats['items']} items decided, {len(stats['annotators'])} annotator(s)", "",
-             f"{'annotator':<20} {'accept':>7} {'reject':>7} {'skip':>7}"]
+    lines = [
+        f"review {db}: {stats['items']} items decided, {len(stats['annotators'])} annotator(s)",
+        "",
+        f"{'annotator':<20} {'accept':>7} {'reject':>7} {'skip':>7}",
+    ]
     for name, c in stats["annotators"].items():
         lines.append(f"{name:<20} {c.get('accept', 0):>7} {c.get('reject', 0):>7} {c.get('skip', 0):>7}")
     conflicts = stats["conflicts"]
-    lines += ["", f"accepted with edits: {stats['edited']}",
-              f"conflicting edits (accepts that differ in their edits): {len(conflicts)} items"
-              + (f" ({', '.join(conflicts[:10])}{', ...' if len(conflicts) > 10 else ''})" if conflicts else ""),
-              "reasons for rejects:"]
+    lines += [
+        "",
+        f"accepted with edits: {stats['edited']}",
+        f"conflicting edits (accepts that differ in their edits): {len(conflicts)} items"
+        + (f" ({', '.join(conflicts[:10])}{', ...' if len(conflicts) > 10 else ''})" if conflicts else ""),
+        "reasons for rejects:",
+    ]
     lines += [f"  {n:>5}  {reason}" for reason, n in stats["reasons"].items()] or ["  (none)"]
     if stats["notes"]:
         lines.append(f"  ({stats['notes']} with a note)")
@@ -110,8 +127,10 @@ def format_stats(stats: dict, db: str = "") -> str:
     lines += ["", f"agreement on the {agreement['items']} items decided by two or more:"]
     for pair in agreement["pairs"]:
         a, b = pair["annotators"]
-        lines.append(f"  {a} & {b}: {pair['items']} items, observed {pair['observed']:.1%}, "
-                     f"Cohen's kappa {_kappa(pair['cohen_kappa'])}")
+        lines.append(
+            f"  {a} & {b}: {pair['items']} items, observed {pair['observed']:.1%}, "
+            f"Cohen's kappa {_kappa(pair['cohen_kappa'])}"
+        )
     if agreement["fleiss"]:
         f = agreement["fleiss"]
         lines.append(f"  Fleiss' kappa ({f['raters']} raters, {f['items']} items): {_kappa(f['fleiss_kappa'])}")

@@ -22,14 +22,33 @@ from pathlib import Path
 
 from ..errors import ParameterError, WikioriginError
 
-__all__ = ["DECISIONS", "REASONS", "FORMER_REASONS", "reason_name", "Decision", "ReviewStore", "NotSaved",
-           "open_existing", "status", "edits_key"]
+__all__ = [
+    "DECISIONS",
+    "REASONS",
+    "FORMER_REASONS",
+    "reason_name",
+    "Decision",
+    "ReviewStore",
+    "NotSaved",
+    "open_existing",
+    "status",
+    "edits_key",
+]
 
 DECISIONS = ("accept", "reject", "skip")
 """What an annotator can decide on an item (an edit is an ``accept`` with edits)."""
 
-REASONS = ("not verifiable from the article", "two options right", "answer wrong", "not of this culture",
-           "question unclear", "duplicate", "not backed by an expert source", "inappropriate", "other")
+REASONS = (
+    "not verifiable from the article",
+    "two options right",
+    "answer wrong",
+    "not of this culture",
+    "question unclear",
+    "duplicate",
+    "not backed by an expert source",
+    "inappropriate",
+    "other",
+)
 """The fixed reasons a reject offers (free text goes in the note), keys 1 to 9 on the page: the
 YokaiEval paper's four (not verifiable from the article, not backed by an expert source,
 inappropriate, duplicate) and ours. A database keeps each reason's text as chosen, so a reason
@@ -109,8 +128,9 @@ class ReviewStore:
     ``keys``, is an error. ``kind=None`` (read-only only, for stats): whatever it reviews.
     """
 
-    def __init__(self, path, dataset: str, kind: str | None, keys=None, keyed_by: str | None = None,
-                 readonly: bool = False):
+    def __init__(
+        self, path, dataset: str, kind: str | None, keys=None, keyed_by: str | None = None, readonly: bool = False
+    ):
         if kind is None and not readonly:
             raise ValueError("ReviewStore: a database opened for writing needs the dataset's kind")
         self.path = Path(path)
@@ -128,8 +148,10 @@ class ReviewStore:
             self._claim(dataset, kind, keys, keyed_by, readonly)
         except sqlite3.DatabaseError as exc:
             if _full(exc):
-                raise NotSaved(f"{self.path}: the disk is full: the review database cannot be made or opened "
-                               "for writing there; free some space") from None
+                raise NotSaved(
+                    f"{self.path}: the disk is full: the review database cannot be made or opened "
+                    "for writing there; free some space"
+                ) from None
             raise ParameterError("db", f"{self.path}: not a review database ({exc})") from None
 
     def _connect(self, readonly: bool) -> sqlite3.Connection:
@@ -145,22 +167,29 @@ class ReviewStore:
                 return con
             except sqlite3.OperationalError:
                 con.close()
-        raise WikioriginError(f"{self.path}: cannot be opened for reading (its directory may be read-only "
-                              "while the database is in WAL mode: copy it with its -wal file elsewhere)")
+        raise WikioriginError(
+            f"{self.path}: cannot be opened for reading (its directory may be read-only "
+            "while the database is in WAL mode: copy it with its -wal file elsewhere)"
+        )
 
     def _check_tables(self) -> None:
         """A file with tables must hold ours: a database of another program is left untouched."""
         tables = {r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         tables.discard("sqlite_sequence")
         if tables and not {"meta", "decisions"} <= tables:
-            raise ParameterError("db", f"{self.path}: not a review database (it holds the tables "
-                                       f"{', '.join(sorted(tables))}); give another {{db}}")
+            raise ParameterError(
+                "db",
+                f"{self.path}: not a review database (it holds the tables "
+                f"{', '.join(sorted(tables))}); give another {{db}}",
+            )
 
     def _claim(self, dataset: str, kind: str | None, keys, keyed_by: str | None, readonly: bool = False) -> None:
         meta = self.meta()
         if meta and meta.get("schema") != SCHEMA_VERSION:
-            raise WikioriginError(f"{self.path}: review schema {meta.get('schema')!r}, not {SCHEMA_VERSION!r}: "
-                                  "made by another version of wikiorigin; use that version")
+            raise WikioriginError(
+                f"{self.path}: review schema {meta.get('schema')!r}, not {SCHEMA_VERSION!r}: "
+                "made by another version of wikiorigin; use that version"
+            )
         if not meta and readonly:
             raise ParameterError("db", f"{self.path}: not a review database (no record of the dataset it reviews)")
         if not meta:
@@ -172,15 +201,24 @@ class ReviewStore:
         if kind is None:  # read-only, whatever it reviews (stats)
             return
         if meta.get("kind") != kind:
-            raise ParameterError("db", f"{self.path}: reviews {meta.get('dataset')} ({meta.get('kind')}), "
-                                       f"not a {kind} dataset like {dataset}; give another {{db}}")
+            raise ParameterError(
+                "db",
+                f"{self.path}: reviews {meta.get('dataset')} ({meta.get('kind')}), "
+                f"not a {kind} dataset like {dataset}; give another {{db}}",
+            )
         if keyed_by and meta.get("keyed_by", keyed_by) != keyed_by:
-            raise ParameterError("db", f"{self.path}: reviews {meta.get('dataset')}, whose items are keyed by "
-                                       f"{meta['keyed_by']}, not by {keyed_by} like {dataset}'s; give another {{db}}")
+            raise ParameterError(
+                "db",
+                f"{self.path}: reviews {meta.get('dataset')}, whose items are keyed by "
+                f"{meta['keyed_by']}, not by {keyed_by} like {dataset}'s; give another {{db}}",
+            )
         decided = {r[0] for r in self.con.execute("SELECT DISTINCT item FROM decisions")}
         if keys is not None and decided and not decided & set(keys):
-            raise ParameterError("db", f"{self.path}: reviews {meta.get('dataset')}: none of its {len(decided)} "
-                                       f"reviewed items is in {dataset}; give another {{db}}")
+            raise ParameterError(
+                "db",
+                f"{self.path}: reviews {meta.get('dataset')}: none of its {len(decided)} "
+                f"reviewed items is in {dataset}; give another {{db}}",
+            )
 
     def close(self) -> None:
         """Close the database."""
@@ -190,8 +228,16 @@ class ReviewStore:
         """The ``meta`` table: which dataset (file name) and kind this database reviews."""
         return dict(self.con.execute("SELECT key, value FROM meta"))
 
-    def add(self, item: str, content_sha1: str, annotator: str, decision: str, reason: str | None = None,
-            note: str | None = None, edits: dict | None = None) -> Decision:
+    def add(
+        self,
+        item: str,
+        content_sha1: str,
+        annotator: str,
+        decision: str,
+        reason: str | None = None,
+        note: str | None = None,
+        edits: dict | None = None,
+    ) -> Decision:
         """Append a decision and commit it (durable when this returns)."""
         if decision not in DECISIONS:
             raise WikioriginError(f"decision {decision!r}: expected one of {', '.join(DECISIONS)}")
@@ -206,12 +252,15 @@ class ReviewStore:
             with self.con:
                 cur = self.con.execute(
                     "INSERT INTO decisions (item, content_sha1, annotator, at, decision, reason, note, edits, undoes)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (item, sha1, annotator, at, decision, reason, note, text,
-                                                            undoes))
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (item, sha1, annotator, at, decision, reason, note, text, undoes),
+                )
         except sqlite3.DatabaseError as exc:  # rolled back: nothing of this row was written
             if _full(exc):
-                raise NotSaved(f"{self.path}: the disk is full: this {decision} was not saved (the decisions "
-                               "before it are); free some space, then decide again") from None
+                raise NotSaved(
+                    f"{self.path}: the disk is full: this {decision} was not saved (the decisions "
+                    "before it are); free some space, then decide again"
+                ) from None
             raise NotSaved(f"{self.path}: this {decision} was not saved ({exc}); the decisions before it are") from None
         return Decision(cur.lastrowid, item, sha1, annotator, at, decision, reason, note, edits, undoes)
 
@@ -231,8 +280,11 @@ class ReviewStore:
         where, args = "WHERE seq > ?", [after]
         if item is not None:
             where, args = where + " AND item = ?", args + [item]
-        rows = self.con.execute("SELECT seq, item, content_sha1, annotator, at, decision, reason, note, "
-                                f"edits, undoes FROM decisions {where} ORDER BY seq", args)
+        rows = self.con.execute(
+            "SELECT seq, item, content_sha1, annotator, at, decision, reason, note, "
+            f"edits, undoes FROM decisions {where} ORDER BY seq",
+            args,
+        )
         return [Decision(*r[:8], self._edits(r[0], r[8]), r[9]) for r in rows]
 
     def _edits(self, seq: int, text: str | None) -> dict | None:
@@ -252,8 +304,11 @@ class ReviewStore:
         taken back."""
         rows = self.history(item)
         undone = {d.undoes for d in rows if d.decision == "undo"}
-        return [d for d in rows if d.decision != "undo" and d.seq not in undone
-                and (annotator is None or d.annotator == annotator)]
+        return [
+            d
+            for d in rows
+            if d.decision != "undo" and d.seq not in undone and (annotator is None or d.annotator == annotator)
+        ]
 
     def current(self, item: str | None = None) -> dict[tuple[str, str], Decision]:
         """The state: ``(item, annotator)`` -> their latest decision in force (on ``item``
@@ -281,8 +336,9 @@ class ReviewStore:
         return [r[0] for r in self.con.execute("SELECT DISTINCT annotator FROM decisions ORDER BY annotator")]
 
 
-def open_existing(path, dataset: str | None = None, kind: str | None = None, keys=None,
-                  keyed_by: str | None = None) -> ReviewStore:
+def open_existing(
+    path, dataset: str | None = None, kind: str | None = None, keys=None, keyed_by: str | None = None
+) -> ReviewStore:
     """An existing review database (stats, export); a missing file is an error, and so is one
     that reviews another dataset than ``dataset`` of ``kind`` with ``keys``, when given."""
     path = Path(path)

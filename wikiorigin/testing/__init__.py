@@ -25,7 +25,18 @@ from .trees import expected_origins, write_dumpstatus, write_origin_tree
 from .wikidata import entity_json, write_wikidata_json
 
 __all__ = [
-    "write_history_xml", "write_history_tsv", "write_page_props_sql", "page_props_rows",
-    "write_origin_tree", "expected_origins", "write_dumpstatus", "page_xml", "write_articles_xml",
-    "write_multistream", "write_multistream_pages", "write_wikidata_json", "entity_json", "gzip_text",
+    "write_history_xml",
+    "write_history_tsv",
+    "write_page_props_sql",
+    "page_props_rows",
+    "write_origin_tree",
+    "expected_origins",
+    "write_dumpstatus",
+    "page_xml",
+    "write_articles_xml",
+    "write_multistream",
+    "write_multistream_pages",
+    "write_wikidata_json",
+    "entity_json",
+    "gzip_text",
 ]

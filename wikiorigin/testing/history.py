@@ -14,8 +14,7 @@ def _hive(when) -> str:
     return when.strftime("%Y-%m-%d %H:%M:%S.0") if when else ""
 
 
-def write_history_tsv(out, records: Iterable[PageCreation], wiki: str = "testwiki",
-                      old_layout: bool = False) -> None:
+def write_history_tsv(out, records: Iterable[PageCreation], wiki: str = "testwiki", old_layout: bool = False) -> None:
     """Write MediaWiki-history TSV lines (text file ``out``) for ``records``.
 
     Each page gets one ``revision``/``create`` event per revision, then a ``page``/``create``
@@ -29,15 +28,33 @@ def write_history_tsv(out, records: Iterable[PageCreation], wiki: str = "testwik
 
     for r in records:
         page = dict(
-            wiki_db=wiki, page_id=r.page_id, page_title=r.title.replace(" ", "_"),
-            page_title_historical=r.title.replace(" ", "_"), page_namespace=r.namespace,
+            wiki_db=wiki,
+            page_id=r.page_id,
+            page_title=r.title.replace(" ", "_"),
+            page_title_historical=r.title.replace(" ", "_"),
+            page_namespace=r.namespace,
             page_namespace_historical=r.namespace,
-            page_is_redirect="true" if r.is_redirect else "false", page_is_deleted="false",
+            page_is_redirect="true" if r.is_redirect else "false",
+            page_is_deleted="false",
             page_creation_timestamp=_hive(r.created_at or r.first_revision_at),
             page_first_edit_timestamp=_hive(r.first_revision_at),
         )
         for i in range(r.revisions):
-            out.write(line(event_entity="revision", event_type="create",
-                           event_timestamp=_hive(r.first_revision_at), revision_id=i + 1, **page))
-        out.write(line(event_entity="page", event_type="create",
-                       event_timestamp=_hive(r.created_at), event_comment="tab\\tin comment", **page))
+            out.write(
+                line(
+                    event_entity="revision",
+                    event_type="create",
+                    event_timestamp=_hive(r.first_revision_at),
+                    revision_id=i + 1,
+                    **page,
+                )
+            )
+        out.write(
+            line(
+                event_entity="page",
+                event_type="create",
+                event_timestamp=_hive(r.created_at),
+                event_comment="tab\\tin comment",
+                **page,
+            )
+        )

@@ -20,8 +20,9 @@ _META = re.compile(rb"<title>([^<]*)</title>\s*<ns>-?\d+</ns>\s*<id>(\d+)</id>")
 _PAGE = re.compile(rb"  <page>.*?</page>\n", re.S)
 
 
-def write_multistream_pages(head: bytes, pages: Iterable[bytes], dump_out, index_out,
-                            pages_per_stream: int = 100, compresslevel: int = 9) -> int:
+def write_multistream_pages(
+    head: bytes, pages: Iterable[bytes], dump_out, index_out, pages_per_stream: int = 100, compresslevel: int = 9
+) -> int:
     """Write a multistream dump and its index, as Wikimedia makes them: ``head`` (through
     ``</siteinfo>``) in the first bzip2 stream, then ``pages_per_stream`` of ``pages`` (each a
     whole ``<page>`` element, bytes) per stream, then the footer; the index lists
@@ -53,8 +54,14 @@ def write_multistream_pages(head: bytes, pages: Iterable[bytes], dump_out, index
     return count
 
 
-def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 100,
-                      compresslevel: int = 9, extra_pages: Iterable[bytes] = ()) -> int:
+def write_multistream(
+    pages_xml,
+    dump_out,
+    index_out,
+    pages_per_stream: int = 100,
+    compresslevel: int = 9,
+    extra_pages: Iterable[bytes] = (),
+) -> int:
     """Rewrite a pages-articles XML file as a multistream dump and its index (see
     :func:`write_multistream_pages`), ``extra_pages`` after its pages. Streams the source; a
     torn last page in it is left out. Returns the number of pages."""
@@ -80,5 +87,6 @@ def write_multistream(pages_xml, dump_out, index_out, pages_per_stream: int = 10
                     break
             yield from extra_pages
 
-        return write_multistream_pages(buf[:head_end], pages(buf[head_end:]), dump_out, index_out,
-                                       pages_per_stream, compresslevel)
+        return write_multistream_pages(
+            buf[:head_end], pages(buf[head_end:]), dump_out, index_out, pages_per_stream, compresslevel
+        )

@@ -21,7 +21,7 @@ def page_props_rows(n: int, seed: int = 0) -> Iterator[tuple[int, str, bytes]]:
         if prop == "wikibase_item":
             value = f"Q{rng.randrange(1, 10**8)}".encode()
         elif prop == "wikibase-shortdesc":
-            value = f"It's a \\ \"short\" description\nof {page}".encode()
+            value = f'It\'s a \\ "short" description\nof {page}'.encode()
         else:
             value = f"File_{page}.jpg".encode()
         yield page, prop, value

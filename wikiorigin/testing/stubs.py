@@ -76,8 +76,17 @@ def _page(rng, pid, rid, version, with_text, text_size) -> tuple[str, PageCreati
         who = _contributor(rng, imported)
         comment = _comment(rng, i)
         content = _text(rng, rid, with_text, text_size)
-        revisions.append(xml.revision(rid, xml.iso(t), who, content, parent_id=rid - 1 if i else None,
-                                      comment=comment, origin=rid if version == "0.11" else None))
+        revisions.append(
+            xml.revision(
+                rid,
+                xml.iso(t),
+                who,
+                content,
+                parent_id=rid - 1 if i else None,
+                comment=comment,
+                origin=rid if version == "0.11" else None,
+            )
+        )
         prev = best[imported]
         if prev is None or t < prev[0]:
             best[imported] = (t, rid)

@@ -22,8 +22,11 @@ from .sql import write_page_props_sql
 
 __all__ = ["write_origin_tree", "expected_origins", "write_dumpstatus"]
 
-_JOBS = (("xmlstubsdump", "stub-meta-history"), ("pagepropstable", "page_props"),
-         ("articlesmultistreamdump", "pages-articles-multistream"))
+_JOBS = (
+    ("xmlstubsdump", "stub-meta-history"),
+    ("pagepropstable", "page_props"),
+    ("articlesmultistreamdump", "pages-articles-multistream"),
+)
 _FIRST_REVISION_ID = 1000
 
 
@@ -42,20 +45,27 @@ def _article_text(page: dict) -> str:
     if page.get("redirect"):
         return "#REDIRECT [[Elsewhere]]"
     first = min(when for when, _ in page["revisions"])[:4]
-    return (f"'''{page['title']}''' is an article of {page['wiki']}, begun in {first}."
-            f"<ref>{{{{Cite book|title=Sources of {page['title']}|year={first}}}}}</ref>\n\n"
-            f"== References ==\n{{{{Reflist}}}}\n")
+    return (
+        f"'''{page['title']}''' is an article of {page['wiki']}, begun in {first}."
+        f"<ref>{{{{Cite book|title=Sources of {page['title']}|year={first}}}}}</ref>\n\n"
+        f"== References ==\n{{{{Reflist}}}}\n"
+    )
 
 
 def _article_xml(page: dict, revision_id: int) -> bytes:
     when = page["revisions"][-1][0]  # the revision listed last in the stub: id ``revision_id``
-    return page_xml(page["page_id"], page["title"], page.get("text") or _article_text(page),
-                    ns=page.get("ns", 0), timestamp=when, revision_id=revision_id,
-                    redirect="Elsewhere" if page.get("redirect") else None)
+    return page_xml(
+        page["page_id"],
+        page["title"],
+        page.get("text") or _article_text(page),
+        ns=page.get("ns", 0),
+        timestamp=when,
+        revision_id=revision_id,
+        redirect="Elsewhere" if page.get("redirect") else None,
+    )
 
 
-def _write_wiki(directory: Path, wiki: str, date: str, pages: list[dict], page_props: bool,
-                multistream: bool) -> None:
+def _write_wiki(directory: Path, wiki: str, date: str, pages: list[dict], page_props: bool, multistream: bool) -> None:
     """One wiki's run directory: its stub, and its page_props and multistream if asked."""
     body, rid, last_rids = [], _FIRST_REVISION_ID, []
     for page in pages:
@@ -65,19 +75,31 @@ def _write_wiki(directory: Path, wiki: str, date: str, pages: list[dict], page_p
     with gzip_text(directory / f"{wiki}-{date}-stub-meta-history.xml.gz") as f:
         f.write(xml.header(wiki, "0.11") + "".join(body) + xml.FOOTER)
     if multistream:
-        articles = [_article_xml(page, last_rid) for page, last_rid in zip(pages, last_rids)
-                    if page.get("ns", 0) % 2 == 0]
+        articles = [
+            _article_xml(page, last_rid) for page, last_rid in zip(pages, last_rids) if page.get("ns", 0) % 2 == 0
+        ]
         prefix = directory / f"{wiki}-{date}-pages-articles-multistream"
-        write_multistream_pages(xml.header(wiki, "0.11").encode(), articles,
-                                f"{prefix}.xml.bz2", f"{prefix}-index.txt.bz2", pages_per_stream=20)
+        write_multistream_pages(
+            xml.header(wiki, "0.11").encode(),
+            articles,
+            f"{prefix}.xml.bz2",
+            f"{prefix}-index.txt.bz2",
+            pages_per_stream=20,
+        )
     if page_props:
         rows = [(p["page_id"], "wikibase_item", p["qid"].encode()) for p in pages if p.get("qid")]
         with gzip_text(directory / f"{wiki}-{date}-page_props.sql.gz") as f:
             write_page_props_sql(f, rows, rows_per_insert=50)
 
 
-def write_origin_tree(root, pages: list[dict], date: str = "20260801", without_page_props: Iterable[str] = (),
-                      multistream: bool = False, dumpstatus: bool = False) -> dict:
+def write_origin_tree(
+    root,
+    pages: list[dict],
+    date: str = "20260801",
+    without_page_props: Iterable[str] = (),
+    multistream: bool = False,
+    dumpstatus: bool = False,
+) -> dict:
     """Write a Wikimedia-layout tree of stub-meta-history and page_props files for ``pages``.
 
     Each page is ``{"wiki", "page_id", "title", "qid", "revisions": [(ISO time, user)], "ns",
@@ -96,8 +118,14 @@ def write_origin_tree(root, pages: list[dict], date: str = "20260801", without_p
     for wiki, wiki_pages in by_wiki.items():
         directory = Path(root) / wiki / date
         directory.mkdir(parents=True, exist_ok=True)
-        _write_wiki(directory, wiki, date, sorted(wiki_pages, key=lambda p: p["page_id"]),
-                    wiki not in without_page_props, multistream)
+        _write_wiki(
+            directory,
+            wiki,
+            date,
+            sorted(wiki_pages, key=lambda p: p["page_id"]),
+            wiki not in without_page_props,
+            multistream,
+        )
         if dumpstatus:
             write_dumpstatus(directory, wiki, date)
     return expected_origins([p for p in pages if p["wiki"] not in without_page_props])
@@ -137,9 +165,12 @@ def write_dumpstatus(directory, wiki: str, date: str) -> None:
         files = {}
         for path in sorted(Path(directory).glob(f"{wiki}-{date}-{part}*")):
             data = path.read_bytes()
-            files[path.name] = {"size": len(data), "url": f"/{wiki}/{date}/{path.name}",
-                                "sha1": hashlib.sha1(data).hexdigest(), "md5": hashlib.md5(data).hexdigest()}
+            files[path.name] = {
+                "size": len(data),
+                "url": f"/{wiki}/{date}/{path.name}",
+                "sha1": hashlib.sha1(data).hexdigest(),
+                "md5": hashlib.md5(data).hexdigest(),
+            }
         if files:
-            jobs[job] = {"status": "done", "updated": f"{date[:4]}-{date[4:6]}-{date[6:]} 12:00:00",
-                         "files": files}
+            jobs[job] = {"status": "done", "updated": f"{date[:4]}-{date[4:6]}-{date[6:]} 12:00:00", "files": files}
     (Path(directory) / "dumpstatus.json").write_text(json.dumps({"jobs": jobs, "version": "0.8"}, indent=1) + "\n")

@@ -17,13 +17,31 @@ def _snak(prop: str, value: str) -> dict:
     if value in ("somevalue", "novalue"):
         return {"snaktype": value, "property": prop}
     if value[:1] == "Q":
-        return {"snaktype": "value", "property": prop, "datatype": "wikibase-item",
-                "datavalue": {"value": {"entity-type": "item", "numeric-id": int(value[1:]), "id": value},
-                              "type": "wikibase-entityid"}}
-    return {"snaktype": "value", "property": prop, "datatype": "time",
-            "datavalue": {"value": {"time": f"+{value}T00:00:00Z", "timezone": 0, "before": 0, "after": 0,
-                                    "precision": 11, "calendarmodel": "http://www.wikidata.org/entity/Q1985727"},
-                          "type": "time"}}
+        return {
+            "snaktype": "value",
+            "property": prop,
+            "datatype": "wikibase-item",
+            "datavalue": {
+                "value": {"entity-type": "item", "numeric-id": int(value[1:]), "id": value},
+                "type": "wikibase-entityid",
+            },
+        }
+    return {
+        "snaktype": "value",
+        "property": prop,
+        "datatype": "time",
+        "datavalue": {
+            "value": {
+                "time": f"+{value}T00:00:00Z",
+                "timezone": 0,
+                "before": 0,
+                "after": 0,
+                "precision": 11,
+                "calendarmodel": "http://www.wikidata.org/entity/Q1985727",
+            },
+            "type": "time",
+        },
+    }
 
 
 def _statement(prop: str, target: str, rank: str = "normal", end: str | None = None) -> dict:
@@ -37,19 +55,27 @@ def _statement(prop: str, target: str, rank: str = "normal", end: str | None = N
     return statement
 
 
-def entity_json(qid: str, labels: dict[str, str], aliases: dict[str, list[str]] | None = None,
-                sitelinks: dict[str, str] | None = None, claims: dict[str, list] | None = None) -> str:
+def entity_json(
+    qid: str,
+    labels: dict[str, str],
+    aliases: dict[str, list[str]] | None = None,
+    sitelinks: dict[str, str] | None = None,
+    claims: dict[str, list] | None = None,
+) -> str:
     """One line of a Wikidata JSON dump: an item with its labels, aliases, sitelinks and item
     statements (``claims``: property -> target qids, or ``(qid, rank)`` pairs, or ``(qid, rank,
     end)`` with an end time (P582): ``{"P131": ["Q1490", ("Q5", "normal", "1947-05-02")],
     "P17": [("Q17", "preferred")]}``; a target may be ``"somevalue"`` or ``"novalue"``)."""
     data = {
-        "type": "item", "id": qid,
+        "type": "item",
+        "id": qid,
         "labels": {lang: {"language": lang, "value": v} for lang, v in labels.items()},
         "descriptions": {},
         "aliases": {lang: [{"language": lang, "value": v} for v in vs] for lang, vs in (aliases or {}).items()},
-        "claims": {prop: [_statement(prop, *(t if isinstance(t, tuple) else (t,))) for t in targets]
-                   for prop, targets in (claims or {}).items()},
+        "claims": {
+            prop: [_statement(prop, *(t if isinstance(t, tuple) else (t,))) for t in targets]
+            for prop, targets in (claims or {}).items()
+        },
         "sitelinks": {site: {"site": site, "title": t, "badges": []} for site, t in (sitelinks or {}).items()},
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -14,8 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["header", "FOOTER", "page", "revision", "contributor", "text_stub", "text", "escape",
-           "SHA1", "WORDS", "at", "iso"]
+__all__ = [
+    "header",
+    "FOOTER",
+    "page",
+    "revision",
+    "contributor",
+    "text_stub",
+    "text",
+    "escape",
+    "SHA1",
+    "WORDS",
+    "at",
+    "iso",
+]
 
 SHA1 = "phoiac9h4m842xq45sp7s6u21eteeq1"  # the sha1 every synthetic revision claims
 """The revision ``sha1`` every synthetic revision claims."""
@@ -87,8 +99,17 @@ def text(body: str, size: int | None = None) -> str:
     return f'<text bytes="{size}" xml:space="preserve">{escape(body)}</text>'
 
 
-def revision(revision_id: int, timestamp: str, who: str, content: str, *, parent_id: int | None = None,
-             comment: str | None = None, origin: int | None = None, sha1: bool = True) -> str:
+def revision(
+    revision_id: int,
+    timestamp: str,
+    who: str,
+    content: str,
+    *,
+    parent_id: int | None = None,
+    comment: str | None = None,
+    origin: int | None = None,
+    sha1: bool = True,
+) -> str:
     """One ``<revision>`` in export order: id, parent, time, ``who`` (:func:`contributor`),
     comment (escaped here), origin (schema 0.11), model, format, ``content`` (:func:`text` or
     :func:`text_stub`), and the sha1 unless ``sha1`` is false."""
@@ -111,5 +132,7 @@ def page(title: str, ns: int, page_id: int, revisions: Iterable[str], redirect: 
     """One ``<page>``: ``title`` (escaped here), namespace, id, the ``<redirect>`` to the title
     ``redirect`` if given, then the ``revisions`` (from :func:`revision`)."""
     target = f'    <redirect title="{escape(redirect)}" />\n' if redirect is not None else ""
-    return (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{page_id}</id>\n"
-            f"{target}{''.join(revisions)}  </page>\n")
+    return (
+        f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{page_id}</id>\n"
+        f"{target}{''.join(revisions)}  </page>\n"
+    )
