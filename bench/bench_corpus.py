@@ -60,6 +60,15 @@ def command(dump, index, jobs: int, out) -> list[str]:
             "--out", str(out), "--list-page", LIST, "--jobs", str(jobs)]
 
 
+def wikitext_mb() -> tuple[float, int]:
+    """MB of wikitext (UTF-8) in the sample's articles (redirects apart), and how many: the work
+    of one copy, the figure the projection scales (docs/reference/performance.md)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        articles = [p for p in iter_pages(SAMPLE, namespaces=[0]) if not p.redirect]
+    return sum(len(p.text.encode()) for p in articles) / 1e6, len(articles)
+
+
 def timed(argv) -> float:
     started = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -77,6 +86,9 @@ def main() -> None:
     one_s, two_s = min(times[1]), min(times[2])
     print(f"  {COPIES}x: --jobs 1 {one_s:.1f} s, --jobs 2 {two_s:.1f} s (best of three: "
           f"{', '.join(f'{s:.1f}' for s in times[1])} / {', '.join(f'{s:.1f}' for s in times[2])} s)")
+    mb, articles = wikitext_mb()
+    print(f"  {COPIES * articles} articles, {COPIES * mb:.1f} MB of wikitext: --jobs 1 {COPIES * mb / one_s:.2f} MB/s, "
+          f"--jobs 2 {COPIES * mb / two_s:.2f} MB/s (whole commands; load average now {os.getloadavg()[0]:.1f})")
     print(f"{'--jobs 2 / --jobs 1 time, ' + str(COPIES) + 'x':<44} {two_s / one_s:7.2f} (goal <= 0.65)")
     rss = {(n, jobs): peak_rss_mb(command(*dump, jobs, out))
            for n, dump in ((1, one), (COPIES, many)) for jobs in (1, 2)}

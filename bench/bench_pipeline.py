@@ -136,6 +136,9 @@ def main() -> None:
     print(f"  cores kept busy (CPU time / wall time): --jobs 1 {min(busy['one']):.2f}-{max(busy['one']):.2f}, "
           f"--jobs 2 {min(busy['two']):.2f}-{max(busy['two']):.2f}: with {os.cpu_count()} cores --jobs 2 can be "
           f"at most {os.cpu_count() / max(busy['one']):.2f}x --jobs 1 (the gzip thread already runs beside the scan)")
+    cpu_gb = {k: min(c * s for c, s in zip(busy[k], times[k])) / (xml / 1e9) for k in ("one", "two")}
+    print(f"  CPU seconds per GB of XML (the projection's input): --jobs 1 {cpu_gb['one']:.2f}, --jobs 2 "
+          f"{cpu_gb['two']:.2f}; load average now {os.getloadavg()[0]:.1f}")
     print(f"{'--jobs 2 / --jobs 1 throughput':<44} {one_s / two_s:7.2f} (goal >= 1.6)")
     print(f"{'scan alone: two parts at once / in turn':<44} {scan_scaling(tree):7.2f} (the ceiling here)")
     print(f"{'--jobs 2 / one single-threaded job':<44} {single_s / two_s:7.2f}")

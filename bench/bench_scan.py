@@ -189,8 +189,8 @@ def main() -> None:
     realistic = cached(f"stub-gzip6-{GZ6 // 1_000_000}MB.xml.gz", stub_gzip6(GZ6, seed=7))
     uniform = cached(f"stub-gzip6-one-sha1-{GZ6 // 1_000_000}MB.xml.gz", stub_gzip6(GZ6, seed=7, own_hashes=False))
     tiny = cached("stub-gzip6-one-page.xml.gz", stub_gzip6(500, seed=7))
-    print(f"  the real elwikivoyage stub sample compresses {real_ratio():.1f}x at gzip -6; on a quiet "
-          f"machine (load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"  the real elwikivoyage stub sample compresses {real_ratio():.1f}x at gzip -6; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (the whole-command figure wants a quiet machine)")
     whole_command(realistic, tiny, goal=0.5)
     whole_command(uniform, tiny, goal=None)
 
