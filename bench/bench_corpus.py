@@ -23,8 +23,13 @@ from common import OUT, PY, cached, peak_rss_mb
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.testing import page_xml, write_multistream_pages
 
-SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "dumps" / \
-    "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
+SAMPLE = (
+    Path(__file__).resolve().parent.parent
+    / "tests"
+    / "data"
+    / "dumps"
+    / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
+)
 COPIES = int(os.environ.get("WIKIORIGIN_BENCH_CORPUS_COPIES", "5"))
 LIST = "ベンチマーク用の一覧"
 
@@ -34,7 +39,7 @@ def make_dump(copies: int):
     redirects to the same copy) and a list page linking every article, as a multistream dump."""
     with lzma.open(SAMPLE) as f:
         head = f.read(1 << 16)
-    head = head[:head.index(b"</siteinfo>") + len(b"</siteinfo>\n")]
+    head = head[: head.index(b"</siteinfo>") + len(b"</siteinfo>\n")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pages = list(iter_pages(SAMPLE, namespaces=[0]))
@@ -43,8 +48,11 @@ def make_dump(copies: int):
     for k in range(copies):
         for p in pages:
             redirect = name(p.redirect, k) if p.redirect else None
-            xml.append(page_xml(p.page_id + k * 10_000_000, name(p.title, k), p.text, redirect=redirect,
-                                revision_id=p.revision_id))
+            xml.append(
+                page_xml(
+                    p.page_id + k * 10_000_000, name(p.title, k), p.text, redirect=redirect, revision_id=p.revision_id
+                )
+            )
             if not redirect:
                 links.append(f"* [[{name(p.title, k)}]]")
     text = f"'''{LIST}'''\n== 記事 ==\n" + "\n".join(links) + "\n"
@@ -56,8 +64,23 @@ def make_dump(copies: int):
 
 
 def command(dump, index, jobs: int, out) -> list[str]:
-    return [PY, "-m", "wikiorigin.cli", "corpus", "yokai", "--dump", str(dump), "--index", str(index),
-            "--out", str(out), "--list-page", LIST, "--jobs", str(jobs)]
+    return [
+        PY,
+        "-m",
+        "wikiorigin.cli",
+        "corpus",
+        "yokai",
+        "--dump",
+        str(dump),
+        "--index",
+        str(index),
+        "--out",
+        str(out),
+        "--list-page",
+        LIST,
+        "--jobs",
+        str(jobs),
+    ]
 
 
 def wikitext_mb() -> tuple[float, int]:
@@ -84,16 +107,23 @@ def main() -> None:
         for jobs in (1, 2):
             times[jobs].append(timed(command(*many, jobs, out)))
     one_s, two_s = min(times[1]), min(times[2])
-    print(f"  {COPIES}x: --jobs 1 {one_s:.1f} s, --jobs 2 {two_s:.1f} s (best of three: "
-          f"{', '.join(f'{s:.1f}' for s in times[1])} / {', '.join(f'{s:.1f}' for s in times[2])} s)")
+    print(
+        f"  {COPIES}x: --jobs 1 {one_s:.1f} s, --jobs 2 {two_s:.1f} s (best of three: "
+        f"{', '.join(f'{s:.1f}' for s in times[1])} / {', '.join(f'{s:.1f}' for s in times[2])} s)"
+    )
     mb, articles = wikitext_mb()
-    print(f"  {COPIES * articles} articles, {COPIES * mb:.1f} MB of wikitext: --jobs 1 {COPIES * mb / one_s:.2f} MB/s, "
-          f"--jobs 2 {COPIES * mb / two_s:.2f} MB/s (whole commands; load average now {os.getloadavg()[0]:.1f})")
+    print(
+        f"  {COPIES * articles} articles, {COPIES * mb:.1f} MB of wikitext: --jobs 1 {COPIES * mb / one_s:.2f} MB/s, "
+        f"--jobs 2 {COPIES * mb / two_s:.2f} MB/s (whole commands; load average now {os.getloadavg()[0]:.1f})"
+    )
     print(f"{'--jobs 2 / --jobs 1 time, ' + str(COPIES) + 'x':<44} {two_s / one_s:7.2f} (goal <= 0.65)")
-    rss = {(n, jobs): peak_rss_mb(command(*dump, jobs, out))
-           for n, dump in ((1, one), (COPIES, many)) for jobs in (1, 2)}
-    print(f"  peak RSS: --jobs 1 {rss[1, 1]:.0f} MB at 1x, {rss[COPIES, 1]:.0f} MB at {COPIES}x; "
-          f"--jobs 2 {rss[1, 2]:.0f} MB at 1x, {rss[COPIES, 2]:.0f} MB at {COPIES}x (largest process)")
+    rss = {
+        (n, jobs): peak_rss_mb(command(*dump, jobs, out)) for n, dump in ((1, one), (COPIES, many)) for jobs in (1, 2)
+    }
+    print(
+        f"  peak RSS: --jobs 1 {rss[1, 1]:.0f} MB at 1x, {rss[COPIES, 1]:.0f} MB at {COPIES}x; "
+        f"--jobs 2 {rss[1, 2]:.0f} MB at 1x, {rss[COPIES, 2]:.0f} MB at {COPIES}x (largest process)"
+    )
     print(f"{'peak memory ' + str(COPIES) + 'x / 1x, --jobs 1':<44} {rss[COPIES, 1] / rss[1, 1]:7.2f} (goal <= 1.3)")
     print(f"{'peak memory ' + str(COPIES) + 'x / 1x, --jobs 2':<44} {rss[COPIES, 2] / rss[1, 2]:7.2f}")
 

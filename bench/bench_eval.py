@@ -47,8 +47,17 @@ def questions(n: int = 200) -> list[dict]:
     raw, rows = RAW, []
     for i, r in enumerate(raw[:n]):
         q = r["question"]
-        rows.append({"id": str(i), "question": q["question"], "choices": q["choices"],
-                     "answer_index": q["choices"].index(q["answer"]), "type": "", "region": "", "title": ""})
+        rows.append(
+            {
+                "id": str(i),
+                "question": q["question"],
+                "choices": q["choices"],
+                "answer_index": q["choices"].index(q["answer"]),
+                "type": "",
+                "region": "",
+                "title": "",
+            }
+        )
     return rows
 
 
@@ -68,21 +77,31 @@ def cpu(work: Path) -> None:
     tokens = sum(len(model.encode(mcq.question_prompt(r) + c)) for r in rows for c in r["choices"]) / 800
     mcq.evaluate_loglikelihood(rows[:8], model)  # warm up
     best = {}
-    runs = (("a plain loop, one question at a time", lambda: plain_loop(model, rows)),
-            ("our runner, one question per call", lambda: [mcq.evaluate_loglikelihood([r], model)[0] for r in rows]),
-            ("batched", lambda: mcq.evaluate_loglikelihood(rows, model, batch_size=64)))
+    runs = (
+        ("a plain loop, one question at a time", lambda: plain_loop(model, rows)),
+        ("our runner, one question per call", lambda: [mcq.evaluate_loglikelihood([r], model)[0] for r in rows]),
+        ("batched", lambda: mcq.evaluate_loglikelihood(rows, model, batch_size=64)),
+    )
     for _ in range(3):
         for name, run in runs:
             seconds, items = timed(run)
             best[name] = min(best.get(name, (1e9,))[0], seconds), items
     batch_s, many = best["batched"]
-    same = all(abs(a - b) < 1e-4 for name in best for x, y in zip(best[name][1], many)
-               for a, b in zip(x["loglikelihoods"], y["loglikelihoods"]))
-    print(f"bench_eval (cpu): 200 questions x 4 options (~{tokens:.0f} tokens each), tiny random GPT-2, best of 3; "
-          f"same numbers: {same}")
+    same = all(
+        abs(a - b) < 1e-4
+        for name in best
+        for x, y in zip(best[name][1], many)
+        for a, b in zip(x["loglikelihoods"], y["loglikelihoods"])
+    )
+    print(
+        f"bench_eval (cpu): 200 questions x 4 options (~{tokens:.0f} tokens each), tiny random GPT-2, best of 3; "
+        f"same numbers: {same}"
+    )
     for name, _ in runs[:2]:
-        print(f"  batched {batch_s:.2f} s vs {name} {best[name][0]:.2f} s: ratio {best[name][0] / batch_s:.1f}x"
-              + (" (anchor >= 8x)" if name.startswith("a plain") else ""))
+        print(
+            f"  batched {batch_s:.2f} s vs {name} {best[name][0]:.2f} s: ratio {best[name][0] / batch_s:.1f}x"
+            + (" (anchor >= 8x)" if name.startswith("a plain") else "")
+        )
 
 
 def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int = 256, layers: int = 4) -> None:
@@ -100,8 +119,10 @@ def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int =
     params = sum(p.numel() for p in ours.model.parameters()) / 1e6
     tokens = sum(len(ours.tokenizer(a + b)["input_ids"]) for a, b in requests) / len(requests)
     instances = [Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)]
-    runs = {"lm-eval HFLM.loglikelihood": lambda: theirs.loglikelihood(instances, disable_tqdm=True),
-            "LocalModel.loglikelihood": lambda: ours.loglikelihood(requests, batch_size=batch_size)}
+    runs = {
+        "lm-eval HFLM.loglikelihood": lambda: theirs.loglikelihood(instances, disable_tqdm=True),
+        "LocalModel.loglikelihood": lambda: ours.loglikelihood(requests, batch_size=batch_size),
+    }
     for run in runs.values():  # warm up
         run()
     times, results = {}, {}
@@ -114,9 +135,11 @@ def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int =
     worst = max(abs(a - b) for (a, _), (b, _) in zip(lm_out, our_out))
     if worst > 1e-4 or [g for _, g in lm_out] != [g for _, g in our_out]:
         raise SystemExit(f"bench_eval: lm-eval and we disagree: largest difference {worst:.2e}")
-    print(f"bench_eval (cpu, 2 threads): {n} questions x 4 options (~{tokens:.0f} tokens each, <s> included), "
-          f"random Llama {params:.1f}M parameters ({layers} layers, {hidden} wide, float32), batch {batch_size}, "
-          f"best of 3; same numbers (largest difference {worst:.1e})")
+    print(
+        f"bench_eval (cpu, 2 threads): {n} questions x 4 options (~{tokens:.0f} tokens each, <s> included), "
+        f"random Llama {params:.1f}M parameters ({layers} layers, {hidden} wide, float32), batch {batch_size}, "
+        f"best of 3; same numbers (largest difference {worst:.1e})"
+    )
     print(f"  lm-eval {lm_s:.2f} s vs ours {our_s:.2f} s: ratio {lm_s / our_s:.1f}x")
 
 
@@ -143,9 +166,18 @@ def gpu(work: Path, n: int = 256) -> None:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     directory = make_tiny_model(work / "big")  # the tokenizer; the weights are replaced below
-    config = LlamaConfig(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
-                         num_attention_heads=16, num_key_value_heads=16, max_position_embeddings=2048,
-                         bos_token_id=0, eos_token_id=0, pad_token_id=4)
+    config = LlamaConfig(
+        vocab_size=32000,
+        hidden_size=2048,
+        intermediate_size=5632,
+        num_hidden_layers=16,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        max_position_embeddings=2048,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=4,
+    )
     with torch.device("cuda"):
         big = LlamaForCausalLM(config).to(torch.bfloat16)
     params = sum(p.numel() for p in big.parameters()) / 1e9
@@ -167,10 +199,12 @@ def gpu(work: Path, n: int = 256) -> None:
         torch.cuda.synchronize()
 
     loop_s, _ = timed(plain_loop)
-    print(f"bench_eval (gpu {torch.cuda.get_device_name()}): random Llama {params:.2f}B bf16 "
-          f"(output layer on hidden states: {model._output_layer() is not None}); "
-          f"log-likelihood of {len(requests)} options ({tokens:,} tokens): batched {tokens / batch_s:,.0f} tok/s, "
-          f"plain loop {tokens / loop_s:,.0f} tok/s, ratio {loop_s / batch_s:.1f}x")
+    print(
+        f"bench_eval (gpu {torch.cuda.get_device_name()}): random Llama {params:.2f}B bf16 "
+        f"(output layer on hidden states: {model._output_layer() is not None}); "
+        f"log-likelihood of {len(requests)} options ({tokens:,} tokens): batched {tokens / batch_s:,.0f} tok/s, "
+        f"plain loop {tokens / loop_s:,.0f} tok/s, ratio {loop_s / batch_s:.1f}x"
+    )
     prompts = [mcq.question_prompt(r, mcq.INSTRUCTIONS["ja"]) for r in rows]
     new = 64
     model.generate(prompts[:4], max_new_tokens=4)
@@ -180,15 +214,23 @@ def gpu(work: Path, n: int = 256) -> None:
     def one_at_a_time():
         for p in prompts[:k]:
             ids = model.tokenizer(model.format_prompt(p), add_special_tokens=False, return_tensors="pt").to("cuda")
-            model.model.generate(**ids, max_new_tokens=new, min_new_tokens=new, do_sample=True, temperature=0.1,
-                                 pad_token_id=model.tokenizer.pad_token_id)
+            model.model.generate(
+                **ids,
+                max_new_tokens=new,
+                min_new_tokens=new,
+                do_sample=True,
+                temperature=0.1,
+                pad_token_id=model.tokenizer.pad_token_id,
+            )
         torch.cuda.synchronize()
 
     single_s, _ = timed(one_at_a_time)
     batched_rate = len(prompts) * new / gen_s  # upper bound: rows may stop early at EOS
-    print(f"  generation of {new} new tokens for {len(prompts)} prompts: batched ~{batched_rate:,.0f} tok/s "
-          f"(batch {model.batch_size}), one at a time {k * new / single_s:,.0f} tok/s, "
-          f"ratio ~{batched_rate / (k * new / single_s):.1f}x")
+    print(
+        f"  generation of {new} new tokens for {len(prompts)} prompts: batched ~{batched_rate:,.0f} tok/s "
+        f"(batch {model.batch_size}), one at a time {k * new / single_s:,.0f} tok/s, "
+        f"ratio ~{batched_rate / (k * new / single_s):.1f}x"
+    )
 
 
 def main() -> None:

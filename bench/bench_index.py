@@ -19,8 +19,22 @@ from common import PY, cached
 from wikiorigin.dumps.pages import MultistreamIndex
 
 LINES = int(os.environ.get("WIKIORIGIN_BENCH_INDEX_LINES", "3000000"))
-WORDS = ["River", "Kappa", "Tengu", "History", "of", "the", "List", "Battle", "(film)", "Station",
-         "東京", "河童", "Category:Yōkai", "Template:Cite book"]
+WORDS = [
+    "River",
+    "Kappa",
+    "Tengu",
+    "History",
+    "of",
+    "the",
+    "List",
+    "Battle",
+    "(film)",
+    "Station",
+    "東京",
+    "河童",
+    "Category:Yōkai",
+    "Template:Cite book",
+]
 
 ARRAYS = """
 import sys, time
@@ -79,8 +93,10 @@ def main() -> None:
     path = cached(f"index-{LINES}.txt.bz2", make_index)
     arrays_s, arrays_mb = child(ARRAYS, path)
     dicts_s, dicts_mb = child(DICTS, path)
-    print(f"  arrays {arrays_s:.1f} s, peak {arrays_mb:,.0f} MB; dictionaries of objects {dicts_s:.1f} s, "
-          f"peak {dicts_mb:,.0f} MB")
+    print(
+        f"  arrays {arrays_s:.1f} s, peak {arrays_mb:,.0f} MB; dictionaries of objects {dicts_s:.1f} s, "
+        f"peak {dicts_mb:,.0f} MB"
+    )
     print(f"{'load time, dictionaries / arrays':<44} {dicts_s / arrays_s:7.2f}")
     print(f"{'peak memory, dictionaries / arrays':<44} {dicts_mb / arrays_mb:7.2f}")
     index = MultistreamIndex(path)

@@ -18,8 +18,7 @@ from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache  
 
 
 def questions(n, tag):
-    return [ChatRequest([{"role": "user", "content": f"{tag} question {i}"}], {"temperature": 0.1})
-            for i in range(n)]
+    return [ChatRequest([{"role": "user", "content": f"{tag} question {i}"}], {"temperature": 0.1}) for i in range(n)]
 
 
 def timed_run(server, cache, n, concurrency, tag):
@@ -37,9 +36,11 @@ def main() -> None:
         many_s, usage = timed_run(server, cache, 500, 16, "parallel")
         rerun_s, again = timed_run(server, cache, 500, 16, "parallel")
     one_rate, many_rate = 50 / one_s, 500 / many_s
-    print(f"bench_llm: 200 ms a call; concurrency 1 {one_rate:,.1f} q/s, concurrency 16 "
-          f"{many_rate:,.1f} q/s ({usage.calls} calls); re-run {again.calls} calls, "
-          f"{again.cache_hits} cache hits in {rerun_s:.2f} s")
+    print(
+        f"bench_llm: 200 ms a call; concurrency 1 {one_rate:,.1f} q/s, concurrency 16 "
+        f"{many_rate:,.1f} q/s ({usage.calls} calls); re-run {again.calls} calls, "
+        f"{again.cache_hits} cache hits in {rerun_s:.2f} s"
+    )
     print(f"{'concurrency 16 / concurrency 1 throughput':<44} {many_rate / one_rate:7.1f} (anchor >= 10)")
     print(f"{'cached re-run time / first run time':<44} {rerun_s / many_s:7.3f} (anchor < 0.05, 0 calls)")
 

@@ -23,8 +23,10 @@ def main() -> None:
     print("bench_pages: multistream random access")
     xml = cached(f"articles-{SIZE // 1_000_000}MB.xml", lambda p: write_articles_xml(open(p, "wb"), SIZE))
     index = OUT / f"articles-{SIZE // 1_000_000}MB-index.txt.bz2"
-    dump = cached(f"articles-{SIZE // 1_000_000}MB-multistream.xml.bz2",
-                  lambda p: write_multistream(xml, p, index, compresslevel=1))
+    dump = cached(
+        f"articles-{SIZE // 1_000_000}MB-multistream.xml.bz2",
+        lambda p: write_multistream(xml, p, index, compresslevel=1),
+    )
     started = time.perf_counter()
     ms = Multistream(dump, index, threads=2)
     opened = time.perf_counter() - started
@@ -37,8 +39,10 @@ def main() -> None:
     started = time.perf_counter()
     n = sum(1 for _ in iter_pages(dump, threads=2))
     scan_s = time.perf_counter() - started
-    print(f"  {n:,} pages in {len(ms.offsets) - 1:,} streams; index read in {opened:.1f} s; "
-          f"1,000 random titles touch {streams:,} streams: {random_s:.1f} s; full scan {scan_s:.1f} s")
+    print(
+        f"  {n:,} pages in {len(ms.offsets) - 1:,} streams; index read in {opened:.1f} s; "
+        f"1,000 random titles touch {streams:,} streams: {random_s:.1f} s; full scan {scan_s:.1f} s"
+    )
     print(f"{'random access / full scan, 1,000 pages':<44} {scan_s / random_s:7.1f} (anchor >= 50)")
 
 

@@ -39,7 +39,7 @@ XML_PER_REVISION = 70_445 / 118
 
 def _wikis() -> list[str]:
     others = [w.dbname for w in open_wikis() if w.dbname != "enwiki"]
-    return ["enwiki", *others[:N_WIKIS - 1]]
+    return ["enwiki", *others[: N_WIKIS - 1]]
 
 
 def make_tree(root):
@@ -58,12 +58,14 @@ def make_tree(root):
         records, first = [], 1
         for k, (name, size) in enumerate(files):
             with igzip.open(directory / f"{wiki}-{DATE}-{name}", "wb", compresslevel=1) as f:
-                part = list(write_history_xml(f, int(size), seed=100 + 10 * i + k, dbname=wiki,
-                                              first_page_id=first))
+                part = list(write_history_xml(f, int(size), seed=100 + 10 * i + k, dbname=wiki, first_page_id=first))
             records += part
             first = part[-1].page_id + 1
-        rows = [(r.page_id, "wikibase_item", f"Q{(r.page_id * 7919) % 3_000_000 + 1}".encode())
-                for r in records if r.namespace == 0]
+        rows = [
+            (r.page_id, "wikibase_item", f"Q{(r.page_id * 7919) % 3_000_000 + 1}".encode())
+            for r in records
+            if r.namespace == 0
+        ]
         with gzip_text(directory / f"{wiki}-{DATE}-page_props.sql.gz") as f:
             write_page_props_sql(f, rows)
     marker.touch()
@@ -71,8 +73,11 @@ def make_tree(root):
 
 def _cpu() -> float:
     """CPU seconds of this process and its ended children (the workers), all threads."""
-    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-               for f in ("ru_utime", "ru_stime"))
+    return sum(
+        getattr(resource.getrusage(who), f)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        for f in ("ru_utime", "ru_stime")
+    )
 
 
 def run(tree, jobs: int, scan_threads=None, cpu: list | None = None) -> tuple[float, int]:
@@ -114,8 +119,10 @@ def scan_scaling(tree) -> float:
 
 
 def main() -> None:
-    print(f"bench_pipeline: origins over {N_WIKIS} wikis of synthetic stub dumps, enwiki "
-          f"{DOMINANT:.0%} of them in {PARTS} parts")
+    print(
+        f"bench_pipeline: origins over {N_WIKIS} wikis of synthetic stub dumps, enwiki "
+        f"{DOMINANT:.0%} of them in {PARTS} parts"
+    )
     tree = OUT / f"pipeline-tree-parts-{PER_WIKI // 1_000_000}mb"
     started = time.perf_counter()
     make_tree(tree)
@@ -130,23 +137,31 @@ def main() -> None:
         times["single"].append(run(tree, 1, scan_threads=1)[0])
     one_s, two_s, single_s = (min(times[k]) for k in ("one", "two", "single"))
     rate = lambda s: f"{s:,.1f} s ({xml / s / 1e6:,.0f} MB/s)"  # noqa: E731
-    print(f"  {xml / 1e9:,.2f} GB of XML: --jobs 1 {rate(one_s)}, --jobs 1 with one scan thread "
-          f"{rate(single_s)}, --jobs 2 {rate(two_s)} (best of three; workers started in each run: "
-          f"{', '.join(f'{s:.1f}' for s in times['two'])} s)")
-    print(f"  cores kept busy (CPU time / wall time): --jobs 1 {min(busy['one']):.2f}-{max(busy['one']):.2f}, "
-          f"--jobs 2 {min(busy['two']):.2f}-{max(busy['two']):.2f}: with {os.cpu_count()} cores --jobs 2 can be "
-          f"at most {os.cpu_count() / max(busy['one']):.2f}x --jobs 1 (the gzip thread already runs beside the scan)")
+    print(
+        f"  {xml / 1e9:,.2f} GB of XML: --jobs 1 {rate(one_s)}, --jobs 1 with one scan thread "
+        f"{rate(single_s)}, --jobs 2 {rate(two_s)} (best of three; workers started in each run: "
+        f"{', '.join(f'{s:.1f}' for s in times['two'])} s)"
+    )
+    print(
+        f"  cores kept busy (CPU time / wall time): --jobs 1 {min(busy['one']):.2f}-{max(busy['one']):.2f}, "
+        f"--jobs 2 {min(busy['two']):.2f}-{max(busy['two']):.2f}: with {os.cpu_count()} cores --jobs 2 can be "
+        f"at most {os.cpu_count() / max(busy['one']):.2f}x --jobs 1 (the gzip thread already runs beside the scan)"
+    )
     cpu_gb = {k: min(c * s for c, s in zip(busy[k], times[k])) / (xml / 1e9) for k in ("one", "two")}
-    print(f"  CPU seconds per GB of XML (the projection's input): --jobs 1 {cpu_gb['one']:.2f}, --jobs 2 "
-          f"{cpu_gb['two']:.2f}; load average now {os.getloadavg()[0]:.1f}")
+    print(
+        f"  CPU seconds per GB of XML (the projection's input): --jobs 1 {cpu_gb['one']:.2f}, --jobs 2 "
+        f"{cpu_gb['two']:.2f}; load average now {os.getloadavg()[0]:.1f}"
+    )
     print(f"{'--jobs 2 / --jobs 1 throughput':<44} {one_s / two_s:7.2f} (goal >= 1.6)")
     print(f"{'scan alone: two parts at once / in turn':<44} {scan_scaling(tree):7.2f} (the ceiling here)")
     print(f"{'--jobs 2 / one single-threaded job':<44} {single_s / two_s:7.2f}")
     rate = xml / min(one_s, two_s)
     total = ALL_REVISIONS * XML_PER_REVISION
-    print(f"  projection: {ALL_REVISIONS:.1e} revisions x {XML_PER_REVISION:.0f} B = "
-          f"{total / 1e12:,.1f} TB of stub XML (~{total / 7.5 / 1e9:,.0f} GB gzip) at "
-          f"{rate / 1e6:,.0f} MB/s")
+    print(
+        f"  projection: {ALL_REVISIONS:.1e} revisions x {XML_PER_REVISION:.0f} B = "
+        f"{total / 1e12:,.1f} TB of stub XML (~{total / 7.5 / 1e9:,.0f} GB gzip) at "
+        f"{rate / 1e6:,.0f} MB/s"
+    )
     print(f"{'projected hours for all open Wikipedias':<44} {total / rate / 3600:7.1f}")
 
 

@@ -42,8 +42,10 @@ def main() -> None:
     ours_s, table = timed(qids_table, path, "testwiki")
     base_s, found = timed(baseline, path)
     assert found == table.num_rows, (found, table.num_rows)
-    print(f"  ours {ROWS / ours_s:,.0f} rows/s, regex-split baseline {ROWS / base_s:,.0f} rows/s "
-          f"({table.num_rows:,} wikibase_item rows)")
+    print(
+        f"  ours {ROWS / ours_s:,.0f} rows/s, regex-split baseline {ROWS / base_s:,.0f} rows/s "
+        f"({table.num_rows:,} wikibase_item rows)"
+    )
     print(f"{'qids / regex-split baseline':<44} {base_s / ours_s:7.2f} (rows per second ratio)")
 
 

@@ -40,11 +40,16 @@ def make_shards(rows: int, directory) -> list:
         ids = np.arange(1, n + 1, dtype=np.int64)
         items = rng.choice(n_items, size=n, replace=False) if n <= n_items else rng.integers(0, n_items, n)
         created = rng.integers(978_307_200, 1_767_225_600, n, dtype=np.int64) * 1000
-        table = pa.table([
-            pa.array(np.full(n, wiki)), pa.array(np.char.add("Q", (items + 1).astype(str))),
-            pa.array(ids), pa.array(np.char.add("T", ids.astype(str))),
-            pa.array(created, pa.timestamp("ms", tz="UTC")),
-        ], schema=EDITIONS)
+        table = pa.table(
+            [
+                pa.array(np.full(n, wiki)),
+                pa.array(np.char.add("Q", (items + 1).astype(str))),
+                pa.array(ids),
+                pa.array(np.char.add("T", ids.astype(str))),
+                pa.array(created, pa.timestamp("ms", tz="UTC")),
+            ],
+            schema=EDITIONS,
+        )
         pq.write_table(table, path)
     return shards
 
@@ -82,14 +87,16 @@ def pandas_baseline(shards, out) -> float:
     frame["item"] = frame["qid"].str.slice(1).astype("int64")
     frame = frame.sort_values(["item", "created_at", "wiki"], kind="stable")
     groups = frame.groupby("item", sort=False)
-    result = pd.DataFrame({
-        "qid": groups["qid"].first(),
-        "origin_wiki": groups["wiki"].first(),
-        "origin_created_at": groups["created_at"].first(),
-        "n_wikis": groups.size(),
-        "runner_up_wiki": groups["wiki"].agg(lambda w: w.iloc[1] if len(w) > 1 else None),
-        "editions": groups["wiki"].agg(list),
-    })
+    result = pd.DataFrame(
+        {
+            "qid": groups["qid"].first(),
+            "origin_wiki": groups["wiki"].first(),
+            "origin_created_at": groups["created_at"].first(),
+            "n_wikis": groups.size(),
+            "runner_up_wiki": groups["wiki"].agg(lambda w: w.iloc[1] if len(w) > 1 else None),
+            "editions": groups["wiki"].agg(list),
+        }
+    )
     result.to_parquet(out)
     return time.perf_counter() - started
 
@@ -104,15 +111,19 @@ def main() -> None:
         made = time.perf_counter() - started
         seconds, items, rss = run_reduce(directory)
         results[rows] = seconds
-        print(f"  {rows / 1e6:,.0f} M rows ({items:,} items; shards made in {made:.0f} s): "
-              f"{seconds:,.1f} s, peak RSS {rss / 1024:,.2f} GB")
+        print(
+            f"  {rows / 1e6:,.0f} M rows ({items:,} items; shards made in {made:.0f} s): "
+            f"{seconds:,.1f} s, peak RSS {rss / 1024:,.2f} GB"
+        )
     small, big = BIG // 10, BIG
     print(f"{'reduce 50 M rows, seconds':<44} {results[big]:7.1f} (anchor <= 90 s)")
     print(f"{'growth 50 M / 5 M (linear = 10)':<44} {results[big] / results[small]:7.1f}")
     directory = OUT / f"reduce-editions-{small // 1_000_000}M"
     baseline = pandas_baseline(make_shards(small, directory), directory / "pandas.parquet")
-    print(f"  pandas sort + groupby baseline, 5 M rows: {baseline:,.1f} s (origin, runner-up, "
-          "count, list of editions' wikis; written to Parquet)")
+    print(
+        f"  pandas sort + groupby baseline, 5 M rows: {baseline:,.1f} s (origin, runner-up, "
+        "count, list of editions' wikis; written to Parquet)"
+    )
     print(f"{'reduce / pandas baseline, 5 M rows':<44} {baseline / results[small]:7.2f} (speed ratio)")
 
 

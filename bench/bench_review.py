@@ -32,11 +32,30 @@ N, DECIDED = 50_000, 20_000
 
 
 def make_set(path: Path) -> None:
-    rows = [{"id": f"q{i}", "question": f"質問{i}：この妖怪はどこに現れるか。",
-             "choices": [f"川{i}", f"山{i}", f"海{i}", f"寺{i}"], "answer": f"山{i}", "answer_index": 1,
-             "type": MCQ_TYPES[i % 6], "region": MCQ_REGIONS[i % 11], "ref": [1], "refs_detail": ["出典"],
-             "url": None, "title": f"妖怪{i}", "qid": None, "wiki": "jawiki", "page_id": i, "language": "ja",
-             "generator": "g", "checker": "c", "prompt_sha1": "x", "source_revision_id": 1} for i in range(N)]
+    rows = [
+        {
+            "id": f"q{i}",
+            "question": f"質問{i}：この妖怪はどこに現れるか。",
+            "choices": [f"川{i}", f"山{i}", f"海{i}", f"寺{i}"],
+            "answer": f"山{i}",
+            "answer_index": 1,
+            "type": MCQ_TYPES[i % 6],
+            "region": MCQ_REGIONS[i % 11],
+            "ref": [1],
+            "refs_detail": ["出典"],
+            "url": None,
+            "title": f"妖怪{i}",
+            "qid": None,
+            "wiki": "jawiki",
+            "page_id": i,
+            "language": "ja",
+            "generator": "g",
+            "checker": "c",
+            "prompt_sha1": "x",
+            "source_revision_id": 1,
+        }
+        for i in range(N)
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
 
 
@@ -62,16 +81,23 @@ def main() -> None:
             store.add(item.key, item.sha1, "alice", "accept")
         write_ms = (time.perf_counter() - started) / DECIDED * 1000
         for i, item in enumerate(data.items[:DECIDED]):
-            store.add(item.key, item.sha1, "bob", "reject" if i % 3 == 0 else "accept",
-                      reason="answer wrong" if i % 3 == 0 else None)
+            store.add(
+                item.key,
+                item.sha1,
+                "bob",
+                "reject" if i % 3 == 0 else "accept",
+                reason="answer wrong" if i % 3 == 0 else None,
+            )
         store.close()
         review = Review(d / "mcq.parquet", d / "r.sqlite", "carol")
         view = best(lambda: [review.item(k) for k in range(0, 20_000, 2_000)], 1) / 10
         state = best(lambda: review.state(), 1)
         review.store.close()
         export = best(lambda: export_reviewed(d / "mcq.parquet", d / "r.sqlite", d / "out.parquet", "majority"), 1)
-    print(f"bench_review: {N:,} items, {2 * DECIDED:,} decisions; pyarrow rows {anchor:.2f} s, load {load:.2f} s, "
-          f"item view {view * 1000:.1f} ms, state {state:.2f} s, export {export:.2f} s, a decision {write_ms:.2f} ms")
+    print(
+        f"bench_review: {N:,} items, {2 * DECIDED:,} decisions; pyarrow rows {anchor:.2f} s, load {load:.2f} s, "
+        f"item view {view * 1000:.1f} ms, state {state:.2f} s, export {export:.2f} s, a decision {write_ms:.2f} ms"
+    )
     print(f"{'load for review / pyarrow rows':<45}{load / anchor:>8.2f} (anchor <= 3)")
     print(f"{'one item view / pyarrow rows':<45}{view / anchor:>8.3f} (anchor <= 0.05)")
     print(f"{'state of the review / pyarrow rows':<45}{state / anchor:>8.2f} (recorded)")

@@ -53,6 +53,7 @@ def stub(size: int, seed: int):
         with igzip.open(path, "wb", compresslevel=1) as f:
             for _ in write_history_xml(f, size, seed=seed):
                 pass
+
     return make
 
 
@@ -74,10 +75,12 @@ class _OwnHashes:
 
 def stub_gzip6(size: int, seed: int, own_hashes: bool = True):
     """A stub-meta-history file as Wikimedia compresses it (gzip -6)."""
+
     def make(path):
         with gzip.open(path, "wb", compresslevel=6) as f:
             for _ in write_history_xml(_OwnHashes(f, seed) if own_hashes else f, size, seed=seed):
                 pass
+
     return make
 
 
@@ -86,6 +89,7 @@ def history_bz2(size: int):
         with bz2.open(path, "wb", compresslevel=9) as f:
             for _ in write_history_xml(f, size, seed=3, with_text=True, text_size=2000):
                 pass
+
     return make
 
 
@@ -129,8 +133,18 @@ def ratio_line(name, fast_s, base_s, anchor, what):
 
 
 def _scan_argv(path: Path, out: Path) -> list[str]:
-    return [PY, "-m", "wikiorigin.cli", "scan", str(path), "--wiki", "testwiki", "--allow-non-wikipedia",
-            "--out", str(out)]
+    return [
+        PY,
+        "-m",
+        "wikiorigin.cli",
+        "scan",
+        str(path),
+        "--wiki",
+        "testwiki",
+        "--allow-non-wikipedia",
+        "--out",
+        str(out),
+    ]
 
 
 def _in_process(path: Path, out: Path) -> tuple[float, float]:
@@ -147,36 +161,47 @@ def whole_command(path: Path, tiny: Path, goal: float | None) -> None:
     """``wikiorigin scan`` against ``python -m isal.igzip -d``, each a whole command, and what the
     scan's time is made of."""
     out = path.with_suffix(".pages.parquet")
-    argvs = {"isal": [PY, "-m", "isal.igzip", "-d", "-c", str(path)], "scan": _scan_argv(path, out),
-             "start": _scan_argv(tiny, tiny.with_suffix(".pages.parquet"))}
+    argvs = {
+        "isal": [PY, "-m", "isal.igzip", "-d", "-c", str(path)],
+        "scan": _scan_argv(path, out),
+        "start": _scan_argv(tiny, tiny.with_suffix(".pages.parquet")),
+    }
     best = {name: (float("inf"), 0.0) for name in argvs}
     for _ in range(RUNS):  # alternating, so that a busier moment of the machine hits each
         for name, argv in argvs.items():
             best[name] = min(best[name], command_seconds(argv))
     (isal_s, isal_cpu), (scan_s, scan_cpu), (start_s, start_cpu) = best["isal"], best["scan"], best["start"]
     xml, gz = decompress_only(path), path.stat().st_size
-    print(f"  {path.name}: {gz / 1e6:,.0f} MB of gzip -6, {xml / 1e6:,.0f} MB of XML ({xml / gz:.1f}x); whole "
-          f"commands, best of {RUNS}: python -m isal.igzip -d {isal_s:.2f} s ({xml / isal_s / 1e6:,.0f} MB/s, CPU "
-          f"{isal_cpu:.2f} s), wikiorigin scan {scan_s:.2f} s ({xml / scan_s / 1e6:,.0f} MB/s, CPU {scan_cpu:.2f} s)")
+    print(
+        f"  {path.name}: {gz / 1e6:,.0f} MB of gzip -6, {xml / 1e6:,.0f} MB of XML ({xml / gz:.1f}x); whole "
+        f"commands, best of {RUNS}: python -m isal.igzip -d {isal_s:.2f} s ({xml / isal_s / 1e6:,.0f} MB/s, CPU "
+        f"{isal_cpu:.2f} s), wikiorigin scan {scan_s:.2f} s ({xml / scan_s / 1e6:,.0f} MB/s, CPU {scan_cpu:.2f} s)"
+    )
     name = f"scan / isal decompression, whole command, {xml / gz:.0f}x"
     if goal is None:
         print(f"{name:<52} {isal_s / scan_s:7.2f} (throughput ratio; recorded)")
         return
     d_s, s_s = _in_process(path, out)
     rest = max(0.0, scan_s - start_s - d_s)
-    print(f"  the scan command's {scan_s:.2f} s: start-up {start_s:.2f} s ({start_s / scan_s:.0%}; the command on a "
-          f"one-page file), decompression {d_s:.2f} s ({d_s / scan_s:.0%}; alone, in process, as the scan reads), "
-          f"the rest {rest:.2f} s ({rest / scan_s:.0%}; parse, rows and Parquet beyond what overlaps the "
-          f"decompression); in process the scan takes {s_s:.2f} s")
+    print(
+        f"  the scan command's {scan_s:.2f} s: start-up {start_s:.2f} s ({start_s / scan_s:.0%}; the command on a "
+        f"one-page file), decompression {d_s:.2f} s ({d_s / scan_s:.0%}; alone, in process, as the scan reads), "
+        f"the rest {rest:.2f} s ({rest / scan_s:.0%}; parse, rows and Parquet beyond what overlaps the "
+        f"decompression); in process the scan takes {s_s:.2f} s"
+    )
     work_cpu = scan_cpu - start_cpu
-    print(f"  CPU seconds per GB of XML: the scan's work {work_cpu / xml * 1e9:.2f} (start-up apart: "
-          f"{start_cpu:.2f} s a command), isal's decompression {isal_cpu / xml * 1e9:.2f}; "
-          f"on {os.cpu_count()} cores")
+    print(
+        f"  CPU seconds per GB of XML: the scan's work {work_cpu / xml * 1e9:.2f} (start-up apart: "
+        f"{start_cpu:.2f} s a command), isal's decompression {isal_cpu / xml * 1e9:.2f}; "
+        f"on {os.cpu_count()} cores"
+    )
     ok = "meets" if isal_s / scan_s >= goal else "BELOW"
     print(f"{name:<52} {isal_s / scan_s:7.2f} (throughput ratio; goal >= {goal}: {ok})")
     print(f"{'scan / decompression, in process, gzip -6':<52} {d_s / s_s:7.2f} (throughput ratio; recorded)")
-    print(f"{'scan / isal decompression, CPU time':<52} {isal_cpu / scan_cpu:7.2f} (recorded: what a busy "
-          "machine, with no core to spare, leaves of the ratio)")
+    print(
+        f"{'scan / isal decompression, CPU time':<52} {isal_cpu / scan_cpu:7.2f} (recorded: what a busy "
+        "machine, with no core to spare, leaves of the ratio)"
+    )
 
 
 def real_ratio() -> float:
@@ -189,8 +214,10 @@ def main() -> None:
     realistic = cached(f"stub-gzip6-{GZ6 // 1_000_000}MB.xml.gz", stub_gzip6(GZ6, seed=7))
     uniform = cached(f"stub-gzip6-one-sha1-{GZ6 // 1_000_000}MB.xml.gz", stub_gzip6(GZ6, seed=7, own_hashes=False))
     tiny = cached("stub-gzip6-one-page.xml.gz", stub_gzip6(500, seed=7))
-    print(f"  the real elwikivoyage stub sample compresses {real_ratio():.1f}x at gzip -6; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (the whole-command figure wants a quiet machine)")
+    print(
+        f"  the real elwikivoyage stub sample compresses {real_ratio():.1f}x at gzip -6; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (the whole-command figure wants a quiet machine)"
+    )
     whole_command(realistic, tiny, goal=0.5)
     whole_command(uniform, tiny, goal=None)
 
@@ -200,13 +227,17 @@ def main() -> None:
 
     # Best of three, alternating, for both: the machine is noisy.
     d_s, nbytes, s_s = best_of(3, big)
-    print(f"  gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
-          f"scan {nbytes / s_s / 1e6:,.0f} MB/s")
+    print(
+        f"  gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
+        f"scan {nbytes / s_s / 1e6:,.0f} MB/s"
+    )
     ratio_line("scan / decompression, gzip", s_s, d_s, 0.4, "throughput ratio")
 
     d_s, nbytes, s_s = best_of(2, full, 2)
-    print(f"  bzip2 full history {nbytes / 1e6:,.0f} MB XML, 2 threads: decompress "
-          f"{nbytes / d_s / 1e6:,.0f} MB/s, scan {nbytes / s_s / 1e6:,.0f} MB/s")
+    print(
+        f"  bzip2 full history {nbytes / 1e6:,.0f} MB XML, 2 threads: decompress "
+        f"{nbytes / d_s / 1e6:,.0f} MB/s, scan {nbytes / s_s / 1e6:,.0f} MB/s"
+    )
     ratio_line("scan / decompression, bzip2 (2 threads)", s_s, d_s, 0.7, "throughput ratio")
 
     # mwxml on the first pages of the small file; the fast scan on the same pages.
@@ -223,14 +254,28 @@ def main() -> None:
         d_s, nbytes, s_s = best_of(3, small)
     finally:
         fast_scan.CORE = core
-    print(f"  pure Python, gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
-          f"scan {nbytes / s_s / 1e6:,.0f} MB/s")
+    print(
+        f"  pure Python, gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
+        f"scan {nbytes / s_s / 1e6:,.0f} MB/s"
+    )
     print(f"{'scan / decompression, gzip, pure Python':<44} {d_s / s_s:7.2f} (throughput ratio; recorded)")
 
     for path in (small, big):
         out = path.with_suffix(".pages.parquet")
-        rss = peak_rss_mb([PY, "-m", "wikiorigin.cli", "scan", str(path), "--wiki", "testwiki",
-                           "--allow-non-wikipedia", "--out", str(out)])
+        rss = peak_rss_mb(
+            [
+                PY,
+                "-m",
+                "wikiorigin.cli",
+                "scan",
+                str(path),
+                "--wiki",
+                "testwiki",
+                "--allow-non-wikipedia",
+                "--out",
+                str(out),
+            ]
+        )
         print(f"{'peak RSS, ' + path.name:<44} {rss:7.0f} MB (anchor: flat, < 300 MB)")
 
 

@@ -65,18 +65,49 @@ def _place_template(big: dict) -> dict:
     langs = list(big["labels"])[:40]
     place["labels"] = {lang: {"language": lang, "value": f"Place {lang}"} for lang in langs}
     place["descriptions"] = {lang: {"language": lang, "value": f"village in Japan ({lang})"} for lang in langs}
-    reference = [{"hash": "0" * 40, "snaks": {"P143": [{"snaktype": "value", "property": "P143", "datavalue": {
-        "value": {"entity-type": "item", "numeric-id": 48183, "id": "Q48183"}, "type": "wikibase-entityid"},
-        "datatype": "wikibase-item"}]}, "snaks-order": ["P143"]}]
+    reference = [
+        {
+            "hash": "0" * 40,
+            "snaks": {
+                "P143": [
+                    {
+                        "snaktype": "value",
+                        "property": "P143",
+                        "datavalue": {
+                            "value": {"entity-type": "item", "numeric-id": 48183, "id": "Q48183"},
+                            "type": "wikibase-entityid",
+                        },
+                        "datatype": "wikibase-item",
+                    }
+                ]
+            },
+            "snaks-order": ["P143"],
+        }
+    ]
     for statements in place["claims"].values():
         for statement in statements:
             statement["references"] = reference
-    place["claims"]["P625"] = [{"mainsnak": {"snaktype": "value", "property": "P625", "datatype": "globe-coordinate",
-                                             "datavalue": {"value": {"latitude": 35.6, "longitude": 139.7,
-                                                                     "precision": 0.0001,
-                                                                     "globe": "http://www.wikidata.org/entity/Q2"},
-                                                           "type": "globecoordinate"}},
-                                "type": "statement", "rank": "normal", "references": reference}]
+    place["claims"]["P625"] = [
+        {
+            "mainsnak": {
+                "snaktype": "value",
+                "property": "P625",
+                "datatype": "globe-coordinate",
+                "datavalue": {
+                    "value": {
+                        "latitude": 35.6,
+                        "longitude": 139.7,
+                        "precision": 0.0001,
+                        "globe": "http://www.wikidata.org/entity/Q2",
+                    },
+                    "type": "globecoordinate",
+                },
+            },
+            "type": "statement",
+            "rank": "normal",
+            "references": reference,
+        }
+    ]
     place["claims"]["P18"] = big["claims"].get("P18", [])[:1]
     return place
 
@@ -84,10 +115,30 @@ def _place_template(big: dict) -> dict:
 def _place_line(template: dict, qid: str, parent: str, country: str = JAPAN) -> str:
     data = dict(template, id=qid)
     claims = dict(template["claims"])
-    claims["P131"] = [dict(claims["P131"][0], mainsnak={**claims["P131"][0]["mainsnak"], "datavalue": {
-        "value": {"entity-type": "item", "numeric-id": int(parent[1:]), "id": parent}, "type": "wikibase-entityid"}})]
-    claims["P17"] = [dict(claims["P17"][0], mainsnak={**claims["P17"][0]["mainsnak"], "datavalue": {
-        "value": {"entity-type": "item", "numeric-id": int(country[1:]), "id": country}, "type": "wikibase-entityid"}})]
+    claims["P131"] = [
+        dict(
+            claims["P131"][0],
+            mainsnak={
+                **claims["P131"][0]["mainsnak"],
+                "datavalue": {
+                    "value": {"entity-type": "item", "numeric-id": int(parent[1:]), "id": parent},
+                    "type": "wikibase-entityid",
+                },
+            },
+        )
+    ]
+    claims["P17"] = [
+        dict(
+            claims["P17"][0],
+            mainsnak={
+                **claims["P17"][0]["mainsnak"],
+                "datavalue": {
+                    "value": {"entity-type": "item", "numeric-id": int(country[1:]), "id": country},
+                    "type": "wikibase-entityid",
+                },
+            },
+        )
+    ]
     data["claims"] = claims
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -96,16 +147,28 @@ def _with_country_qualifier(item: dict) -> dict:
     """An item that is no place but names a country in a qualifier (an award "in" a country)."""
     item = json.loads(json.dumps(item))
     claim = next(iter(item["claims"].values()))[0]
-    claim["qualifiers"] = {"P17": [{"snaktype": "value", "property": "P17", "datavalue": {
-        "value": {"entity-type": "item", "numeric-id": 17, "id": JAPAN}, "type": "wikibase-entityid"},
-        "datatype": "wikibase-item"}]}
+    claim["qualifiers"] = {
+        "P17": [
+            {
+                "snaktype": "value",
+                "property": "P17",
+                "datavalue": {
+                    "value": {"entity-type": "item", "numeric-id": 17, "id": JAPAN},
+                    "type": "wikibase-entityid",
+                },
+                "datatype": "wikibase-item",
+            }
+        ]
+    }
     return item
 
 
 def bench_items(pages: list[tuple[int, str]]) -> dict[str, tuple[int, str, str]]:
     """The bench's items: qid -> (page id, title, municipality), one per page."""
-    return {f"Q{120_000_000 + i}": (page_id, title, f"Q{1_000 + PREFECTURES + DISTRICTS + i * 7 % MUNICIPALITIES}")
-            for i, (page_id, title) in enumerate(pages)}
+    return {
+        f"Q{120_000_000 + i}": (page_id, title, f"Q{1_000 + PREFECTURES + DISTRICTS + i * 7 % MUNICIPALITIES}")
+        for i, (page_id, title) in enumerate(pages)
+    }
 
 
 _VALUE = re.compile(r'("value":")([^"\\]{3,})(")|("id":"[QPqp][0-9]+\$)([^"]+)(")|("hash":")([0-9a-f]{40})(")')
@@ -127,7 +190,7 @@ class _Noise:
             while size < len(m.group(2)):
                 words.append(self.rng.choice(self.vocabulary))
                 size += len(words[-1]) + 1
-            return m.group(1) + " ".join(words)[:max(3, len(m.group(2)))] + m.group(3)
+            return m.group(1) + " ".join(words)[: max(3, len(m.group(2)))] + m.group(3)
         if m.group(4):
             guid = "-".join(f"{self.rng.getrandbits(4 * n):0{n}x}" for n in (8, 4, 4, 4, 12))
             return m.group(4) + guid + m.group(6)
@@ -154,9 +217,15 @@ def make_dump(path, pages: list[tuple[int, str]]) -> None:
     lines += [noise(_place_line(template, q, prefectures[i % PREFECTURES])) for i, q in enumerate(districts)]
     lines += [noise(_place_line(template, q, districts[i % DISTRICTS])) for i, q in enumerate(municipalities)]
     for qid, (_, title, municipality) in bench_items(pages).items():
-        lines.append(entity_json(qid, {"ja": title, "en": f"{title} (en)"}, aliases={"ja": [f"{title}の別名"]},
-                                 sitelinks={"jawiki": title, "enwiki": f"{title} (en)"},
-                                 claims={"P131": [municipality], "P17": [JAPAN], "P31": ["Q5"]}))
+        lines.append(
+            entity_json(
+                qid,
+                {"ja": title, "en": f"{title} (en)"},
+                aliases={"ja": [f"{title}の別名"]},
+                sitelinks={"jawiki": title, "enwiki": f"{title} (en)"},
+                claims={"P131": [municipality], "P17": [JAPAN], "P31": ["Q5"]},
+            )
+        )
     rng.shuffle(lines)
     written, n, places = 0, 0, 0
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as f:
@@ -176,8 +245,11 @@ def make_dump(path, pages: list[tuple[int, str]]) -> None:
             line = noise(line)
             f.write(line + ",\n")
             written += len(line.encode()) + 2
-            places += len(line.encode()) + 2 if line.startswith('{"type":"item","id":"Q', 0) and \
-                '"P131":[{"mainsnak"' in line else 0
+            places += (
+                len(line.encode()) + 2
+                if line.startswith('{"type":"item","id":"Q', 0) and '"P131":[{"mainsnak"' in line
+                else 0
+            )
         f.write("]\n")
 
 
@@ -199,8 +271,9 @@ def make_multistream(directory) -> None:
     text = "'''{0}'''は日本の村である。<ref>{{{{Cite book|title=村誌|year=2001}}}}</ref>\n== 脚注 ==\n<references />"
     pages = [page_xml(page_id, title, text.format(title)) for page_id, title in _pages()]
     directory.mkdir()
-    write_multistream_pages(head, pages, directory / "jawiki-multistream.xml.bz2",
-                            directory / "jawiki-multistream-index.txt.bz2")
+    write_multistream_pages(
+        head, pages, directory / "jawiki-multistream.xml.bz2", directory / "jawiki-multistream-index.txt.bz2"
+    )
 
 
 def _items_file(path, items: dict[str, tuple[int, str, str]]) -> None:
@@ -209,11 +282,28 @@ def _items_file(path, items: dict[str, tuple[int, str, str]]) -> None:
     from wikiorigin.schemas import ORIGINS
 
     when = datetime(2003, 1, 1, tzinfo=timezone.utc)
-    pq.write_table(pa.Table.from_pylist([{
-        "qid": qid, "origin_wiki": "jawiki", "origin_created_at": when, "origin_title": title, "n_wikis": 2,
-        "has_enwiki": True, "runner_up_wiki": "enwiki", "runner_up_created_at": when, "lead_days": 1.0,
-        "tied": False, "editions": [{"wiki": "jawiki", "page_id": page_id, "title": title, "created_at": when}],
-    } for qid, (page_id, title, _) in items.items()], schema=ORIGINS), path)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "qid": qid,
+                    "origin_wiki": "jawiki",
+                    "origin_created_at": when,
+                    "origin_title": title,
+                    "n_wikis": 2,
+                    "has_enwiki": True,
+                    "runner_up_wiki": "enwiki",
+                    "runner_up_created_at": when,
+                    "lead_days": 1.0,
+                    "tied": False,
+                    "editions": [{"wiki": "jawiki", "page_id": page_id, "title": title, "created_at": when}],
+                }
+                for qid, (page_id, title, _) in items.items()
+            ],
+            schema=ORIGINS,
+        ),
+        path,
+    )
 
 
 def _decompress(path) -> tuple[float, int]:
@@ -272,8 +362,11 @@ def corpus_figures(path, pages, multistream) -> None:
         tmp = Path(tmp)
         items_path = tmp / "items.parquet"
         _items_file(items_path, items)
-        runs = {"corpus origin --wikidata": lambda: build_origin_corpus(
-            items_path, Multistream(*multistream), tmp / "a.parquet", wikidata=path)}
+        runs = {
+            "corpus origin --wikidata": lambda: build_origin_corpus(
+                items_path, Multistream(*multistream), tmp / "a.parquet", wikidata=path
+            )
+        }
         runs.update(_entity_runs(path, items_path, multistream, tmp))
         decompress, best = _alternating(path, runs)
         rows = pq.read_table(tmp / "a.parquet").to_pylist()
@@ -282,8 +375,10 @@ def corpus_figures(path, pages, multistream) -> None:
         assert len(rows) == ITEMS and with_region == ITEMS, (len(rows), with_region, report.notes[:3])
         if (tmp / "b.parquet").exists():
             assert pq.read_table(tmp / "b.parquet").to_pylist() == rows  # the same rows either way
-        print(f"bench_wikidata: {path.stat().st_size / 1e6:,.0f} MB gzip ({_decompress(path)[1] / 1e6:,.0f} MB of "
-              f"JSON); {ITEMS} items, each three levels below a prefecture; decompression {decompress:.2f} s")
+        print(
+            f"bench_wikidata: {path.stat().st_size / 1e6:,.0f} MB gzip ({_decompress(path)[1] / 1e6:,.0f} MB of "
+            f"JSON); {ITEMS} items, each three levels below a prefecture; decompression {decompress:.2f} s"
+        )
         for name, (seconds, _) in best.items():
             goal = " (goal <= 2.5)" if name == "corpus origin --wikidata" else ""
             print(f"{name + ' / decompression':<50} {seconds / decompress:6.2f}{goal} ({seconds:.2f} s)")
@@ -310,9 +405,11 @@ def _entity_runs(path, items_path, multistream, tmp) -> dict:
         "one pass (read_items_and_places)": lambda: sum(1 for _ in read_items_and_places(path, qids, ["en", "ja"])),
         "wikidata extract, 1 wiki": lambda: extract_entities(path, [items_path], tmp / "entities.parquet"),
         "corpus origin --entities": lambda: build_origin_corpus(
-            items_path, Multistream(*multistream), tmp / "b.parquet", entities_file=tmp / "entities.parquet"),
+            items_path, Multistream(*multistream), tmp / "b.parquet", entities_file=tmp / "entities.parquet"
+        ),
         "wikidata extract, 8 wikis (9 languages)": lambda: extract_entities(
-            path, [items_path, *others], tmp / "entities-8.parquet"),
+            path, [items_path, *others], tmp / "entities-8.parquet"
+        ),
     }
 
 
@@ -322,8 +419,10 @@ def filtered_figure(path) -> None:
     loads_s, lines = _best(lambda: _all_lines(path), 1)
     wanted = [f"Q{3_000_000 + i}" for i in range(1, lines, 100)]
     filter_s, found = _best(lambda: sum(1 for _ in read_entities(path, wanted)), 1)
-    print(f"  json.loads on every line {size / loads_s / 1e6:,.0f} MB/s; filtered read "
-          f"{size / filter_s / 1e6:,.0f} MB/s ({found:,} of {lines:,} entities)")
+    print(
+        f"  json.loads on every line {size / loads_s / 1e6:,.0f} MB/s; filtered read "
+        f"{size / filter_s / 1e6:,.0f} MB/s ({found:,} of {lines:,} entities)"
+    )
     print(f"{'filtered read (1%) / json.loads every line':<44} {loads_s / filter_s:7.1f} (anchor >= 5)")
 
 

@@ -14,8 +14,13 @@ import mwparserfromhell
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.wikitext import convert
 
-SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "data" / "dumps" / \
-    "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
+SAMPLE = (
+    Path(__file__).resolve().parent.parent
+    / "tests"
+    / "data"
+    / "dumps"
+    / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
+)
 
 
 def best(fn, texts, runs=3) -> float:
@@ -35,8 +40,9 @@ def main() -> None:
     parse_s = best(mwparserfromhell.parse, texts)
     convert_s = best(convert, texts)
     refs = sum(len(convert(t).references) for t in texts)
-    print(f"bench_wikitext: {len(texts)} jawiki articles, {sum(map(len, texts)) / 1e6:.1f} M chars, "
-          f"{refs:,} references")
+    print(
+        f"bench_wikitext: {len(texts)} jawiki articles, {sum(map(len, texts)) / 1e6:.1f} M chars, {refs:,} references"
+    )
     print(f"  bare parse {len(texts) / parse_s:,.1f} pages/s; conversion {len(texts) / convert_s:,.1f} pages/s")
     print(f"{'conversion / bare parse, time':<44} {convert_s / parse_s:7.2f} (anchor <= 2)")
 

@@ -37,14 +37,21 @@ def same_numbers(work: Path) -> None:
     a, b, c = (m.loglikelihood(requests) for m in (cpu, cuda, bf16))
     worst = max(abs(x[0] - y[0]) for x, y in zip(a, b))
     worst_bf16 = max(abs(x[0] - y[0]) / max(1.0, abs(x[0])) for x, y in zip(a, c))
-    lp_cpu, lp_cuda = cpu.token_logprobs(texts, windows="overlap", stride=256), cuda.token_logprobs(texts, windows="overlap", stride=256)
+    lp_cpu, lp_cuda = (
+        cpu.token_logprobs(texts, windows="overlap", stride=256),
+        cuda.token_logprobs(texts, windows="overlap", stride=256),
+    )
     worst_lp = max(abs(x - y) for p, q in zip(lp_cpu, lp_cuda) for x, y in zip(p, q))
-    gen_cpu = LocalModel(directory, device="cpu", chat=False).generate([r["question"] for r in rows[:8]],
-                                                                        max_new_tokens=8, temperature=0)
+    gen_cpu = LocalModel(directory, device="cpu", chat=False).generate(
+        [r["question"] for r in rows[:8]], max_new_tokens=8, temperature=0
+    )
     gen_cuda = LocalModel(directory, device="cuda", dtype="float32", chat=False).generate(
-        [r["question"] for r in rows[:8]], max_new_tokens=8, temperature=0)
-    print(f"tiny model, {len(requests)} options: |cuda fp32 - cpu| max {worst:.2e}; bf16 relative max "
-          f"{worst_bf16:.2e}; token log-probs max {worst_lp:.2e}; greedy generations equal: {gen_cpu == gen_cuda}")
+        [r["question"] for r in rows[:8]], max_new_tokens=8, temperature=0
+    )
+    print(
+        f"tiny model, {len(requests)} options: |cuda fp32 - cpu| max {worst:.2e}; bf16 relative max "
+        f"{worst_bf16:.2e}; token log-probs max {worst_lp:.2e}; greedy generations equal: {gen_cpu == gen_cuda}"
+    )
     assert worst < 1e-3 and worst_lp < 1e-3
 
 
@@ -52,9 +59,18 @@ def real_out_of_memory(work: Path) -> None:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     directory = make_tiny_model(work / "oom")
-    config = LlamaConfig(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
-                         num_attention_heads=16, num_key_value_heads=16, max_position_embeddings=4096,
-                         bos_token_id=0, eos_token_id=0, pad_token_id=4)
+    config = LlamaConfig(
+        vocab_size=32000,
+        hidden_size=2048,
+        intermediate_size=5632,
+        num_hidden_layers=16,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        max_position_embeddings=4096,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=4,
+    )
     with torch.device("cuda"):
         LlamaForCausalLM(config).to(torch.bfloat16).save_pretrained(directory)
     rng = torch.Generator().manual_seed(0)
@@ -63,9 +79,13 @@ def real_out_of_memory(work: Path) -> None:
     requests = [(t, "。") for t in texts]
     model = LocalModel(directory, max_batch_size=512)
     greedy = model.loglikelihood(requests)
-    print(f"output layer on hidden states (continuations scored at real steps only): {model._output_layer() is not None}")
-    print(f"out of memory: asked for batches of 512 x ~{len(model.encode(texts[0]))} tokens; "
-          f"ran at {model.batch_size}; peak {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB")
+    print(
+        f"output layer on hidden states (continuations scored at real steps only): {model._output_layer() is not None}"
+    )
+    print(
+        f"out of memory: asked for batches of 512 x ~{len(model.encode(texts[0]))} tokens; "
+        f"ran at {model.batch_size}; peak {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB"
+    )
     again = LocalModel(directory, max_batch_size=model.batch_size).loglikelihood(requests[:64])
     assert model.batch_size < 512
     assert max(abs(x[0] - y[0]) for x, y in zip(greedy[:64], again)) < 0.05

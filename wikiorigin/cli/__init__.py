@@ -30,8 +30,14 @@ class _Help(argparse.HelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if "%(default)" in text or "default" in text or not action.option_strings \
-                or action.default is None or action.default is False or action.default is argparse.SUPPRESS:
+        if (
+            "%(default)" in text
+            or "default" in text
+            or not action.option_strings
+            or action.default is None
+            or action.default is False
+            or action.default is argparse.SUPPRESS
+        ):
             return text
         return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
 
@@ -52,9 +58,20 @@ _STAGES = (dumps, origins, wikidata, corpus, build, eval, export, review)
 # The stage of each command, so that a command builds only its own stage's options (all of them
 # take 0.03 s, a tenth of a scan's start). Only a hint: a command its stage turns out not to
 # have is parsed with every stage's commands, as is a name missing here.
-_STAGE_OF = {"languages": dumps, "download": dumps, "scan": dumps, "qids": dumps, "origins": origins,
-             "subset": origins, "wikidata": wikidata, "corpus": corpus, "build": build, "eval": eval,
-             "export": export, "review": review}
+_STAGE_OF = {
+    "languages": dumps,
+    "download": dumps,
+    "scan": dumps,
+    "qids": dumps,
+    "origins": origins,
+    "subset": origins,
+    "wikidata": wikidata,
+    "corpus": corpus,
+    "build": build,
+    "eval": eval,
+    "export": export,
+    "review": review,
+}
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -79,14 +96,25 @@ _parser = parser  # the name the tests import
 
 
 # The optional dependencies and the extra (pyproject.toml) that installs each.
-_EXTRAS = {"torch": "eval", "transformers": "eval", "scipy": "eval", "dask": "dask", "distributed": "dask",
-           "starlette": "review", "uvicorn": "review", "statsmodels": "review"}
+_EXTRAS = {
+    "torch": "eval",
+    "transformers": "eval",
+    "scipy": "eval",
+    "dask": "dask",
+    "distributed": "dask",
+    "starlette": "review",
+    "uvicorn": "review",
+    "statsmodels": "review",
+}
 
 
 def _unexpected(exc: Exception) -> int:
     first = str(exc).splitlines()[0] if str(exc) else ""
-    print(f"wikiorigin: error: unexpected {type(exc).__name__}: {first} "
-          "(run with --debug for the traceback, and please report it)", file=sys.stderr)
+    print(
+        f"wikiorigin: error: unexpected {type(exc).__name__}: {first} "
+        "(run with --debug for the traceback, and please report it)",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -192,8 +220,7 @@ def _unreadable(exc: BaseException, args) -> str | None:
     if where is None:
         return None
     first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return (f"{where}: cannot be read ({type(exc).__name__}: {first}): a damaged file, or not one "
-            "this command reads")
+    return f"{where}: cannot be read ({type(exc).__name__}: {first}): a damaged file, or not one this command reads"
 
 
 def _symlink_loop(exc: RuntimeError) -> str | None:
@@ -208,8 +235,11 @@ def _symlink_loop(exc: RuntimeError) -> str | None:
 def _interrupted(args, received: list[int]) -> int:
     _clear_leftovers(args, mine=True)
     what = "interrupted" if not received else f"stopped by {signal.Signals(received[0]).name}"
-    print(f"wikiorigin: {what}; finished work is kept (completed files, shards, the request cache): "
-          "run the same command again to resume", file=sys.stderr)
+    print(
+        f"wikiorigin: {what}; finished work is kept (completed files, shards, the request cache): "
+        "run the same command again to resume",
+        file=sys.stderr,
+    )
     return 128 + (received[0] if received else signal.SIGINT)
 
 
@@ -220,8 +250,11 @@ def _missing_extra(exc: ImportError, args) -> int:
         if args.debug:
             raise exc
         return _unexpected(exc)
-    print(f"wikiorigin: error: `wikiorigin {args.command}` needs {module}, which is not installed: "
-          f"pip install -e '.[{extra}]' in the wikiorigin checkout", file=sys.stderr)
+    print(
+        f"wikiorigin: error: `wikiorigin {args.command}` needs {module}, which is not installed: "
+        f"pip install -e '.[{extra}]' in the wikiorigin checkout",
+        file=sys.stderr,
+    )
     return 2
 
 

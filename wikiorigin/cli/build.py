@@ -31,16 +31,30 @@ def _method_options(b, preset: str) -> None:
     from ..builders.presets import PRESETS
 
     m = b.add_argument_group(
-        "method settings", f"Defaults follow the paper; --preset {preset} sets every method setting to the "
+        "method settings",
+        f"Defaults follow the paper; --preset {preset} sets every method setting to the "
         f"paper's ({PRESETS[preset].source}); options given win. With --reasoning-effort no temperature or "
-        "top-p is sent, and a reasoning model spends part of --max-tokens thinking: raise it.")
-    m.add_argument("--preset", choices=tuple(PRESETS), default=None,
-                   help=f"a paper's method settings ({preset} for this builder; the models stay yours)")
-    m.add_argument("--temperature", type=positive(float, zero=True), default=None,
-                   help="sampling temperature of every step (default: the paper's)")
+        "top-p is sent, and a reasoning model spends part of --max-tokens thinking: raise it.",
+    )
+    m.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        default=None,
+        help=f"a paper's method settings ({preset} for this builder; the models stay yours)",
+    )
+    m.add_argument(
+        "--temperature",
+        type=positive(float, zero=True),
+        default=None,
+        help="sampling temperature of every step (default: the paper's)",
+    )
     m.add_argument("--top-p", type=_unit, default=None, help="nucleus sampling of every step (default: the paper's)")
-    m.add_argument("--max-tokens", type=positive(int), default=None,
-                   help="output limit of every step, in tokens (default: the paper's)")
+    m.add_argument(
+        "--max-tokens",
+        type=positive(int),
+        default=None,
+        help="output limit of every step, in tokens (default: the paper's)",
+    )
 
 
 def _unit(text: str) -> float:
@@ -94,34 +108,53 @@ def _built(builder, args, *inputs, **clients):
 
 
 def _print_plan(plan: dict, later: str) -> int:
-    print(f"{plan['calls']} calls to make first ({plan['requests'] - plan['calls']} cached), "
-          f"~{plan['input_tokens']:,} input tokens; then at most {plan['later_calls_at_most']} "
-          f"calls to {later}")
+    print(
+        f"{plan['calls']} calls to make first ({plan['requests'] - plan['calls']} cached), "
+        f"~{plan['input_tokens']:,} input tokens; then at most {plan['later_calls_at_most']} "
+        f"calls to {later}"
+    )
     return 0
 
 
 # --- mcq ---------------------------------------------------------------------------------------
 
+
 def _add_mcq(build) -> None:
     b = build.add_parser("mcq", help="YokaiEval-style 4-option questions from articles")
     b.add_argument("--articles", required=True, help="articles.parquet")
-    b.add_argument("--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet; OUT.lock while it runs)")
+    b.add_argument(
+        "--out", required=True, help="mcq.parquet (dropped rows: OUT.failed.parquet; OUT.lock while it runs)"
+    )
     b.add_argument("--model", required=True, help="the generator model")
-    b.add_argument("--checker-model", default=None,
-                   help="the model that answers each question with its article, to keep only those it gets right "
-                        "(default: the generator; the YokaiEval paper used a separate, smaller model, GPT-4o-mini "
-                        "checking GPT-4o)")
+    b.add_argument(
+        "--checker-model",
+        default=None,
+        help="the model that answers each question with its article, to keep only those it gets right "
+        "(default: the generator; the YokaiEval paper used a separate, smaller model, GPT-4o-mini "
+        "checking GPT-4o)",
+    )
     llm_options(b)
-    b.add_argument("--language", default=None,
-                   help="the language of the questions, options and answers: the code of any open Wikipedia "
-                        "(ja, en, el, ko, ga, ...; default: the articles' wiki's)")
-    b.add_argument("--labels", default=None,
-                   help="the type and region classes: a preset (yokai-ja, origin) or a labels JSON file "
-                        "(default: origin for a `corpus origin` corpus, its region from Wikidata; yokai-ja for Japanese "
-                        "list-page articles)")
-    b.add_argument("--keep-unreferenced", action="store_true",
-                   help="keep questions from articles without any footnote (no attribution; default: drop them)")
-    b.add_argument("--per-article", type=positive(int), default=None, help="questions asked of each article (default 1)")
+    b.add_argument(
+        "--language",
+        default=None,
+        help="the language of the questions, options and answers: the code of any open Wikipedia "
+        "(ja, en, el, ko, ga, ...; default: the articles' wiki's)",
+    )
+    b.add_argument(
+        "--labels",
+        default=None,
+        help="the type and region classes: a preset (yokai-ja, origin) or a labels JSON file "
+        "(default: origin for a `corpus origin` corpus, its region from Wikidata; yokai-ja for Japanese "
+        "list-page articles)",
+    )
+    b.add_argument(
+        "--keep-unreferenced",
+        action="store_true",
+        help="keep questions from articles without any footnote (no attribution; default: drop them)",
+    )
+    b.add_argument(
+        "--per-article", type=positive(int), default=None, help="questions asked of each article (default 1)"
+    )
     b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
     _method_options(b, "yokaieval")
     _dry_run(b)
@@ -137,9 +170,14 @@ def cmd_build_mcq(args) -> int:
 
     # bad labels, language or preset: a one-line error before any client, cache or call is made
     sampling = _apply_preset(args, "mcq")
-    config = MCQConfig(language=language_parameter(args.language) if args.language else None,
-                       labels=load_labels(args.labels) if args.labels else None, per_article=args.per_article or 1,
-                       seed=args.seed, keep_unreferenced=args.keep_unreferenced, preset=args.preset)
+    config = MCQConfig(
+        language=language_parameter(args.language) if args.language else None,
+        labels=load_labels(args.labels) if args.labels else None,
+        per_article=args.per_article or 1,
+        seed=args.seed,
+        keep_unreferenced=args.keep_unreferenced,
+        preset=args.preset,
+    )
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
     if args.dry_run:
@@ -147,28 +185,41 @@ def cmd_build_mcq(args) -> int:
     checker = llm_client(args, args.checker_model) if args.checker_model else None
     report = _built(MCQBuilder(config), args, args.articles, generator, checker=checker).report
     print_usage([("generator", generator), ("checker", checker)])
-    print(f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
-          f"dropped: {report.dropped_said()}) -> {args.out}")
+    print(
+        f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
+        f"dropped: {report.dropped_said()}) -> {args.out}"
+    )
     return requests_outcome([generator, checker], _failed_rows(args.out), flags(args))
 
 
 # --- freeform ----------------------------------------------------------------------------------
 
+
 def _add_freeform(build) -> None:
     b = build.add_parser("freeform", help="WikiOriginQA-style questions from an origin corpus")
     b.add_argument("--articles", required=True, help="articles.parquet of `corpus origin`")
-    b.add_argument("--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)")
+    b.add_argument(
+        "--out", required=True, help="freeform.parquet (dropped: OUT.failed.parquet; OUT.lock while it runs)"
+    )
     b.add_argument("--model", required=True, help="the generator model")
     llm_options(b)
-    b.add_argument("--rounds", type=positive(int, zero=True), default=None,
-                   help="refinement passes (default 3: the paper refined each question several times; "
-                        "each pass is one call per question, and a question given back unchanged makes "
-                        "the next pass a cache hit)")
+    b.add_argument(
+        "--rounds",
+        type=positive(int, zero=True),
+        default=None,
+        help="refinement passes (default 3: the paper refined each question several times; "
+        "each pass is one call per question, and a question given back unchanged makes "
+        "the next pass a cache hit)",
+    )
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
-    b.add_argument("--instructions", choices=("auto", "en"), default=None,
-                   help="language of the generation and refinement instructions: auto (default) = the "
-                        "item's language, bundled for ja ps af ca sk et uk ka, else translated once by the "
-                        "generator (saved as OUT.instructions.json); en = English")
+    b.add_argument(
+        "--instructions",
+        choices=("auto", "en"),
+        default=None,
+        help="language of the generation and refinement instructions: auto (default) = the "
+        "item's language, bundled for ja ps af ca sk et uk ka, else translated once by the "
+        "generator (saved as OUT.instructions.json); en = English",
+    )
     _method_options(b, "wikioriginqa")
     _dry_run(b)
     b.set_defaults(func=cmd_build_freeform)
@@ -180,13 +231,18 @@ def cmd_build_freeform(args) -> int:
     from ..builders.freeform import FreeformBuilder, FreeformConfig
 
     sampling = _apply_preset(args, "freeform")
-    config = FreeformConfig(rounds=3 if args.rounds is None else args.rounds, cutoff=args.cutoff,
-                            instructions=args.instructions or "auto", preset=args.preset)
+    config = FreeformConfig(
+        rounds=3 if args.rounds is None else args.rounds,
+        cutoff=args.cutoff,
+        instructions=args.instructions or "auto",
+        preset=args.preset,
+    )
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
     if args.dry_run:
-        return _print_plan(FreeformBuilder(config).plan(args.articles, generator),
-                           "refine, translate, score and check for giveaways")
+        return _print_plan(
+            FreeformBuilder(config).plan(args.articles, generator), "refine, translate, score and check for giveaways"
+        )
     report = _built(FreeformBuilder(config), args, args.articles, generator).report
     print_usage([("generator", generator)])
     print(f"{report.kept} questions from {report.articles} articles (dropped: {report.dropped_said()}) -> {args.out}")
@@ -195,36 +251,65 @@ def cmd_build_freeform(args) -> int:
 
 # --- preference --------------------------------------------------------------------------------
 
+
 def _add_preference(build) -> None:
-    b = build.add_parser("preference", help="CARE-style chosen/rejected pairs (TRL format)",
-                         description="Pairs from people's ratings of recorded responses (--rated: no model is "
-                                     "called), or from models' answers rated by an LLM judge (--models, "
-                                     "--judge-model; both sample as CARE did: temperature 0.7, top-p 1.0, at most "
-                                     "1,024 output tokens).")
-    b.add_argument("--questions", required=True,
-                   help="CARE JSON, or Parquet/JSON with question, answer (each pair's culture and category)")
-    b.add_argument("--out", required=True,
-                   help="preferences.parquet (failed answers and ratings: OUT.failed.parquet; OUT.lock while it runs)")
-    b.add_argument("--rated", default=None, metavar="FILE",
-                   help="rated responses (JSON, JSON Lines, CSV or Parquet with question, model, response, rating): "
-                        "pairs of these very texts, no model called (--models, --judge-model and --dry-run are "
-                        "refused with it); a rated question not in --questions is left out, counted and listed "
-                        "in OUT.failed.parquet; a bad row is an error naming it, before anything is written")
+    b = build.add_parser(
+        "preference",
+        help="CARE-style chosen/rejected pairs (TRL format)",
+        description="Pairs from people's ratings of recorded responses (--rated: no model is "
+        "called), or from models' answers rated by an LLM judge (--models, "
+        "--judge-model; both sample as CARE did: temperature 0.7, top-p 1.0, at most "
+        "1,024 output tokens).",
+    )
+    b.add_argument(
+        "--questions",
+        required=True,
+        help="CARE JSON, or Parquet/JSON with question, answer (each pair's culture and category)",
+    )
+    b.add_argument(
+        "--out",
+        required=True,
+        help="preferences.parquet (failed answers and ratings: OUT.failed.parquet; OUT.lock while it runs)",
+    )
+    b.add_argument(
+        "--rated",
+        default=None,
+        metavar="FILE",
+        help="rated responses (JSON, JSON Lines, CSV or Parquet with question, model, response, rating): "
+        "pairs of these very texts, no model called (--models, --judge-model and --dry-run are "
+        "refused with it); a rated question not in --questions is left out, counted and listed "
+        "in OUT.failed.parquet; a bad row is an error naming it, before anything is written",
+    )
     b.add_argument("--models", default=None, help="comma-separated models that answer (without --rated)")
     b.add_argument("--judge-model", default=None, help="the model that rates the answers 1-10 (without --rated)")
-    b.add_argument("--pairs", choices=("best-worst", "all"), default=None,
-                   help="best-worst: per question the highest- against the lowest-rated response (CARE's rule; "
-                        "among equal ratings the model whose name sorts first); all: every two responses whose "
-                        "ratings differ by --min-gap or more")
-    b.add_argument("--min-gap", type=positive(float, zero=True), default=None,
-                   help="least rating gap of a pair (default: 2 with --pairs all, any gap with best-worst); "
-                        "equal ratings never make a pair")
-    b.add_argument("--format", choices=("standard", "conversational"), default="standard",
-                   help="standard: prompt, chosen and rejected as strings; conversational: as lists of chat "
-                        "messages (TRL's conversational form, so the trainer applies the chat template)")
-    b.add_argument("--language", default=None,
-                   help="the language of the questions and answers, written into every pair: the code of any open "
-                        "Wikipedia (default: the questions' own; CARE's files say none: give it, e.g. ja)")
+    b.add_argument(
+        "--pairs",
+        choices=("best-worst", "all"),
+        default=None,
+        help="best-worst: per question the highest- against the lowest-rated response (CARE's rule; "
+        "among equal ratings the model whose name sorts first); all: every two responses whose "
+        "ratings differ by --min-gap or more",
+    )
+    b.add_argument(
+        "--min-gap",
+        type=positive(float, zero=True),
+        default=None,
+        help="least rating gap of a pair (default: 2 with --pairs all, any gap with best-worst); "
+        "equal ratings never make a pair",
+    )
+    b.add_argument(
+        "--format",
+        choices=("standard", "conversational"),
+        default="standard",
+        help="standard: prompt, chosen and rejected as strings; conversational: as lists of chat "
+        "messages (TRL's conversational form, so the trainer applies the chat template)",
+    )
+    b.add_argument(
+        "--language",
+        default=None,
+        help="the language of the questions and answers, written into every pair: the code of any open "
+        "Wikipedia (default: the questions' own; CARE's files say none: give it, e.g. ja)",
+    )
     _method_options(b, "care")
     _dry_run(b)
     llm_options(b)
@@ -240,10 +325,15 @@ def cmd_build_preference(args) -> int:
     from ..errors import WikioriginError
 
     sampling = _apply_preset(args, "preference")
-    config = PreferenceConfig(pairs=args.pairs or "best-worst", min_gap=args.min_gap, format=args.format,
-                              language=args.language, preset=args.preset,
-                              answer_params=_params(ANSWER_PARAMS, sampling),
-                              judge_params=_params(JUDGE_PARAMS, sampling))
+    config = PreferenceConfig(
+        pairs=args.pairs or "best-worst",
+        min_gap=args.min_gap,
+        format=args.format,
+        language=args.language,
+        preset=args.preset,
+        answer_params=_params(ANSWER_PARAMS, sampling),
+        judge_params=_params(JUDGE_PARAMS, sampling),
+    )
     if args.rated:
         return _rated_preferences(args, config)
     if not args.models or not args.judge_model:
@@ -255,9 +345,11 @@ def cmd_build_preference(args) -> int:
     judge = llm_client(args, args.judge_model)
     report = _built(builder, args, args.questions, responders, judge).report
     print_usage([*responders.items(), ("judge", judge)])
-    print(f"{report.kept} pairs from {report.questions} questions and {len(responders)} models "
-          f"({report.dropped.get('answer', 0)} answers and {report.dropped.get('judge', 0)} ratings failed) "
-          f"-> {args.out}")
+    print(
+        f"{report.kept} pairs from {report.questions} questions and {len(responders)} models "
+        f"({report.dropped.get('answer', 0)} answers and {report.dropped.get('judge', 0)} ratings failed) "
+        f"-> {args.out}"
+    )
     return requests_outcome([*responders.values(), judge], _failed_rows(args.out), flags(args))
 
 
@@ -267,29 +359,38 @@ def _rated_preferences(args, config) -> int:
     from ..errors import WikioriginError
     from ..llm.lock import RunLock
 
-    given = [o for o, v in (("--models", args.models), ("--judge-model", args.judge_model),
-                            ("--dry-run", args.dry_run)) if v]
+    given = [
+        o for o, v in (("--models", args.models), ("--judge-model", args.judge_model), ("--dry-run", args.dry_run)) if v
+    ]
     if given:
-        raise WikioriginError(f"--rated makes pairs from recorded ratings and calls no model: leave out "
-                              f"{', '.join(given)}")
+        raise WikioriginError(
+            f"--rated makes pairs from recorded ratings and calls no model: leave out {', '.join(given)}"
+        )
     with RunLock(args.out) as lock:
         result = PreferenceBuilder(config).run_rated(args.questions, args.rated, out=args.out)
         result.save(args.out, lock=lock)
     report = result.report
-    left = (f"; {report.unmatched} rated questions not in {args.questions} left out, listed in "
-            f"{_failed_rows(args.out)}") if report.unmatched else ""
-    print(f"{report.kept} pairs from {report.questions} rated questions ({report.generated} responses{left}) "
-          f"-> {args.out}")
+    left = (
+        (f"; {report.unmatched} rated questions not in {args.questions} left out, listed in {_failed_rows(args.out)}")
+        if report.unmatched
+        else ""
+    )
+    print(
+        f"{report.kept} pairs from {report.questions} rated questions ({report.generated} responses{left}) "
+        f"-> {args.out}"
+    )
     return 0
 
 
 # --- card --------------------------------------------------------------------------------------
 
+
 def _add_card(build) -> None:
     b = build.add_parser("card", help="a dataset card (README.md) for a dataset's directory")
     b.add_argument("directory", help="the directory of the dataset's Parquet files")
-    b.add_argument("--kind", choices=("mcq", "freeform", "preferences"), required=True,
-                   help="which dataset the directory holds")
+    b.add_argument(
+        "--kind", choices=("mcq", "freeform", "preferences"), required=True, help="which dataset the directory holds"
+    )
     b.add_argument("--title", required=True, help="the card's title")
     b.add_argument("--description", default="", help="a paragraph under the title")
     b.set_defaults(func=cmd_build_card)

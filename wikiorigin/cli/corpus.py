@@ -33,8 +33,9 @@ def _dump_options(c) -> None:
     c.add_argument("--index", required=True, help="its pages-articles-multistream-index.txt.bz2")
     c.add_argument("--out", required=True, help="articles Parquet file to write")
     c.add_argument("--threads", type=positive(int), default=2, help="streams decompressed in parallel")
-    c.add_argument("--jobs", type=positive(int), default=1,
-                   help="processes converting the articles (the same file for any number)")
+    c.add_argument(
+        "--jobs", type=positive(int), default=1, help="processes converting the articles (the same file for any number)"
+    )
     c.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...) converting them instead")
 
 
@@ -53,11 +54,13 @@ def cmd_corpus_yokai(args) -> int:
     for problem in dump.problems[:20]:
         print(f"wikiorigin: warning: {problem}", file=sys.stderr)
     left_out = ", ".join(f"{r.left_out[k]} {k.replace('_', ' ')}" for k in LEFT_OUT if r.left_out.get(k))
-    print(f"{args.list_page}: {r.entries} entries ({r.unlinked} unlinked), {r.linked} linked, "
-          f"{r.found} found, {r.redirected} redirected, {len(r.missing)} missing, {r.duplicates} "
-          f"duplicates, {r.without_references} without any reference, {r.fallback} by the fallback "
-          f"parser; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; other links left out: "
-          f"{left_out or 'none'}")
+    print(
+        f"{args.list_page}: {r.entries} entries ({r.unlinked} unlinked), {r.linked} linked, "
+        f"{r.found} found, {r.redirected} redirected, {len(r.missing)} missing, {r.duplicates} "
+        f"duplicates, {r.without_references} without any reference, {r.fallback} by the fallback "
+        f"parser; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; other links left out: "
+        f"{left_out or 'none'}"
+    )
     return 0
 
 
@@ -71,18 +74,30 @@ def cmd_corpus_origin(args) -> int:
     from ..dumps.pages import Multistream
 
     dump = Multistream(args.dump, args.index, threads=args.threads)
-    r = build_origin_corpus(args.items, dump, args.out, wikidata=args.wikidata, sparql=args.sparql,
-                            entities_file=args.entities,
-                            jobs=args.jobs, scheduler=args.scheduler)
-    for note in ([f"renamed: {x}" for x in r.renamed[:20]]
-                 + [f"left out: {x}" for x in r.mismatched[:20]]
-                 + r.notes + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]):
+    r = build_origin_corpus(
+        args.items,
+        dump,
+        args.out,
+        wikidata=args.wikidata,
+        sparql=args.sparql,
+        entities_file=args.entities,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+    )
+    for note in (
+        [f"renamed: {x}" for x in r.renamed[:20]]
+        + [f"left out: {x}" for x in r.mismatched[:20]]
+        + r.notes
+        + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]
+    ):
         print(f"wikiorigin: warning: {note}", file=sys.stderr)
-    print(f"{r.wiki}: {r.items} items ({r.other_wiki} of other editions), "
-          f"{len(r.missing_pages)} pages not in the dump, {len(r.renamed)} renamed (kept), "
-          f"{len(r.mismatched)} with another title or now a redirect (left out), "
-          f"{len(r.missing_entities)} without Wikidata data, {r.bad_wikidata_lines} bad Wikidata "
-          f"lines; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; {r.with_region} with a region "
-          f"(first-level division, {r.region_fetches} levels of parents looked up), "
-          f"{len(r.several_regions)} in several (none given)")
+    print(
+        f"{r.wiki}: {r.items} items ({r.other_wiki} of other editions), "
+        f"{len(r.missing_pages)} pages not in the dump, {len(r.renamed)} renamed (kept), "
+        f"{len(r.mismatched)} with another title or now a redirect (left out), "
+        f"{len(r.missing_entities)} without Wikidata data, {r.bad_wikidata_lines} bad Wikidata "
+        f"lines; {r.articles} articles in {r.seconds:.1f} s -> {args.out}; {r.with_region} with a region "
+        f"(first-level division, {r.region_fetches} levels of parents looked up), "
+        f"{len(r.several_regions)} in several (none given)"
+    )
     return 0

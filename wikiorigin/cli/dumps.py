@@ -23,8 +23,9 @@ def add_commands(sub) -> None:
 
 
 def _allow_non_wikipedia(s) -> None:
-    s.add_argument("--allow-non-wikipedia", action="store_true",
-                   help="accept a dbname that is not a Wikipedia (e.g. elwikivoyage)")
+    s.add_argument(
+        "--allow-non-wikipedia", action="store_true", help="accept a dbname that is not a Wikipedia (e.g. elwikivoyage)"
+    )
 
 
 def _wiki(args) -> str:
@@ -37,12 +38,14 @@ def _wiki(args) -> str:
 
 # --- languages ---------------------------------------------------------------------------------
 
+
 def _add_languages(sub) -> None:
     s = sub.add_parser("languages", help="list the Wikipedia editions")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.add_argument("--all", action="store_true", help="closed and private editions too")
-    s.add_argument("--single-country", action="store_true",
-                   help="languages official in exactly one UN member state (CLDR)")
+    s.add_argument(
+        "--single-country", action="store_true", help="languages official in exactly one UN member state (CLDR)"
+    )
     s.set_defaults(func=cmd_languages)
 
 
@@ -62,8 +65,10 @@ def _single_country(args) -> int:
     for r in rows:
         print(f"{r.language:<10} {r.country:<8} {r.country_name:<36} {r.wiki or '-'}")
     editions = {r.wiki for r in rows if r.wiki}
-    print(f"{len(rows)} languages official in exactly one of the 193 UN member states; "
-          f"{len(editions)} open Wikipedia editions")
+    print(
+        f"{len(rows)} languages official in exactly one of the 193 UN member states; "
+        f"{len(editions)} open Wikipedia editions"
+    )
     return 0
 
 
@@ -86,15 +91,26 @@ def cmd_languages(args) -> int:
 
 # --- download ----------------------------------------------------------------------------------
 
+
 def _add_download(sub) -> None:
     s = sub.add_parser("download", help="fetch dump files from a mirror, verified")
-    s.add_argument("wikis", nargs="+", help="dbnames or language codes, or 'all' (a wiki the mirror "
-                                             "lacks, or with no run done, is then passed over with a note)")
+    s.add_argument(
+        "wikis",
+        nargs="+",
+        help="dbnames or language codes, or 'all' (a wiki the mirror "
+        "lacks, or with no run done, is then passed over with a note)",
+    )
     s.add_argument("--date", default="latest", help="YYYYMMDD or latest (newest run done)")
-    s.add_argument("--wikidata-date", default="latest",
-                   help="the Wikidata JSON dump's date, YYYYMMDD or latest (Wikidata's dates are its own)")
-    s.add_argument("--kinds", default="stubs,page_props",
-                   help="comma-separated: stubs, export, page_props, multistream, history, wikidata")
+    s.add_argument(
+        "--wikidata-date",
+        default="latest",
+        help="the Wikidata JSON dump's date, YYYYMMDD or latest (Wikidata's dates are its own)",
+    )
+    s.add_argument(
+        "--kinds",
+        default="stubs,page_props",
+        help="comma-separated: stubs, export, page_props, multistream, history, wikidata",
+    )
     s.add_argument("--mirror", default="https://dumps.wikimedia.org", help="base URL of the tree")
     s.add_argument("--out", required=True, help="local tree to fill (same layout)")
     s.add_argument("--jobs", type=positive(int), default=3, help="parallel downloads")
@@ -125,22 +141,32 @@ def cmd_download(args) -> int:
         wikis = [w.dbname for w in open_wikis()]
     else:
         wikis = [lookup(w).dbname for w in args.wikis]
-    client = fetch.Client(contact=args.contact or os.environ.get("WIKIORIGIN_CONTACT", ""),
-                          user_agent=args.user_agent)
+    client = fetch.Client(contact=args.contact or os.environ.get("WIKIORIGIN_CONTACT", ""), user_agent=args.user_agent)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
-    files, notes = fetch.plan(client, args.mirror, wikis, args.date, kinds, args.out,
-                              skip_missing=args.wikis == ["all"], wikidata_date=args.wikidata_date)
+    files, notes = fetch.plan(
+        client,
+        args.mirror,
+        wikis,
+        args.date,
+        kinds,
+        args.out,
+        skip_missing=args.wikis == ["all"],
+        wikidata_date=args.wikidata_date,
+    )
     for note in notes:
         print(f"wikiorigin: note: {note}", file=sys.stderr)
     if args.dry_run:
         return _print_files(files)
     report = fetch.download(client, files, jobs=args.jobs)
-    print(f"{len(report.fetched)} files fetched and verified, {len(report.skipped)} already "
-          f"verified; {report.bytes / 1e6:,.1f} MB in {report.seconds:.1f} s -> {args.out}")
+    print(
+        f"{len(report.fetched)} files fetched and verified, {len(report.skipped)} already "
+        f"verified; {report.bytes / 1e6:,.1f} MB in {report.seconds:.1f} s -> {args.out}"
+    )
     return 0
 
 
 # --- scan --------------------------------------------------------------------------------------
+
 
 def _add_scan(sub) -> None:
     s = sub.add_parser("scan", help="page creation times from stub/history XML or history TSV")
@@ -148,8 +174,12 @@ def _add_scan(sub) -> None:
     s.add_argument("--wiki", required=True, help="dbname, language code or domain (jawiki, ja)")
     s.add_argument("--out", required=True, help="pages Parquet file to write")
     s.add_argument("--namespaces", type=namespaces, default=None, help="e.g. 0 or 0,14")
-    s.add_argument("--engine", choices=("fast", "mwxml"), default="fast",
-                   help="fast: our scanner (C core); mwxml: the mwxml library, slow, the oracle")
+    s.add_argument(
+        "--engine",
+        choices=("fast", "mwxml"),
+        default="fast",
+        help="fast: our scanner (C core); mwxml: the mwxml library, slow, the oracle",
+    )
     s.add_argument("--threads", type=positive(int), default=1, help="decoder threads (bzip2)")
     _allow_non_wikipedia(s)
     s.set_defaults(func=cmd_scan)
@@ -162,11 +192,20 @@ def _check_scan_inputs(inputs: list[str]) -> None:
 
     for given in map(Path, inputs):
         if given.is_dir():
-            found = next((p for pattern in ("*stub-meta-history*.xml*", "*pages-meta-history*.xml*", "*.xml*",
-                                            "*.tsv*") for p in sorted(given.rglob(pattern)) if p.is_file()), None)
+            found = next(
+                (
+                    p
+                    for pattern in ("*stub-meta-history*.xml*", "*pages-meta-history*.xml*", "*.xml*", "*.tsv*")
+                    for p in sorted(given.rglob(pattern))
+                    if p.is_file()
+                ),
+                None,
+            )
             example = f" (e.g. {found})" if found else ""
-            raise WikioriginError(f"{given}: a directory, not a dump file: give the dump files of one wiki"
-                                  f"{example}, or run `wikiorigin origins {given}` over a whole dump tree")
+            raise WikioriginError(
+                f"{given}: a directory, not a dump file: give the dump files of one wiki"
+                f"{example}, or run `wikiorigin origins {given}` over a whole dump tree"
+            )
 
 
 def _one_blas_thread() -> None:
@@ -190,8 +229,12 @@ def cmd_scan(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         stats = scan_to_parquet(
-            args.inputs, wiki, args.out, engine=args.engine,
-            namespaces=args.namespaces, threads=args.threads,
+            args.inputs,
+            wiki,
+            args.out,
+            engine=args.engine,
+            namespaces=args.namespaces,
+            threads=args.threads,
         )
     for w in caught:
         print(f"wikiorigin: warning: {w.message}", file=sys.stderr)
@@ -207,6 +250,7 @@ def cmd_scan(args) -> int:
 
 
 # --- qids --------------------------------------------------------------------------------------
+
 
 def _add_qids(sub) -> None:
     s = sub.add_parser("qids", help="page -> Wikidata QID from a page_props SQL dump")
@@ -228,8 +272,7 @@ def cmd_qids(args) -> int:
 
     wiki = _wiki(args)
     started = time.perf_counter()
-    stats = qids_to_parquet(args.page_props, wiki, args.out,
-                            meta={"inputs": [{"file": Path(args.page_props).name}]})
+    stats = qids_to_parquet(args.page_props, wiki, args.out, meta={"inputs": [{"file": Path(args.page_props).name}]})
     for note in stats.notes[:20]:
         print(f"wikiorigin: warning: {note}", file=sys.stderr)
     left_out = stats.bad_values + stats.unreadable

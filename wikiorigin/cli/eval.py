@@ -44,43 +44,75 @@ def add_commands(sub) -> None:
         return e
 
     _add_mcq(command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq))
-    _add_freeform(command("freeform", "free-form answers: exact match and chrF against the item's names",
-                          cmd_eval_freeform))
+    _add_freeform(
+        command("freeform", "free-form answers: exact match and chrF against the item's names", cmd_eval_freeform)
+    )
     _add_judge(command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge))
-    _add_leakage(command("leakage", "perplexity of articles against paraphrases (training-data leakage)",
-                         cmd_eval_leakage))
-    _add_compare(command("compare", "runs ranked with paired tests (McNemar, permutation), per-model bars, and a "
-                                    "scatter against external scores", cmd_eval_compare))
+    _add_leakage(
+        command("leakage", "perplexity of articles against paraphrases (training-data leakage)", cmd_eval_leakage)
+    )
+    _add_compare(
+        command(
+            "compare",
+            "runs ranked with paired tests (McNemar, permutation), per-model bars, and a "
+            "scatter against external scores",
+            cmd_eval_compare,
+        )
+    )
 
 
 # --- mcq ---------------------------------------------------------------------------------------
 
+
 def _add_mcq(e) -> None:
-    e.add_argument("--questions", default=None,
-                   help="mcq.parquet or released YokaiEval rows (JSON/Parquet); with --responses, the rows "
-                        "the responses are joined to (type, region; questions without a response count "
-                        "as unanswered)")
-    e.add_argument("--responses", default=None,
-                   help="recorded responses to score instead of asking a model: a released responses "
-                        "file, the released human answers, or rows with a `response`")
-    e.add_argument("--mode", choices=("generate", "loglikelihood"), default="generate",
-                   help="generate: ask and read the answer; loglikelihood: score each option (a local model, or "
-                        "--endpoint with echo + logprobs on /v1/completions: vLLM, llama-cpp-python's server)")
-    e.add_argument("--language", default=None,
-                   help="the language of the instruction line, answer cue and delimiter: the code of any open "
-                        "Wikipedia (default: the rows' own language, the released YokaiEval rows' from their wiki: ja; "
-                        "rows that say none need it; English lines where ours has none)")
-    e.add_argument("--instruction", default=None,
-                   help="line after the options (default: ours for --language; '' for none, as released)")
-    e.add_argument("--answer-cue", default=None,
-                   help="log-likelihood mode: what follows the options before each option (default: ours for "
-                        "--language, e.g. '\\n回答：', '\\nAnswer:'; \\n is a new line)")
+    e.add_argument(
+        "--questions",
+        default=None,
+        help="mcq.parquet or released YokaiEval rows (JSON/Parquet); with --responses, the rows "
+        "the responses are joined to (type, region; questions without a response count "
+        "as unanswered)",
+    )
+    e.add_argument(
+        "--responses",
+        default=None,
+        help="recorded responses to score instead of asking a model: a released responses "
+        "file, the released human answers, or rows with a `response`",
+    )
+    e.add_argument(
+        "--mode",
+        choices=("generate", "loglikelihood"),
+        default="generate",
+        help="generate: ask and read the answer; loglikelihood: score each option (a local model, or "
+        "--endpoint with echo + logprobs on /v1/completions: vLLM, llama-cpp-python's server)",
+    )
+    e.add_argument(
+        "--language",
+        default=None,
+        help="the language of the instruction line, answer cue and delimiter: the code of any open "
+        "Wikipedia (default: the rows' own language, the released YokaiEval rows' from their wiki: ja; "
+        "rows that say none need it; English lines where ours has none)",
+    )
+    e.add_argument(
+        "--instruction",
+        default=None,
+        help="line after the options (default: ours for --language; '' for none, as released)",
+    )
+    e.add_argument(
+        "--answer-cue",
+        default=None,
+        help="log-likelihood mode: what follows the options before each option (default: ours for "
+        "--language, e.g. '\\n回答：', '\\nAnswer:'; \\n is a new line)",
+    )
     e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
-    e.add_argument("--thinking", choices=("on", "off", "template-default"), default="template-default",
-                   help="generation with a local model whose chat template can think (Qwen3-style "
-                        "enable_thinking): switch its reasoning on or off (recorded in the signature); "
-                        "a thinking model needs a --max-new-tokens budget for its trace (the paper's 128 cuts "
-                        "it off: a cut response is no answer, counted as truncated). Endpoints: --reasoning-effort")
+    e.add_argument(
+        "--thinking",
+        choices=("on", "off", "template-default"),
+        default="template-default",
+        help="generation with a local model whose chat template can think (Qwen3-style "
+        "enable_thinking): switch its reasoning on or off (recorded in the signature); "
+        "a thinking model needs a --max-new-tokens budget for its trace (the paper's 128 cuts "
+        "it off: a cut response is no answer, counted as truncated). Endpoints: --reasoning-effort",
+    )
     model_options(e, required=False)
     llm_options(e)
 
@@ -94,19 +126,27 @@ def _mcq_task(args):
     if not args.questions and not args.responses:
         raise WikioriginError("give --questions FILE, --responses FILE, or both")
     if args.responses and (args.model or args.endpoint):
-        raise WikioriginError("--responses scores recorded answers instead of asking a model: "
-                              "give --responses or --model, not both")
+        raise WikioriginError(
+            "--responses scores recorded answers instead of asking a model: give --responses or --model, not both"
+        )
     if args.mode == "loglikelihood" and args.thinking != "template-default":
         raise WikioriginError("--thinking is for generation mode: log-likelihoods use no chat template")
     if args.mode == "generate" and args.thinking != "template-default" and (args.endpoint or not args.model):
-        raise WikioriginError("--thinking switches a local model's chat template (--model PATH); for an endpoint "
-                              "give --reasoning-effort, or set the server's chat template defaults")
+        raise WikioriginError(
+            "--thinking switches a local model's chat template (--model PATH); for an endpoint "
+            "give --reasoning-effort, or set the server's chat template defaults"
+        )
     if args.mode == "loglikelihood" and not args.model:
         raise WikioriginError("log-likelihood mode needs a model: --model PATH, or --model NAME --endpoint URL")
     generating = args.mode == "generate"
     cue = None if args.answer_cue is None else args.answer_cue.replace("\\n", "\n")
-    settings = dict(mode=args.mode, language=args.language, instruction=args.instruction if generating else None,
-                    cue=None if generating else cue, **(sampling(args) if generating else {}))
+    settings = dict(
+        mode=args.mode,
+        language=args.language,
+        instruction=args.instruction if generating else None,
+        cue=None if generating else cue,
+        **(sampling(args) if generating else {}),
+    )
     if args.judge_model:
         settings["judge"] = llm_client(args, args.judge_model)
     task = MCQTask.from_file(args.questions or args.responses, **settings)  # settings checked first
@@ -131,12 +171,16 @@ def cmd_eval_mcq(args, lock) -> int:
     if result.join is not None:
         print(join_said(args.responses, result.join), file=sys.stderr)
     summary = result.summary
-    extra = (f", parser read {summary.coverage:.1%}" if "coverage" in summary else
-             f", acc {summary.acc:.3f}, acc_norm {summary.acc_norm:.3f}")
+    extra = (
+        f", parser read {summary.coverage:.1%}"
+        if "coverage" in summary
+        else f", acc {summary.acc:.3f}, acc_norm {summary.acc_norm:.3f}"
+    )
     return _saved("mcq", result, args, lock, f"{summary.n} questions, accuracy {summary.accuracy:.3f}{extra}")
 
 
 # --- freeform ----------------------------------------------------------------------------------
+
 
 def _add_freeform(e) -> None:
     e.add_argument("--questions", required=True, help="freeform.parquet")
@@ -153,19 +197,25 @@ def cmd_eval_freeform(args, lock) -> int:
     task = FreeformTask.from_file(args.questions, source_language=args.source_language, **sampling(args))
     result = task.run(model(args))
     s = result.summary
-    return _saved("freeform", result, args, lock,
-                  f"{s.n} questions, exact {s.exact:.3f}, chrF {s.chrf:.1f}, failed {s.failed}")
+    return _saved(
+        "freeform", result, args, lock, f"{s.n} questions, exact {s.exact:.3f}, chrF {s.chrf:.1f}, failed {s.failed}"
+    )
 
 
 # --- judge -------------------------------------------------------------------------------------
 
+
 def _add_judge(e) -> None:
     e.add_argument("--questions", required=True, help="a CARE test file (or rows with a `response`)")
     e.add_argument("--judge-model", required=True, help="the LLM that rates each answer 1-10")
-    e.add_argument("--human-ratings", default=None, metavar="FILE",
-                   help="people's ratings of responses (JSON, JSON Lines, CSV or Parquet with question, model, "
-                        "response, rating): the judge's agreement with them (Pearson, Spearman, Kendall, with "
-                        "intervals); without --model or recorded responses, the judge rates these responses")
+    e.add_argument(
+        "--human-ratings",
+        default=None,
+        metavar="FILE",
+        help="people's ratings of responses (JSON, JSON Lines, CSV or Parquet with question, model, "
+        "response, rating): the judge's agreement with them (Pearson, Spearman, Kendall, with "
+        "intervals); without --model or recorded responses, the judge rates these responses",
+    )
     model_options(e, required=False)
     llm_options(e)
     e.set_defaults(temperature=0.7, max_new_tokens=512)
@@ -176,19 +226,28 @@ def cmd_eval_judge(args, lock) -> int:
     from ..evaluators.recorded import Recorded
     from ..evaluators.tasks import JudgeTask
 
-    task = JudgeTask.from_file(args.questions, judge=llm_client(args, args.judge_model),
-                               human_ratings=args.human_ratings, **sampling(args))
+    task = JudgeTask.from_file(
+        args.questions, judge=llm_client(args, args.judge_model), human_ratings=args.human_ratings, **sampling(args)
+    )
     if not args.model and not task.human_ratings and not all(r.get("response") for r in task.rows):
-        raise WikioriginError(f"{args.questions}: no --model given and the rows carry no `response` "
-                              "(nor --human-ratings FILE to rate)")
+        raise WikioriginError(
+            f"{args.questions}: no --model given and the rows carry no `response` (nor --human-ratings FILE to rate)"
+        )
     result = task.run(model(args) if args.model else Recorded())
     summary = result.summary
     unmatched = (summary.get("agreement") or {}).get("unmatched")
     if unmatched:
-        print(f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer here)",
-              file=sys.stderr)
-    return _saved("judge", result, args, lock, f"{summary.rated} of {summary.n} answers rated, "
-                                               f"mean {summary.mean:.2f}{_agreement_said(summary)}")
+        print(
+            f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer here)",
+            file=sys.stderr,
+        )
+    return _saved(
+        "judge",
+        result,
+        args,
+        lock,
+        f"{summary.rated} of {summary.n} answers rated, mean {summary.mean:.2f}{_agreement_said(summary)}",
+    )
 
 
 def _agreement_said(summary: dict) -> str:
@@ -203,23 +262,41 @@ def _agreement_said(summary: dict) -> str:
 
 # --- leakage -----------------------------------------------------------------------------------
 
+
 def _add_leakage(e) -> None:
     e.add_argument("--articles", required=True, help="articles.parquet (title, text)")
     e.add_argument("--paraphrases", default=None, help="Parquet/JSON with title, paraphrase")
     e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
     e.add_argument("--max-chars", type=positive(int), default=1500, help="the passage of each article compared")
     chosen = e.add_mutually_exclusive_group()
-    chosen.add_argument("--sample", type=_sample_size, default=20, metavar="N",
-                        help="N articles drawn at random with --seed (default 20, as the YokaiEval paper; "
-                             "'all': every one), the same for the same N and seed whatever the rows' order; "
-                             "with --paraphrases, among the articles the file paraphrases")
-    chosen.add_argument("--limit", type=positive(int), default=None,
-                        help="the first N articles in file order instead of a random sample")
-    e.add_argument("--windows", choices=("overlap", "disjoint"), default="overlap",
-                   help="texts longer than the model's context: overlapping windows (default; every token "
-                        "after at least half a context) or lm-evaluation-harness's disjoint ones")
-    e.add_argument("--stride", type=positive(int), default=None,
-                   help="tokens each overlapping window predicts (default half the model's context)")
+    chosen.add_argument(
+        "--sample",
+        type=_sample_size,
+        default=20,
+        metavar="N",
+        help="N articles drawn at random with --seed (default 20, as the YokaiEval paper; "
+        "'all': every one), the same for the same N and seed whatever the rows' order; "
+        "with --paraphrases, among the articles the file paraphrases",
+    )
+    chosen.add_argument(
+        "--limit",
+        type=positive(int),
+        default=None,
+        help="the first N articles in file order instead of a random sample",
+    )
+    e.add_argument(
+        "--windows",
+        choices=("overlap", "disjoint"),
+        default="overlap",
+        help="texts longer than the model's context: overlapping windows (default; every token "
+        "after at least half a context) or lm-evaluation-harness's disjoint ones",
+    )
+    e.add_argument(
+        "--stride",
+        type=positive(int),
+        default=None,
+        help="tokens each overlapping window predicts (default half the model's context)",
+    )
     model_options(e)
     llm_options(e)
 
@@ -237,16 +314,31 @@ def cmd_eval_leakage(args, lock) -> int:
     if not args.paraphrases and not args.paraphrase_model:
         raise WikioriginError("give --paraphrases FILE or --paraphrase-model NAME")
     paraphraser = None if args.paraphrases else llm_client(args, args.paraphrase_model)
-    task = LeakageTask.from_file(args.articles, paraphrases=args.paraphrases, paraphraser=paraphraser,
-                                 max_chars=args.max_chars, sample=args.sample, limit=args.limit, seed=args.seed,
-                                 windows=args.windows, stride=args.stride)
+    task = LeakageTask.from_file(
+        args.articles,
+        paraphrases=args.paraphrases,
+        paraphraser=paraphraser,
+        max_chars=args.max_chars,
+        sample=args.sample,
+        limit=args.limit,
+        seed=args.seed,
+        windows=args.windows,
+        stride=args.stride,
+    )
     result = task.run(model(args))
     s = result.summary
-    return _saved("leakage", result, args, lock, f"{s.n} articles, mean difference {s.mean_difference:.4f} "
-                                                 f"NLL/char, p = {s.p_value:.3g}, r = {s.rank_biserial:.3f}")
+    return _saved(
+        "leakage",
+        result,
+        args,
+        lock,
+        f"{s.n} articles, mean difference {s.mean_difference:.4f} "
+        f"NLL/char, p = {s.p_value:.3g}, r = {s.rank_biserial:.3f}",
+    )
 
 
 # --- compare -----------------------------------------------------------------------------------
+
 
 def _add_compare(e) -> None:
     e.add_argument("runs", nargs="+", help="results directories of `wikiorigin eval ...`")
@@ -261,15 +353,19 @@ def cmd_eval_compare(args, lock) -> int:
     published figures and warnings where settings differ (``lock``: ``OUT.lock``, held while it writes)."""
     from ..evaluators.report import ALPHA, compare_runs
 
-    result = compare_runs(args.runs, args.out, metric=args.metric, external=args.external,
-                          external_name=args.external_name)
+    result = compare_runs(
+        args.runs, args.out, metric=args.metric, external=args.external, external_name=args.external_name
+    )
     print(result["ranking"])
     for note in result["notes"]:
         print(f"note: {note}")
     for upper, lower in result["ties"]:
         print(f"cannot tell apart: {upper} and {lower} (Holm-corrected p >= {ALPHA})")
     extra = f", Pearson r {result['pearson']:.3f}" if "pearson" in result else ""
-    print(f"{len(result['models'])} runs compared{extra}, {len(result['pairs'])} pairs tested"
-          + (f" ({len(result['unpaired'])} not paired)" if result["unpaired"] else "")
-          + f" -> {args.out}/ (comparison.md, comparison.json, models.png" + (", scatter.png)" if extra else ")"))
+    print(
+        f"{len(result['models'])} runs compared{extra}, {len(result['pairs'])} pairs tested"
+        + (f" ({len(result['unpaired'])} not paired)" if result["unpaired"] else "")
+        + f" -> {args.out}/ (comparison.md, comparison.json, models.png"
+        + (", scatter.png)" if extra else ")")
+    )
     return 0

@@ -13,22 +13,67 @@ import re
 # (tests/llm/test_reasoning.py checks that the two agree)
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
-__all__ = ["llm_options", "llm_client", "check_cache", "model_options", "model", "sampling", "positive",
-           "memory_size", "namespaces", "FLAGS", "flags", "in_flags", "speaks_flags"]
+__all__ = [
+    "llm_options",
+    "llm_client",
+    "check_cache",
+    "model_options",
+    "model",
+    "sampling",
+    "positive",
+    "memory_size",
+    "namespaces",
+    "FLAGS",
+    "flags",
+    "in_flags",
+    "speaks_flags",
+]
 
 FLAGS = {
-    "language": "--language", "instruction": "--instruction", "cue": "--answer-cue", "judge": "--judge-model",
-    "mode": "--mode", "labels": "--labels", "paraphrases": "--paraphrases FILE",
-    "paraphraser": "--paraphrase-model NAME", "windows": "--windows", "stride": "--stride",
-    "human_ratings": "--human-ratings FILE", "pairs": "--pairs", "min_gap": "--min-gap", "format": "--format",
-    "source_language": "--source-language", "model": "--model", "out": "--out", "directory": "--out",
-    "cache": "--cache", "base_url": "--base-url", "azure_endpoint": "--azure-endpoint",
-    "reasoning_effort": "--reasoning-effort", "temperature": "--temperature", "top_p": "--top-p",
-    "max_tokens": "--max-tokens", "max_new_tokens": "--max-new-tokens", "seed": "--seed", "device": "--device",
-    "dtype": "--dtype", "tokenizer": "--tokenizer PATH", "thinking": "--thinking", "min_editions": "--min-editions",
-    "max_editions": "--max-editions", "sample": "--sample", "entities_file": "--entities",
-    "wikidata": "--wikidata", "sparql": "--sparql", "scheduler": "--scheduler", "kind": "--kind",
-    "annotator": "--annotator", "port": "--port", "host": "--host", "policy": "--policy", "db": "--db",
+    "language": "--language",
+    "instruction": "--instruction",
+    "cue": "--answer-cue",
+    "judge": "--judge-model",
+    "mode": "--mode",
+    "labels": "--labels",
+    "paraphrases": "--paraphrases FILE",
+    "paraphraser": "--paraphrase-model NAME",
+    "windows": "--windows",
+    "stride": "--stride",
+    "human_ratings": "--human-ratings FILE",
+    "pairs": "--pairs",
+    "min_gap": "--min-gap",
+    "format": "--format",
+    "source_language": "--source-language",
+    "model": "--model",
+    "out": "--out",
+    "directory": "--out",
+    "cache": "--cache",
+    "base_url": "--base-url",
+    "azure_endpoint": "--azure-endpoint",
+    "reasoning_effort": "--reasoning-effort",
+    "temperature": "--temperature",
+    "top_p": "--top-p",
+    "max_tokens": "--max-tokens",
+    "max_new_tokens": "--max-new-tokens",
+    "seed": "--seed",
+    "device": "--device",
+    "dtype": "--dtype",
+    "tokenizer": "--tokenizer PATH",
+    "thinking": "--thinking",
+    "min_editions": "--min-editions",
+    "max_editions": "--max-editions",
+    "sample": "--sample",
+    "entities_file": "--entities",
+    "wikidata": "--wikidata",
+    "sparql": "--sparql",
+    "scheduler": "--scheduler",
+    "kind": "--kind",
+    "annotator": "--annotator",
+    "port": "--port",
+    "host": "--host",
+    "policy": "--policy",
+    "db": "--db",
 }
 """The library's parameters as the command line calls them: a
 :class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not
@@ -106,6 +151,7 @@ def positive(kind, zero: bool = False):
         if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
             raise argparse.ArgumentTypeError(f"expected a number {'>=' if zero else '>'} 0, got {text!r}")
         return value
+
     return convert
 
 
@@ -116,7 +162,8 @@ _WAITS = (
     "(10 min with the defaults), a run at most that x requests / CONCURRENCY; the usage line says how "
     "long it waited; once 10 requests in a row have given up, the rest is not sent. The endpoint is "
     "checked once (seconds) before the first call that is not in the cache: a dead server, a refused "
-    "key or an unknown model is an error before anything is paid.")
+    "key or an unknown model is an error before anything is paid."
+)
 
 
 def prices(text: str) -> dict:
@@ -133,31 +180,60 @@ def prices(text: str) -> dict:
 
 def llm_options(b) -> None:
     """The options of the LLM clients a command makes (:func:`llm_client`)."""
-    b.add_argument("--backend", choices=("openai", "transformers"), default="openai",
-                   help="an OpenAI-compatible API, or a local transformers model (MODEL = its path)")
+    b.add_argument(
+        "--backend",
+        choices=("openai", "transformers"),
+        default="openai",
+        help="an OpenAI-compatible API, or a local transformers model (MODEL = its path)",
+    )
     b.add_argument("--base-url", default=None, help="an OpenAI-compatible server (vLLM, ...)")
     b.add_argument("--azure-endpoint", default=None, help="Azure OpenAI endpoint")
-    b.add_argument("--cache", default="llm-cache.sqlite", help="request cache (SQLite): a re-run pays for no call twice")
+    b.add_argument(
+        "--cache", default="llm-cache.sqlite", help="request cache (SQLite): a re-run pays for no call twice"
+    )
     b.add_argument("--concurrency", type=positive(int), default=8, help="requests in flight at once")
     b.add_argument("--rpm", type=positive(int), default=None, help="requests per minute at most")
     b.add_argument("--tpm", type=positive(int), default=None, help="tokens per minute at most")
     b.add_argument("--prices", type=prices, default=None, help='USD per 1M tokens: {"input": 0.15, "output": 0.6}')
-    b.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=None,
-                   help="a reasoning model (OpenAI's o-series and GPT-5, or a server that takes the parameter): "
-                        "send reasoning_effort and no sampling parameter (temperature, top_p), the output "
-                        "limit as max_completion_tokens; reasoning tokens are counted in the usage")
-    b.add_argument("--structured-outputs", choices=("auto", "off"), default="auto",
-                   help="auto: send each JSON schema as a json_schema response_format where the server takes it "
-                        "(else ask for JSON in the prompt and repair once; the provenance says which); "
-                        "off: always the prompt")
+    b.add_argument(
+        "--reasoning-effort",
+        choices=REASONING_EFFORTS,
+        default=None,
+        help="a reasoning model (OpenAI's o-series and GPT-5, or a server that takes the parameter): "
+        "send reasoning_effort and no sampling parameter (temperature, top_p), the output "
+        "limit as max_completion_tokens; reasoning tokens are counted in the usage",
+    )
+    b.add_argument(
+        "--structured-outputs",
+        choices=("auto", "off"),
+        default="auto",
+        help="auto: send each JSON schema as a json_schema response_format where the server takes it "
+        "(else ask for JSON in the prompt and repair once; the provenance says which); "
+        "off: always the prompt",
+    )
     w = b.add_argument_group("timeouts, retries and waits", _WAITS)
-    w.add_argument("--timeout", type=positive(float), default=60, metavar="SECONDS",
-                   help="seconds one try may take (default: %(default)s)")
-    w.add_argument("--retries", type=positive(int, zero=True), default=3, metavar="N",
-                   help="tries after the first on a timeout, 429 or 5xx (default: %(default)s)")
-    w.add_argument("--max-wait", type=positive(float, zero=True), default=120, metavar="SECONDS",
-                   help="longest pause before a retry, in seconds; a server that asks (Retry-After) for "
-                        "more ends that request at once, recorded as failed (default: %(default)s)")
+    w.add_argument(
+        "--timeout",
+        type=positive(float),
+        default=60,
+        metavar="SECONDS",
+        help="seconds one try may take (default: %(default)s)",
+    )
+    w.add_argument(
+        "--retries",
+        type=positive(int, zero=True),
+        default=3,
+        metavar="N",
+        help="tries after the first on a timeout, 429 or 5xx (default: %(default)s)",
+    )
+    w.add_argument(
+        "--max-wait",
+        type=positive(float, zero=True),
+        default=120,
+        metavar="SECONDS",
+        help="longest pause before a retry, in seconds; a server that asks (Retry-After) for "
+        "more ends that request at once, recorded as failed (default: %(default)s)",
+    )
 
 
 # The options that name a command's inputs and outputs: --cache may be none of them.
@@ -183,8 +259,10 @@ def check_cache(args) -> None:
             stem = str(path).removesuffix(".parquet")
             taken |= {Path(stem + ".failed.parquet"), Path(str(path) + ".lock"), Path(stem + ".instructions.json")}
         if cache in taken or (option == "out" and cache.is_relative_to(path)):
-            raise WikioriginError(f"--cache {args.cache}: the request cache would overwrite "
-                                  f"{'a file of ' if cache != path else ''}--{option} {value}; give another --cache")
+            raise WikioriginError(
+                f"--cache {args.cache}: the request cache would overwrite "
+                f"{'a file of ' if cache != path else ''}--{option} {value}; give another --cache"
+            )
 
 
 def llm_client(args, name):
@@ -198,11 +276,19 @@ def llm_client(args, name):
     if args.backend == "transformers":
         backend = TransformersBackend(name)
     else:
-        backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint,
-                                timeout=args.timeout)
-    return LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency, retries=args.retries,
-                     max_wait=args.max_wait, rpm=args.rpm, tpm=args.tpm, prices=args.prices,
-                     reasoning_effort=args.reasoning_effort, structured_outputs=args.structured_outputs == "auto")
+        backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint, timeout=args.timeout)
+    return LLMClient(
+        backend,
+        RequestCache(args.cache),
+        concurrency=args.concurrency,
+        retries=args.retries,
+        max_wait=args.max_wait,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        prices=args.prices,
+        reasoning_effort=args.reasoning_effort,
+        structured_outputs=args.structured_outputs == "auto",
+    )
 
 
 # --- the model under evaluation (`eval`) -------------------------------------------------------
@@ -225,24 +311,39 @@ def model_options(e, required: bool = True, endpoint: bool = True) -> None:
             raise argparse.ArgumentTypeError(f"expected a temperature from 0 to 2, got {text!r}")
         return value
 
-    e.add_argument("--model", required=required,
-                   help="the model under evaluation: a local checkpoint directory"
-                        + (", or a name with --endpoint" if endpoint else ""))
+    e.add_argument(
+        "--model",
+        required=required,
+        help="the model under evaluation: a local checkpoint directory"
+        + (", or a name with --endpoint" if endpoint else ""),
+    )
     if endpoint:
         e.add_argument("--endpoint", default=None, help="an OpenAI-compatible base URL to evaluate instead")
-        e.add_argument("--tokenizer", default=None, metavar="PATH",
-                       help="with --endpoint, log-probabilities (log-likelihood mode, leakage): the served model's "
-                            "tokenizer (a local directory): prompts go as token ids, cut and begun (--bos) as a "
-                            "local model's, as lm-evaluation-harness's tokenized requests; without it, as text "
-                            "cut at the server's text offsets, with the server's special tokens")
+        e.add_argument(
+            "--tokenizer",
+            default=None,
+            metavar="PATH",
+            help="with --endpoint, log-probabilities (log-likelihood mode, leakage): the served model's "
+            "tokenizer (a local directory): prompts go as token ids, cut and begun (--bos) as a "
+            "local model's, as lm-evaluation-harness's tokenized requests; without it, as text "
+            "cut at the server's text offsets, with the server's special tokens",
+        )
     e.add_argument("--device", default="auto", help="cuda, mps or cpu (default: the first there)")
     e.add_argument("--dtype", default="auto", help="torch dtype (default: bfloat16 on CUDA, else float32)")
-    e.add_argument("--batch-size", type=positive(int), default=32,
-                   help="largest batch; halved on out-of-memory (an endpoint's log-probabilities: prompts a request)")
+    e.add_argument(
+        "--batch-size",
+        type=positive(int),
+        default=32,
+        help="largest batch; halved on out-of-memory (an endpoint's log-probabilities: prompts a request)",
+    )
     e.add_argument("--no-chat-template", action="store_true", help="send raw prompts")
-    e.add_argument("--bos", choices=tuple(_BOS), default="tokenizer",
-                   help="log-likelihoods: the tokenizer's own special tokens before the context, as "
-                        "lm-evaluation-harness (default); none; or always BOS (EOS where there is none)")
+    e.add_argument(
+        "--bos",
+        choices=tuple(_BOS),
+        default="tokenizer",
+        help="log-likelihoods: the tokenizer's own special tokens before the context, as "
+        "lm-evaluation-harness (default); none; or always BOS (EOS where there is none)",
+    )
     e.add_argument("--temperature", type=temperature, default=0.1, help="sampling temperature, 0 to 2 (0: greedy)")
     e.add_argument("--max-new-tokens", type=positive(int), default=128, help="longest answer, in tokens")
     e.add_argument("--seed", type=int, default=0, help="sampling seed")
@@ -260,22 +361,38 @@ def model(args):
         from ..llm import LLMClient, OpenAIBackend, RequestCache
 
         if args.bos != "tokenizer" and not args.tokenizer:
-            raise WikioriginError(f"--bos {args.bos} with --endpoint needs --tokenizer PATH (prompts as token ids); "
-                                  "a text prompt gets the server's own special tokens")
+            raise WikioriginError(
+                f"--bos {args.bos} with --endpoint needs --tokenizer PATH (prompts as token ids); "
+                "a text prompt gets the server's own special tokens"
+            )
         backend = OpenAIBackend(args.model, base_url=args.endpoint, timeout=args.timeout)
         check_cache(args)
         tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
-        return EndpointModel(LLMClient(backend, RequestCache(args.cache), concurrency=args.concurrency,
-                                       retries=args.retries, max_wait=args.max_wait,
-                                       reasoning_effort=getattr(args, "reasoning_effort", None)),
-                             tokenizer=tokenizer, add_bos=_BOS[args.bos] if tokenizer else None,
-                             batch_size=args.batch_size)
+        return EndpointModel(
+            LLMClient(
+                backend,
+                RequestCache(args.cache),
+                concurrency=args.concurrency,
+                retries=args.retries,
+                max_wait=args.max_wait,
+                reasoning_effort=getattr(args, "reasoning_effort", None),
+            ),
+            tokenizer=tokenizer,
+            add_bos=_BOS[args.bos] if tokenizer else None,
+            batch_size=args.batch_size,
+        )
     if getattr(args, "tokenizer", None):
         raise WikioriginError("--tokenizer is for --endpoint (a local model has its own)")
     from ..evaluators.models import LocalModel
 
-    return LocalModel(args.model, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size,
-                      chat=not args.no_chat_template, add_bos=_BOS[args.bos])
+    return LocalModel(
+        args.model,
+        device=args.device,
+        dtype=args.dtype,
+        max_batch_size=args.batch_size,
+        chat=not args.no_chat_template,
+        add_bos=_BOS[args.bos],
+    )
 
 
 def sampling(args) -> dict:

@@ -16,15 +16,27 @@ def add_commands(sub) -> None:
     s.add_argument("tree", help="a local dump tree in the Wikimedia layout")
     s.add_argument("--out", required=True, help="origins Parquet file to write")
     s.add_argument("--wikis", default=None, help="comma-separated (default: all open found)")
-    s.add_argument("--source", choices=("stubs", "export", "history"), default="stubs",
-                   help="where creation times come from: stub-meta-history XML, full-history XML, or the "
-                        "MediaWiki history TSV dumps")
-    s.add_argument("--jobs", type=positive(int), default=1,
-                   help="local worker processes, each scanning a wiki or one part file of a wiki dumped in "
-                        "several (no more started than there are files to scan)")
+    s.add_argument(
+        "--source",
+        choices=("stubs", "export", "history"),
+        default="stubs",
+        help="where creation times come from: stub-meta-history XML, full-history XML, or the "
+        "MediaWiki history TSV dumps",
+    )
+    s.add_argument(
+        "--jobs",
+        type=positive(int),
+        default=1,
+        help="local worker processes, each scanning a wiki or one part file of a wiki dumped in "
+        "several (no more started than there are files to scan)",
+    )
     s.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...)")
-    s.add_argument("--memory-limit", default="4GB", type=memory_size,
-                   help="DuckDB's memory limit for the reduction, e.g. 4GB, 512MB (default 4GB)")
+    s.add_argument(
+        "--memory-limit",
+        default="4GB",
+        type=memory_size,
+        help="DuckDB's memory limit for the reduction, e.g. 4GB, 512MB (default 4GB)",
+    )
     s.set_defaults(func=cmd_origins)
 
     s = sub.add_parser("subset", help="the items that originate in one edition")
@@ -33,10 +45,15 @@ def add_commands(sub) -> None:
     s.add_argument("--out", required=True, help="items Parquet file to write (origins schema)")
     s.add_argument("--min-editions", type=int, default=1, help="items with at least this many editions")
     s.add_argument("--max-editions", type=int, default=None, help="items with at most this many editions")
-    s.add_argument("--min-lead-days", type=float, default=None,
-                   help="items whose origin came at least this many days before the runner-up")
-    s.add_argument("--sample", type=positive(int, zero=True), default=None,
-                   help="keep N items at random (the same N for a seed)")
+    s.add_argument(
+        "--min-lead-days",
+        type=float,
+        default=None,
+        help="items whose origin came at least this many days before the runner-up",
+    )
+    s.add_argument(
+        "--sample", type=positive(int, zero=True), default=None, help="keep N items at random (the same N for a seed)"
+    )
     s.add_argument("--seed", type=int, default=0, help="seed of --sample")
     s.set_defaults(func=cmd_subset)
 
@@ -54,8 +71,13 @@ def cmd_origins(args) -> int:
 
         wikis = [lookup(w).dbname for w in args.wikis.split(",") if w.strip()]
     report = build_origins(
-        args.tree, args.out, wikis=wikis, source=args.source, jobs=args.jobs,
-        scheduler=args.scheduler, memory_limit=args.memory_limit,
+        args.tree,
+        args.out,
+        wikis=wikis,
+        source=args.source,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        memory_limit=args.memory_limit,
     )
     for wiki, why in report.skipped:
         print(f"wikiorigin: skipped {wiki}: {why}", file=sys.stderr)
@@ -77,9 +99,14 @@ def cmd_subset(args) -> int:
 
     wiki = lookup(args.wiki).dbname
     n = subset(
-        args.origins, wiki, args.out, min_editions=args.min_editions,
-        max_editions=args.max_editions, min_lead_days=args.min_lead_days,
-        sample=args.sample, seed=args.seed,
+        args.origins,
+        wiki,
+        args.out,
+        min_editions=args.min_editions,
+        max_editions=args.max_editions,
+        min_lead_days=args.min_lead_days,
+        sample=args.sample,
+        seed=args.seed,
     )
     print(f"{n:,} items originate in {wiki} -> {args.out}")
     return 0

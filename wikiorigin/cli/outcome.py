@@ -63,6 +63,9 @@ def requests_outcome(clients, where: str, names: dict[str, str] | None = None) -
         print(f"wikiorigin: error: {what} {first} (rows and reasons -> {where})", file=sys.stderr)
         return 1
     if failed:
-        print(f"wikiorigin: warning: {failed} of {asked} requests failed; the first: {first} "
-              f"(rows and reasons -> {where})", file=sys.stderr)
+        print(
+            f"wikiorigin: warning: {failed} of {asked} requests failed; the first: {first} "
+            f"(rows and reasons -> {where})",
+            file=sys.stderr,
+        )
     return 0

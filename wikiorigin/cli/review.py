@@ -28,8 +28,9 @@ def add_commands(sub) -> None:
     v.add_argument("dataset", help="mcq.parquet (or released YokaiEval JSON), freeform.parquet or preferences.parquet")
     v.add_argument("--articles", default=None, help="articles.parquet: the articles the items cite, shown beside them")
     v.add_argument("--db", required=True, help="the review database (SQLite; made if missing, shared by annotators)")
-    v.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on; any other than loopback requires the printed token")
+    v.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on; any other than loopback requires the printed token"
+    )
     v.add_argument("--port", type=_port, default=8765, help="port to listen on (0: a free one)")
     v.add_argument("--annotator", default=None, help="your name in the decisions (default: the login name)")
     v.set_defaults(func=cmd_review_serve)
@@ -41,9 +42,12 @@ def add_commands(sub) -> None:
     x.add_argument("dataset", help="the dataset reviewed")
     x.add_argument("--db", required=True, help="the review database")
     x.add_argument("--out", required=True, help="the reviewed dataset (Parquet)")
-    x.add_argument("--policy", choices=("all-accept", "majority", "any-accept"), default="all-accept",
-                   help="which items count as accepted: all deciders accept, more accepts than rejects, "
-                        "or any accept")
+    x.add_argument(
+        "--policy",
+        choices=("all-accept", "majority", "any-accept"),
+        default="all-accept",
+        help="which items count as accepted: all deciders accept, more accepts than rejects, or any accept",
+    )
     x.set_defaults(func=cmd_review_export)
 
 
@@ -80,10 +84,16 @@ def cmd_review_export(args) -> int:
     from ..review.export import export_reviewed
 
     r = export_reviewed(args.dataset, args.db, args.out, policy=args.policy)
-    print(f"{r.exported} of {r.items} items accepted ({r.policy}; {r.edited} edited) -> {r.out}; "
-          f"left out: {r.rejected} rejected, {r.undecided} undecided, {len(r.conflicts)} with conflicting edits"
-          + (f" ({', '.join(r.conflicts[:10])}{', ...' if len(r.conflicts) > 10 else ''})" if r.conflicts else "")
-          + f"; {r.stale} with a stale decision"
-          + (f"; {r.orphaned} decided items are no longer in {args.dataset} (removed, or rows without an id "
-             "that changed: their decisions are kept in the database, unused)" if r.orphaned else ""))
+    print(
+        f"{r.exported} of {r.items} items accepted ({r.policy}; {r.edited} edited) -> {r.out}; "
+        f"left out: {r.rejected} rejected, {r.undecided} undecided, {len(r.conflicts)} with conflicting edits"
+        + (f" ({', '.join(r.conflicts[:10])}{', ...' if len(r.conflicts) > 10 else ''})" if r.conflicts else "")
+        + f"; {r.stale} with a stale decision"
+        + (
+            f"; {r.orphaned} decided items are no longer in {args.dataset} (removed, or rows without an id "
+            "that changed: their decisions are kept in the database, unused)"
+            if r.orphaned
+            else ""
+        )
+    )
     return 0

@@ -61,8 +61,8 @@ def head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[int
         if not closed and brk is None:
             brk = (span[1], not_closed(buf, span[1], bound, f"<{tag.decode()}>"))
         at = span[1]
-        if tag == b"id" and closed and buf[span[0]:span[1]].isdigit():
-            page_id = int(buf[span[0]:span[1]])
+        if tag == b"id" and closed and buf[span[0] : span[1]].isdigit():
+            page_id = int(buf[span[0] : span[1]])
     return page_id, brk
 
 
@@ -150,5 +150,3 @@ def page_break(buf: bytes, page: int, end: int, nested: int):
             return page_id, (first, "a </revision> without its <revision>")
         brk = revisions_break(buf, first, end)
     return page_id, brk
-
-

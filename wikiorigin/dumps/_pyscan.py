@@ -29,9 +29,7 @@ from .xmltext import element, unescape
 
 __all__ = ["HEAD", "Head", "Places", "Columns", "summarize", "summarize_at", "python_columns"]
 
-HEAD = re.compile(
-    rb"<page>\s*<title>([^<]*)</title>\s*<ns>(-?\d+)</ns>\s*<id>(\d+)</id>\s*(<redirect\b)?"
-)
+HEAD = re.compile(rb"<page>\s*<title>([^<]*)</title>\s*<ns>(-?\d+)</ns>\s*<id>(\d+)</id>\s*(<redirect\b)?")
 _REV = re.compile(
     rb"<revision>\s*<id>(\d+)</id>\s*(?:<parentid>\d*</parentid>\s*)?"
     rb"<timestamp>([^<]+)</timestamp>\s*"
@@ -190,17 +188,20 @@ class Columns:
 
     def batch(self) -> pa.RecordBatch:
         """The rows as a record batch in :data:`~wikiorigin.schemas.PAGE_COLUMNS`."""
-        return pa.RecordBatch.from_arrays([
-            pa.array(self.page_ids, pa.int64()),
-            pa.array(self.namespaces, pa.int32()),
-            pa.array(self.titles, pa.string()),
-            pa.array(self.redirects, pa.bool_()),
-            pa.array(self.local_ms, TIMESTAMP),
-            pa.array(self.all_ms, TIMESTAMP),
-            pa.array(self.local_rids, pa.int64()),
-            pa.array(self.revisions, pa.int32()),
-            pa.array(self.imported, pa.int32()),
-        ], schema=PAGE_COLUMNS)
+        return pa.RecordBatch.from_arrays(
+            [
+                pa.array(self.page_ids, pa.int64()),
+                pa.array(self.namespaces, pa.int32()),
+                pa.array(self.titles, pa.string()),
+                pa.array(self.redirects, pa.bool_()),
+                pa.array(self.local_ms, TIMESTAMP),
+                pa.array(self.all_ms, TIMESTAMP),
+                pa.array(self.local_rids, pa.int64()),
+                pa.array(self.revisions, pa.int32()),
+                pa.array(self.imported, pa.int32()),
+            ],
+            schema=PAGE_COLUMNS,
+        )
 
 
 def expect_head(buf: bytes, start: int, end: int, base: int, where) -> re.Match:
@@ -259,7 +260,7 @@ def python_columns(buf: bytes, start: int, stop: int, base: int, places: Places)
         end = find(b"</page>", pos, stop)
         if end >= 0 and (page < 0 or end < page):  # a page whose <page> was lost
             rid = text_span(buf, b"id", pos, end)
-            page_id = buf[rid[0]:rid[1]] if rid and buf[rid[0]:rid[1]].isdigit() else None
+            page_id = buf[rid[0] : rid[1]] if rid and buf[rid[0] : rid[1]].isdigit() else None
             places.broken(base + end, page_id, "a </page> without its <page>")
             pos = end + 7
             continue

@@ -46,7 +46,12 @@ _MAGIC = (
 # What the decompressors raise on damaged input. indexed_bzip2 reports a torn file as a bare
 # RuntimeError and a corrupt block as ValueError.
 _DECODE_ERRORS: tuple[type[BaseException], ...] = (
-    EOFError, OSError, zlib.error, lzma.LZMAError, ValueError, RuntimeError,
+    EOFError,
+    OSError,
+    zlib.error,
+    lzma.LZMAError,
+    ValueError,
+    RuntimeError,
 )
 try:  # pragma: no cover - depends on the install
     import zstandard as _zstd
@@ -216,7 +221,7 @@ def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> tuple[byt
                     if dec.eof:
                         dec = makers[fmt]()
                     if produced + len(data) > skip:
-                        out.append(data[max(0, skip - produced):])
+                        out.append(data[max(0, skip - produced) :])
                     produced += len(data)
         except zlib.error as exc:
             trailer = any(failure in str(exc) for failure in _TRAILER_FAILURES)
@@ -345,9 +350,7 @@ class _ZstdReader:
 
 def _open_zstd(raw: _CountingFile, threads: int):
     if _zstd is None:
-        raise DumpError(
-            f"{raw._f.name}: zstd file, but zstandard is not installed (pip install zstandard)"
-        )
+        raise DumpError(f"{raw._f.name}: zstd file, but zstandard is not installed (pip install zstandard)")
     return _ZstdReader(raw)
 
 

@@ -100,5 +100,9 @@ def _first(a: Earliest | None, b: Earliest | None) -> Earliest | None:
 
 def merge(a: Summary, b: Summary) -> Summary:
     """Combine the summaries of two consecutive pieces of one page."""
-    return Summary(a.revisions + b.revisions, a.imported + b.imported,
-                   _first(a.first_all, b.first_all), _first(a.first_local, b.first_local))
+    return Summary(
+        a.revisions + b.revisions,
+        a.imported + b.imported,
+        _first(a.first_all, b.first_all),
+        _first(a.first_local, b.first_local),
+    )

@@ -89,8 +89,7 @@ class Client:
                     "downloads need a contact for the User-Agent (Wikimedia blocks generic "
                     "ones): pass --contact EMAIL_OR_URL or set WIKIORIGIN_CONTACT"
                 )
-            self.user_agent = (f"wikiorigin/{__version__} (dump downloads for research; "
-                               f"contact: {self.contact})")
+            self.user_agent = f"wikiorigin/{__version__} (dump downloads for research; contact: {self.contact})"
 
     def open(self, url: str, start: int = 0):
         """An open HTTP response for ``url``, from byte ``start`` on (a range request). Raises
@@ -168,8 +167,10 @@ def _plan_run(client, base, wiki, date, kinds, out, notes) -> list[RemoteFile] |
     found = list(_run_files(status, wiki, date, kinds))
     not_done = sorted({job for _, _, job, state in found if state != "done"})
     if not found or not_done:
-        notes.append(f"{wiki} {date}: " + (f"jobs not done: {', '.join(not_done)}" if not_done
-                                           else f"no files of {', '.join(kinds)}"))
+        notes.append(
+            f"{wiki} {date}: "
+            + (f"jobs not done: {', '.join(not_done)}" if not_done else f"no files of {', '.join(kinds)}")
+        )
         return None
     sums = None
     files = []
@@ -180,8 +181,9 @@ def _plan_run(client, base, wiki, date, kinds, out, notes) -> list[RemoteFile] |
         if not (meta.get("sha1") or meta.get("md5")):
             raise FetchError(f"{wiki} {date}: no checksum published for {name}")
         url = _join(base, meta["url"].lstrip("/")) if meta.get("url") else _join(base, wiki, date, name)
-        files.append(RemoteFile(url, Path(out) / wiki / date / name, meta.get("size"),
-                                meta.get("sha1"), meta.get("md5")))
+        files.append(
+            RemoteFile(url, Path(out) / wiki / date / name, meta.get("size"), meta.get("sha1"), meta.get("md5"))
+        )
     return files
 
 
@@ -195,8 +197,10 @@ def _plan_history(client, base, wiki, out, notes) -> list[RemoteFile]:
             continue
         if names:
             notes.append(f"{wiki} history {month}: no checksums are published; sizes are checked")
-            return [RemoteFile(_join(url, n), Path(out) / "other" / "mediawiki_history" / month / wiki / n)
-                    for n in sorted(names)]
+            return [
+                RemoteFile(_join(url, n), Path(out) / "other" / "mediawiki_history" / month / wiki / n)
+                for n in sorted(names)
+            ]
     raise FetchError(f"{root}: no MediaWiki history files for {wiki}")
 
 
@@ -211,13 +215,23 @@ def _plan_wikidata(client, base, date, out, notes) -> list[RemoteFile]:
         sums = dict((name, digest) for digest, name in (l.split() for l in text.splitlines() if l.strip()))
         name = f"wikidata-{day}-all.json.gz"
         if name in sums:
-            return [RemoteFile(_join(root, day, name), Path(out) / "wikidatawiki" / "entities" / day / name,
-                               md5=sums[name])]
+            return [
+                RemoteFile(_join(root, day, name), Path(out) / "wikidatawiki" / "entities" / day / name, md5=sums[name])
+            ]
     raise FetchError(f"{root}: no complete Wikidata JSON dump for {date}")
 
 
-def plan(client: Client, base: str, wikis: list[str], date: str, kinds: list[str], out, *,
-         skip_missing: bool = False, wikidata_date: str = "latest") -> tuple[list[RemoteFile], list[str]]:
+def plan(
+    client: Client,
+    base: str,
+    wikis: list[str],
+    date: str,
+    kinds: list[str],
+    out,
+    *,
+    skip_missing: bool = False,
+    wikidata_date: str = "latest",
+) -> tuple[list[RemoteFile], list[str]]:
     """The files to fetch, and notes on what was passed over (runs not done, and so on).
     ``skip_missing`` (for ``all``): a wiki the mirror lacks, or with no run done, is a note, not
     an error. Wikidata's dumps have dates of their own: ``wikidata_date``, not ``date``."""
@@ -244,16 +258,19 @@ def plan(client: Client, base: str, wikis: list[str], date: str, kinds: list[str
     return files, notes
 
 
-def _plan_wiki_run(client: Client, base: str, wiki: str, date: str, run_kinds: list[str], out,
-                   notes: list[str]) -> list[RemoteFile]:
+def _plan_wiki_run(
+    client: Client, base: str, wiki: str, date: str, run_kinds: list[str], out, notes: list[str]
+) -> list[RemoteFile]:
     """The files of the newest run of ``wiki`` (or the run of ``date``) with every kind done."""
     dates = [date] if date != "latest" else _listing(client, _join(base, wiki), _DATE_LINK)
     for day in dates:
         found = _plan_run(client, base, wiki, day, run_kinds, out, notes)
         if found is not None:
             return found
-    raise FetchError(f"{wiki}: no run {'' if date == 'latest' else date + ' '}with "
-                     f"{', '.join(run_kinds)} done ({'; '.join(notes[-3:])})")
+    raise FetchError(
+        f"{wiki}: no run {'' if date == 'latest' else date + ' '}with "
+        f"{', '.join(run_kinds)} done ({'; '.join(notes[-3:])})"
+    )
 
 
 # --- fetching -------------------------------------------------------------------------------
@@ -343,8 +360,10 @@ def fetch_one(client: Client, remote: RemoteFile, progress=None) -> int:
             if backoff.exhausted(attempt) or (isinstance(exc, FetchError) and not exc.retry):
                 raise FetchError(f"{remote.url}: {exc}" if not isinstance(exc, FetchError) else str(exc)) from None
             if backoff.refuses(wait):
-                raise FetchError(f"{exc}: the mirror asks to wait {wait:,.0f} s, more than {client.max_wait:,.0f} s; "
-                                 "try again later (finished files are kept, this one resumes)") from None
+                raise FetchError(
+                    f"{exc}: the mirror asks to wait {wait:,.0f} s, more than {client.max_wait:,.0f} s; "
+                    "try again later (finished files are kept, this one resumes)"
+                ) from None
             time.sleep(backoff.delay(attempt, wait))
     problem = _verify(part, remote)
     if problem:
@@ -366,8 +385,10 @@ def download(client: Client, files: list[RemoteFile], jobs: int = 4) -> FetchRep
     report.skipped = [r.dest for r in report.skipped]
     errors = []
     total = sum(r.size for r in todo) if all(r.size is not None for r in todo) else None
-    with Progress("download", total=total, unit="byte") as progress, \
-            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with (
+        Progress("download", total=total, unit="byte") as progress,
+        ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
+    ):
         futures = [(r, pool.submit(fetch_one, client, r, progress)) for r in todo]
         for remote, future in futures:
             try:
@@ -377,6 +398,7 @@ def download(client: Client, files: list[RemoteFile], jobs: int = 4) -> FetchRep
                 errors.append(str(exc))
     report.seconds = time.perf_counter() - started
     if errors:
-        raise FetchError(f"{len(errors)} of {len(todo)} downloads failed (the others are kept): "
-                         + "; ".join(errors[:5]))
+        raise FetchError(
+            f"{len(errors)} of {len(todo)} downloads failed (the others are kept): " + "; ".join(errors[:5])
+        )
     return report

@@ -62,8 +62,7 @@ def _read_index(path: Path):
                 break
     if not ids:
         return pa.array([], pa.large_string()), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return (pa.chunked_array(titles, pa.large_string()).combine_chunks(),
-            np.concatenate(offsets), np.concatenate(ids))
+    return (pa.chunked_array(titles, pa.large_string()).combine_chunks(), np.concatenate(offsets), np.concatenate(ids))
 
 
 def _parse_index_block(block: bytes, path: Path):
@@ -183,8 +182,9 @@ class Multistream:
             return bz2.BZ2Decompressor().decompress(raw)
         except (OSError, EOFError, ValueError) as exc:
             if raw.startswith(b"BZh"):  # a stream starts there, as the index says: it is damaged
-                raise DumpError(f"{self.dump}: the bzip2 stream at byte {offset} ({end - offset} bytes) "
-                                f"is damaged ({exc})") from None
+                raise DumpError(
+                    f"{self.dump}: the bzip2 stream at byte {offset} ({end - offset} bytes) is damaged ({exc})"
+                ) from None
             raise DumpError(
                 f"{self.dump}: no bzip2 stream at byte {offset} as {self.index} says ({exc}): "
                 "does the index belong to this dump?"
@@ -197,8 +197,9 @@ class Multistream:
         try:
             data = bz2.BZ2Decompressor().decompress(head) if head else self._read_stream(first)
         except (OSError, EOFError, ValueError) as exc:
-            raise DumpError(f"{self.dump}: not a bzip2 multistream dump: its first {first} bytes "
-                            f"are no bzip2 stream ({exc})") from None
+            raise DumpError(
+                f"{self.dump}: not a bzip2 multistream dump: its first {first} bytes are no bzip2 stream ({exc})"
+            ) from None
         info, _ = read_header(io.BytesIO(data).read, self.dump)
         return info
 
@@ -233,9 +234,12 @@ class Multistream:
             where = f"{self.dump}: stream at byte {offset}"
             return offset, find_pages(data, (pid for _, pid in by_stream[offset]), where)
 
-        with ThreadPoolExecutor(max(1, self.threads)) as pool, \
-                Progress(f"{self.dump.name}: articles", total=sum(map(len, by_stream.values())),
-                         unit="article") as progress:
+        with (
+            ThreadPoolExecutor(max(1, self.threads)) as pool,
+            Progress(
+                f"{self.dump.name}: articles", total=sum(map(len, by_stream.values())), unit="article"
+            ) as progress,
+        ):
             for offset, pages in pool.map(read, by_stream):
                 for key, page_id in by_stream[offset]:
                     if pages[page_id] is None:

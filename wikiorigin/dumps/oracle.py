@@ -25,9 +25,10 @@ __all__ = ["scan_pages_mwxml"]
 _BLOCK = 1 << 22  # bytes read per call when looking for the place of an error
 
 
-
 def scan_pages_mwxml(
-    path, namespaces: Iterable[int] | None = None, threads: int = 1,
+    path,
+    namespaces: Iterable[int] | None = None,
+    threads: int = 1,
     stats: ScanStats | None = None,
 ) -> Iterator[PageCreation]:
     """The same records as :func:`scan_pages`, computed with mwxml (slow; the oracle).
@@ -47,8 +48,10 @@ def scan_pages_mwxml(
 # What expat says when the input ends inside the document: a file cut short, not damage
 # inside it. Any other error (a mismatched tag, an invalid token) lies in the middle.
 _TORN_CODES = frozenset(
-    expat_errors.codes[m] for m in (
-        expat_errors.XML_ERROR_NO_ELEMENTS, expat_errors.XML_ERROR_UNCLOSED_TOKEN,
+    expat_errors.codes[m]
+    for m in (
+        expat_errors.XML_ERROR_NO_ELEMENTS,
+        expat_errors.XML_ERROR_UNCLOSED_TOKEN,
         expat_errors.XML_ERROR_PARTIAL_CHAR,
     )
 )

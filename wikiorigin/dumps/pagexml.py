@@ -53,8 +53,7 @@ def parse_page(chunk: bytes, where: str) -> PageText:
         raise DumpError(f"{where}: expected <page> with <title>, <ns>, <id> and a <revision>")
     head = chunk[:revision]
     redirect = _REDIRECT.search(head)
-    rid, ts, text = (_ID.search(chunk, revision), _TIMESTAMP.search(chunk, revision),
-                     _TEXT.search(chunk, revision))
+    rid, ts, text = (_ID.search(chunk, revision), _TIMESTAMP.search(chunk, revision), _TEXT.search(chunk, revision))
     if not (rid and ts):
         raise DumpError(f"{where}, page {int(pid.group(1))}: a <revision> without <id> or <timestamp>")
     try:

@@ -51,8 +51,7 @@ def input_kind(path) -> str:
     if head.count(b"\t") >= 60:
         return "history"
     raise DumpError(
-        f"{path}: neither a MediaWiki XML export nor a MediaWiki history TSV dump "
-        f"(starts with {head[:40]!r})"
+        f"{path}: neither a MediaWiki XML export nor a MediaWiki history TSV dump (starts with {head[:40]!r})"
     )
 
 
@@ -65,8 +64,9 @@ def _check_link(path: Path) -> None:
         path.stat()
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise DumpError(f"{path}: a symbolic link that leads back to itself (a symlink loop); "
-                            "give the dump file it should name") from None
+            raise DumpError(
+                f"{path}: a symbolic link that leads back to itself (a symlink loop); give the dump file it should name"
+            ) from None
         raise DumpError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist") from None
 
 
@@ -109,9 +109,7 @@ def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname, sc
     scanner = StubScanner(open_dump(path, threads=threads), namespaces, scan_threads)
     for batch in scanner.batches():
         if dbname and scanner.siteinfo.dbname and scanner.siteinfo.dbname != dbname:
-            raise DumpError(
-                f"{path}: this dump is of {scanner.siteinfo.dbname}, not of {dbname} (--wiki)"
-            )
+            raise DumpError(f"{path}: this dump is of {scanner.siteinfo.dbname}, not of {dbname} (--wiki)")
         yield batch
     _add(stats, scanner.stats)
 
@@ -122,9 +120,7 @@ def _add(total: ScanStats, part: ScanStats) -> None:
         setattr(total, name, getattr(summed, name))
 
 
-def scan_batches(
-    paths, *, engine="fast", namespaces=None, threads=1, stats=None, dbname=None, scan_threads=2
-):
+def scan_batches(paths, *, engine="fast", namespaces=None, threads=1, stats=None, dbname=None, scan_threads=2):
     """``pages`` record batches (without ``wiki``) from the parts of one wiki's dump."""
     if engine not in ENGINES:
         raise ValueError(f"scan_batches: engine must be one of {ENGINES}, not {engine!r}")
@@ -172,7 +168,10 @@ def scan_to_parquet(
     namespaces = None if namespaces is None else sorted(set(namespaces))
     stats = ScanStats()
     meta = provenance(
-        stage="scan", wiki=wiki, engine=engine, namespaces=namespaces,
+        stage="scan",
+        wiki=wiki,
+        engine=engine,
+        namespaces=namespaces,
         inputs=[{"file": p.name, "bytes": p.stat().st_size if p.exists() else None} for p in paths],
         **(meta or {}),
     )
@@ -183,8 +182,13 @@ def scan_to_parquet(
         with sink:
             try:
                 for batch in scan_batches(
-                    paths, engine=engine, namespaces=namespaces, threads=threads, stats=stats,
-                    dbname=wiki, scan_threads=scan_threads,
+                    paths,
+                    engine=engine,
+                    namespaces=namespaces,
+                    threads=threads,
+                    stats=stats,
+                    dbname=wiki,
+                    scan_threads=scan_threads,
                 ):
                     wikis = _repeated(wiki, batch.num_rows)
                     sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
@@ -203,9 +207,7 @@ def scan_to_parquet(
     except DumpError as exc:
         if not sink.rows:
             raise
-        raise DumpError(
-            f"{exc}; the {sink.rows:,} pages scanned before it are kept in {partial_path(out)}"
-        ) from exc
+        raise DumpError(f"{exc}; the {sink.rows:,} pages scanned before it are kept in {partial_path(out)}") from exc
     finally:
         bar.close()
     stats.seconds = time.perf_counter() - started

@@ -93,9 +93,7 @@ class StubScanner:
     run the compiled core on parts of each block (it releases the GIL).
     """
 
-    def __init__(
-        self, stream: DumpStream, namespaces: Iterable[int] | None = None, scan_threads: int = 2
-    ):
+    def __init__(self, stream: DumpStream, namespaces: Iterable[int] | None = None, scan_threads: int = 2):
         self.stream = stream
         self.scan_threads = scan_threads
         self._pool: ThreadPoolExecutor | None = None
@@ -284,17 +282,22 @@ class StubScanner:
         titles, offsets, ns, ids, redirect, revs, imported = map(pa.py_buffer, cols[:7])
         all_ms, all_rid, all_valid, local_ms, local_rid, local_valid = map(pa.py_buffer, cols[7:])
         title_array = pa.Array.from_buffers(pa.string(), n, [None, offsets, titles])
-        out.append(pa.RecordBatch.from_arrays([
-            pa.Array.from_buffers(pa.int64(), n, [None, ids]),
-            pa.Array.from_buffers(pa.int32(), n, [None, ns]),
-            title_array,
-            pa.Array.from_buffers(pa.bool_(), n, [None, redirect]),
-            pa.Array.from_buffers(TIMESTAMP, n, [local_valid, local_ms]),
-            pa.Array.from_buffers(TIMESTAMP, n, [all_valid, all_ms]),
-            pa.Array.from_buffers(pa.int64(), n, [local_valid, local_rid]),
-            pa.Array.from_buffers(pa.int32(), n, [None, revs]),
-            pa.Array.from_buffers(pa.int32(), n, [None, imported]),
-        ], schema=PAGE_COLUMNS))
+        out.append(
+            pa.RecordBatch.from_arrays(
+                [
+                    pa.Array.from_buffers(pa.int64(), n, [None, ids]),
+                    pa.Array.from_buffers(pa.int32(), n, [None, ns]),
+                    title_array,
+                    pa.Array.from_buffers(pa.bool_(), n, [None, redirect]),
+                    pa.Array.from_buffers(TIMESTAMP, n, [local_valid, local_ms]),
+                    pa.Array.from_buffers(TIMESTAMP, n, [all_valid, all_ms]),
+                    pa.Array.from_buffers(pa.int64(), n, [local_valid, local_rid]),
+                    pa.Array.from_buffers(pa.int32(), n, [None, revs]),
+                    pa.Array.from_buffers(pa.int32(), n, [None, imported]),
+                ],
+                schema=PAGE_COLUMNS,
+            )
+        )
         try:
             title_array.validate(full=True)
         except pa.ArrowInvalid:

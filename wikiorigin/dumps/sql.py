@@ -147,17 +147,14 @@ class SqlDump:
             if buf.strip():
                 self._line(buf, offset)
             if not seen_table and not self.columns:
-                raise DumpError(
-                    f"{self.path}: not a MySQL table dump: no CREATE TABLE or INSERT INTO found"
-                )
+                raise DumpError(f"{self.path}: not a MySQL table dump: no CREATE TABLE or INSERT INTO found")
             self.stats.bytes = offset
 
     def _check_table(self, name: bytes, offset: int) -> None:
         found = name.decode("utf-8", "replace")
         if self.table is not None and found != self.table:
             raise DumpError(
-                f"{self.path}: byte {offset}: expected a dump of table `{self.table}`, "
-                f"found table `{found}`"
+                f"{self.path}: byte {offset}: expected a dump of table `{self.table}`, found table `{found}`"
             )
 
     def _line(self, line: bytes, offset: int) -> tuple[int, bytes] | None:
@@ -219,9 +216,12 @@ def qids_table(path, wiki: str, stats: SqlStats | None = None) -> pa.Table:
     dump.stats.rows += table.num_rows
     left_out = dump.stats.bad_values + dump.stats.unreadable
     if stats is None and left_out:
-        warnings.warn(f"{path}: {dump.stats.bad_values} wikibase_item values not a QID and "
-                      f"{dump.stats.unreadable} rows unreadable, left out; the first: "
-                      f"{dump.stats.notes[0]}", stacklevel=2)
+        warnings.warn(
+            f"{path}: {dump.stats.bad_values} wikibase_item values not a QID and "
+            f"{dump.stats.unreadable} rows unreadable, left out; the first: "
+            f"{dump.stats.notes[0]}",
+            stacklevel=2,
+        )
     wikis = pa.repeat(pa.scalar(wiki, pa.string()), table.num_rows)
     return pa.table([wikis, table["page_id"], table["qid"]], schema=QIDS)
 
@@ -274,8 +274,10 @@ def _note_unreadable(values: bytes, at: int, matches: list[re.Match], dump: SqlD
                 dump.stats.unreadable += 1
                 end = values.find(b")", p)
                 excerpt = values[row : min(end + 1 if end >= 0 else len(values), row + 80)]
-                dump.stats.note(f"{dump.path}: byte {at + row}: a wikibase_item row that cannot "
-                                f"be read: {excerpt.decode('utf-8', 'replace')!r}")
+                dump.stats.note(
+                    f"{dump.path}: byte {at + row}: a wikibase_item row that cannot "
+                    f"be read: {excerpt.decode('utf-8', 'replace')!r}"
+                )
             p = values.find(token, p + len(token))
 
 
@@ -287,22 +289,24 @@ def _qid_chunk(found: list[tuple[bytes, bytes]], values: bytes, at: int, dump: S
         ids = pa.array(pages, pa.binary()).cast(pa.string()).cast(pa.int64())
     except pa.ArrowInvalid:
         pos, page = next((pos, page) for pos, page, _ in _positions(values) if int(page) > _INT64_MAX)
-        raise DumpError(f"{dump.path}: byte {at + pos}: page id {page.decode()} of a wikibase_item "
-                        f"row is beyond int64 ({_INT64_MAX})") from None
+        raise DumpError(
+            f"{dump.path}: byte {at + pos}: page id {page.decode()} of a wikibase_item "
+            f"row is beyond int64 ({_INT64_MAX})"
+        ) from None
     try:
         qids = pa.array(raw, pa.binary()).cast(pa.string())
     except pa.ArrowInvalid:
         pos, page, value = next(r for r in _positions(values) if not _utf8(r[2]))
-        raise DumpError(f"{dump.path}: byte {at + pos}: page {page.decode()}: the wikibase_item "
-                        f"value is not UTF-8: {value[:40]!r}") from None
+        raise DumpError(
+            f"{dump.path}: byte {at + pos}: page {page.decode()}: the wikibase_item value is not UTF-8: {value[:40]!r}"
+        ) from None
     ok = pc.match_substring_regex(qids, r"^Q[1-9][0-9]*$")
     if not pc.all(ok).as_py():
         for pos, page, value in _positions(values):
             text = unescape(value).decode("utf-8", "replace")
             if _QID.match(text) is None:
                 dump.stats.bad_values += 1
-                dump.stats.note(f"{dump.path}: byte {at + pos}: page {page.decode()}: not a QID: "
-                                f"{text[:40]!r}")
+                dump.stats.note(f"{dump.path}: byte {at + pos}: page {page.decode()}: not a QID: {text[:40]!r}")
         return pa.table({"page_id": ids, "qid": qids}).filter(ok)
     return pa.table({"page_id": ids, "qid": qids})
 

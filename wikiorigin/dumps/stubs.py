@@ -53,9 +53,7 @@ from .scanner import StubScanner
 __all__ = ["PageCreation", "ScanStats", "StubScanner", "scan_pages", "scan_pages_mwxml"]
 
 
-def scan_pages(
-    path, namespaces: Iterable[int] | None = None, threads: int = 1, scan_threads: int = 2
-) -> StubScanner:
+def scan_pages(path, namespaces: Iterable[int] | None = None, threads: int = 1, scan_threads: int = 2) -> StubScanner:
     """Scan one dump file with the fast engine. Iterate the result for the records.
 
     ``threads``: bzip2 decoder threads; ``scan_threads``: threads of the compiled scan."""

@@ -47,8 +47,17 @@ from ..errors import UnknownWikiError, WikioriginError
 from ..languages import lookup
 from .compression import open_dump
 
-__all__ = ["Entity", "EntityStats", "read_entities", "read_items_and_places", "query_entities",
-           "entity_from_json", "place_from_json", "item_claims", "best_rank"]
+__all__ = [
+    "Entity",
+    "EntityStats",
+    "read_entities",
+    "read_items_and_places",
+    "query_entities",
+    "entity_from_json",
+    "place_from_json",
+    "item_claims",
+    "best_rank",
+]
 
 _ID = re.compile(rb'"id"\s*:\s*"([QPL][0-9]+)"')
 _PREFIX = 400  # the id stands near the start of a line in every dump version
@@ -199,8 +208,10 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
         stats.found += 1
         yield entity
     if stats.duplicates:
-        stats.notes.append(f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
-                           f"{stats.first_duplicate}); each entity was read from its first line")
+        stats.notes.append(
+            f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
+            f"{stats.first_duplicate}); each entity was read from its first line"
+        )
 
 
 def _loads(line: bytes):
@@ -347,8 +358,10 @@ def _label_span(line: bytes, before: int) -> tuple[int, int] | None:
 @functools.lru_cache(maxsize=16)
 def _label_keys(languages: tuple[str, ...]) -> list[tuple[str, bytes, bytes]]:
     """``(language, its label as the dump lays it out, its bare key)`` for each language."""
-    return [(lang, b'"%s":{"language":"%s","value":' % (lang.encode(), lang.encode()), b'"%s":' % lang.encode())
-            for lang in languages]
+    return [
+        (lang, b'"%s":{"language":"%s","value":' % (lang.encode(), lang.encode()), b'"%s":' % lang.encode())
+        for lang in languages
+    ]
 
 
 def _fast_place(line: bytes, qid: str, languages: list[str], named: int = 0) -> Entity | None:
@@ -360,7 +373,7 @@ def _fast_place(line: bytes, qid: str, languages: list[str], named: int = 0) -> 
     end = len(line)
     while end and line[end - 1] in b" \t\r,":
         end -= 1
-    if line[:1] != b"{" or line[end - 1:end] != b"}":
+    if line[:1] != b"{" or line[end - 1 : end] != b"}":
         return None
     values, first = {}, end
     for prop, key in _ARRAYS.items():
@@ -398,8 +411,12 @@ def place_from_json(data: dict, languages: Iterable[str]) -> Entity:
     :func:`read_items_and_places` keeps it: its labels in ``languages``, its current best-rank
     P131 and P17 values; no values: not a place. ``KeyError`` if it has no ``id``."""
     labels = data.get("labels") or {}
-    return Entity(qid=data["id"], labels={lang: labels[lang]["value"] for lang in languages if lang in labels},
-                  located_in=item_claims(data, "P131"), country=item_claims(data, "P17"))
+    return Entity(
+        qid=data["id"],
+        labels={lang: labels[lang]["value"] for lang in languages if lang in labels},
+        located_in=item_claims(data, "P131"),
+        country=item_claims(data, "P17"),
+    )
 
 
 def _bad(stats: EntityStats, path, number: int, exc: Exception, line: bytes) -> None:
@@ -408,8 +425,16 @@ def _bad(stats: EntityStats, path, number: int, exc: Exception, line: bytes) -> 
         stats.notes.append(f"{path}: line {number}: not an entity in JSON ({exc}): {line[:60]!r}")
 
 
-def _read_kept(number: int, qid: bytes | None, line: bytes, named: int, wanted: set[bytes],
-               languages: list[str], path, stats: EntityStats) -> tuple[bytes, Entity] | None:
+def _read_kept(
+    number: int,
+    qid: bytes | None,
+    line: bytes,
+    named: int,
+    wanted: set[bytes],
+    languages: list[str],
+    path,
+    stats: EntityStats,
+) -> tuple[bytes, Entity] | None:
     """A candidate line as kept: ``(id, entity)``, the wanted ones whole, the others as places
     (an entity without values: not one); None for a line that is not an entity."""
     if qid is not None and qid[:1] == b"Q" and qid not in wanted:  # lexemes have claims in senses too
@@ -429,8 +454,9 @@ def _read_kept(number: int, qid: bytes | None, line: bytes, named: int, wanted: 
     return real, entity
 
 
-def read_items_and_places(path, qids: Iterable[str], languages: Iterable[str],
-                          stats: EntityStats | None = None) -> Iterator[Entity]:
+def read_items_and_places(
+    path, qids: Iterable[str], languages: Iterable[str], stats: EntityStats | None = None
+) -> Iterator[Entity]:
     """One pass of a Wikidata JSON dump: the entities of ``qids`` whole (as
     :func:`read_entities` gives them), and every other place (an entity with a current
     best-rank P131 or P17 value: see :func:`place_from_json`) with its labels in ``languages``,
@@ -463,30 +489,39 @@ def read_items_and_places(path, qids: Iterable[str], languages: Iterable[str],
         seen.add(real)
         yield entity
     if stats.duplicates:
-        stats.notes.append(f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
-                           f"{stats.first_duplicate}); each entity was read from its first line")
+        stats.notes.append(
+            f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
+            f"{stats.first_duplicate}); each entity was read from its first line"
+        )
 
 
 def _repeat(stats: EntityStats, qid: bytes, number: int) -> None:
     stats.duplicates += 1
     stats.first_duplicate = stats.first_duplicate or f"{qid.decode()} on line {number}"
 
+
 _STATEMENTS = """{{ ?item p:PROP ?st . ?st ps:PROP ?value ; wikibase:rank ?rank .
           FILTER(?rank != wikibase:DeprecatedRank) FILTER NOT EXISTS {{ ?st pq:P582 ?end }}
           BIND("PROP" AS ?kind) BIND(STR(?rank) AS ?lang) }}"""
 # P131 and P17 as the dump is read: every current statement with its rank (?lang carries it),
 # the best rank chosen by best_rank; the rows sorted, so that a run is the same as the last.
-_QUERY = """SELECT ?item ?kind ?lang ?value WHERE {{
+_QUERY = (
+    """SELECT ?item ?kind ?lang ?value WHERE {{
   VALUES ?item {{ {items} }}
   {{ ?item rdfs:label ?value . BIND("label" AS ?kind) BIND(LANG(?value) AS ?lang) }}
   UNION {{ ?item skos:altLabel ?value . BIND("alias" AS ?kind) BIND(LANG(?value) AS ?lang) }}
   UNION {{ ?article schema:about ?item ; schema:isPartOf ?site ; schema:name ?value .
           ?site wikibase:wikiGroup "wikipedia" .
           BIND("sitelink" AS ?kind) BIND(STR(?site) AS ?lang) }}
-  UNION """ + _STATEMENTS.replace("PROP", "P131") + """
-  UNION """ + _STATEMENTS.replace("PROP", "P17") + """
+  UNION """
+    + _STATEMENTS.replace("PROP", "P131")
+    + """
+  UNION """
+    + _STATEMENTS.replace("PROP", "P17")
+    + """
   FILTER(?kind = "sitelink" || ?kind = "P131" || ?kind = "P17" || LANG(?value) IN ({languages}))
 }} ORDER BY ?item ?kind ?lang ?value"""
+)
 _RANKS = {"http://wikiba.se/ontology#PreferredRank": "preferred", "http://wikiba.se/ontology#NormalRank": "normal"}
 _ITEM = re.compile(r"http://www\.wikidata\.org/entity/(Q[0-9]+)")
 _PREFIXES = """PREFIX wd: <http://www.wikidata.org/entity/>
@@ -527,8 +562,13 @@ def _read_rows(rows: list[dict], entities: dict[str, Entity], statements: dict) 
             entity.sitelinks[site] = value
 
 
-def query_entities(endpoint: str, qids: list[str], languages: list[str], batch: int = 200,
-                   user_agent: str = "wikiorigin (SPARQL; research)") -> dict[str, Entity]:
+def query_entities(
+    endpoint: str,
+    qids: list[str],
+    languages: list[str],
+    batch: int = 200,
+    user_agent: str = "wikiorigin (SPARQL; research)",
+) -> dict[str, Entity]:
     """Labels and aliases in ``languages``, Wikipedia sitelinks, P131 and P17 (current
     statements, the best rank: the module's rule, as the dump is read) of ``qids`` from a
     SPARQL endpoint, ``batch`` items a query, the rows in a fixed order."""

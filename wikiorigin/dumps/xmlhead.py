@@ -68,10 +68,7 @@ def read_header(read, path) -> tuple[SiteInfo, bytes]:
     root = _ROOT.search(head)
     if root is None:
         excerpt = buf[:60].decode("utf-8", "replace").replace("\n", " ")
-        raise DumpError(
-            f"{path}: not a MediaWiki XML export: expected a <mediawiki> root element, "
-            f"found {excerpt!r}"
-        )
+        raise DumpError(f"{path}: not a MediaWiki XML export: expected a <mediawiki> root element, found {excerpt!r}")
     if b"<!DOCTYPE" in head[: root.start()] or b"<!ENTITY" in head:
         raise DumpError(f"{path}: refusing an XML document type declaration before <mediawiki>")
     attrs = root.group(1)
@@ -88,9 +85,6 @@ def read_header(read, path) -> tuple[SiteInfo, bytes]:
         sitename=_text(_SITENAME.search(head)),
         base=_text(_BASE.search(head)),
         case=_text(_CASE.search(head)) or "first-letter",
-        namespaces={
-            int(k): unescape((name or b"").decode("utf-8", "replace"))
-            for k, name in _NAMESPACE.findall(head)
-        },
+        namespaces={int(k): unescape((name or b"").decode("utf-8", "replace")) for k, name in _NAMESPACE.findall(head)},
     )
     return info, buf[end:]
