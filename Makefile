@@ -42,9 +42,10 @@ demo: $(VENV)/.core
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
-# ruff's rules are in pyproject.toml ([tool.ruff]); `ruff format` is configured there too.
+# ruff's rules and the formatter's are in pyproject.toml ([tool.ruff]); the code is as `ruff format` writes it.
 lint: $(VENV)/.lint
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The documentation site (MkDocs, Material, mkdocstrings) in site/: the command and file-schema
 # references are generated while it builds (scripts/gen_reference.py); any warning fails it.
