@@ -17,11 +17,14 @@
  * <timestamp> or <username> whose text runs into the next tag. Reading on would give a page
  * the revisions of the next one, or keep markup in a title, so such a page is reported and
  * skipped; the next one is read as usual. The checks ride on the searches the walk makes
- * anyway (one more compare at a '<'), so they cost next to nothing.
+ * anyway (a page's or a revision's end is found by the tail its opening and closing tags
+ * share, "page>" and "revision>", so a tag that must not be there costs one more compare),
+ * so they cost next to nothing.
  *
  * A revision is imported when its contributor's <username> holds '>' (written "&gt;" by
  * MediaWiki). Ties on the timestamp go to the first revision in the file. Revision text is
- * skipped with memchr: dumps escape '<' inside text, so tags cannot occur there.
+ * skipped by the search for the revision's end (16 or 32 bytes at a time): dumps escape '<'
+ * inside text, so tags cannot occur there.
  * Same rules as the Python path (_pyscan.py, _breaks.py); tests check both against mwxml. The
  * imported-revision rule is also written in creation.py, oracle.py and testing/stubs.py
  * (listed in creation.py): change them together.

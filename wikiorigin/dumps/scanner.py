@@ -2,8 +2,8 @@
 
 :class:`StubScanner` reads the decompressed stream in blocks; the pages that lie whole in a
 block are scanned where they lie, by the compiled core (``_scanblock.c``, built by
-``setup.py``: every page and revision walked with ``memchr``, without the GIL, on two threads,
-into Arrow-ready buffers) or, without a C compiler, by the pure-Python path (``_pyscan.py``),
+``setup.py``: every page and revision walked without the GIL, page and revision ends found 16
+or 32 bytes at a time, on two threads, into Arrow-ready buffers) or, without a C compiler, by the pure-Python path (``_pyscan.py``),
 which gives the same rows. A page larger than a block (a long full history) is summarized piece
 by piece (:func:`~wikiorigin.dumps.creation.merge`), so memory stays flat. A page with a
 structural break is reported and left out; a torn last page likewise. See

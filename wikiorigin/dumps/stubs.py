@@ -9,14 +9,15 @@ the four places that apply it, in :mod:`~wikiorigin.dumps.creation`). Revisions 
 in id order, not time order; ties on the timestamp go to the first revision in the file.
 
 This is the hot path (:mod:`~wikiorigin.dumps.scanner`). The decompressed stream comes in
-chunks; the pages that lie whole in a chunk are scanned where they lie. The compiled core (``_scanblock.c``, built by ``setup.py``)
-walks every page and revision of a block with ``memchr``, without the GIL and on two threads,
-and returns Arrow-ready buffers: nothing is made per page or revision in Python. Without a C
-compiler the pure-Python path gives the same rows: per page one C-level ``findall`` of the
-timestamps, and a per-revision path only for pages holding ``&gt;``. Revision text
-(full-history files) is never parsed: dumps escape ``<`` inside text, so tag patterns cannot
-match there. A page larger than a block (a long full history) is summarized piece by piece;
-summaries of consecutive pieces combine with
+chunks; the pages that lie whole in a chunk are scanned where they lie. The compiled core
+(``_scanblock.c``, built by ``setup.py``) walks every page and revision of a block without the
+GIL and on two threads (page and revision ends found 16 or 32 bytes at a time with SSE2 or
+AVX2, the tags between byte by byte), and returns Arrow-ready buffers: nothing is made per page
+or revision in Python. Without a C compiler the pure-Python path gives the same rows: per page
+one C-level ``findall`` of the timestamps, and a per-revision path only for pages holding
+``&gt;``. Revision text (full-history files) is never parsed: dumps escape ``<`` inside text,
+so tag patterns cannot match there. A page larger than a block (a long full history) is
+summarized piece by piece; summaries of consecutive pieces combine with
 :func:`~wikiorigin.dumps.creation.merge`, so memory stays flat.
 
 Splitting at ``</page>`` trusts the markup, so the scan checks it on the way: a **structural
