@@ -205,7 +205,10 @@ def test_eval_freeform_writes_results(run):
 def test_build_card_describes_the_dataset(run):
     card = (run["work"] / "qa" / "README.md").read_text()
     n = pq.ParquetFile(run["work"] / "qa" / "freeform.parquet").metadata.num_rows
-    assert card.startswith("---\nlicense: cc-by-sa-4.0\n")
+    from huggingface_hub import DatasetCard
+
+    meta = DatasetCard.load(run["work"] / "qa" / "README.md").data
+    assert meta.license == "cc-by-sa-4.0" and meta.language == ["en", "ja"]
     assert "- split: freeform\n    path: freeform.parquet" in card and "failed" not in card
     assert "# WikiOriginQA (ja, bundled sample)" in card and f"{n} rows in 1 file(s)" in card
     assert '"generator": "loopback-gen"' in card
