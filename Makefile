@@ -78,6 +78,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_wikidata.py
 	$(BIN)/python bench/bench_llm.py
 	$(BIN)/python bench/bench_eval.py
+	$(BIN)/python bench/bench_chrf.py
 	$(BIN)/python bench/bench_review.py
 
 clean:
