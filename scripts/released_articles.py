@@ -15,8 +15,6 @@ otherwise).
 from __future__ import annotations
 
 import argparse
-import json
-import lzma
 import re
 import sys
 from pathlib import Path
@@ -25,8 +23,9 @@ from urllib.parse import unquote, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from wikiorigin.errors import WikioriginError
+from wikiorigin.files import provenance, read_rows, write_table
 from wikiorigin.review.items import cited_numbers
 from wikiorigin.schemas import ARTICLES
 
@@ -34,22 +33,30 @@ from wikiorigin.schemas import ARTICLES
 _BACKLINKS = re.compile(r"^\s*\^(\s+[a-z](?=\s))*\s*")
 
 
-def _read(path: Path):
-    data = lzma.open(path).read() if path.suffix == ".xz" else path.read_bytes()
-    return json.loads(data)
-
-
 def _key(question: str, choices) -> tuple:
     return question.strip(), tuple(sorted(choices))
 
 
-def released_articles(questions: list[dict], responses: list[dict]) -> list[dict]:
-    """One article per URL of ``questions`` (released rows) whose text a response row holds."""
-    details = {
-        _key(r["question"]["question"], r["question"]["choices"]): r["question"]["yokai"]["detail"] for r in responses
-    }
+def _row_error(path, n: int, missing: str) -> WikioriginError:
+    return WikioriginError(f"{path}: row {n}: no {missing}: not a released YokaiEval file of that kind")
+
+
+def released_articles(
+    questions: list[dict], responses: list[dict], *, sources=("questions", "responses")
+) -> list[dict]:
+    """One article per URL of ``questions`` (released rows) whose text a response row holds;
+    a row without the fields it needs is a one-line error naming ``sources`` and the row."""
+    details = {}
+    for n, r in enumerate(responses, 1):
+        try:
+            asked = r["question"]
+            details[_key(asked["question"], asked["choices"])] = asked["yokai"]["detail"]
+        except (KeyError, TypeError):
+            raise _row_error(sources[1], n, "question.yokai.detail, question.question or question.choices") from None
     articles: dict[str, dict] = {}
-    for row in questions:
+    for n, row in enumerate(questions, 1):
+        if not all(isinstance(row.get(k), t) for k, t in (("question", str), ("choices", list), ("url", str))):
+            raise _row_error(sources[0], n, "question, choices or url")
         text = details.get(_key(row["question"], row["choices"]))
         if text is None:
             continue
@@ -78,10 +85,17 @@ def main(argv=None) -> int:
     parser.add_argument("responses", type=Path, help="a released responses file (.json or .json.xz)")
     parser.add_argument("--out", type=Path, required=True, help="articles.parquet")
     args = parser.parse_args(argv)
-    rows = released_articles(_read(args.questions), _read(args.responses))
+    try:
+        rows = released_articles(
+            read_rows(args.questions), read_rows(args.responses), sources=(args.questions, args.responses)
+        )
+    except WikioriginError as exc:
+        print(f"released_articles: error: {exc}", file=sys.stderr)
+        return 2
     table = pa.Table.from_pylist(rows, schema=ARTICLES)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, args.out)
+    meta = provenance(stage="released articles", questions=str(args.questions), responses=str(args.responses))
+    write_table(table, args.out, ARTICLES, meta)
     cited = sum(len(r["references"]) for r in rows)
     print(f"{len(rows)} articles with {cited} footnote texts -> {args.out}")
     return 0

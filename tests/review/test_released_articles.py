@@ -48,3 +48,27 @@ def test_every_released_row_finds_its_article_and_cited_footnotes(tmp_path):
     assert len(paired) >= 35
     for article, row in paired:
         assert set(cited_numbers(row["ref"])) <= {r["number"] for r in article["references"]}
+
+
+def test_files_of_the_wrong_kind_are_one_line_naming_the_file_and_row(tmp_path):
+    """The two files swapped, and a file that is no JSON: one line, exit 2, nothing written."""
+    script = str(ROOT / "scripts" / "released_articles.py")
+    questions, responses = DATA / "YokaiEval-first40.json.xz", DATA / "responses-calm2-7b-chat.json.xz"
+    out = tmp_path / "articles.parquet"
+    swapped = subprocess.run(
+        [sys.executable, script, str(responses), str(questions), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert swapped.returncode == 2 and swapped.stderr.count("\n") == 1
+    assert f"{questions}: row 1: no question.yokai.detail" in swapped.stderr
+    (tmp_path / "bad.json").write_text("[{")
+    bad = subprocess.run(
+        [sys.executable, script, str(tmp_path / "bad.json"), str(responses), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and f"{tmp_path / 'bad.json'}: not JSON" in bad.stderr
+    assert not out.exists()
