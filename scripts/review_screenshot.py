@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import lzma
-import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -22,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "yokaieval"
+sys.path.insert(0, str(ROOT))
 
 
 def _japanese_font() -> bool:
@@ -40,11 +39,11 @@ def main(argv=None) -> int:
     if not _japanese_font():
         print("no font with Japanese glyphs: apt-get install fonts-ipafont-gothic (or fonts-noto-cjk)", file=sys.stderr)
         return 2
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.review.server import Server, chromium
 
     work = Path(tempfile.mkdtemp())
     questions = work / "YokaiEval-first40.json"
@@ -61,47 +60,10 @@ def main(argv=None) -> int:
         ],
         check=True,
     )
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "wikiorigin.cli",
-            "review",
-            "serve",
-            str(questions),
-            "--articles",
-            str(articles),
-            "--db",
-            str(work / "review.sqlite"),
-            "--annotator",
-            "alice",
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        found = re.search(r"open (http://\S+)", server.stdout.readline())
-        if not found:
-            raise SystemExit("the review server did not start")
-        os.environ["SE_OFFLINE"] = "true"  # Selenium Manager downloads nothing
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        for flag in (
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--window-size=1400,860",
-            "--disable-gpu",
-            "--lang=ja",
-            "--hide-scrollbars",
-        ):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    with Server(questions, work / "review.sqlite", "--articles", str(articles), annotator="alice") as server:
+        driver = chromium()
         try:
-            driver.get(found[1])
+            driver.get(server.url)
 
             def renders() -> int:
                 return int(driver.find_element(By.TAG_NAME, "body").get_attribute("data-renders") or 0)
@@ -116,9 +78,6 @@ def main(argv=None) -> int:
             driver.save_screenshot(str(args.out))
         finally:
             driver.quit()
-    finally:
-        server.terminate()
-        server.wait(10)
     print(f"-> {args.out}")
     return 0
 

@@ -69,3 +69,29 @@ def request(url: str, data: dict | None = None, headers: dict | None = None, met
             return r.status, r.headers, r.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.headers, exc.read().decode()
+
+
+def chromium(window: str = "1400,860"):
+    """Debian's chromium, headless, driven by Selenium through /usr/bin/chromedriver (Selenium
+    Manager never asked to download anything)."""
+    import os
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager: no downloads, ever
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        f"--window-size={window}",
+        "--disable-gpu",
+        "--lang=ja",
+        "--hide-scrollbars",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    driver.implicitly_wait(0)
+    return driver

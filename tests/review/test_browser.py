@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.review.server import Server
+from tests.review.server import Server, chromium
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
@@ -33,8 +33,6 @@ if os.environ.get("CI") != "true":
     pytest.importorskip("selenium", reason="pip install -e .[test]")
     pytest.importorskip("uvicorn", reason="pip install -e .[review]")
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -43,20 +41,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 @pytest.fixture(scope="module")
 def browser():
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager: no downloads, ever
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,860",
-        "--disable-gpu",
-        "--lang=ja",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(0)
+    driver = chromium()
     yield driver
     driver.quit()
 
