@@ -269,7 +269,7 @@ def test_responses_covering_fewer_questions_are_explained_not_flagged(released_r
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text())["warnings"] == []
 
 
-def test_bars_go_best_first(tmp_path):
+def test_bars_go_best_first(tmp_path, monkeypatch):
     """models.png and the per-group plots draw the highest bar first, NaN last."""
     import matplotlib
 
@@ -279,18 +279,14 @@ def test_bars_go_best_first(tmp_path):
     from wikiorigin.evaluators.report import bar_plot
 
     drawn = {}
-    real = plt.subplots
+    subplots = plt.subplots
 
-    def spy(*args, **kwargs):
-        fig, ax = real(*args, **kwargs)
-        drawn["ax"] = ax
-        return fig, ax
+    def keep_axes(*args, **kwargs):
+        fig, drawn["ax"] = subplots(*args, **kwargs)
+        return fig, drawn["ax"]
 
-    plt.subplots = spy
-    try:
-        bar_plot(tmp_path / "b.png", ["a", "b", "c", "d"], [0.2, float("nan"), 0.9, 0.5], "t", counts=[1, 2, 3, 4])
-    finally:
-        plt.subplots = real
+    monkeypatch.setattr(plt, "subplots", keep_axes)  # the axes bar_plot draws on, to read back
+    bar_plot(tmp_path / "b.png", ["a", "b", "c", "d"], [0.2, float("nan"), 0.9, 0.5], "t", counts=[1, 2, 3, 4])
     ax = drawn["ax"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["c", "d", "a", "b"]
     assert [round(p.get_height(), 2) for p in ax.patches] == [0.9, 0.5, 0.2, 0.0]

@@ -293,15 +293,16 @@ def _read_external(path) -> dict[str, float]:
 COUNTING = frozenset({"responses"})
 
 
-def _counting_note(model: str, settings: dict) -> str | None:
-    """What a run's ``responses`` setting (``"807/810"``) means for its figures, or None."""
-    matched, _, total = str(settings.get("responses") or "").partition("/")
-    if not (matched.isdigit() and total.isdigit()):
+def _counting_note(model: str, summary: dict) -> str | None:
+    """What a run's recorded responses missing for some of its questions (the ``join`` of its
+    summary) mean for its figures, or None when every question had one."""
+    missing = (summary.get("join") or {}).get("missing")
+    if not missing:
         return None
-    missing = int(total) - int(matched)
+    total = summary["n"]
     return (
-        f"{model}: recorded responses for {matched} of the {total} questions; the {missing} without one count "
-        f"as unanswered (wrong), so its figures are over the same {total} questions as the others "
+        f"{model}: recorded responses for {total - missing} of the {total} questions; the {missing} without one "
+        f"count as unanswered (wrong), so its figures are over the same {total} questions as the others "
         "(a paper that scores every row of its release counts them the same way)"
     )
 
@@ -671,7 +672,7 @@ def compare_runs(
         intervals=[s.get(f"{metric}_ci95") for s in summaries],
     )
     warnings = _settings_warnings([str(r) for r in runs], summaries)
-    notes = [n for n in (_counting_note(m, s.get("settings") or {}) for m, s in zip(models, summaries)) if n]
+    notes = [n for n in (_counting_note(m, s) for m, s in zip(models, summaries)) if n]
     result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
     tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples)
     ranking = _ranking_entries(models, values, summaries, metric, tests["pairs"])
