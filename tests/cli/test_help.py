@@ -73,3 +73,22 @@ def test_the_command_line_starts_light():
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
     )
+
+
+def test_each_command_is_parsed_with_its_own_stage():
+    """`main` builds only the named command's stage: every command is listed under the stage
+    that has it, and that stage's parser alone gives the command the same options."""
+    from wikiorigin import cli
+
+    def commands(parser):
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return sub.choices
+
+    everything = commands(_parser())
+    assert set(cli._STAGE_OF) == set(everything)
+    for name, whole in everything.items():
+        alone = commands(_parser(name))
+        assert set(alone) < set(everything) and name in alone, name
+        assert [(n, a.option_strings) for n, a in _options(alone[name])] == [
+            (n, a.option_strings) for n, a in _options(whole)
+        ]
