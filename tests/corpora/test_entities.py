@@ -412,3 +412,62 @@ def test_an_item_named_in_no_language_asked_is_still_named(ja_multistream, tmp_p
     assert (read["Q1"].labels, read["Q8"].labels) == ({"fr": "géographie"}, {})
     rows, report, _ = _three_ways(items, ja_multistream, wikidata, tmp_path)
     assert report.missing_entities == ["Q8"] and [r["label_en"] for r in rows] == [None, None]
+
+
+_FRAGMENTS = [
+    b'"id":"Q42"',
+    b'"id" : "Q7"',
+    b'"id":\t"P17"',
+    b'"id":"L5"',
+    b'"id":"Q"',
+    b'"id":"Q12',
+    b'"id":',
+    b'{"id":"Q9"}',
+    b"{",
+    b"}",
+    b'"P131"',
+    b'P17"',
+    b'P131',
+    b'P1317"',
+    b'"P1"',
+    b"P",
+    b'"',
+    b"[",
+    b"]",
+    b",",
+    b" ",
+    b"\r",
+    b"\t",
+    b"\n",
+    "富士".encode(),
+    b"x" * 380,
+]
+
+
+def _fuzzed_lines(rng) -> bytes:
+    """Lines built from the fragments the screen looks for, in any order and number."""
+    lines = []
+    for _ in range(60):
+        lines.append(b"".join(rng.choice(_FRAGMENTS) for _ in range(rng.randrange(0, 12))))
+    return b"\n".join(lines)
+
+
+def test_the_compiled_screen_is_the_python_screen():
+    screen = pytest.importorskip("wikiorigin.dumps._screen", reason="the compiled screen is not built").screen
+    import random
+
+    from wikiorigin.dumps.wikidata import _py_screen
+
+    rng = random.Random(22)
+    layouts = [LAYOUTS[i](e).encode() + b"," for i in range(len(LAYOUTS)) for e in _entities_of_every_kind()]
+    buffers = [b"[\n" + b"\n".join(layouts) + b"\n]\n"] + [_fuzzed_lines(rng) for _ in range(400)]
+    wanted = {b"Q42", b"Q7", b"L5", b"Q900104"}
+    for buf in buffers:
+        for _ in range(5):  # whole, and windows cut anywhere (a block's whole lines)
+            pos = rng.randrange(len(buf) + 1)
+            end = rng.randrange(pos, len(buf) + 1)
+            pos, end = (0, len(buf)) if _ == 0 else (pos, end)
+            number = rng.randrange(1000)
+            assert screen(buf, pos, end, wanted, number) == _py_screen(buf, pos, end, wanted, number), buf[pos:end]
+    with pytest.raises(ValueError):
+        screen(b"abc", 2, 9, wanted, 0)

@@ -21,7 +21,9 @@ which copy came last.
 the wanted items whole, and every place of the dump (an entity with a current best-rank P131
 or P17 value) with those values and its labels in the languages asked for, so that the region
 walks never read the dump again. Lines are screened before anything is parsed: the id, then
-whether the text names P131 or P17 at all (most lines do not). A place is read from its line
+whether the text names P131 or P17 at all (most lines do not); the screen is compiled
+(``_screen.c``, built by ``setup.py``; 16 bytes at a time) with a pure-Python path that gives
+the same (:func:`_py_screen`, compared in the tests). A place is read from its line
 in the dump's layout (``"P131":[{"mainsnak"...``): only its two statement arrays and the labels
 asked for are parsed (orjson); a line in any other layout is parsed whole, with the same result
 (the tests compare them line by line). Decompression runs in a thread of its own beside it.
@@ -287,34 +289,50 @@ def _blocks(path, block: int = 1 << 22) -> Iterator[tuple[bytes, int, int]]:
         yield rest, 0, len(rest)
 
 
+def _py_screen(buf: bytes, pos: int, end: int, wanted: set[bytes], number: int) -> tuple[list, int, int]:
+    """The lines of ``buf[pos:end]`` that may be kept, as ``(line number, the id its first bytes
+    give or None, the line, where in it P131 or P17 is first named)``: a wanted id, a line whose
+    id the first bytes do not give (the id of a nested object, after a ``{``, is not the
+    entity's), or one whose text names P131 or P17; with the entity lines counted and the
+    number of the last line. The pure-Python path of ``_screen.c``, which gives the same."""
+    found, lines = [], 0
+    find, read_id, screen = buf.find, _ID.search, _PLACE.search
+    while pos < end:
+        stop = find(b"\n", pos, end)
+        stop = end if stop < 0 else stop
+        number += 1
+        own = read_id(buf, pos, min(pos + _PREFIX, stop))
+        if own is not None and find(b"{", pos + 1, own.start()) < 0:  # the entity's own id
+            lines += 1
+            qid = own.group(1)
+            named = screen(buf, pos, stop)
+            if named is not None:
+                found.append((number, qid, buf[pos:stop], max(0, named.start() - pos - 1)))
+            elif qid in wanted:
+                found.append((number, qid, buf[pos:stop], 0))
+        else:
+            line = buf[pos:stop].strip()
+            if line not in (b"[", b"]", b""):
+                lines += 1
+                found.append((number, None, line, 0))
+        pos = stop + 1
+    return found, lines, number
+
+
+try:  # the compiled screen (setup.py builds it when a C compiler is there)
+    from ._screen import screen as _screen
+except ImportError:  # pragma: no cover - depends on the build
+    _screen = _py_screen
+
+
 def _candidates(path, wanted: set[bytes], stats: EntityStats) -> Iterator[tuple[int, bytes | None, bytes, int]]:
-    """``(line number, the id its first bytes give or None, the line, where in it P131 or P17
-    is first named)`` of each line that may be kept: a wanted id, a line whose id the first
-    bytes do not give (the id of a nested object, after a ``{``, is not the entity's), or one
-    whose text names P131 or P17; the others are passed over on their id and that screen,
-    never parsed."""
+    """The lines of the dump that may be kept (see :func:`_py_screen`); the others are passed
+    over on their id and that screen, never parsed."""
     number = 0
     for buf, pos, end in _blocks(path):
-        find, read_id, screen = buf.find, _ID.search, _PLACE.search
-        while pos < end:
-            stop = find(b"\n", pos, end)
-            stop = end if stop < 0 else stop
-            number += 1
-            found = read_id(buf, pos, min(pos + _PREFIX, stop))
-            if found is not None and find(b"{", pos + 1, found.start()) < 0:  # the entity's own id
-                stats.lines += 1
-                qid = found.group(1)
-                named = screen(buf, pos, stop)
-                if named is not None:
-                    yield number, qid, buf[pos:stop], max(0, named.start() - pos - 1)
-                elif qid in wanted:
-                    yield number, qid, buf[pos:stop], 0
-            else:
-                line = buf[pos:stop].strip()
-                if line not in (b"[", b"]", b""):
-                    stats.lines += 1
-                    yield number, None, line, 0
-            pos = stop + 1
+        found, lines, number = _screen(buf, pos, end, wanted, number)
+        stats.lines += lines
+        yield from found
 
 
 def _array(line: bytes, start: int) -> list | None:
