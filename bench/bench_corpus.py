@@ -1,5 +1,7 @@
 """`corpus yokai` on 1x and 5x the real jawiki sample: `--jobs 2` against `--jobs 1` (goal: at
-most 0.65x the time at 5x) and the peak memory at 5x against 1x (goal: at most 1.3x).
+most 0.65x the time at 5x) and the peak memory at 5x against 1x (goal: at most 1.3x); then
+`corpus origin --wikidata` on the same dumps, every article an item (items in qid order, so
+the pages come in no order of the dump's): its peak memory at 5x against 1x (recorded).
 
 The input is the sample's 189 articles (4.7 M characters of wikitext, 5,954 references) once,
 or five times under other titles and page ids, as a multistream dump with a list page that
@@ -83,6 +85,59 @@ def command(dump, index, jobs: int, out) -> list[str]:
     ]
 
 
+def origin_inputs(dump, index, copies: int) -> tuple[Path, Path]:
+    """An items file (origins schema) with an item for each article of the dump, numbered so
+    that the items' order is not the dump's, and a Wikidata JSON dump naming each."""
+    from datetime import datetime, timezone
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from wikiorigin.dumps.pages import Multistream
+    from wikiorigin.schemas import ORIGINS
+    from wikiorigin.testing.wikidata import entity_json, write_wikidata_json
+
+    when = datetime(2003, 1, 1, tzinfo=timezone.utc)
+    ms = Multistream(dump, index)
+    pages = [p for _, p in ms.each(ms.page_ids()) if p.redirect is None and p.namespace == 0 and p.title != LIST]
+    rows = sorted(
+        (
+            {
+                "qid": f"Q{(p.page_id * 7919) % 1_000_003 + 1}",
+                "origin_wiki": "jawiki",
+                "origin_created_at": when,
+                "origin_title": p.title,
+                "n_wikis": 2,
+                "has_enwiki": True,
+                "runner_up_wiki": "enwiki",
+                "runner_up_created_at": when,
+                "lead_days": 1.0,
+                "tied": False,
+                "editions": [{"wiki": "jawiki", "page_id": p.page_id, "title": p.title, "created_at": when}],
+            }
+            for p in pages
+        ),
+        key=lambda r: r["qid"],
+    )
+    folder = OUT / f"corpus-origin-{copies}x"
+    folder.mkdir(exist_ok=True)
+    items = folder / "items.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=ORIGINS), items)
+    lines = [entity_json(r["qid"], {"ja": r["origin_title"], "en": r["origin_title"]}) for r in rows]
+    return items, write_wikidata_json(folder, lines)
+
+
+def origin_command(dump, index, items, wikidata, out) -> list[str]:
+    return [PY, "-m", "wikiorigin.cli", "corpus", "origin", "--items", str(items), "--dump", str(dump)] + [
+        "--index",
+        str(index),
+        "--wikidata",
+        str(wikidata),
+        "--out",
+        str(out),
+    ]
+
+
 def wikitext_mb() -> tuple[float, int]:
     """MB of wikitext (UTF-8) in the sample's articles (redirects apart), and how many: the work
     of one copy, the figure the projection scales (docs/reference/performance.md)."""
@@ -126,6 +181,11 @@ def main() -> None:
     )
     print(f"{'peak memory ' + str(COPIES) + 'x / 1x, --jobs 1':<44} {rss[COPIES, 1] / rss[1, 1]:7.2f} (goal <= 1.3)")
     print(f"{'peak memory ' + str(COPIES) + 'x / 1x, --jobs 2':<44} {rss[COPIES, 2] / rss[1, 2]:7.2f}")
+    origin = {
+        n: peak_rss_mb(origin_command(*dump, *origin_inputs(*dump, n), out)) for n, dump in ((1, one), (COPIES, many))
+    }
+    print(f"  corpus origin --wikidata, peak RSS: {origin[1]:.0f} MB at 1x, {origin[COPIES]:.0f} MB at {COPIES}x")
+    print(f"{'corpus origin peak memory ' + str(COPIES) + 'x / 1x':<44} {origin[COPIES] / origin[1]:7.2f} (recorded)")
 
 
 if __name__ == "__main__":

@@ -1,3 +1,4 @@
+import gzip
 import json
 import urllib.parse
 from datetime import datetime, timezone
@@ -11,7 +12,7 @@ from wikiorigin.cli import main
 from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.dumps.pages import Multistream
 from wikiorigin.dumps.wikidata import EntityStats, read_entities
-from wikiorigin.errors import WikioriginError
+from wikiorigin.errors import DumpError, WikioriginError
 from wikiorigin.schemas import ORIGIN_ARTICLES, ORIGINS
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
@@ -298,3 +299,22 @@ def test_the_library_refuses_an_output_that_is_an_input(ja_multistream, data_dir
     _items(items, ROWS)
     with pytest.raises(WikioriginError, match="would overwrite the input"):
         build_origin_corpus(items, Multistream(*ja_multistream[:2]), items, wikidata=data_dir / WD)
+
+
+def test_the_pages_wait_on_disk_in_the_items_order_and_are_gone_after(ja_multistream, data_dir, tmp_path):
+    items = tmp_path / "items.parquet"
+    _items(items, [ROWS[1], ROWS[3], ROWS[0]])  # pages 272, 141, 56: not the dump's order
+    out = tmp_path / "out" / "articles.parquet"
+    out.parent.mkdir()
+    dump = Multistream(*ja_multistream[:2])
+    build_origin_corpus(items, dump, out, wikidata=data_dir / WD)
+    assert pq.read_table(out, columns=["qid"]).column(0).to_pylist() == ["Q8", "Q123456", "Q1"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["articles.parquet"]  # no spill left
+
+    damaged = tmp_path / "damaged.json.gz"
+    whole = gzip.compress((data_dir / WD).read_bytes())
+    damaged.write_bytes(whole[: len(whole) // 2])
+    again = tmp_path / "out" / "again.parquet"
+    with pytest.raises(DumpError):
+        build_origin_corpus(items, dump, again, wikidata=damaged)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["articles.parquet"]  # nor after a failure

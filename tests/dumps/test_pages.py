@@ -1,4 +1,5 @@
 import bz2
+import warnings
 
 import pytest
 
@@ -168,3 +169,31 @@ def test_redirect_chains_are_followed_hop_by_hop(tmp_path):
     short = Multistream(dump, index)
     assert short.get(["A"], max_hops=1)["A"].title == "A"
     assert short.problems == ["'A': more than 1 redirects"]
+
+
+class _Counting(Multistream):
+    """A Multistream that counts the streams it decompresses."""
+
+    streams = 0
+
+    def _read_stream(self, offset):
+        self.streams += 1
+        return super()._read_stream(offset)
+
+
+def test_each_reads_the_dump_in_order_a_few_streams_ahead(tmp_path, data_dir):
+    dump, index = tmp_path / "ja.xml.bz2", tmp_path / "ja-index.txt.bz2"
+    with warnings.catch_warnings():  # the sample's torn last page
+        warnings.simplefilter("ignore")
+        write_multistream(data_dir / JA, dump, index, pages_per_stream=10, compresslevel=1)
+    ms = _Counting(dump, index, threads=2)
+    ids = ms.page_ids()
+    shuffled = ids[1::2] + ids[::2] + ids[:5] + [10**9]  # any order, repeats, one not in the dump
+    pages = ms.each(shuffled)
+    first_key, first = next(pages)
+    streams = len(ms.entries.stream_offsets())
+    assert streams > 10 and ms.streams <= 2 * 2 + 1  # the first stream and those decompressed ahead
+    got = [(first_key, first), *pages]
+    assert [key for key, _ in got] == ids  # the dump's order, each once; the id not in it left out
+    assert ms.streams == streams  # each stream once
+    assert {key: page for key, page in got} == ms.get(ids, follow_redirects=False)

@@ -8,10 +8,13 @@ P131 values end in different divisions has none, and is listed in the report
 (``several_regions``), never given one of them.
 
 Items come from ``wikiorigin subset`` (the ``origins`` schema); their pages are fetched by id
-from the edition's multistream dump; Wikidata comes offline from an entities file that one pass
-of the JSON dump made for the items of any number of wikis (``wikiorigin wikidata extract``,
-:mod:`.entities`), from the JSON dump itself (the same one pass, for these items alone), or
-online from a SPARQL endpoint. The region walks read the entities file (or the pass's
+from the edition's multistream dump, stream by stream in the dump's order (each stream
+decompressed once), and put aside on disk (:class:`~.pagespill.PageSpill`) until they are
+converted in the items' order, so that memory stays flat whatever the number of pages.
+Wikidata comes offline from an entities file that one pass of the JSON dump made for the
+items of any number of wikis (``wikiorigin wikidata extract``, :mod:`.entities`), from the
+JSON dump itself (the same one pass, for these items alone), or online from a SPARQL
+endpoint. The region walks read the entities file (or the pass's
 temporary one), never the dump again.
 
 A page id means something only in the dump it came from, so the dump is checked against the
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 
@@ -49,6 +53,7 @@ from ..progress import Progress
 from ..schemas import ORIGIN_ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 from .entities import EntityTable, one_pass
+from .pagespill import PageSpill
 from .regions import RegionReading, resolve_regions
 
 __all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
@@ -132,14 +137,33 @@ def _edition(item: dict, wiki: str) -> dict:
     )
 
 
+@dataclass(slots=True)
+class _Found:
+    """What the checks need of a page (its title, its redirect), and the page as ``keep`` keeps it."""
+
+    title: str
+    redirect: str | None
+    kept: object
+
+
 def check_pages(
-    rows: list[dict], wiki: str, dump: Multistream, items, report: OriginCorpusReport
-) -> list[tuple[dict, PageText]]:
+    rows: list[dict],
+    wiki: str,
+    dump: Multistream,
+    items,
+    report: OriginCorpusReport,
+    keep: Callable[[PageText], object] = lambda page: page,
+) -> list[tuple[dict, object]]:
     """``(item, page)`` for the items whose page the dump has under the recorded title, or
     under a new title it was evidently moved to (see the module's rules); the others go to
-    ``report.missing_pages`` / ``report.mismatched``. Raises if most titles differ."""
+    ``report.missing_pages`` / ``report.mismatched``. Raises if most titles differ. The pages
+    are read stream by stream in the dump's order and each passed to ``keep`` as it comes
+    (what it returns stands for the page: :class:`~.pagespill.PageSpill` puts it on disk)."""
     editions = [_edition(r, wiki) for r in rows]
-    pages = dump.get([e["page_id"] for e in editions], follow_redirects=False)
+    pages = {
+        page_id: _Found(page.title, page.redirect, None if page.redirect is not None else keep(page))
+        for page_id, page in dump.each([e["page_id"] for e in editions])
+    }
     same = dump.normalize
     moved = [
         e["title"] for e in editions if e["page_id"] in pages and same(pages[e["page_id"]].title) != same(e["title"])
@@ -159,10 +183,10 @@ def check_pages(
             said = "" if same(page.title) == same(title) else f" (the items say {title!r})"
             report.mismatched.append(f"{where} {page.title!r} is a redirect to {page.redirect!r} in the dump{said}")
         elif same(page.title) == same(title):
-            kept.append((item, page))
+            kept.append((item, page.kept))
         elif old is not None and old.redirect is not None and same(old.redirect) == same(page.title):
             report.renamed.append(f"{where}: {title!r} is now {page.title!r} (the old title redirects to it)")
-            kept.append((item, page))
+            kept.append((item, page.kept))
         else:
             report.mismatched.append(f"{where} is {page.title!r} in the dump, the items say {title!r}")
     if rows and not found:
@@ -272,63 +296,64 @@ def build_origin_corpus(
     wiki = dump_wiki(dump)
     table, rows = _read_items(items, wiki, dump)
     report = OriginCorpusReport(wiki=wiki, items=table.num_rows, other_wiki=table.num_rows - len(rows))
-    kept = check_pages(rows, wiki, dump, items, report)
-    languages = list(dict.fromkeys(["en", lookup(wiki).language]))
-    qids = [item["qid"] for item, _ in kept]
-    entities, regions = _wikidata(
-        qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql, entities_file=entities_file
-    )
-    domain = lookup(wiki).domain
+    with PageSpill(out) as spill:  # the pages' texts on disk between their check and their conversion
+        kept = check_pages(rows, wiki, dump, items, report, keep=spill.put)
+        languages = list(dict.fromkeys(["en", lookup(wiki).language]))
+        qids = [item["qid"] for item, _ in kept]
+        entities, regions = _wikidata(
+            qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql, entities_file=entities_file
+        )
+        domain = lookup(wiki).domain
 
-    def tasks():  # each page let go of once given out: the texts held shrink as the work goes
-        for i in range(len(kept)):
-            (item, page), kept[i] = kept[i], None
-            entity, region = entities.get(item["qid"]), regions.get(item["qid"])
-            if entity is None or not (entity.labels or entity.sitelinks):
-                report.missing_entities.append(item["qid"])
-                entity = Entity(item["qid"])
-            yield ArticleTask(
-                page,
-                qid=item["qid"],
-                key=item["qid"],
-                more=dict(
-                    label_en=entity.labels.get("en"),
-                    aliases=names_of(entity, languages),
-                    enwiki_title=entity.sitelinks.get("enwiki"),
-                    origin_wiki=wiki,
-                    n_wikis=item["n_wikis"],
-                    region=None if region is None else region.label,
-                    region_qid=None if region is None else region.qid,
-                ),
-            )
+        def tasks():  # each item let go of once given out, its page read back from the spill then
+            for i in range(len(kept)):
+                (item, ref), kept[i] = kept[i], None
+                entity, region = entities.get(item["qid"]), regions.get(item["qid"])
+                if entity is None or not (entity.labels or entity.sitelinks):
+                    report.missing_entities.append(item["qid"])
+                    entity = Entity(item["qid"])
+                yield ArticleTask(
+                    spill.take(ref),
+                    qid=item["qid"],
+                    key=item["qid"],
+                    more=dict(
+                        label_en=entity.labels.get("en"),
+                        aliases=names_of(entity, languages),
+                        enwiki_title=entity.sitelinks.get("enwiki"),
+                        origin_wiki=wiki,
+                        n_wikis=item["n_wikis"],
+                        region=None if region is None else region.label,
+                        region_qid=None if region is None else region.qid,
+                    ),
+                )
 
-    meta = provenance(
-        stage="corpus",
-        corpus="origin",
-        wiki=wiki,
-        items=str(items),
-        wikidata=str(wikidata) if wikidata else None,
-        sparql=sparql,
-        dump=dump.dump.name,
-        entities=str(entities_file) if entities_file else None,
-        renamed=len(report.renamed),
-        mismatched=len(report.mismatched),
-        several_regions=len(report.several_regions),
-        region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
-        "first-level division; several divisions: none",
-    )
-    with (
-        ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
-        closing(
-            convert_articles(
-                tasks(), wiki, domain, dump.site.namespaces, ORIGIN_ARTICLES, jobs=jobs, scheduler=scheduler
-            )
-        ) as converted,
-        Progress("corpus", unit="article") as progress,
-    ):
-        for batch, outcomes in converted:
-            sink.write(batch)
-            progress.update(len(outcomes))
-            report.articles += len(outcomes)
+        meta = provenance(
+            stage="corpus",
+            corpus="origin",
+            wiki=wiki,
+            items=str(items),
+            wikidata=str(wikidata) if wikidata else None,
+            sparql=sparql,
+            dump=dump.dump.name,
+            entities=str(entities_file) if entities_file else None,
+            renamed=len(report.renamed),
+            mismatched=len(report.mismatched),
+            several_regions=len(report.several_regions),
+            region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
+            "first-level division; several divisions: none",
+        )
+        with (
+            ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
+            closing(
+                convert_articles(
+                    tasks(), wiki, domain, dump.site.namespaces, ORIGIN_ARTICLES, jobs=jobs, scheduler=scheduler
+                )
+            ) as converted,
+            Progress("corpus", unit="article") as progress,
+        ):
+            for batch, outcomes in converted:
+                sink.write(batch)
+                progress.update(len(outcomes))
+                report.articles += len(outcomes)
     report.seconds = time.perf_counter() - started
     return report

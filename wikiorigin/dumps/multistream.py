@@ -13,9 +13,11 @@ import bisect
 import bz2
 import io
 import re
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +27,7 @@ import pyarrow.compute as pc
 from ..errors import DumpError
 from ..progress import Progress
 from .compression import open_dump
-from .pagexml import find_pages
+from .pagexml import PageText, find_pages
 from .titles import TitleNormalizer
 from .xmlhead import SiteInfo, read_header
 
@@ -138,6 +140,16 @@ class MultistreamIndex:
         return self._entry(int(self._id_order[at]) if found else None)
 
 
+def _by_stream(entries: Iterable[tuple]) -> dict[int, list]:
+    """``{stream offset: [(key, page id)]}`` of ``(key, entry)`` pairs, the streams in the order
+    first met; keys without an entry left out."""
+    by_stream: dict[int, list] = {}
+    for key, entry in entries:
+        if entry is not None:
+            by_stream.setdefault(entry.offset, []).append((key, entry.page_id))
+    return by_stream
+
+
 class Multistream:
     """Random access to a pages-articles-multistream dump through its index.
 
@@ -222,34 +234,52 @@ class Multistream:
         """The keys (page ids or titles) the index does not have."""
         return [k for k in keys if self.entry(k) is None]
 
+    def each(self, keys: Iterable[str | int]) -> Iterator[tuple[str | int, PageText]]:
+        """``(key, page)`` for each key found (redirects not followed), stream by stream in the
+        dump's order (by page id within a stream), only a few streams decompressed ahead: the pages held stay few however
+        many keys there are. Each stream is decompressed once."""
+        entries = {k: self.entry(k) for k in dict.fromkeys(keys)}
+        found = [(k, e) for k, e in entries.items() if e is not None]
+        return self._pages(_by_stream(sorted(found, key=lambda e: (e[1].offset, e[1].page_id))))
+
     def _fetch(self, entries: dict) -> dict:
-        by_stream: dict[int, list] = {}
-        for key, entry in entries.items():
-            if entry is not None:
-                by_stream.setdefault(entry.offset, []).append((key, entry.page_id))
-        found = {}
+        return dict(self._pages(_by_stream(entries.items())))
+
+    def _pages(self, by_stream: dict) -> Iterator[tuple[str | int, PageText]]:
+        """The pages of ``by_stream`` (``{offset: [(key, page id)]}``), stream by stream in its
+        order, at most twice ``threads`` streams decompressed ahead (bz2 releases the GIL)."""
 
         def read(offset):
             data = self._read_stream(offset)
             where = f"{self.dump}: stream at byte {offset}"
             return offset, find_pages(data, (pid for _, pid in by_stream[offset]), where)
 
+        workers = max(1, self.threads)
+        offsets = iter(by_stream)
         with (
-            ThreadPoolExecutor(max(1, self.threads)) as pool,
+            ThreadPoolExecutor(workers) as pool,
             Progress(
                 f"{self.dump.name}: articles", total=sum(map(len, by_stream.values())), unit="article"
             ) as progress,
         ):
-            for offset, pages in pool.map(read, by_stream):
-                for key, page_id in by_stream[offset]:
-                    if pages[page_id] is None:
-                        raise DumpError(
-                            f"{self.dump}: page {page_id} is not in the stream at byte {offset} "
-                            f"where {self.index} puts it: does the index belong to this dump?"
-                        )
-                    found[key] = pages[page_id]
-                progress.update(len(by_stream[offset]))
-        return found
+            ahead = deque(pool.submit(read, offset) for offset in islice(offsets, 2 * workers))
+            try:
+                while ahead:
+                    offset, pages = ahead.popleft().result()
+                    following = next(offsets, None)
+                    if following is not None:
+                        ahead.append(pool.submit(read, following))
+                    for key, page_id in by_stream[offset]:
+                        if pages[page_id] is None:
+                            raise DumpError(
+                                f"{self.dump}: page {page_id} is not in the stream at byte {offset} "
+                                f"where {self.index} puts it: does the index belong to this dump?"
+                            )
+                        yield key, pages[page_id]
+                    progress.update(len(by_stream[offset]))
+            finally:
+                for future in ahead:
+                    future.cancel()
 
     def _follow(self, pages: dict, max_hops: int) -> None:
         """Replace each redirect in ``pages`` by its target, hop by hop: the targets of one hop
