@@ -5,6 +5,8 @@ them, and a flag's value as a shell takes it."""
 import asyncio
 import pickle
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -226,3 +228,22 @@ def test_review_and_export_errors_name_parameters(tmp_path):
     assert (
         raised.value.said({"annotator": "--annotator"}) == "--annotator '': give a name of 1 to 64 printable characters"
     )
+
+
+_TBLIB_FIRST = """
+import asyncio, pickle, sys
+import tblib.pickling_support
+from wikiorigin.llm.openai_backend import EndpointError, OpenAIBackend
+tblib.pickling_support.install()  # as distributed does when imported, before openai is
+try:
+    asyncio.run(OpenAIBackend("m", base_url=sys.argv[1], timeout=5).check())
+except EndpointError as exc:
+    print(pickle.loads(pickle.dumps(exc)).url)
+"""
+
+
+def test_an_unreachable_endpoint_pickles_also_with_dask_tblib_installed():
+    pytest.importorskip("tblib.pickling_support", reason="tblib comes with the dask extra")
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    done = subprocess.run([sys.executable, "-c", _TBLIB_FIRST, url], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == url, done.stderr[-500:]

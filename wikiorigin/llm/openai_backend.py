@@ -204,7 +204,19 @@ class OpenAIBackend:
 
         The model's entry (``GET /models/MODEL``), else the model list; a server that lists
         neither the model nor any models (Azure deployments, llama.cpp, some proxies) is asked
-        for a 1-token completion instead, which also tells an unknown model (404)."""
+        for a 1-token completion instead, which also tells an unknown model (404). The error
+        carries nothing of the SDK's: it pickles however exceptions are pickled (Dask's tblib
+        pickles each one's context too, and the SDK's errors cannot be rebuilt from their args)."""
+        try:
+            await self._check()
+        except EndpointError as exc:
+            error = exc
+        else:
+            return
+        error.__context__ = None  # the SDK's exception, which the message already says
+        raise error
+
+    async def _check(self) -> None:
         openai = self._openai
         client = self._client_for_this_loop().with_options(timeout=min(self.timeout, CHECK_TIMEOUT))
         listed = None
