@@ -3,8 +3,10 @@
 A run that ends in any way Python sees (done, an error, Ctrl-C, SIGTERM) removes its own
 temporary files. One that is killed outright (``kill -9``, the machine going down, a worker
 process stopped by its parent) cannot, so each temporary file and folder carries the id of the
-process that made it: ``.NAME.PID.tmp…`` (:func:`~wikiorigin.files.temporary_name`) and DuckDB's
-spill folders ``wikiorigin-duckdb-PID-…`` (:data:`SPILL_PREFIX`). One whose process no longer
+process that made it: ``.NAME.PID.tmp…`` (:func:`~wikiorigin.files.temporary_name`) and spill
+folders ``wikiorigin-duckdb-PID-…`` (:data:`SPILL_PREFIX`: DuckDB's, and those of the one
+Wikidata pass and of ``corpus origin``'s pages, named alike so that one sweep finds them all;
+the name is kept for the folders older runs left). One whose process no longer
 runs is left over, and :func:`sweep` removes it when a run writes beside it again; a process
 that still runs keeps its files, whatever it is.
 """
@@ -19,14 +21,15 @@ from pathlib import Path
 __all__ = ["SPILL_PREFIX", "spill_prefix", "running", "sweep"]
 
 SPILL_PREFIX = "wikiorigin-duckdb-"
-"""The start of the name of a DuckDB spill folder; :func:`spill_prefix` adds the process id."""
+"""The start of the name of a spill folder (DuckDB's, the Wikidata pass's, the page spill's);
+:func:`spill_prefix` adds the process id."""
 
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.tmp(\..*)?\Z", re.DOTALL)
 _SPILL = re.compile(re.escape(SPILL_PREFIX) + r"(?P<pid>[0-9]+)-")
 
 
 def spill_prefix() -> str:
-    """The prefix of this process's DuckDB spill folders (for :func:`tempfile.mkdtemp`)."""
+    """The prefix of this process's spill folders (for :func:`tempfile.mkdtemp`)."""
     return f"{SPILL_PREFIX}{os.getpid()}-"
 
 

@@ -469,5 +469,10 @@ def test_the_compiled_screen_is_the_python_screen():
             pos, end = (0, len(buf)) if _ == 0 else (pos, end)
             number = rng.randrange(1000)
             assert screen(buf, pos, end, wanted, number) == _py_screen(buf, pos, end, wanted, number), buf[pos:end]
-    with pytest.raises(ValueError):
-        screen(b"abc", 2, 9, wanted, 0)
+    for bad in (screen, _py_screen):  # both refuse alike what no block is
+        with pytest.raises(ValueError):
+            bad(b"abc", 2, 9, wanted, 0)
+        with pytest.raises(TypeError):
+            bad(bytearray(b"abc"), 0, 3, wanted, 0)
+        with pytest.raises(TypeError):
+            bad(b"abc", 0, 3, list(wanted), 0)

@@ -30,7 +30,8 @@ items before it is trusted:
   now itself a redirect) is left out and listed; no other page is ever put in its place.
 - **the whole**: if none of the items' pages is in the dump, or more than half of those found
   carry another title (renames not counted), the dump is not the one the items were made
-  from, and the run stops with an error before Wikidata is read or anything is written.
+  from, and the run stops with an error before Wikidata is read or the output is written
+  (the pages read for the check, put aside beside the output, are removed).
 """
 
 from __future__ import annotations
@@ -160,10 +161,11 @@ def check_pages(
     are read stream by stream in the dump's order and each passed to ``keep`` as it comes
     (what it returns stands for the page: :class:`~.pagespill.PageSpill` puts it on disk)."""
     editions = [_edition(r, wiki) for r in rows]
-    pages = {
-        page_id: _Found(page.title, page.redirect, None if page.redirect is not None else keep(page))
-        for page_id, page in dump.each([e["page_id"] for e in editions])
-    }
+    with closing(dump.each([e["page_id"] for e in editions])) as found_pages:  # its threads end, whatever fails
+        pages = {
+            page_id: _Found(page.title, page.redirect, None if page.redirect is not None else keep(page))
+            for page_id, page in found_pages
+        }
     same = dump.normalize
     moved = [
         e["title"] for e in editions if e["page_id"] in pages and same(pages[e["page_id"]].title) != same(e["title"])
@@ -277,7 +279,10 @@ def build_origin_corpus(
 
     The dump's wiki and each page's title are checked against the items first (see the
     module's docstring): a dump of another wiki, or a dump in which most pages carry other
-    titles, is an error before anything is read from Wikidata or written.
+    titles, is an error before anything is read from Wikidata or the output is written.
+
+    The pages wait for their conversion on disk, in a folder beside ``out`` removed at the
+    end: about a third of the size of their wikitext (zlib) must be free there.
 
     The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
     written as they come, in the items' order: the same file for any ``jobs``

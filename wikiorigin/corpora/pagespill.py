@@ -30,7 +30,11 @@ class PageSpill:
     def __init__(self, beside):
         self.folder = Path(tempfile.mkdtemp(prefix=spill_prefix(), dir=Path(beside).parent))
         self.path = self.folder / "pages.bin"
-        self._file = open(self.path, "w+b")  # noqa: SIM115 - closed by close()
+        try:
+            self._file = open(self.path, "w+b")  # noqa: SIM115 - closed by close()
+        except OSError:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self._end = 0
         self._flushed = True
 

@@ -2,7 +2,7 @@
  *
  * screen(buf, pos, end, wanted, number) walks the lines of buf[pos:end] and returns
  * (candidates, lines, number): the lines that may be kept, as (line number, id or None, line,
- * where P131 or P17 is first named), the entity lines counted, and the number of the last line.
+ * where P131 or P17 is first named, less one: 0 at least), the entity lines counted, and the number of the last line.
  * The rules are _py_screen's in wikidata.py, line for line (the tests compare both on
  * generated and damaged lines):
  *
@@ -10,7 +10,7 @@
  *   PREFIX bytes; it is the entity's own only when no '{' stands between the line's second
  *   byte and it (an id after a '{' belongs to a nested object);
  * - a line with its own id is a candidate when it names P131" or P17" anywhere, or its id is
- *   in ``wanted`` (a set of bytes); ``named`` is one before the first of them (0 at most);
+ *   in ``wanted`` (a set of bytes); ``named`` is one before the first of them (0 at least);
  * - a line without its own id is a candidate, stripped of ASCII white space, unless it is
  *   empty, "[" or "]" (it is parsed whole, to find its id or to report it);
  *
@@ -70,7 +70,7 @@ static int names_prop(const unsigned char *p, const unsigned char *stop) {
     return (stop - p >= 5 && memcmp(p, "P131\"", 5) == 0) || (stop - p >= 4 && memcmp(p, "P17\"", 4) == 0);
 }
 
-/* One before the first P131" or P17" in [line, stop) (0 at most), or -1. Sixteen positions at
+/* One before the first P131" or P17" in [line, stop) (0 at least), or -1. Sixteen positions at
  * a time where SSE2 is there: a 'P', a '1' after it and a '"' three or four bytes on. */
 static Py_ssize_t named_at(const unsigned char *line, const unsigned char *stop) {
     const unsigned char *s = line;
@@ -114,16 +114,18 @@ static int add(PyObject *list, Py_ssize_t number, PyObject *qid, const unsigned 
 }
 
 static PyObject *screen(PyObject *self, PyObject *args) {
-    Py_buffer view;
+    PyObject *data, *wanted;
     Py_ssize_t pos, end, number;
-    PyObject *wanted;
-    if (!PyArg_ParseTuple(args, "y*nnOn", &view, &pos, &end, &wanted, &number)) return NULL;
-    if (pos < 0 || end > view.len || pos > end) {
-        PyBuffer_Release(&view);
+    if (!PyArg_ParseTuple(args, "SnnOn", &data, &pos, &end, &wanted, &number)) return NULL;
+    if (!PyAnySet_Check(wanted)) {
+        PyErr_SetString(PyExc_TypeError, "screen: wanted must be a set of bytes");
+        return NULL;
+    }
+    if (pos < 0 || end > PyBytes_GET_SIZE(data) || pos > end) {
         PyErr_SetString(PyExc_ValueError, "screen: pos and end outside the buffer");
         return NULL;
     }
-    const unsigned char *buf = view.buf;
+    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(data);
     PyObject *found = PyList_New(0);
     Py_ssize_t lines = 0;
     if (found == NULL) goto failed;
@@ -163,11 +165,9 @@ static PyObject *screen(PyObject *self, PyObject *args) {
         }
         pos = (stop - buf) + 1;
     }
-    PyBuffer_Release(&view);
     return Py_BuildValue("(Nnn)", found, lines, number);
 failed:
     Py_XDECREF(found);
-    PyBuffer_Release(&view);
     return NULL;
 }
 

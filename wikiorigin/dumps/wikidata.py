@@ -294,7 +294,13 @@ def _py_screen(buf: bytes, pos: int, end: int, wanted: set[bytes], number: int) 
     give or None, the line, where in it P131 or P17 is first named)``: a wanted id, a line whose
     id the first bytes do not give (the id of a nested object, after a ``{``, is not the
     entity's), or one whose text names P131 or P17; with the entity lines counted and the
-    number of the last line. The pure-Python path of ``_screen.c``, which gives the same."""
+    number of the last line. The pure-Python path of ``_screen.c``, which gives the same (and
+    refuses the same: ``buf`` not bytes or ``wanted`` not a set, ``TypeError``; a window
+    outside ``buf``, ``ValueError``)."""
+    if not isinstance(buf, bytes) or not isinstance(wanted, (set, frozenset)):
+        raise TypeError("screen: buf must be bytes and wanted a set of bytes")
+    if not 0 <= pos <= end <= len(buf):
+        raise ValueError("screen: pos and end outside the buffer")
     found, lines = [], 0
     find, read_id, screen = buf.find, _ID.search, _PLACE.search
     while pos < end:
