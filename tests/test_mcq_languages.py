@@ -131,6 +131,11 @@ def _client(server, tmp_path, model="gen"):
     )
 
 
+def _build_argv(articles, out, *extra):
+    """The `build mcq` command line: ``articles`` into ``out`` by the model "gen", then ``extra``."""
+    return ["build", "mcq", "--articles", str(articles), "--out", str(out), "--model", "gen", *extra]
+
+
 def test_greek_set_from_the_multistream_sample(el_articles, tmp_path):
     out = tmp_path / "el" / "test.parquet"
     scripted = Scripted()
@@ -203,24 +208,7 @@ def test_origin_labels_need_a_region_column(el_articles, tmp_path):
 def test_unknown_language_is_one_line(el_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert (
-        main(
-            [
-                "build",
-                "mcq",
-                "--articles",
-                str(el_articles),
-                "--out",
-                str(tmp_path / "m.parquet"),
-                "--model",
-                "gen",
-                "--language",
-                "xx-nowhere",
-                "--dry-run",
-            ]
-        )
-        == 2
-    )
+    assert main(_build_argv(el_articles, tmp_path / "m.parquet", "--language", "xx-nowhere", "--dry-run")) == 2
     assert "error: --language xx-nowhere: not a Wikipedia edition" in capsys.readouterr().err
 
 
@@ -287,74 +275,57 @@ def test_bad_labels_on_the_command_line(el_articles, tmp_path, capsys):
         encoding="utf-8",
     )
     with ChatServer(answer=Scripted()) as server:
-        code = main(
-            [
-                "build",
-                "mcq",
-                "--articles",
-                str(el_articles),
-                "--out",
-                str(tmp_path / "m.parquet"),
-                "--model",
-                "gen",
-                "--base-url",
-                server.url,
-                "--labels",
-                str(bad),
-            ]
-        )
+        code = main(_build_argv(el_articles, tmp_path / "m.parquet", "--base-url", server.url, "--labels", str(bad)))
         assert code == 2 and not server.calls
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and f"{bad}: types[1].description" in err
     (tmp_path / "torn.json").write_text('{"types": [', encoding="utf-8")
-    assert (
-        main(
-            [
-                "build",
-                "mcq",
-                "--articles",
-                str(el_articles),
-                "--out",
-                str(tmp_path / "m.parquet"),
-                "--model",
-                "gen",
-                "--labels",
-                str(tmp_path / "torn.json"),
-                "--dry-run",
-            ]
-        )
-        == 2
-    )
+    torn = _build_argv(el_articles, tmp_path / "m.parquet", "--labels", str(tmp_path / "torn.json"), "--dry-run")
+    assert main(torn) == 2
     assert "torn.json: line 1 column 12: not JSON" in capsys.readouterr().err
 
 
 # -- evaluation in the set's language ------------------------------------------------------
 
 
+def _set(articles, folder, config):
+    """The MCQ set the scripted generator builds from ``articles``: ``folder``/test.parquet."""
+    with ChatServer(answer=Scripted()) as server:
+        build_mcq(articles, folder / "test.parquet", _client(server, folder), config=config)
+    return folder / "test.parquet"
+
+
 @pytest.fixture(scope="module")
 def el_set(el_articles, tmp_path_factory):
-    d = tmp_path_factory.mktemp("el-set")
-    with ChatServer(answer=Scripted()) as server:
-        build_mcq(
-            el_articles,
-            d / "test.parquet",
-            _client(server, d),
-            config=MCQConfig(labels=str(HERE / "labels-el.json"), keep_unreferenced=True),
-        )
-    return d / "test.parquet"
+    config = MCQConfig(labels=str(HERE / "labels-el.json"), keep_unreferenced=True)
+    return _set(el_articles, tmp_path_factory.mktemp("el-set"), config)
 
 
 @pytest.fixture(scope="module")
 def en_set(en_articles, tmp_path_factory):
-    d = tmp_path_factory.mktemp("en-set")
-    with ChatServer(answer=Scripted()) as server:
-        build_mcq(
-            en_articles,
-            d / "test.parquet",
-            _client(server, d),
-            config=MCQConfig(language="en", keep_unreferenced=True, labels=str(HERE / "labels-el.json")),
-        )
-    return d / "test.parquet"
+    config = MCQConfig(language="en", keep_unreferenced=True, labels=str(HERE / "labels-el.json"))
+    return _set(en_articles, tmp_path_factory.mktemp("en-set"), config)
+
+
+def _eval_argv(questions, model_dir, mode, out, *extra):
+    """The `eval mcq` command line: ``questions`` by the local model on the CPU in ``mode`` into ``out``."""
+    return [
+        "eval",
+        "mcq",
+        "--questions",
+        str(questions),
+        "--model",
+        str(model_dir),
+        "--device",
+        "cpu",
+        "--mode",
+        mode,
+        "--max-new-tokens",
+        "8",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("mode", ["generate", "loglikelihood"])
@@ -364,27 +335,7 @@ def test_eval_greek_set_with_a_tiny_model(el_set, tiny_model_dir, tmp_path, mode
     from wikiorigin.evaluators.signature import text_hash
 
     out = tmp_path / mode
-    assert (
-        main(
-            [
-                "eval",
-                "mcq",
-                "--questions",
-                str(el_set),
-                "--model",
-                str(tiny_model_dir),
-                "--device",
-                "cpu",
-                "--mode",
-                mode,
-                "--max-new-tokens",
-                "8",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert main(_eval_argv(el_set, tiny_model_dir, mode, out)) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["n"] == 6 and summary["settings"]["language"] == "el"
     assert set(summary["by_type"]) == {"ταξίδι"} and set(summary["by_region"]) == {"Ρωσική Άπω Ανατολή"}
@@ -405,28 +356,7 @@ def test_eval_english_set_with_a_tiny_model(en_set, tiny_model_dir, tmp_path, mo
 
     out = tmp_path / mode
     cue = ["--answer-cue", "\\nReply:"] if mode == "loglikelihood" else []
-    assert (
-        main(
-            [
-                "eval",
-                "mcq",
-                "--questions",
-                str(en_set),
-                "--model",
-                str(tiny_model_dir),
-                "--device",
-                "cpu",
-                "--mode",
-                mode,
-                "--max-new-tokens",
-                "8",
-                "--out",
-                str(out),
-                *cue,
-            ]
-        )
-        == 0
-    )
+    assert main(_eval_argv(en_set, tiny_model_dir, mode, out, *cue)) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["n"] == 1 and summary["settings"]["language"] == "en"
     if mode == "loglikelihood":  # a cue of one's own, recorded in the signature

@@ -102,6 +102,30 @@ def _asked(server, task: str) -> list[dict]:
     return [c for c in server.calls if "messages" in c and _task(c) == task]
 
 
+def _argv(articles, out, url, *extra, model="gen"):
+    """The `build freeform` command line: ``articles`` into ``out`` by ``model`` at ``url``, cached beside ``out``."""
+    return [
+        "build",
+        "freeform",
+        "--articles",
+        str(articles),
+        "--out",
+        str(out),
+        "--model",
+        model,
+        "--base-url",
+        url,
+        "--cache",
+        str(out.with_name("c.sqlite")),
+        *extra,
+    ]
+
+
+def _llm(server, cache):
+    """The generator "gen" at ``server``, its requests cached in ``cache``."""
+    return LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(cache))
+
+
 def scripted(messages):
     """The generator: 個人's question names its answer (a leak), 音楽家's scores 4 on one
     criterion, 地理's gives its answer away; the rest pass every step."""
@@ -133,7 +157,7 @@ def built(origin_articles, tmp_path_factory):
     """The Japanese corpus built with the defaults but 2 rounds: counts, output, calls made."""
     tmp = tmp_path_factory.mktemp("built")
     with ChatServer(answer=scripted) as server:
-        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp / "c.sqlite"))
+        llm = _llm(server, tmp / "c.sqlite")
         counts = build_freeform(origin_articles, tmp / "freeform.parquet", llm, FreeformConfig(rounds=2))
         calls = list(server.calls)
     return {"counts": counts, "out": tmp / "freeform.parquet", "calls": calls}
@@ -171,7 +195,7 @@ def test_each_question_names_its_source_article(built, origin_articles, ka_artic
         urls["アンパサンド"] == "https://ja.wikipedia.org/wiki/%E3%82%A2%E3%83%B3%E3%83%91%E3%82%B5%E3%83%B3%E3%83%89"
     )
     with ChatServer(answer=scripted) as server:  # a corpus without urls (the column null)
-        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        llm = _llm(server, tmp_path / "c.sqlite")
         build_freeform(ka_articles, tmp_path / "ka.parquet", llm, FreeformConfig(rounds=0))
     from urllib.parse import unquote
 
@@ -219,7 +243,7 @@ def test_refinement_sees_the_article_and_the_question(built, origin_articles):
 def test_georgian_instructions_for_a_georgian_corpus(ka_articles, tmp_path):
     out = tmp_path / "ka.parquet"
     with ChatServer(answer=scripted) as server:
-        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        llm = _llm(server, tmp_path / "c.sqlite")
         counts = build_freeform(ka_articles, out, llm, FreeformConfig(rounds=1))
         generate, refine = _asked(server, "freeform-generate"), _asked(server, "freeform-refine")
         assert not _asked(server, "freeform-instructions")
@@ -239,7 +263,7 @@ def test_georgian_instructions_for_a_georgian_corpus(ka_articles, tmp_path):
 def test_an_unbundled_language_is_translated_once_and_cached(is_articles, tmp_path):
     cache = tmp_path / "c.sqlite"
     with ChatServer(answer=scripted) as server:
-        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(cache))
+        llm = _llm(server, cache)
         plan = plan_freeform(is_articles, llm, FreeformConfig())
         assert (plan["calls"], plan["requests"]) == (3, 3)  # the translation, then 2 generations
         counts = build_freeform(is_articles, tmp_path / "is.parquet", llm, FreeformConfig(rounds=1))
@@ -252,7 +276,7 @@ def test_an_unbundled_language_is_translated_once_and_cached(is_articles, tmp_pa
         assert all("Spurningin: " in c["messages"][0]["content"] for c in _asked(server, "freeform-refine"))
         assert counts["kept"] == 2
         server.calls.clear()
-        again = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(cache))
+        again = _llm(server, cache)
         assert plan_freeform(is_articles, again, FreeformConfig(rounds=1))["calls"] == 0
         build_freeform(is_articles, tmp_path / "again.parquet", again, FreeformConfig(rounds=1))
         assert server.calls == []  # a re-run: the translation and every step from the cache
@@ -275,7 +299,7 @@ def test_a_translation_that_loses_a_placeholder_is_asked_again(is_articles, tmp_
         return scripted(messages)
 
     with ChatServer(answer=answer) as server:
-        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        llm = _llm(server, tmp_path / "c.sqlite")
         counts = build_freeform(is_articles, tmp_path / "is.parquet", llm, FreeformConfig(rounds=1))
         assert len(_asked(server, "freeform-instructions")) == 2 and llm.usage.repairs == 1
     assert counts["kept"] == 2
@@ -286,7 +310,7 @@ def test_a_failed_translation_drops_the_language_s_articles(is_articles, tmp_pat
         return "not JSON" if _task({"messages": messages}) == "freeform-instructions" else scripted(messages)
 
     with ChatServer(answer=answer) as server:
-        llm = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        llm = _llm(server, tmp_path / "c.sqlite")
         counts = build_freeform(is_articles, tmp_path / "is.parquet", llm, FreeformConfig(rounds=1))
         assert not _asked(server, "freeform-generate")
     assert counts == {"articles": 2, "instructions": 2, "kept": 0}
@@ -301,29 +325,7 @@ def test_instructions_en(ka_articles, tmp_path, capsys):
 
     out = tmp_path / "f.parquet"
     with ChatServer(answer=scripted) as server:
-        assert (
-            main(
-                [
-                    "build",
-                    "freeform",
-                    "--articles",
-                    str(ka_articles),
-                    "--out",
-                    str(out),
-                    "--model",
-                    "gen",
-                    "--base-url",
-                    server.url,
-                    "--cache",
-                    str(tmp_path / "c.sqlite"),
-                    "--rounds",
-                    "1",
-                    "--instructions",
-                    "en",
-                ]
-            )
-            == 0
-        )
+        assert main(_argv(ka_articles, out, server.url, "--rounds", "1", "--instructions", "en")) == 0
         systems = [c["messages"][0]["content"] for c in _asked(server, "freeform-generate")]
         assert not _asked(server, "freeform-instructions")
     assert len(systems) == 2 and all("You write quiz questions" in s and "ვიქტორინის" not in s for s in systems)
@@ -336,26 +338,7 @@ def test_rounds_default_to_several(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
     assert FreeformConfig().rounds == 3
-    assert (
-        main(
-            [
-                "build",
-                "freeform",
-                "--articles",
-                str(origin_articles),
-                "--out",
-                str(tmp_path / "f.parquet"),
-                "--model",
-                "gen",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-                "--cache",
-                str(tmp_path / "c.sqlite"),
-                "--dry-run",
-            ]
-        )
-        == 0
-    )
+    assert main(_argv(origin_articles, tmp_path / "f.parquet", "http://127.0.0.1:9/v1", "--dry-run")) == 0
     # 4 generations first; then per question 3 refinements, a translation, a score and a giveaway check
     assert "then at most 24 calls to refine, translate, score and check for giveaways" in capsys.readouterr().out
 
@@ -403,25 +386,7 @@ def test_cli_build_freeform(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
     with ChatServer(answer=scripted) as server:
-        assert (
-            main(
-                [
-                    "build",
-                    "freeform",
-                    "--articles",
-                    str(origin_articles),
-                    "--out",
-                    str(tmp_path / "f.parquet"),
-                    "--model",
-                    "gen",
-                    "--base-url",
-                    server.url,
-                    "--cache",
-                    str(tmp_path / "c.sqlite"),
-                ]
-            )
-            == 0
-        )
+        assert main(_argv(origin_articles, tmp_path / "f.parquet", server.url)) == 0
     assert "1 questions from 4 articles (dropped: leak 1, score 1, giveaway 1)" in capsys.readouterr().out
     assert read_provenance(tmp_path / "f.parquet")["rounds"] == 3
 
@@ -429,28 +394,8 @@ def test_cli_build_freeform(origin_articles, tmp_path, capsys):
 def test_freeform_dry_run(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert (
-        main(
-            [
-                "build",
-                "freeform",
-                "--articles",
-                str(origin_articles),
-                "--out",
-                str(tmp_path / "f.parquet"),
-                "--model",
-                "gen",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-                "--cache",
-                str(tmp_path / "c.sqlite"),
-                "--rounds",
-                "2",
-                "--dry-run",
-            ]
-        )
-        == 0
-    )
+    argv = _argv(origin_articles, tmp_path / "f.parquet", "http://127.0.0.1:9/v1", "--rounds", "2", "--dry-run")
+    assert main(argv) == 0
     assert "4 calls to make first (0 cached)" in capsys.readouterr().out
 
 

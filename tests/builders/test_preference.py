@@ -42,6 +42,29 @@ def clients(server, tmp_path, names):
     return {n: LLMClient(OpenAIBackend(n, base_url=server.url), cache) for n in names}
 
 
+def _argv(questions, *options):
+    """The `build preference` command line in Japanese on ``questions``, then ``options``."""
+    return ["build", "preference", "--language", "ja", "--questions", str(questions), *options]
+
+
+def _models_argv(questions, out, url, *extra):
+    """`build preference` into ``out``: models good and bad, rated by judge at ``url``, cached beside ``out``."""
+    return _argv(
+        questions,
+        "--out",
+        str(out),
+        "--models",
+        "good,bad",
+        "--judge-model",
+        "judge",
+        "--base-url",
+        url,
+        "--cache",
+        str(out.with_name("c.sqlite")),
+        *extra,
+    )
+
+
 def test_pairs_from_a_judge(questions, tmp_path):
     """CARE's rule by default: per question the best- against the worst-rated answer (it was
     every two answers two points apart, and human ratings keyed by (question, model) were put
@@ -129,29 +152,7 @@ def test_cli_build_preference(questions, tmp_path, capsys):
 
     path, _ = questions
     with ChatServer(answer=scripted) as server:
-        assert (
-            main(
-                [
-                    "build",
-                    "preference",
-                    "--language",
-                    "ja",
-                    "--questions",
-                    str(path),
-                    "--out",
-                    str(tmp_path / "p.parquet"),
-                    "--models",
-                    "good,bad",
-                    "--judge-model",
-                    "judge",
-                    "--base-url",
-                    server.url,
-                    "--cache",
-                    str(tmp_path / "c.sqlite"),
-                ]
-            )
-            == 0
-        )
+        assert main(_models_argv(path, tmp_path / "p.parquet", server.url)) == 0
     assert "6 pairs from 6 questions and 2 models" in capsys.readouterr().out
 
 
@@ -196,30 +197,7 @@ def test_dry_runs(questions, tmp_path, capsys):
 
     path, _ = questions
     with ChatServer(answer=scripted) as server:
-        assert (
-            main(
-                [
-                    "build",
-                    "preference",
-                    "--language",
-                    "ja",
-                    "--questions",
-                    str(path),
-                    "--out",
-                    str(tmp_path / "p.parquet"),
-                    "--models",
-                    "good,bad",
-                    "--judge-model",
-                    "judge",
-                    "--base-url",
-                    server.url,
-                    "--cache",
-                    str(tmp_path / "c.sqlite"),
-                    "--dry-run",
-                ]
-            )
-            == 0
-        )
+        assert main(_models_argv(path, tmp_path / "p.parquet", server.url, "--dry-run")) == 0
         assert not server.calls
     assert "12 calls to make first (0 cached)" in capsys.readouterr().out
 
@@ -243,6 +221,19 @@ RATED = Path(__file__).resolve().parents[1] / "data" / "care-rated-sample.json"
 CARE = Path(__file__).resolve().parents[1] / "data" / "care-Japanese-test.json"
 
 
+def _write_csv(path, rows) -> None:
+    """Rated rows as a CSV file with the header question, model, response, rating."""
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["question", "model", "response", "rating"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _write_jsonl(path, rows) -> None:
+    """Rows as JSON Lines, one object a line."""
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
 def rated_as(kind: str, tmp_path) -> Path:
     """The sample rated file as JSON, JSON Lines, CSV or Parquet."""
     rows = json.loads(RATED.read_text(encoding="utf-8"))
@@ -250,12 +241,9 @@ def rated_as(kind: str, tmp_path) -> Path:
     if kind == "json":
         path.write_text(RATED.read_text(encoding="utf-8"), encoding="utf-8")
     elif kind == "jsonl":
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        _write_jsonl(path, rows)
     elif kind == "csv":
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=["question", "model", "response", "rating"])
-            writer.writeheader()
-            writer.writerows(rows)
+        _write_csv(path, rows)
     else:
         pq.write_table(pa.Table.from_pylist(rows), path)
     return path
@@ -379,20 +367,7 @@ def test_cli_rated_calls_no_model(tmp_path):
     import sys
 
     out = tmp_path / "p.parquet"
-    argv = [
-        "build",
-        "preference",
-        "--language",
-        "ja",
-        "--questions",
-        str(CARE),
-        "--rated",
-        str(rated_as("csv", tmp_path)),
-        "--out",
-        str(out),
-        "--format",
-        "conversational",
-    ]
+    argv = _argv(CARE, "--rated", str(rated_as("csv", tmp_path)), "--out", str(out), "--format", "conversational")
     code = (
         "import socket, sys\n"
         "def refuse(*a, **k): raise SystemExit('a connection was opened')\n"
@@ -418,24 +393,7 @@ def test_cli_rated_calls_no_model(tmp_path):
 def test_cli_rated_refuses_model_options(extra, said, tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert (
-        main(
-            [
-                "build",
-                "preference",
-                "--language",
-                "ja",
-                "--questions",
-                str(CARE),
-                "--rated",
-                str(RATED),
-                "--out",
-                str(tmp_path / "p.parquet"),
-                *extra,
-            ]
-        )
-        == 2
-    )
+    assert main(_argv(CARE, "--rated", str(RATED), "--out", str(tmp_path / "p.parquet"), *extra)) == 2
     err = capsys.readouterr().err
     assert said in err and "calls no model" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "p.parquet").exists()
@@ -444,23 +402,7 @@ def test_cli_rated_refuses_model_options(extra, said, tmp_path, capsys):
 def test_cli_needs_models_or_rated(tmp_path, capsys):
     from wikiorigin.cli import main
 
-    assert (
-        main(
-            [
-                "build",
-                "preference",
-                "--language",
-                "ja",
-                "--questions",
-                str(CARE),
-                "--out",
-                str(tmp_path / "p.parquet"),
-                "--models",
-                "a",
-            ]
-        )
-        == 2
-    )
+    assert main(_argv(CARE, "--out", str(tmp_path / "p.parquet"), "--models", "a")) == 2
     assert "give --models and --judge-model (or --rated FILE)" in capsys.readouterr().err
 
 
@@ -483,27 +425,8 @@ def test_cli_bad_rated_rows(row, change, message, tmp_path, capsys):
     rows = list(csv.DictReader(open(rated_as("csv", tmp_path), encoding="utf-8")))
     rows[row - 1].update(change)
     bad = tmp_path / "rated.csv"
-    with open(bad, "w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["question", "model", "response", "rating"])
-        writer.writeheader()
-        writer.writerows(rows)
-    assert (
-        main(
-            [
-                "build",
-                "preference",
-                "--language",
-                "ja",
-                "--questions",
-                str(CARE),
-                "--rated",
-                str(bad),
-                "--out",
-                str(tmp_path / "p.parquet"),
-            ]
-        )
-        == 2
-    )
+    _write_csv(bad, rows)
+    assert main(_argv(CARE, "--rated", str(bad), "--out", str(tmp_path / "p.parquet"))) == 2
     err = capsys.readouterr().err.strip()
     assert re.fullmatch(f"wikiorigin: error: {re.escape(str(bad))}: {message}", err), err
     assert not list(tmp_path.glob("p*.parquet"))
@@ -515,24 +438,8 @@ def test_cli_a_rated_file_without_a_field(tmp_path, capsys):
     rows = json.loads(RATED.read_text(encoding="utf-8"))
     del rows[1]["response"]
     bad = tmp_path / "rated.jsonl"
-    bad.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    assert (
-        main(
-            [
-                "build",
-                "preference",
-                "--language",
-                "ja",
-                "--questions",
-                str(CARE),
-                "--rated",
-                str(bad),
-                "--out",
-                str(tmp_path / "p.parquet"),
-            ]
-        )
-        == 2
-    )
+    _write_jsonl(bad, rows)
+    assert main(_argv(CARE, "--rated", str(bad), "--out", str(tmp_path / "p.parquet"))) == 2
     assert (
         capsys.readouterr().err.strip()
         == f"wikiorigin: error: {bad}: row 2: no response (the fields: question, model, response, rating)"

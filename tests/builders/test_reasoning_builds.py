@@ -67,27 +67,8 @@ def test_build_mcq_without_an_effort_is_one_line_at_the_first_call(articles, tmp
 def test_build_freeform_with_the_wikioriginqa_preset(origin_articles, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "freeform.parquet"
     with ChatServer(test_freeform.scripted, reasoning=True) as server:
-        assert (
-            main(
-                [
-                    "build",
-                    "freeform",
-                    "--articles",
-                    str(origin_articles),
-                    "--out",
-                    str(out),
-                    "--model",
-                    "gpt-5",
-                    "--base-url",
-                    server.url,
-                    "--cache",
-                    str(tmp_path / "c.sqlite"),
-                    "--preset",
-                    "wikioriginqa",
-                ]
-            )
-            == 0
-        )
+        argv = test_freeform._argv(origin_articles, out, server.url, "--preset", "wikioriginqa", model="gpt-5")
+        assert main(argv) == 0
         _no_sampling(server.calls)
     meta = read_provenance(out)
     assert meta["preset"] == "wikioriginqa" and meta["rounds"] == 3
@@ -98,33 +79,8 @@ def test_build_preference_with_a_reasoning_model(questions, tmp_path):  # noqa: 
     path, _ = questions
     out = tmp_path / "p.parquet"
     with ChatServer(answer=test_preference.scripted, reasoning=True) as server:
-        assert (
-            main(
-                [
-                    "build",
-                    "preference",
-                    "--language",
-                    "ja",
-                    "--questions",
-                    str(path),
-                    "--out",
-                    str(out),
-                    "--models",
-                    "good,bad",
-                    "--judge-model",
-                    "judge",
-                    "--base-url",
-                    server.url,
-                    "--cache",
-                    str(tmp_path / "c.sqlite"),
-                    "--reasoning-effort",
-                    "medium",
-                    "--preset",
-                    "care",
-                ]
-            )
-            == 0
-        )
+        argv = test_preference._models_argv(path, out, server.url, "--reasoning-effort", "medium", "--preset", "care")
+        assert main(argv) == 0
         _no_sampling(server.calls, "medium")
         assert all(c["max_completion_tokens"] == 1024 for c in server.calls)
     meta = read_provenance(out)

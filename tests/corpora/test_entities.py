@@ -10,7 +10,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from tests.corpora.test_origin import ROWS, WD, _items
+from tests.corpora.test_origin import ROWS, WD, _items, _run
 from tests.corpora.test_region_rules import EXPECTED, LINES, _place
 from tests.corpora.test_regions import ITEMS, _lines
 from wikiorigin.cli import main
@@ -221,23 +221,9 @@ def test_an_entities_file_for_other_items_or_languages_is_one_line(ja_multistrea
         main(["wikidata", "extract", str(wikidata), "--items", str(others), "--out", str(tmp_path / "q1.parquet")]) == 0
     )
     assert "1 of the 1 items found (jawiki: names in en, ja)" in capsys.readouterr().out
-    code = main(
-        [
-            "corpus",
-            "origin",
-            "--items",
-            str(items),
-            "--dump",
-            str(ja_multistream[0]),
-            "--index",
-            str(ja_multistream[1]),
-            "--out",
-            str(tmp_path / "a.parquet"),
-            "--entities",
-            str(tmp_path / "q1.parquet"),
-        ]
+    code, _, err = _run(
+        capsys, items, ja_multistream, tmp_path / "a.parquet", "--entities", str(tmp_path / "q1.parquet")
     )
-    err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and not (tmp_path / "a.parquet").exists()
     assert f"q1.parquet: 1 of the 2 items of {items} are not in it (Q8): it was made for other items" in err
     (tmp_path / "text.parquet").write_text("not parquet")
@@ -245,23 +231,8 @@ def test_an_entities_file_for_other_items_or_languages_is_one_line(ja_multistrea
         (tmp_path / "text.parquet", "not a Parquet file"),
         (items, "not the output of `wikiorigin wikidata extract`"),
     ):
-        code = main(
-            [
-                "corpus",
-                "origin",
-                "--items",
-                str(items),
-                "--dump",
-                str(ja_multistream[0]),
-                "--index",
-                str(ja_multistream[1]),
-                "--out",
-                str(tmp_path / "a.parquet"),
-                "--entities",
-                str(bad),
-            ]
-        )
-        assert code == 2 and says in capsys.readouterr().err
+        code, _, err = _run(capsys, items, ja_multistream, tmp_path / "a.parquet", "--entities", str(bad))
+        assert code == 2 and says in err
 
 
 def test_the_file_holds_every_language_asked_and_serves_each_wiki(ja_multistream, tmp_path):
@@ -301,40 +272,9 @@ def test_a_damaged_dump_keeps_what_came_before(ja_multistream, tmp_path, capsys)
     assert not out.exists()
     kept = pq.read_table(partial_path(out)).to_pylist()
     assert [r["qid"] for r in kept[:3]] == [json.loads(line)["id"] for line in (_lines() + LINES)[:3]]
-    code = main(
-        [
-            "corpus",
-            "origin",
-            "--items",
-            str(items),
-            "--dump",
-            str(ja_multistream[0]),
-            "--index",
-            str(ja_multistream[1]),
-            "--out",
-            str(tmp_path / "a.parquet"),
-            "--entities",
-            str(partial_path(out)),
-        ]
-    )
-    assert code == 2 and "entities.partial.parquet: the entities read before damage" in capsys.readouterr().err
-    code = main(
-        [
-            "corpus",
-            "origin",
-            "--items",
-            str(items),
-            "--dump",
-            str(ja_multistream[0]),
-            "--index",
-            str(ja_multistream[1]),
-            "--out",
-            str(tmp_path / "a.parquet"),
-            "--wikidata",
-            str(torn),
-        ]
-    )
-    err = capsys.readouterr().err
+    code, _, err = _run(capsys, items, ja_multistream, tmp_path / "a.parquet", "--entities", str(partial_path(out)))
+    assert code == 2 and "entities.partial.parquet: the entities read before damage" in err
+    code, _, err = _run(capsys, items, ja_multistream, tmp_path / "a.parquet", "--wikidata", str(torn))
     assert code == 2 and err.count("\n") == 1 and "torn.json.gz: gzip data is corrupt or truncated" in err
     assert not (tmp_path / "a.parquet").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("wikiorigin-duckdb-")]  # the pass's table gone

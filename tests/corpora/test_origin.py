@@ -43,6 +43,26 @@ def _items(path, rows):
     pq.write_table(table, path)
 
 
+def _run(capsys, items, dump, out, *source):
+    """`corpus origin` of ``items`` from ``dump`` (dump, index) into ``out``: exit code, stdout, stderr."""
+    code = main(
+        [
+            "corpus",
+            "origin",
+            "--items",
+            str(items),
+            "--dump",
+            str(dump[0]),
+            "--index",
+            str(dump[1]),
+            "--out",
+            str(out),
+            *source,
+        ]
+    )
+    return (code, *capsys.readouterr())
+
+
 ROWS = [
     ("Q1", "jawiki", 56, "地理"),
     ("Q8", "jawiki", 272, "個人"),
@@ -87,27 +107,10 @@ def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, ca
             entities[e["id"]] = e
     with SparqlEndpoint(entities) as endpoint:
         online = tmp_path / "online.parquet"
-        assert (
-            main(
-                [
-                    "corpus",
-                    "origin",
-                    "--items",
-                    str(items),
-                    "--dump",
-                    str(ja_multistream[0]),
-                    "--index",
-                    str(ja_multistream[1]),
-                    "--out",
-                    str(online),
-                    "--sparql",
-                    endpoint.url,
-                ]
-            )
-            == 0
-        )
+        code, stdout, _ = _run(capsys, items, ja_multistream, online, "--sparql", endpoint.url)
+        assert code == 0
         assert endpoint.log and "VALUES ?item" in endpoint.log[0]
-    assert "3 articles" in capsys.readouterr().out
+    assert "3 articles" in stdout
     online_rows = {r["qid"]: r for r in pq.read_table(online).to_pylist()}
     for qid in ("Q1", "Q8"):
         for key in ("label_en", "enwiki_title", "text"):
@@ -121,25 +124,6 @@ def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, ca
 # a real page move. Page 113 ワールド・ミュージック is itself a redirect.
 
 KAPPA = ("Q170002", "jawiki", 10, "河童")
-
-
-def _run(capsys, items, dump, out, *source):
-    code = main(
-        [
-            "corpus",
-            "origin",
-            "--items",
-            str(items),
-            "--dump",
-            str(dump[0]),
-            "--index",
-            str(dump[1]),
-            "--out",
-            str(out),
-            *source,
-        ]
-    )
-    return (code, *capsys.readouterr())
 
 
 def test_items_of_another_wiki_stop_before_any_work(ja_multistream, tmp_path, capsys):

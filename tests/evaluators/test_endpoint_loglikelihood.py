@@ -59,6 +59,16 @@ def _run(tmp_path, name, *args):
     return summary, pq.read_table(out / "items.parquet").to_pylist()
 
 
+def _mcq(questions, model, *options):
+    """The `eval mcq` arguments of loglikelihood mode: ``questions`` by ``model``, then ``options``."""
+    return ["mcq", "--questions", questions, "--mode", "loglikelihood", "--model", model, *options]
+
+
+def _served(questions, url, tmp_path, *options):
+    """`_mcq` by the model "served" at the endpoint ``url``, cached in ``tmp_path``/c.sqlite."""
+    return _mcq(questions, "served", "--endpoint", url, "--cache", str(tmp_path / "c.sqlite"), *options)
+
+
 def load_tokenizer(path):
     from wikiorigin.evaluators.completions import load_tokenizer as load
 
@@ -83,36 +93,10 @@ def test_loglikelihood_mode_through_a_server_equals_local_mode(tmp_path, tiny_mo
     """acc and acc_norm exactly, every log-likelihood to 1e-4; the signature names the server
     and how its prompts were cut."""
     questions = str(_questions(tmp_path / "mcq.parquet"))
-    local, local_items = _run(
-        tmp_path,
-        "local",
-        "mcq",
-        "--questions",
-        questions,
-        "--mode",
-        "loglikelihood",
-        "--model",
-        str(tiny_model_dir),
-        "--device",
-        "cpu",
-    )
+    local, local_items = _run(tmp_path, "local", *_mcq(questions, str(tiny_model_dir), "--device", "cpu"))
     with CompletionsServer(tiny_model_dir) as server:
-        served, items = _run(
-            tmp_path,
-            "served",
-            "mcq",
-            "--questions",
-            questions,
-            "--mode",
-            "loglikelihood",
-            "--model",
-            "served",
-            "--endpoint",
-            server.url,
-            "--cache",
-            str(tmp_path / "c.sqlite"),
-            *(["--tokenizer", str(tiny_model_dir)] if tokenizer else []),
-        )
+        tokenizer_options = ["--tokenizer", str(tiny_model_dir)] if tokenizer else []
+        served, items = _run(tmp_path, "served", *_served(questions, server.url, tmp_path, *tokenizer_options))
         calls = list(server.calls)
     for key in ("acc", "acc_norm", "acc_norm_bytes", "by_type", "by_region"):
         assert served[key] == local[key], key
@@ -135,21 +119,7 @@ def test_a_rerun_makes_no_request(tmp_path, tiny_model_dir):
     """Each prompt is cached on its own: the same run again, or with other batches, asks nothing."""
     questions = str(_questions(tmp_path / "mcq.parquet", 6))
     with CompletionsServer(tiny_model_dir) as server:
-        args = [
-            "mcq",
-            "--questions",
-            questions,
-            "--mode",
-            "loglikelihood",
-            "--model",
-            "served",
-            "--endpoint",
-            server.url,
-            "--cache",
-            str(tmp_path / "c.sqlite"),
-            "--batch-size",
-            "4",
-        ]
+        args = _served(questions, server.url, tmp_path, "--batch-size", "4")
         first, items = _run(tmp_path, "one", *args)
         assert len(server.calls[0]["prompt"]) == 1
         assert sorted(len(c["prompt"]) for c in server.calls[1:]) == [3, 4, 4, 4, 4, 4]  # concurrent: any order
@@ -171,24 +141,7 @@ def test_a_server_that_cannot_score_prompts_is_one_line_exit_2(tmp_path, tiny_mo
     questions = str(_questions(tmp_path / "mcq.parquet", 4))
     with CompletionsServer(tiny_model_dir, echo=echo) as server:
         capsys.readouterr()  # the server's own loading lines
-        code = cli.main(
-            [
-                "eval",
-                "mcq",
-                "--questions",
-                questions,
-                "--mode",
-                "loglikelihood",
-                "--model",
-                "served",
-                "--endpoint",
-                server.url,
-                "--cache",
-                str(tmp_path / "c.sqlite"),
-                "--out",
-                str(tmp_path / "o"),
-            ]
-        )
+        code = cli.main(["eval", *_served(questions, server.url, tmp_path, "--out", str(tmp_path / "o"))])
         assert len(server.calls) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and said in err[0] and err[0].startswith("wikiorigin: error: ")
@@ -201,20 +154,7 @@ def test_token_texts_that_do_not_spell_the_prompt_ask_for_a_tokenizer(tmp_path, 
     text offsets cannot be trusted there, so the run stops at its first prompt and asks for
     --tokenizer, with which the same server scores the questions."""
     questions = str(_questions(tmp_path / "mcq.parquet", 4))
-    args = [
-        "eval",
-        "mcq",
-        "--questions",
-        questions,
-        "--mode",
-        "loglikelihood",
-        "--model",
-        "served",
-        "--cache",
-        str(tmp_path / "c.sqlite"),
-        "--out",
-        str(tmp_path / "o"),
-    ]
+    args = ["eval", *_mcq(questions, "served", "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "o"))]
     with CompletionsServer(tiny_model_dir, decode="alone") as server:
         capsys.readouterr()
         assert cli.main([*args, "--endpoint", server.url]) == 2
