@@ -8,7 +8,10 @@ over the workers. Prints throughput with ``--jobs 2`` against ``--jobs 1`` (goal
 each run as a real one runs: the worker processes start with it and end with it (best of
 three, alternating); the cores each kept busy; and the ceiling of two processes here: two part
 files scanned at once in two warm processes against one after the other (one process already
-keeps more than a core busy: isal decompresses in its own thread beside the scan). Size:
+keeps more than a core busy: isal decompresses in its own thread beside the scan), and what
+the machine itself gives two processes: pure computing, and copying memory (decompressing and
+scanning stream through memory: where two cores share its bandwidth, two scans cannot run at
+twice the speed of one). Size:
 WIKIORIGIN_BENCH_PIPELINE_MB per wiki on average (default 105, i.e. 2.1 GB of XML in all).
 """
 
@@ -118,6 +121,31 @@ def scan_scaling(tree) -> float:
     return min(one) / min(two)
 
 
+_MACHINE = {
+    "computing": "sum(range(4 * 10**7))",
+    "copying memory": "a = bytearray(1 << 28)\nb = bytearray(1 << 28)\nfor _ in range(16):\n    b[:] = a",
+}
+
+
+def machine_scaling() -> dict[str, float]:
+    """Two processes doing the same work at once against one after the other (best of three
+    each): the throughput two workers can reach on this machine, for computing and for memory
+    copies."""
+    import subprocess
+
+    def wall(code: str, n: int) -> float:
+        started = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
+        for proc in procs:
+            proc.wait()
+        return time.perf_counter() - started
+
+    return {
+        name: 2 * min(wall(code, 1) for _ in range(3)) / min(wall(code, 2) for _ in range(3))
+        for name, code in _MACHINE.items()
+    }
+
+
 def main() -> None:
     print(
         f"bench_pipeline: origins over {N_WIKIS} wikis of synthetic stub dumps, enwiki "
@@ -154,6 +182,8 @@ def main() -> None:
     )
     print(f"{'--jobs 2 / --jobs 1 throughput':<44} {one_s / two_s:7.2f} (goal >= 1.6)")
     print(f"{'scan alone: two parts at once / in turn':<44} {scan_scaling(tree):7.2f} (the ceiling here)")
+    for name, ratio in machine_scaling().items():
+        print(f"{'the machine, two processes at once / in turn, ' + name:<44} {ratio:7.2f} (recorded)")
     print(f"{'--jobs 2 / one single-threaded job':<44} {single_s / two_s:7.2f}")
     rate = xml / min(one_s, two_s)
     total = ALL_REVISIONS * XML_PER_REVISION
