@@ -103,13 +103,19 @@ def first_of(buf: bytes, a: bytes, b: bytes, start: int, end: int) -> tuple[int,
     return i, 0
 
 
+def _crosses(buf: bytes, start: int, stop: int) -> bool:
+    """Whether a revision ends or starts in ``buf[start:stop]``: a timestamp found past it is a
+    later revision's, not this one's."""
+    return buf.find(b"revision>", start, stop) >= 0
+
+
 def revisions_break(buf: bytes, r: int, end: int) -> tuple[int, str] | None:
     """The first break among the revisions from ``r`` (a ``<revision>`` or -1) to ``end`` (the
     page's ``</page>``); a revision without its id or timestamp raises :class:`Malformed`."""
     while r >= 0:
         rid = text_span(buf, b"id", r + 10, end)
         ts = text_span(buf, b"timestamp", rid[1], end) if rid else None
-        if rid is None or ts is None or rid[0] - r > 64 or ts[0] - rid[1] > 256:
+        if rid is None or ts is None or rid[0] - r > 64 or ts[0] - rid[1] > 256 or _crosses(buf, rid[1], ts[0]):
             raise Malformed("a <revision> without <id> or <timestamp>")
         for (_, stop), tag in ((rid, b"id"), (ts, b"timestamp")):
             if not is_closed(buf, stop, end, tag):

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ..errors import DumpError
 from ..schemas import PAGE_COLUMNS, TIMESTAMP
-from ._breaks import Malformed, page_break, text_span
+from ._breaks import Malformed, head_break, page_break, text_span
 from .creation import EMPTY, Earliest, Summary, is_imported
 from .xmltext import element, unescape
 
@@ -217,8 +217,9 @@ def walk(buf: bytes, page: int, end: int, nested: int, base: int, places: Places
     """Walk a page as the core does: report a structural break (True) or raise."""
     try:
         page_id, brk = page_break(buf, page, end, nested)
-    except Malformed as exc:
-        raise DumpError(f"{places.where(base + page)}: {exc}") from None
+    except Malformed as exc:  # named with the page's id where its head gives one, as the core names it
+        page_id, _ = head_break(buf, page, nested if nested >= 0 else end)
+        raise DumpError(f"{places.where(base + page, page_id)}: {exc}") from None
     if brk is not None:
         places.broken(base + brk[0], page_id, brk[1])
     return brk is not None

@@ -389,8 +389,8 @@ static void scan_revisions(const char *base, const char *r, const char *page_end
         if (!element(r + 10, page_end, LIT("<id>"), &rid_s, &rid_e) ||
             !element(rid_e, page_end, LIT("<timestamp>"), &ts, &ts_e) ||
             /* they stand at the head of a revision (after <parentid> at most); found
-             * further on, they belong to a later revision */
-            rid_s - r > 64 || ts - rid_e > 256) {
+             * further on, or past the revision's end, they belong to a later revision */
+            rid_s - r > 64 || ts - rid_e > 256 || find(rid_e, ts, LIT("revision>")) != NULL) {
             err->message = "a <revision> without <id> or <timestamp>";
             return;
         }
