@@ -15,10 +15,10 @@ and raise the same error.
 
 They do not, yet: the ``test_known_divergence`` cases at the end are the smallest
 reproducers of the divergences this fuzz found, each marked ``xfail(strict=True)`` (the
-mended ones stay as plain cases). One is in what an error keeps; the fuzz forgives it
-(:func:`_forgiving`). The others change rows or errors: the cases of the seeded run they reach are listed in
-:data:`KNOWN_DIVERGENT`, and the test fails when any other case diverges, or when a listed
-one agrees again (then take it off the list: a divergence was mended).
+mended ones stay as plain cases). They change rows or errors: the cases of the seeded run
+they reach are listed in :data:`KNOWN_DIVERGENT`, and the test fails when any other case
+diverges, or when a listed one agrees again (then take it off the list: a divergence was
+mended).
 """
 
 import bisect
@@ -231,26 +231,6 @@ def _outcome(monkeypatch, core, path, wiki, out, **kw) -> dict:
     }
 
 
-_KEPT = re.compile(r"; the [\d,]+ pages scanned before it are kept in \S+\Z")
-
-
-def _forgiving(compiled: dict, python: dict) -> tuple[dict, dict]:
-    """The two outcomes, less the known divergence in what an error keeps (the
-    ``pages-before-an-error`` reproducer below; drop this rule when it passes): the Python
-    path loses the rows its block held before the error."""
-    if compiled["error"] is None or python["error"] is None or compiled["error"][0] is not python["error"][0]:
-        return compiled, python
-    kind = compiled["error"][0]
-    c_error, p_error = _KEPT.sub("", compiled["error"][1]), _KEPT.sub("", python["error"][1])
-    c_partial, p_partial = compiled["partial"] or [], python["partial"] or []
-    if c_partial[: len(p_partial)] == p_partial:  # the Python path keeps fewer pages
-        c_partial = p_partial
-    return (
-        {**compiled, "error": (kind, c_error), "partial": c_partial},
-        {**python, "error": (kind, p_error), "partial": p_partial},
-    )
-
-
 def test_compiled_and_python_paths_agree_on_damaged_exports(tmp_path, monkeypatch, exports):
     core = fast_scan.CORE
     if core is None:
@@ -272,7 +252,6 @@ def test_compiled_and_python_paths_agree_on_damaged_exports(tmp_path, monkeypatc
         python = _outcome(monkeypatch, None, path, wiki, out, **kw)
         for outcome in (compiled, python):  # damage is told as a DumpError, never a crash
             assert outcome["error"] is None or issubclass(outcome["error"][0], DumpError), (case, outcome["error"])
-        compiled, python = _forgiving(compiled, python)
         if compiled != python:
             diverging.append(case)
             if case not in KNOWN_DIVERGENT:
@@ -318,11 +297,9 @@ def _known(name: str, body: bytes, reason: str):
     "body",
     [
         pytest.param(_page(b"7", _rev(b"70").replace(_TS, b"")), id="error-page-id"),  # mended: named alike
-        _known(
-            "pages-before-an-error",
+        pytest.param(  # mended: the Python path keeps the block's pages before an error, as the core does
             _page(b"6", _rev(b"60")) + _page(b"7", _rev(b"70")) + _page(b"8", _rev(b"80", ts=b"yesterday")),
-            "an error in a block: the compiled core keeps the block's pages before it (pages 6, 7 "
-            "in .partial.parquet), the Python path loses them (python_columns raises: page 6 only)",
+            id="pages-before-an-error",
         ),
         _known(
             "second-timestamp",

@@ -251,11 +251,14 @@ def _page(buf: bytes, page: int, end: int, nested: int, base: int, places: Place
     return head, Summary(len(stamps), 0, first, first)
 
 
-def python_columns(buf: bytes, start: int, stop: int, base: int, places: Places) -> Columns:
+def python_columns(
+    buf: bytes, start: int, stop: int, base: int, places: Places, cols: Columns | None = None
+) -> Columns:
     """The rows of the whole pages in ``buf[start:stop]`` (``base``: the decompressed offset
-    of ``buf[0]``), the same as the compiled core's; broken pages reported through ``places``."""
+    of ``buf[0]``), the same as the compiled core's; broken pages reported through ``places``.
+    Added to ``cols`` when given: on an error, the rows of the pages before it are there."""
     find = buf.find
-    cols = Columns()
+    cols = Columns() if cols is None else cols
     pos, page = start, find(b"<page>", start, stop)
     while pos < stop:
         end = find(b"</page>", pos, stop)

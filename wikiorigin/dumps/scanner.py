@@ -248,7 +248,11 @@ class StubScanner:
                         for (a, _), result in self._core_scan(buf, start, stop):
                             self._core_batch(result, a, base, batches)
                     else:
-                        batches.append(python_columns(buf, start, stop, base, self._places).batch())
+                        cols = Columns()
+                        try:
+                            python_columns(buf, start, stop, base, self._places, cols)
+                        finally:  # the pages before an error are kept, as the core keeps them
+                            batches.append(cols.batch())
                 self.stats.bytes = base + stop
         finally:  # on an error, the pages before it still reach the caller
             batches = [b for b in batches if b.num_rows]
