@@ -88,42 +88,16 @@ def command(dump, index, jobs: int, out) -> list[str]:
 def origin_inputs(dump, index, copies: int) -> tuple[Path, Path]:
     """An items file (origins schema) with an item for each article of the dump, numbered so
     that the items' order is not the dump's, and a Wikidata JSON dump naming each."""
-    from datetime import datetime, timezone
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     from wikiorigin.dumps.pages import Multistream
-    from wikiorigin.schemas import ORIGINS
-    from wikiorigin.testing.wikidata import entity_json, write_wikidata_json
+    from wikiorigin.testing import entity_json, write_items, write_wikidata_json
 
-    when = datetime(2003, 1, 1, tzinfo=timezone.utc)
     ms = Multistream(dump, index)
     pages = [p for _, p in ms.each(ms.page_ids()) if p.redirect is None and p.namespace == 0 and p.title != LIST]
-    rows = sorted(
-        (
-            {
-                "qid": f"Q{(p.page_id * 7919) % 1_000_003 + 1}",
-                "origin_wiki": "jawiki",
-                "origin_created_at": when,
-                "origin_title": p.title,
-                "n_wikis": 2,
-                "has_enwiki": True,
-                "runner_up_wiki": "enwiki",
-                "runner_up_created_at": when,
-                "lead_days": 1.0,
-                "tied": False,
-                "editions": [{"wiki": "jawiki", "page_id": p.page_id, "title": p.title, "created_at": when}],
-            }
-            for p in pages
-        ),
-        key=lambda r: r["qid"],
-    )
+    rows = sorted((f"Q{(p.page_id * 7919) % 1_000_003 + 1}", "jawiki", p.page_id, p.title) for p in pages)
     folder = OUT / f"corpus-origin-{copies}x"
     folder.mkdir(exist_ok=True)
-    items = folder / "items.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=ORIGINS), items)
-    lines = [entity_json(r["qid"], {"ja": r["origin_title"], "en": r["origin_title"]}) for r in rows]
+    items = write_items(folder / "items.parquet", rows)
+    lines = [entity_json(qid, {"ja": title, "en": title}) for qid, _, _, title in rows]
     return items, write_wikidata_json(folder, lines)
 
 

@@ -277,33 +277,9 @@ def make_multistream(directory) -> None:
 
 
 def _items_file(path, items: dict[str, tuple[int, str, str]]) -> None:
-    from datetime import datetime, timezone
+    from wikiorigin.testing import write_items
 
-    from wikiorigin.schemas import ORIGINS
-
-    when = datetime(2003, 1, 1, tzinfo=timezone.utc)
-    pq.write_table(
-        pa.Table.from_pylist(
-            [
-                {
-                    "qid": qid,
-                    "origin_wiki": "jawiki",
-                    "origin_created_at": when,
-                    "origin_title": title,
-                    "n_wikis": 2,
-                    "has_enwiki": True,
-                    "runner_up_wiki": "enwiki",
-                    "runner_up_created_at": when,
-                    "lead_days": 1.0,
-                    "tied": False,
-                    "editions": [{"wiki": "jawiki", "page_id": page_id, "title": title, "created_at": when}],
-                }
-                for qid, (page_id, title, _) in items.items()
-            ],
-            schema=ORIGINS,
-        ),
-        path,
-    )
+    write_items(path, [(qid, "jawiki", page_id, title) for qid, (page_id, title, _) in items.items()])
 
 
 def _decompress(path) -> tuple[float, int]:

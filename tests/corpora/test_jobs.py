@@ -19,8 +19,8 @@ from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.corpora.yokai import build_list_corpus, list_links
 from wikiorigin.dumps.pages import Multistream, iter_pages
 from wikiorigin.parallel import stream_tasks
-from wikiorigin.schemas import ARTICLES, ORIGIN_ARTICLES, ORIGINS
-from wikiorigin.testing import page_xml, write_multistream
+from wikiorigin.schemas import ARTICLES, ORIGIN_ARTICLES
+from wikiorigin.testing import page_xml, write_items, write_multistream
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 LIST = "全記事の一覧"
@@ -127,37 +127,12 @@ def test_cli_jobs(every_article, tmp_path, capsys):
 
 
 def test_origin_corpus_the_same_for_any_jobs(every_article, tmp_path, data_dir, monkeypatch):
-    from datetime import datetime, timezone
-
     monkeypatch.setattr(articles, "TASK_CHARS", 100_000)
     dump = Multistream(*every_article)
     pages = [
         p for p in dump.get(dump.page_ids(), follow_redirects=False).values() if p.namespace == 0 and p.redirect is None
     ]
-    when = datetime(2003, 1, 1, tzinfo=timezone.utc)
-    items = tmp_path / "items.parquet"
-    pq.write_table(
-        pa.Table.from_pylist(
-            [
-                {
-                    "qid": f"Q{p.page_id}",
-                    "origin_wiki": "jawiki",
-                    "origin_created_at": when,
-                    "origin_title": p.title,
-                    "n_wikis": 2,
-                    "has_enwiki": True,
-                    "runner_up_wiki": "enwiki",
-                    "runner_up_created_at": when,
-                    "lead_days": 1.0,
-                    "tied": False,
-                    "editions": [{"wiki": "jawiki", "page_id": p.page_id, "title": p.title, "created_at": when}],
-                }
-                for p in pages
-            ],
-            schema=ORIGINS,
-        ),
-        items,
-    )
+    items = write_items(tmp_path / "items.parquet", [(f"Q{p.page_id}", "jawiki", p.page_id, p.title) for p in pages])
     outs = [tmp_path / f"origin{jobs}.parquet" for jobs in (1, 2)]
     reports = [
         build_origin_corpus(

@@ -1,7 +1,6 @@
 import gzip
 import json
 import urllib.parse
-from datetime import datetime, timezone
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -13,34 +12,15 @@ from wikiorigin.corpora.origin import build_origin_corpus
 from wikiorigin.dumps.pages import Multistream
 from wikiorigin.dumps.wikidata import EntityStats, read_entities
 from wikiorigin.errors import DumpError, WikioriginError
-from wikiorigin.schemas import ORIGIN_ARTICLES, ORIGINS
+from wikiorigin.schemas import ORIGIN_ARTICLES
+from wikiorigin.testing import write_items
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 WD = "wikidata-20151109-five-entities.json"
 
 
 def _items(path, rows):
-    when = datetime(2003, 1, 1, tzinfo=timezone.utc)
-    table = pa.Table.from_pylist(
-        [
-            {
-                "qid": qid,
-                "origin_wiki": wiki,
-                "origin_created_at": when,
-                "origin_title": title,
-                "n_wikis": 2,
-                "has_enwiki": True,
-                "runner_up_wiki": "enwiki",
-                "runner_up_created_at": when,
-                "lead_days": 1.0,
-                "tied": False,
-                "editions": [{"wiki": wiki, "page_id": page_id, "title": title, "created_at": when}],
-            }
-            for qid, wiki, page_id, title in rows
-        ],
-        schema=ORIGINS,
-    )
-    pq.write_table(table, path)
+    write_items(path, rows)
 
 
 def _run(capsys, items, dump, out, *source):

@@ -10,13 +10,14 @@ imports it; it imports the records and field lists of :mod:`wikiorigin.dumps`.
 - :mod:`.history`: MediaWiki history TSV dumps;
 - :mod:`.sql`: ``page_props`` SQL dumps;
 - :mod:`.pages`: pages-articles pages and exports; :mod:`.multistream`: multistream dumps;
-- :mod:`.wikidata`: Wikidata JSON dumps;
+- :mod:`.wikidata`: Wikidata JSON dumps; :mod:`.items`: items files (the ``origins`` schema);
 - :mod:`.trees`: multi-wiki trees in the Wikimedia layout and the origins they encode;
 - :mod:`.files`: gzip text files whose bytes do not depend on the time.
 """
 
 from .files import gzip_text
 from .history import write_history_tsv
+from .items import write_items
 from .multistream import write_multistream, write_multistream_pages
 from .pages import page_xml, write_articles_xml
 from .sql import page_props_rows, write_page_props_sql
@@ -38,5 +39,6 @@ __all__ = [
     "write_multistream_pages",
     "write_wikidata_json",
     "entity_json",
+    "write_items",
     "gzip_text",
 ]
