@@ -39,6 +39,7 @@ class PageSpill:
         self._flushed = True
 
     def put(self, page: PageText) -> tuple[int, int]:
+        """Write ``page`` at the end of the file; returns where it lies (offset, length)."""
         data = zlib.compress(pickle.dumps(page, pickle.HIGHEST_PROTOCOL), 1)
         self._file.write(data)
         at, self._end = self._end, self._end + len(data)
@@ -46,6 +47,7 @@ class PageSpill:
         return at, len(data)
 
     def take(self, ref: tuple[int, int]) -> PageText:
+        """The page that :meth:`put` wrote where ``ref`` says."""
         if not self._flushed:
             self._file.flush()
             self._flushed = True
@@ -53,6 +55,7 @@ class PageSpill:
         return pickle.loads(zlib.decompress(os.pread(self._file.fileno(), size, at)))
 
     def close(self) -> None:
+        """Close the file and remove its folder."""
         self._file.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
