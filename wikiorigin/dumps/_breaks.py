@@ -17,7 +17,7 @@ class Malformed(Exception):
     """Raised inside the scan; the scanner re-raises it as DumpError with the place."""
 
 
-_SEEN = re.compile(rb"<[^>\n]{0,30}>?")
+_SEEN = re.compile(rb"<(?:[^>\n]{0,29}>|[^>\n]{0,30})")  # 31 bytes at most, as the core quotes it
 _WS = b" \t\r\n"
 
 
