@@ -19,44 +19,33 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from wikiorigin.review.app import Review  # noqa: E402
 from wikiorigin.review.export import export_reviewed  # noqa: E402
 from wikiorigin.review.items import load_dataset  # noqa: E402
 from wikiorigin.review.store import ReviewStore  # noqa: E402
-from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES  # noqa: E402
+from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES  # noqa: E402
+from wikiorigin.testing import mcq_row, write_mcq
 
 N, DECIDED = 50_000, 20_000
 
 
 def make_set(path: Path) -> None:
     rows = [
-        {
-            "id": f"q{i}",
-            "question": f"質問{i}：この妖怪はどこに現れるか。",
-            "choices": [f"川{i}", f"山{i}", f"海{i}", f"寺{i}"],
-            "answer": f"山{i}",
-            "answer_index": 1,
-            "type": MCQ_TYPES[i % 6],
-            "region": MCQ_REGIONS[i % 11],
-            "ref": [1],
-            "refs_detail": ["出典"],
-            "url": None,
-            "title": f"妖怪{i}",
-            "qid": None,
-            "wiki": "jawiki",
-            "page_id": i,
-            "language": "ja",
-            "generator": "g",
-            "checker": "c",
-            "prompt_sha1": "x",
-            "source_revision_id": 1,
-        }
+        mcq_row(
+            i,
+            f"質問{i}：この妖怪はどこに現れるか。",
+            [f"川{i}", f"山{i}", f"海{i}", f"寺{i}"],
+            1,
+            type=MCQ_TYPES[i % 6],
+            region=MCQ_REGIONS[i % 11],
+            refs_detail=["出典"],
+            title=f"妖怪{i}",
+        )
         for i in range(N)
     ]
-    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    write_mcq(path, rows)
 
 
 def best(f, repeat: int = 3) -> float:

@@ -18,6 +18,7 @@ from wikiorigin.builders.mcq import MCQ
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import mcq
 from wikiorigin.export_lmeval import export_lmeval, to_yaml
+from wikiorigin.testing import mcq_row, write_mcq
 
 lm_eval = pytest.importorskip("lm_eval", reason="needs lm-evaluation-harness (pip install 'lm_eval[hf]')")
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with lm-evaluation-harness")
@@ -75,30 +76,21 @@ def released(data_dir, tmp_path_factory):
 
 def _mcq_parquet(path, rows=ENGLISH, language="en"):
     table = [
-        {
-            "id": f"en{i}",
-            "question": q,
-            "choices": c,
-            "answer": c[k],
-            "answer_index": k,
-            "type": mcq.MCQ_TYPES[0],
-            "region": "日本全国",
-            "ref": [1],
-            "refs_detail": ["a footnote"],
-            "url": None,
-            "title": None,
-            "qid": None,
-            "wiki": "enwiki",
-            "page_id": i,
-            "language": language,
-            "generator": "g",
-            "checker": "c",
-            "prompt_sha1": "x",
-            "source_revision_id": 1,
-        }
+        mcq_row(
+            i,
+            q,
+            c,
+            k,
+            id=f"en{i}",
+            type=mcq.MCQ_TYPES[0],
+            region="日本全国",
+            refs_detail=["a footnote"],
+            wiki="enwiki",
+            language=language,
+        )
         for i, (q, c, k) in enumerate(rows)
     ]
-    pq.write_table(pa.Table.from_pylist(table, schema=MCQ), path)
+    write_mcq(path, table)
     return path
 
 

@@ -12,15 +12,14 @@ are made here, with explicit merges: nothing is downloaded."""
 import json
 import warnings
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from wikiorigin import cli
-from wikiorigin.builders.mcq import MCQ
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators import mcq
 from wikiorigin.export_lmeval import export_lmeval
+from wikiorigin.testing import mcq_row, write_mcq
 
 lm_eval = pytest.importorskip("lm_eval", reason="needs lm-evaluation-harness (pip install 'lm_eval[hf]')")
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with lm-evaluation-harness")
@@ -51,30 +50,10 @@ def datasets_cache(tmp_path_factory):
 
 def _questions(path):
     rows = [
-        {
-            "id": f"q{i}",
-            "question": q,
-            "choices": c,
-            "answer": c[k],
-            "answer_index": k,
-            "type": mcq.MCQ_TYPES[0],
-            "region": "日本全国",
-            "ref": [1],
-            "refs_detail": ["文献"],
-            "url": None,
-            "title": c[k],
-            "qid": None,
-            "wiki": "jawiki",
-            "page_id": i,
-            "language": "ja",
-            "generator": "g",
-            "checker": "c",
-            "prompt_sha1": "x",
-            "source_revision_id": 1,
-        }
+        mcq_row(i, q, c, k, type=mcq.MCQ_TYPES[0], region="日本全国", title=c[k])
         for i, (q, c, k) in enumerate(QUESTIONS)
     ]
-    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    write_mcq(path, rows)
     return path
 
 

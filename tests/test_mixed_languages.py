@@ -11,7 +11,8 @@ from wikiorigin.builders.mcq import MCQConfig, plan_mcq
 from wikiorigin.cli import main
 from wikiorigin.evaluators.mcq import rows_language
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-from wikiorigin.schemas import ARTICLES, MCQ
+from wikiorigin.schemas import ARTICLES
+from wikiorigin.testing import mcq_row, write_mcq
 
 
 def _article(wiki: str, page_id: int) -> dict:
@@ -79,29 +80,20 @@ def _questions(path, languages):
     for i, language in enumerate(languages):
         choices = [f"o{i}-{k}" for k in range(4)]
         rows.append(
-            {
-                "id": f"q{i}",
-                "question": f"q{i}?",
-                "choices": choices,
-                "answer": choices[0],
-                "answer_index": 0,
-                "type": "t",
-                "region": "r",
-                "ref": [1],
-                "refs_detail": ["x"],
-                "url": None,
-                "title": f"T{i}",
-                "qid": None,
-                "wiki": "w",
-                "page_id": i,
-                "language": language,
-                "generator": "g",
-                "checker": "c",
-                "prompt_sha1": "x",
-                "source_revision_id": 1,
-            }
+            mcq_row(
+                i,
+                f"q{i}?",
+                choices,
+                0,
+                type="t",
+                region="r",
+                refs_detail=["x"],
+                title=f"T{i}",
+                wiki="w",
+                language=language,
+            )
         )
-    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    write_mcq(path, rows)
     return path
 
 

@@ -24,7 +24,8 @@ from wikiorigin import cli
 from wikiorigin.errors import ParameterError, WikioriginError
 from wikiorigin.evaluators import cues, freeform
 from wikiorigin.evaluators.signature import text_hash
-from wikiorigin.schemas import FREEFORM, MCQ
+from wikiorigin.schemas import FREEFORM
+from wikiorigin.testing import mcq_row, write_mcq
 
 ROOT = Path(__file__).resolve().parents[1]
 YOKAIEVAL = ROOT / "tests" / "data" / "yokaieval"
@@ -57,29 +58,21 @@ def _en_set(path, rows=3, language="en"):
     for i in range(rows):
         choices = [f"option {i}-{k}" for k in range(4)]
         table.append(
-            {
-                "id": f"en{i}",
-                "question": f"Which creature is told of in story {i}?",
-                "choices": choices,
-                "answer": choices[i % 4],
-                "answer_index": i % 4,
-                "type": "folklore",
-                "region": "Wessex",
-                "ref": [1],
-                "refs_detail": ["a book"],
-                "url": None,
-                "title": f"Story {i}",
-                "qid": None,
-                "wiki": "enwiki",
-                "page_id": i,
-                "language": language,
-                "generator": "g",
-                "checker": "c",
-                "prompt_sha1": "x",
-                "source_revision_id": 1,
-            }
+            mcq_row(
+                i,
+                f"Which creature is told of in story {i}?",
+                choices,
+                i % 4,
+                id=f"en{i}",
+                type="folklore",
+                region="Wessex",
+                refs_detail=["a book"],
+                title=f"Story {i}",
+                wiki="enwiki",
+                language=language,
+            )
         )
-    pq.write_table(pa.Table.from_pylist(table, schema=MCQ), path)
+    write_mcq(path, table)
     return path
 
 

@@ -17,7 +17,8 @@ from wikiorigin import cli
 from wikiorigin.evaluators import leakage
 from wikiorigin.evaluators.models import EndpointModel, LocalModel
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
-from wikiorigin.schemas import MCQ, MCQ_REGIONS, MCQ_TYPES
+from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES
+from wikiorigin.testing import mcq_row, write_mcq
 
 
 def _questions(path, n=12):
@@ -25,29 +26,17 @@ def _questions(path, n=12):
     for i in range(n):
         choices = [f"選択肢{i}-{k}" for k in range(4)] if i % 2 else [f"option {k} of {i}" for k in range(4)]
         rows.append(
-            {
-                "id": f"q{i}",
-                "question": f"問{i}：どれが正しいか。",
-                "choices": choices,
-                "answer": choices[i % 4],
-                "answer_index": i % 4,
-                "type": MCQ_TYPES[i % 6],
-                "region": MCQ_REGIONS[i % 3],
-                "ref": [1],
-                "refs_detail": ["文献"],
-                "url": None,
-                "title": f"妖怪{i}",
-                "qid": None,
-                "wiki": "jawiki",
-                "page_id": i,
-                "language": "ja",
-                "generator": "g",
-                "checker": "c",
-                "prompt_sha1": "x",
-                "source_revision_id": 1,
-            }
+            mcq_row(
+                i,
+                f"問{i}：どれが正しいか。",
+                choices,
+                i % 4,
+                type=MCQ_TYPES[i % 6],
+                region=MCQ_REGIONS[i % 3],
+                title=f"妖怪{i}",
+            )
         )
-    pq.write_table(pa.Table.from_pylist(rows, schema=MCQ), path)
+    write_mcq(path, rows)
     return path
 
 

@@ -10,7 +10,7 @@ imports it; it imports the records and field lists of :mod:`wikiorigin.dumps`.
 - :mod:`.history`: MediaWiki history TSV dumps;
 - :mod:`.sql`: ``page_props`` SQL dumps;
 - :mod:`.pages`: pages-articles pages and exports; :mod:`.multistream`: multistream dumps;
-- :mod:`.wikidata`: Wikidata JSON dumps; :mod:`.items`: items files (the ``origins`` schema);
+- :mod:`.wikidata`: Wikidata JSON dumps; :mod:`.items`: items files (the ``origins`` schema); :mod:`.sets`: multiple-choice sets;
 - :mod:`.trees`: multi-wiki trees in the Wikimedia layout and the origins they encode;
 - :mod:`.files`: gzip text files whose bytes do not depend on the time.
 """
@@ -20,6 +20,7 @@ from .history import write_history_tsv
 from .items import write_items
 from .multistream import write_multistream, write_multistream_pages
 from .pages import page_xml, write_articles_xml
+from .sets import mcq_row, write_mcq
 from .sql import page_props_rows, write_page_props_sql
 from .stubs import write_history_xml
 from .trees import expected_origins, write_dumpstatus, write_origin_tree
@@ -40,5 +41,7 @@ __all__ = [
     "write_wikidata_json",
     "entity_json",
     "write_items",
+    "mcq_row",
+    "write_mcq",
     "gzip_text",
 ]
