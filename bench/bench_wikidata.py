@@ -3,7 +3,8 @@ and sitelinks, and their regions up a three-level P131 chain) against one plain 
 the same dump, in one run (goal, issue 22: at most 2.5x; a pass per level before it); then its
 parts apart: the one pass, `wikidata extract` for one wiki's items and for eight wikis' (nine
 languages), `corpus origin --entities` (no dump read); and the filtered read of 1% of the items
-against `json.loads` on every line (anchor: >= 5x).
+against `json.loads` on every line (anchor: >= 5x); and the pass's line screen, compiled against
+its Python twin (anchor: >= 1.5x).
 
 The synthetic dump (gzip -6, as Wikimedia's) has the real shape: big items copied from the
 bundled sample (Q1, Q8: lines of 21-41 kB, no place), some of them with a "country" (P17)
@@ -402,6 +403,33 @@ def filtered_figure(path) -> None:
     print(f"{'filtered read (1%) / json.loads every line':<44} {loads_s / filter_s:7.1f} (anchor >= 5)")
 
 
+def screen_figure(path) -> None:
+    """The line screen of the one pass, compiled (``_screen.c``) against its Python twin, on the
+    decompressed blocks of the same dump (in memory: the screens alone), best of three each."""
+    from wikiorigin.dumps import wikidata
+
+    try:
+        from wikiorigin.dumps._screen import screen
+    except ImportError:
+        print("  the compiled screen is not built: no figure")
+        return
+    blocks = list(wikidata._blocks(path))
+    size = sum(end - start for _, start, end in blocks)
+    wanted = {b"Q1"}
+
+    def run(fn):
+        number = 0
+        for buf, start, end in blocks:
+            _, _, number = fn(buf, start, end, wanted, number)
+
+    py_s, _ = _best(lambda: run(wikidata._py_screen), 3)
+    c_s, _ = _best(lambda: run(screen), 3)
+    print(
+        f"  the screen on {size / 1e6:,.0f} MB: Python {size / py_s / 1e9:.1f} GB/s, compiled {size / c_s / 1e9:.1f} GB/s"
+    )
+    print(f"{'line screen, compiled / Python throughput':<44} {py_s / c_s:7.1f} (anchor >= 1.5)")
+
+
 def main() -> None:
     pages = _pages()
     multi = cached("jawiki-items-multistream", make_multistream)
@@ -409,6 +437,7 @@ def main() -> None:
     path = cached(f"wikidata-chain-v3-{SIZE // 1_000_000}MB.json.gz", lambda p: make_dump(p, pages))
     corpus_figures(path, pages, multistream)
     filtered_figure(path)
+    screen_figure(path)
 
 
 if __name__ == "__main__":

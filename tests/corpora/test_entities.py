@@ -392,7 +392,7 @@ def _fuzzed_lines(rng) -> bytes:
     return b"\n".join(lines)
 
 
-def test_the_compiled_screen_is_the_python_screen():
+def test_the_compiled_screen_is_the_python_screen(data_dir):
     screen = pytest.importorskip("wikiorigin.dumps._screen", reason="the compiled screen is not built").screen
     import random
 
@@ -400,8 +400,9 @@ def test_the_compiled_screen_is_the_python_screen():
 
     rng = random.Random(22)
     layouts = [LAYOUTS[i](e).encode() + b"," for i in range(len(LAYOUTS)) for e in _entities_of_every_kind()]
-    buffers = [b"[\n" + b"\n".join(layouts) + b"\n]\n"] + [_fuzzed_lines(rng) for _ in range(400)]
-    wanted = {b"Q42", b"Q7", b"L5", b"Q900104"}
+    real = (data_dir / WD).read_bytes()  # the bundled real dump: Q1, Q8 and three properties
+    buffers = [real, b"[\n" + b"\n".join(layouts) + b"\n]\n"] + [_fuzzed_lines(rng) for _ in range(400)]
+    wanted = {b"Q42", b"Q7", b"L5", b"Q900104", b"Q8"}
     for buf in buffers:
         for _ in range(5):  # whole, and windows cut anywhere (a block's whole lines)
             pos = rng.randrange(len(buf) + 1)
