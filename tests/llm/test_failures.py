@@ -197,7 +197,7 @@ def test_a_rerun_from_the_cache_and_a_dry_run_need_no_server(articles, tmp_path,
     assert "3 calls to make first (0 cached)" in capsys.readouterr().out
 
 
-def test_a_run_whose_every_request_failed_exits_1_and_some_failed_exits_0(articles, tmp_path, capsys):
+def test_a_run_with_failed_requests_exits_1_reruns_only_those_or_is_accepted_when_allowed(articles, tmp_path, capsys):
     with ChatServer(answer=scripted) as server:
         server.faults = ["500"] * 3
         assert main(build(articles, tmp_path / "m.parquet", server.url, "--retries", "0")) == 1
@@ -210,27 +210,35 @@ def test_a_run_whose_every_request_failed_exits_1_and_some_failed_exits_0(articl
         failed = pq.read_table(tmp_path / "m.failed.parquet").to_pylist()
         assert [f["reason"] for f in failed] == ["gave up after 1 tries: 500: internal"] * 3
         server.faults = ["500"]
-        assert (
-            main(
-                build(
-                    articles,
-                    tmp_path / "n.parquet",
-                    server.url,
-                    "--retries",
-                    "0",
-                    "--concurrency",
-                    "1",
-                    cache=tmp_path / "other.sqlite",
-                )
-            )
-            == 0
+        args = build(
+            articles,
+            tmp_path / "n.parquet",
+            server.url,
+            "--retries",
+            "0",
+            "--concurrency",
+            "1",
+            cache=tmp_path / "other.sqlite",
         )
-    captured = capsys.readouterr()
-    assert "2 questions from 3 articles" in captured.out and "wikiorigin: error" not in captured.err
-    assert (
-        f"wikiorigin: warning: 1 of 9 requests failed; the first: gave up after 1 tries: 500: internal "
-        f"(rows and reasons -> {tmp_path / 'n.failed.parquet'})"
-    ) in captured.err
+        assert main(args) == 1  # an incomplete run is not a complete one
+        captured = capsys.readouterr()
+        assert "2 questions from 3 articles" in captured.out
+        assert error_line(captured.err).startswith(
+            "wikiorigin: error: 1 of 9 requests failed after their retries; the first: gave up after 1 "
+            f"tries: 500: internal (rows and reasons -> {tmp_path / 'n.failed.parquet'}); the run is "
+            "incomplete (complete: false): run the same command again to retry only those"
+        )
+        calls = len(server.calls)
+        assert main(args) == 0  # the same command: only the failed request is sent again
+        assert len(server.calls) == calls + 1
+        assert "3 questions from 3 articles" in capsys.readouterr().out
+        server.faults = ["500"]
+        accepted = build(
+            articles, tmp_path / "a.parquet", server.url, "--retries", "0", "--allow-failures",
+            cache=tmp_path / "third.sqlite",
+        )
+        assert main(accepted) == 0
+        assert "accepted as it is (--allow-failures)" in capsys.readouterr().err
 
 
 # --- 2. every wait is bounded -----------------------------------------------------------------

@@ -189,7 +189,7 @@ def cmd_build_mcq(args) -> int:
         f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
         f"dropped: {report.dropped_said()}) -> {args.out}"
     )
-    return requests_outcome([generator, checker], _failed_rows(args.out), flags(args))
+    return requests_outcome([generator, checker], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
 
 
 # --- freeform ----------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ def cmd_build_freeform(args) -> int:
     report = _built(FreeformBuilder(config), args, args.articles, generator).report
     print_usage([("generator", generator)])
     print(f"{report.kept} questions from {report.articles} articles (dropped: {report.dropped_said()}) -> {args.out}")
-    return requests_outcome([generator], _failed_rows(args.out), flags(args))
+    return requests_outcome([generator], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
 
 
 # --- preference --------------------------------------------------------------------------------
@@ -350,7 +350,7 @@ def cmd_build_preference(args) -> int:
         f"({report.dropped.get('answer', 0)} answers and {report.dropped.get('judge', 0)} ratings failed) "
         f"-> {args.out}"
     )
-    return requests_outcome([*responders.values(), judge], _failed_rows(args.out), flags(args))
+    return requests_outcome([*responders.values(), judge], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
 
 
 def _rated_preferences(args, config) -> int:

@@ -30,7 +30,7 @@ def _saved(kind: str, result, args, lock, line: str) -> int:
     paraphraser): 1 when every request failed."""
     result.save(args.out, lock=lock)
     print(f"{kind}: {line} -> {args.out}/ (items.parquet, summary.json, report.md)")
-    return requests_outcome(list(result.clients), f"{args.out}/items.parquet", flags(args))
+    return requests_outcome(list(result.clients), f"{args.out}/items.parquet", flags(args), allow_failures=args.allow_failures)
 
 
 def add_commands(sub) -> None:

@@ -211,6 +211,13 @@ def llm_options(b) -> None:
         "(else ask for JSON in the prompt and repair once; the provenance says which); "
         "off: always the prompt",
     )
+    b.add_argument(
+        "--allow-failures",
+        action="store_true",
+        help="accept a run whose requests failed after their retries as it is (exit 0; it stays "
+        "`complete: false`); without it such a run exits 1, and the same command again retries "
+        "only the failed requests (answers already paid for come from the cache)",
+    )
     w = b.add_argument_group("timeouts, retries and waits", _WAITS)
     w.add_argument(
         "--timeout",

@@ -46,26 +46,35 @@ def print_usage(clients) -> None:
                 print(f"wikiorigin: warning: {warning}", file=sys.stderr)
 
 
-def requests_outcome(clients, where: str, names: dict[str, str] | None = None) -> int:
-    """A run's exit status from its LLM clients' requests: 1 when every request failed (the
-    first error says why, the parameters it names said as ``names`` calls them: the command's
-    flags, :func:`~wikiorigin.cli.options.flags`), else 0 after a line that counts the
-    failures; ``where`` says where the failed rows and their reasons are."""
+def requests_outcome(
+    clients, where: str, names: dict[str, str] | None = None, *, allow_failures: bool = False
+) -> int:
+    """A run's exit status from its LLM clients' requests: 1 when any request failed after its
+    retries (one line: how many, the first error, which says why, in the words of ``names``: the
+    command's flags, :func:`~wikiorigin.cli.options.flags`; and how to go on), else 0. With
+    ``allow_failures`` a run with some failures is accepted (0, a warning line); one whose every
+    request failed is never accepted. ``where`` says where the failed rows and their reasons are."""
     from .options import in_flags
 
     clients = [c for c in clients if c is not None]
     asked = sum(c.usage.requests for c in clients)
     failed = sum(c.usage.failures for c in clients)
+    if not failed:
+        return 0
     first = next((c.first_error for c in clients if c.first_error), None)
     first = in_flags(first, names or {}) if first else first
-    if asked and failed == asked:
+    if failed == asked:
         what = "the only request failed:" if asked == 1 else f"all {asked} requests failed; the first:"
         print(f"wikiorigin: error: {what} {first} (rows and reasons -> {where})", file=sys.stderr)
         return 1
-    if failed:
-        print(
-            f"wikiorigin: warning: {failed} of {asked} requests failed; the first: {first} "
-            f"(rows and reasons -> {where})",
-            file=sys.stderr,
-        )
-    return 0
+    said = f"{failed} of {asked} requests failed after their retries; the first: {first} (rows and reasons -> {where})"
+    if allow_failures:
+        print(f"wikiorigin: warning: {said}; accepted as it is (--allow-failures): complete: false", file=sys.stderr)
+        return 0
+    print(
+        f"wikiorigin: error: {said}; the run is incomplete (complete: false): run the same command "
+        "again to retry only those (answers paid for come from the cache), or add --allow-failures "
+        "to accept it as it is",
+        file=sys.stderr,
+    )
+    return 1
