@@ -46,9 +46,7 @@ def print_usage(clients) -> None:
                 print(f"wikiorigin: warning: {warning}", file=sys.stderr)
 
 
-def requests_outcome(
-    clients, where: str, names: dict[str, str] | None = None, *, allow_failures: bool = False
-) -> int:
+def requests_outcome(clients, where: str, names: dict[str, str] | None = None, *, allow_failures: bool = False) -> int:
     """A run's exit status from its LLM clients' requests: 1 when any request failed after its
     retries (one line: how many, the first error, which says why, in the words of ``names``: the
     command's flags, :func:`~wikiorigin.cli.options.flags`; and how to go on), else 0. With
