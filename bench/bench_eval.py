@@ -56,6 +56,7 @@ def questions(n: int = 200) -> list[dict]:
                 "type": "",
                 "region": "",
                 "title": "",
+                "language": "ja",  # the released rows' wiki: the library assumes no language
             }
         )
     return rows
