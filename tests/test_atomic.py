@@ -3,13 +3,15 @@ the previous good file under its name; a long output name still fits its tempora
 
 import json
 import os
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from wikiorigin import cli
 from wikiorigin.evaluators.report import write_results
-from wikiorigin.files import ParquetSink, temporary_name, write_text, write_together
+from wikiorigin.files import ParquetSink, temporary_name, write_table, write_text, write_together
 
 
 def test_a_full_disk_keeps_the_previous_summary_and_report(small_disk):
@@ -50,3 +52,65 @@ def test_a_long_output_name_fits_its_temporary_name(tmp_path):
     with ParquetSink(path, pa.schema([("a", pa.int64())]), {}) as sink:
         sink.write(pa.table({"a": [1]}))
     assert pq.read_table(path).num_rows == 1
+
+
+def _fill(disk) -> None:
+    """Fill ``disk`` to its last byte."""
+    with open(disk / "filler", "wb") as f:
+        with pytest.raises(OSError):
+            f.write(b"x" * 1_000_000)
+
+
+def test_a_full_disk_at_the_first_bytes_leaves_no_empty_file_and_names_the_file(small_disk):
+    """pyarrow writes a Parquet file's first bytes when it opens it: on a full disk that fails
+    there, before any row, and left a 0-byte temporary file; the error named no file."""
+    _fill(small_disk)
+    for write in (
+        lambda out: write_table(pa.table({"a": [1]}), out, pa.schema([("a", pa.int64())]), {}),
+        lambda out: write_text(out, "z" * 10_000),
+    ):
+        out = small_disk / "out.parquet"
+        with pytest.raises(OSError) as raised:
+            write(out)
+        assert raised.value.filename == str(out) and raised.value.strerror == "No space left on device"
+        assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
+
+
+@pytest.fixture
+def file_size_limit():
+    """Files of this process limited to 4 KB (RLIMIT_FSIZE), SIGXFSZ ignored: a write past it
+    fails with EFBIG (File too large), as under `ulimit -f`."""
+    import resource
+    import signal
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+def test_a_file_size_limit_names_the_file_being_written(tmp_path, file_size_limit):
+    big = pa.table({"a": [os.urandom(20_000).hex()]})
+    for out, write in (
+        (tmp_path / "t.parquet", lambda out: write_table(big, out, big.schema, {})),
+        (tmp_path / "t.md", lambda out: write_text(out, "z" * 20_000)),
+    ):
+        with pytest.raises(OSError) as raised:
+            write(out)
+        assert raised.value.filename == str(out) and raised.value.strerror == "File too large"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_path, capsys, file_size_limit):
+    """`eval mcq` writing its results past the limit: one line naming the file, exit 2."""
+    responses = Path(__file__).parent / "data" / "yokaieval" / "responses-calm2-7b-chat.json.xz"
+    out = tmp_path / "run"
+    code = cli.main(["eval", "mcq", "--responses", str(responses), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith(f"wikiorigin: error: {out}{os.sep}") and err[0].endswith(": File too large")
+    assert not [p for p in out.iterdir() if ".tmp" in p.name]

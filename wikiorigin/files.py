@@ -64,6 +64,19 @@ def temporary_name(path) -> Path:
     return path.with_name(name)
 
 
+@contextmanager
+def _naming(path: Path, tmp: Path):
+    """An OSError while ``tmp`` is written for ``path`` that names no file (pyarrow's, a full
+    disk's or a file-size limit's ``EFBIG``), or the temporary one, names ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename not in (None, str(tmp)):
+            raise
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise OSError(exc.errno, reason, str(path)) from exc
+
+
 def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -80,8 +93,9 @@ def atomic(path):
     path = Path(path)
     tmp = temporary_name(path)
     try:
-        yield tmp
-        _fsync(tmp)
+        with _naming(path, tmp):
+            yield tmp
+            _fsync(tmp)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -148,7 +162,14 @@ class ParquetSink:
 
     def __enter__(self) -> ParquetSink:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = pq.ParquetWriter(self._tmp, self.schema, compression="zstd", use_dictionary=self._dictionary)
+        try:
+            with _naming(self.path, self._tmp):
+                self._writer = pq.ParquetWriter(
+                    self._tmp, self.schema, compression="zstd", use_dictionary=self._dictionary
+                )
+        except BaseException:  # a full disk at the file's first bytes: no empty file left
+            self._tmp.unlink(missing_ok=True)
+            raise
         return self
 
     def write(self, data: pa.RecordBatch | pa.Table) -> None:
@@ -165,7 +186,8 @@ class ParquetSink:
         self._pending_rows += table.num_rows
         self.rows += table.num_rows
         if self._pending_rows >= self.row_group_rows:
-            self._flush(final=False)
+            with _naming(self.path, self._tmp):
+                self._flush(final=False)
 
     def _flush(self, final: bool) -> None:
         table = pa.concat_tables(self._pending) if self._pending else None
@@ -183,11 +205,12 @@ class ParquetSink:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            if exc_type is None or self.keep_partial is not None:
-                self._flush(final=True)
-            self._writer.close()
-            if exc_type is None:
-                _fsync(self._tmp)
+            with _naming(self.path, self._tmp):
+                if exc_type is None or self.keep_partial is not None:
+                    self._flush(final=True)
+                self._writer.close()
+                if exc_type is None:
+                    _fsync(self._tmp)
         except BaseException:  # a full disk while finishing: nothing under the final name
             self._tmp.unlink(missing_ok=True)
             raise
