@@ -582,3 +582,67 @@ def test_an_edit_larger_than_any_item_is_refused_not_stored(mcq_file, tmp_path):
         assert _post(server, "api/decide", fits, csrf)[0] == 200
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT count(*), max(length(edits)) FROM decisions").fetchone() == (1, 1000 + 16)
+
+
+def _chunked(server, csrf: str, chunks) -> tuple[int, int, bytes]:
+    """A POST of a decision with ``Transfer-Encoding: chunked`` over a raw socket, the body
+    ``chunks`` (bytes, each sent as it is: the chunk framing included) sent from a thread
+    while the answer is read: (status, bytes of the body sent before the server stopped
+    taking them, the answer)."""
+    import threading
+    from urllib.parse import urlsplit
+
+    url = urlsplit(server.base)
+    sock = socket.create_connection((url.hostname, url.port), timeout=30)
+    head = (
+        f"POST /api/decide HTTP/1.1\r\nHost: {url.hostname}:{url.port}\r\nContent-Type: application/json\r\n"
+        f"X-Review-Csrf: {csrf}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    sock.sendall(head.encode())
+    sent = [0]
+
+    def send():
+        try:
+            for chunk in chunks:
+                sock.sendall(chunk)
+                sent[0] += len(chunk)
+        except OSError:  # the server answered and closed the connection
+            pass
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    answer = b""
+    while b"\r\n\r\n" not in answer or len(answer) < answer.index(b"\r\n\r\n") + 4 + _length(answer):
+        data = sock.recv(65536)
+        if not data:
+            break
+        answer += data
+    sender.join(30)
+    sock.close()
+    return int(answer.split(b" ", 2)[1]), sent[0], answer.split(b"\r\n\r\n", 1)[-1]
+
+
+def _length(answer: bytes) -> int:
+    found = re.search(rb"(?im)^content-length: *(\d+)", answer)
+    return int(found[1]) if found else 0
+
+
+def test_a_chunked_body_past_the_limit_is_refused_unread(mcq_file, tmp_path):
+    """A chunked decision of 50 MB (no Content-Length to refuse it by) is refused once the
+    body passes the limit (413), the server closing the connection rather than reading the
+    rest; malformed chunked encoding is 400; a chunked decision that fits is taken."""
+    import itertools
+    import json
+
+    with Server(mcq_file, tmp_path / "r.sqlite") as server:
+        csrf = _csrf(server)
+        piece = b"x" * 65536
+        fifty_mb = itertools.chain((b"%x\r\n%b\r\n" % (len(piece), piece) for _ in range(800)), [b"0\r\n\r\n"])
+        status, sent, body = _chunked(server, csrf, fifty_mb)
+        assert status == 413 and "larger than any decision can be" in json.loads(body)["error"]
+        assert sent < 20_000_000, sent  # the rest was never taken
+        assert _chunked(server, csrf, [b"zz\r\nabc\r\n0\r\n\r\n"])[0] == 400
+        sha1 = json.loads(request(server.base + "api/item/0")[2])["sha1"]
+        decision = json.dumps({"index": 0, "sha1": sha1, "decision": "accept"}).encode()
+        status, _, body = _chunked(server, csrf, [b"%x\r\n%b\r\n0\r\n\r\n" % (len(decision), decision)])
+        assert status == 200, body

@@ -15,7 +15,9 @@ items' states and progress (``?who=`` another annotator's), ``GET /api/item/{ind
 item's view and decisions, ``POST /api/decide`` and ``POST /api/undo``.
 
 A decision is kept for ever, so what it may hold is capped (a note :data:`NOTE_CHARS`, edits
-:data:`EDITS_CHARS`; a request larger than any decision is refused unread, 413). A decision the
+:data:`EDITS_CHARS`; a request larger than any decision is refused unread, 413: by its
+``Content-Length``, or a chunked one once its body passes the limit, the connection closed
+without reading the rest; malformed chunked encoding is uvicorn's 400). A decision the
 database cannot take (a full disk) is a JSON error, 507, saying why: nothing of it is written
 and everything before it is kept.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import secrets
 import socket
 from importlib.resources import files as resource_files
@@ -214,6 +217,29 @@ def _json_error(status_code: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status_code, headers=_HEADERS)
 
 
+def _too_large() -> JSONResponse:
+    """413, the connection closed after it: the rest of the body is not read."""
+    response = _json_error(
+        413,
+        f"the request is larger than any decision can be (edits hold at most "
+        f"{EDITS_CHARS:,} characters, a note {NOTE_CHARS:,}): nothing was saved",
+    )
+    response.headers["Connection"] = "close"
+    return response
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request's body, read as it comes (a chunked one has no length to refuse it by):
+    None once it passes :data:`_BODY_BYTES`, the rest left unread."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > _BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _host_name(header: str) -> str:
     """The name in a ``Host`` header, without the port (``[::1]:8765`` -> ``::1``)."""
     if header.startswith("["):
@@ -324,13 +350,12 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
     async def decide(request):
         size = request.headers.get("content-length", "")
         if size.isdigit() and int(size) > _BODY_BYTES:
-            return _json_error(
-                413,
-                f"the request is larger than any decision can be (edits hold at most "
-                f"{EDITS_CHARS:,} characters, a note {NOTE_CHARS:,}): nothing was saved",
-            )
+            return _too_large()
+        raw = await _body(request)
+        if raw is None:  # a chunked body past the limit: refused, the rest not read
+            return _too_large()
         try:
-            body = await request.json()
+            body = json.loads(raw)
             return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
         except NotSaved as exc:  # a full disk: 507 Insufficient Storage, the reason in one line
             return _json_error(507, str(exc))
