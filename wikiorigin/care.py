@@ -27,7 +27,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from .errors import WikioriginError
+from .errors import ParameterError, WikioriginError
 from .files import read_rows
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "RUBRICS",
     "DEFAULT_RUBRIC",
     "RATED_FIELDS",
+    "RATING_SCALE",
     "JUDGE_PROMPT",
     "JUDGE_VERSION",
     "JUDGE_PARAMS",
@@ -157,14 +158,20 @@ def question_key(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
 
-def read_rated(path) -> list[dict]:
+RATING_SCALE = (1.0, 10.0)
+"""CARE's rating scale, 1 to 10: its judge's and its people's."""
+
+
+def read_rated(path, scale: tuple[float, float] | None = RATING_SCALE) -> list[dict]:
     """Rated responses, one dict per row (``question``, ``model``, ``response``, ``rating`` a
     float, ``row``), from JSON (a list of objects), JSON Lines (``.jsonl``, ``.ndjson``, or
     one object a line under ``.json``), CSV (a header line) or Parquet; ``.xz`` compressed
     too. Rows are numbered from 1, a CSV's header not counted. A missing field, a rating that
     is not a finite number, an empty question, model or response, or a second rating of one
     model on one question (questions compared by :func:`question_key`) is a one-line
-    :class:`~wikiorigin.errors.WikioriginError` naming the file and row."""
+    :class:`~wikiorigin.errors.WikioriginError` naming the file and row; so is a rating outside
+    ``scale`` (lowest, highest; default CARE's 1-10, :data:`RATING_SCALE`; None: any), a
+    :class:`~wikiorigin.errors.ParameterError` naming ``rating_scale``."""
     rows, first = [], {}
     for n, record in enumerate(_records(Path(path)), 1):
         where = f"{path}: row {n}"
@@ -173,6 +180,12 @@ def read_rated(path) -> list[dict]:
         for name in ("question", "model", "response"):
             _check_text(record.get(name), name, where)
         rating = _rating(record.get("rating"), where)
+        if scale is not None and not scale[0] <= rating <= scale[1]:
+            raise ParameterError(
+                "rating_scale",
+                f"{where}: rating {rating:g} is outside the rating scale {scale[0]:g}-{scale[1]:g} "
+                "(give {rating_scale} for ratings on another scale)",
+            )
         key = (question_key(record["question"]), record["model"].strip())
         if key in first:
             raise WikioriginError(

@@ -275,7 +275,7 @@ def test_best_worst_from_rated_responses(kind, tmp_path):
     }  # 7 > 6; question 30 (5, 5, 5) has none
     meta = read_provenance(out)
     assert (meta["ratings"], meta["pairs"], meta["min_gap"], meta["judge"]) == ("recorded", "best-worst", 0, None)
-    assert meta["responders"] == ["alpha", "beta", "gamma"] and meta["rated"].endswith(f"rated.{kind}")
+    assert meta["responders"] == ["alpha", "beta", "gamma"] and meta["rated"]["file"] == f"rated.{kind}"
 
 
 def test_chosen_and_rejected_are_the_rated_texts(tmp_path):
@@ -351,7 +351,7 @@ def test_rated_questions_not_in_the_questions_file(tmp_path):
         ("match", "alpha", mountain),
         ("match", "beta", mountain),
     ]
-    assert failed[0]["reason"] == f"question not in {CARE}"
+    assert failed[0]["reason"] == f"question not in {CARE.name}"  # no path of the machine
     assert json.loads(failed[0]["item"]) == {"response": "富士山です。", "rating": 10.0, "row": 15}
     other = tmp_path / "other.json"
     other.write_text(json.dumps([{"question": "別の質問", "answer": "答え"}], ensure_ascii=False), encoding="utf-8")

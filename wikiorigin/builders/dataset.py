@@ -8,11 +8,17 @@ build's usage — all taken from the files' provenance —, and for a reviewed d
 (``wikiorigin review export``) the human review's counts. Text derived from Wikipedia is
 CC BY-SA 4.0. The files load with ``datasets.load_dataset("parquet", data_files=...)`` or
 ``datasets.load_dataset(directory)``.
+
+A card says where a set is incomplete (its build's requests failed and it was accepted as it
+is: ``complete: false``), and names its inputs by file name and checksum, never by a path of
+the machine that built it. The card carries :data:`CARD_MARKER`: a ``README.md`` without it (one
+written by hand) is replaced only when asked (``force``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,7 +28,11 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from ..errors import ParameterError, WikioriginError
 from ..files import schema_provenance, write_text
 
-__all__ = ["write_card", "TASKS"]
+__all__ = ["write_card", "TASKS", "CARD_MARKER"]
+
+CARD_MARKER = "<!-- wikiorigin build card: this file is rewritten by `wikiorigin build card` -->"
+"""The line every card :func:`write_card` writes carries: how it knows a ``README.md`` of its
+own (rewritten freely) from one written by hand (kept unless ``force``)."""
 
 TASKS = {
     "mcq": ("multiple-choice", "multiple-choice-qa"),
@@ -133,11 +143,53 @@ def _card_data(
     )
 
 
-def write_card(directory, kind: str, title: str, description: str) -> Path:
+def _portable(value):
+    """A provenance value as a card shows it: an absolute path of the machine that built the
+    set is named by its file name only."""
+    if isinstance(value, dict):
+        return {k: _portable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_portable(v) for v in value]
+    if isinstance(value, str) and os.path.isabs(value) and "\n" not in value:
+        return Path(value).name
+    return value
+
+
+def _incomplete_lines(files: list[Path], metas: list[dict]) -> list[str]:
+    """The card's "Incomplete" section: each file whose build's requests failed (``complete:
+    false``) and was kept as it is."""
+    lines = [
+        f"- `{path.name}`: {meta.get('failed_requests', '?')} of {meta.get('requests', '?')} LLM requests "
+        "failed after their retries and the set was accepted as it is (`complete: false`): rows are missing"
+        for path, meta in zip(files, metas)
+        if meta.get("complete") is False
+    ]
+    return ["", "## Incomplete", "", *lines] if lines else []
+
+
+def _check_own(path: Path, force: bool) -> None:
+    """``path`` may be (re)written: absent, a card of ours (:data:`CARD_MARKER`), or ``force``."""
+    if force or not path.exists():
+        return
+    try:
+        ours = CARD_MARKER in path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise WikioriginError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not ours:
+        raise ParameterError(
+            "force",
+            f"{path}: a README.md not written by wikiorigin (no card marker); it is kept: move it, or give "
+            "{force} to replace it",
+        )
+
+
+def write_card(directory, kind: str, title: str, description: str, *, force: bool = False) -> Path:
     """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset): each
     a set of ``kind`` built by wikiorigin (``build`` or ``review export``), else a one-line
-    error and no card."""
+    error and no card. A ``README.md`` there that no card of ours wrote is replaced only with
+    ``force`` (else a :class:`~wikiorigin.errors.ParameterError` before anything is read)."""
     directory = Path(directory)
+    _check_own(directory / "README.md", force)
     files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
     if not files:
         raise WikioriginError(f"{directory}: no Parquet files to describe")
@@ -160,12 +212,13 @@ def write_card(directory, kind: str, title: str, description: str) -> Path:
     ]
     for path, meta in zip(files, metas):
         # every setting the build recorded (sampling, limits, effort, rounds, checker, ...), as it ran
-        keep = {k: v for k, v in meta.items() if k not in ("stage", "signature")}
+        keep = _portable({k: v for k, v in meta.items() if k not in ("stage", "signature")})
         body += [f"- `{path.name}`: `" + json.dumps(keep, ensure_ascii=False, sort_keys=True) + "`"]
+    body += _incomplete_lines(files, metas)
     body += _review_lines(files, metas)
     body += ["", "## License", "", _LICENCE_TEXT[licence], ""]
     front = _card_data(kind, title, licence, languages, rows, files).to_yaml()
-    card = DatasetCard(f"---\n{front}\n---\n\n" + "\n".join(body))
+    card = DatasetCard(f"---\n{front}\n---\n\n" + "\n".join(body) + CARD_MARKER + "\n")
     path = directory / "README.md"
     write_text(path, str(card))
     return path

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from ..files import check_output, read_input, write_text
+from ..files import read_input, write_text
 from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
 from ..llm.client import parse_json
@@ -38,7 +38,16 @@ from .freeform_prompts import (
     translation_request,
     translation_schema,
 )
-from .result import BuildReport, BuildResult, FailedRows
+from .result import (
+    BuildReport,
+    BuildResult,
+    FailedRows,
+    RequestCount,
+    check_build_output,
+    input_file,
+    screen_inputs,
+    sibling_path,
+)
 
 __all__ = ["FreeformConfig", "FreeformBuilder", "build_freeform", "plan_freeform", "instructions_path", "article_url"]
 
@@ -97,8 +106,14 @@ class FreeformConfig:
 
 def instructions_path(out) -> Path:
     """Where :func:`build_freeform` writes the instructions the generator translated:
-    ``OUT.instructions.json`` beside ``OUT.parquet``."""
-    return Path(str(out).removesuffix(".parquet") + ".instructions.json")
+    ``OUT.instructions.json`` beside ``OUT.parquet`` (one of the build's
+    :data:`~wikiorigin.builders.result.SIBLINGS`)."""
+    return sibling_path(out, "instructions")
+
+
+def _same_item(row: dict) -> list[tuple]:
+    """What makes two rows of an origin corpus one: the same item (a question's id is its item's)."""
+    return [(f"item ({row['qid']})", ("qid", row["qid"]))]
 
 
 def _language(row: dict) -> str:
@@ -383,10 +398,14 @@ class FreeformBuilder:
         config = self.config
         rows = read_origin_articles(articles)
         if out is not None:
-            check_output(out, inputs=[articles])
-        sets, errors = _instructions(sorted({_language(r) for r in rows}), config, llm)
+            check_build_output(out, [articles])
         report = BuildReport("freeform", articles=len(rows))
+        count, screened = RequestCount([llm]), []
+        rows = screen_inputs(rows, lambda *dropped: screened.append(dropped), _same_item)  # before any call
+        sets, errors = _instructions(sorted({_language(r) for r in rows}), config, llm)
         run = _Run(llm, config, sets, report)
+        for dropped in screened:
+            run.fail(*dropped)
         for row in rows:
             if _language(row) in errors:
                 run.fail(
@@ -400,9 +419,10 @@ class FreeformBuilder:
             run.refine(live)
         out_rows = run.giveaway(run.score(run.translate(live)))
         report.kept = len(out_rows)
+        count.settle(report)
         report.usage = {"generator": llm.usage.as_dict()}
         meta = dict(
-            articles=str(articles),
+            articles=input_file(articles),
             rounds=config.rounds,
             cutoff=config.cutoff,
             max_article_chars=config.max_article_chars,
@@ -435,7 +455,7 @@ class FreeformBuilder:
         instructions); each question then costs ``rounds`` + 3 more calls (refine, translate,
         score, giveaway)."""
         config = self.config
-        rows = read_origin_articles(articles)
+        rows = screen_inputs(read_origin_articles(articles), lambda *dropped: None, _same_item)
         sets, todo = {}, []
         for lang in sorted({_language(r) for r in rows}):
             sets[lang] = _offline(lang, config) or _cached_translation(lang, llm)

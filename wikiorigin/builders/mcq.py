@@ -52,13 +52,13 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from ..errors import ParameterError, WikioriginError
-from ..files import check_output, read_input
+from ..files import read_input
 from ..labels import WIKIDATA, Labels, load_labels
 from ..languages import language_parameter, wiki_language
 from ..llm import ChatRequest, LLMClient
 from ..schemas import MCQ
 from .prompts import label_prompt, label_schema, mcq_prompt, prompt_sha1, yokai_prompts
-from .result import BuildReport, BuildResult, FailedRows
+from .result import BuildReport, BuildResult, FailedRows, RequestCount, check_build_output, input_file, screen_inputs
 
 __all__ = ["MCQConfig", "MCQBuilder", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
 
@@ -151,6 +151,15 @@ def _articles_language(rows: list[dict], path) -> str:
 MCQReport = BuildReport
 """The report of a multiple-choice build: the one report type of every builder
 (:class:`~wikiorigin.builders.result.BuildReport`), under its older name."""
+
+
+def _same_article(row: dict) -> list[tuple]:
+    """What makes two article rows one article: the same page, or the same title and text (the
+    same requests)."""
+    return [
+        (f"page ({row['wiki']} {row['page_id']})", ("page", row["wiki"], row["page_id"])),
+        ("title and text", ("text", row["title"], row["text"].strip())),
+    ]
 
 
 def _article_text(row: dict, limit: int) -> str:
@@ -490,15 +499,18 @@ class MCQBuilder:
         config, checker = self.config, checker or llm
         rows, language, labels = _setup(articles, config)
         if out is not None:
-            check_output(out, inputs=[articles])
+            check_build_output(out, [articles])
         report = BuildReport("mcq", articles=len(rows), generated=0)
         run = _Run(llm, checker, config, report, language, labels)
+        count = RequestCount([llm, checker])
+        rows = screen_inputs(rows, run.fail, _same_article)  # empty and repeated articles: no call
         out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
         balance_positions(out_rows, config.seed)  # step 7
         report.kept = len(out_rows)
+        count.settle(report)
         report.usage = {"generator": llm.usage.as_dict(), "checker": checker.usage.as_dict()}
         meta = dict(
-            articles=str(articles),
+            articles=input_file(articles),
             language=language,
             labels=labels.name,
             labels_sha1=labels.sha1,
@@ -533,6 +545,7 @@ class MCQBuilder:
         config = self.config
         rows, language, labels = _setup(articles, config)
         run = _Run(llm, llm, config, BuildReport("mcq"), language, labels)
+        rows = screen_inputs(rows, run.fail, _same_article)
         requests = [
             ChatRequest(
                 _messages(run.prompt("generate", n=config.per_article), _article_text(a, config.max_article_chars)),

@@ -27,14 +27,31 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..care import JUDGE_PARAMS, JUDGE_SHA1, parse_rating, question_key, rating_request, read_care, read_rated
+from ..care import (
+    JUDGE_PARAMS,
+    JUDGE_SHA1,
+    RATING_SCALE,
+    parse_rating,
+    question_key,
+    rating_request,
+    read_care,
+    read_rated,
+)
 from ..errors import ParameterError, WikioriginError
-from ..files import check_output
 from ..languages import language_parameter
 from ..schemas import PREFERENCES, PREFERENCES_CONVERSATIONAL
-from .result import BuildReport, BuildResult, FailedRows
+from .result import (
+    BuildReport,
+    BuildResult,
+    FailedRows,
+    RequestCount,
+    check_build_output,
+    input_file,
+    screen_inputs,
+)
 
 if TYPE_CHECKING:  # the rated path loads no LLM client
     from ..llm import ChatRequest, LLMClient
@@ -103,6 +120,28 @@ def _choose(responses: list[tuple], pairs: str, min_gap: float) -> list[tuple]:
     ]
 
 
+def _unpaired(responses: list[tuple], min_gap: float) -> str | None:
+    """Why a question's rated responses gave no pair (None when it had none rated)."""
+    ratings = {r[2] for r in responses}
+    if not responses:
+        return None
+    if len(responses) == 1:
+        return "one rated response"
+    if len(ratings) == 1:
+        return "all ratings tied"
+    return f"ratings less than min_gap {min_gap:g} apart"
+
+
+def _pairs_of(report: BuildReport, question: str, row: dict, responses: list[tuple], config, gap: float, language):
+    """The output rows of one question (:func:`_records`); a question rated but unpaired is
+    counted in ``report.unpaired`` by why."""
+    records = _records(question, row, responses, config.pairs, gap, config.format, language)
+    why = None if records else _unpaired(responses, gap)
+    if why:
+        report.unpaired[why] = report.unpaired.get(why, 0) + 1
+    return records
+
+
 def _records(
     question: str, row: dict, responses: list[tuple], pairs: str, min_gap: float, format: str, language: str
 ) -> list[dict]:
@@ -146,8 +185,11 @@ class PreferenceConfig:
     rule (``pairs``, ``min_gap``: see the module), the output ``format``, the ``language`` of the
     questions and answers (None: the questions' own; CARE's files say none, so give it), the
     sampling of the responders' answers (``answer_params``, default :data:`ANSWER_PARAMS`) and
-    of the judge (``judge_params``, default :data:`~wikiorigin.care.JUDGE_PARAMS`), and the
-    ``preset`` asked for by name (:mod:`~wikiorigin.builders.presets`)."""
+    of the judge (``judge_params``, default :data:`~wikiorigin.care.JUDGE_PARAMS`), the
+    ``preset`` asked for by name (:mod:`~wikiorigin.builders.presets`), and the scale of
+    recorded ratings (``rating_scale``: lowest, highest; default CARE's 1-10,
+    :data:`~wikiorigin.care.RATING_SCALE`): a rated response outside it is an error naming its
+    row, before anything is written. The judge rates on CARE's 1-10 only."""
 
     pairs: str = "best-worst"
     min_gap: float | None = None
@@ -156,10 +198,18 @@ class PreferenceConfig:
     answer_params: dict = field(default_factory=lambda: dict(ANSWER_PARAMS))
     judge_params: dict = field(default_factory=lambda: dict(JUDGE_PARAMS))
     preset: str | None = None
+    rating_scale: tuple[float, float] = RATING_SCALE
 
     def gap(self) -> float:
         """The pairing's ``min_gap`` (the rule's default for None), once the settings are checked
         (a :class:`~wikiorigin.errors.WikioriginError` for one out of range)."""
+        low, high = self.rating_scale
+        if not (math.isfinite(low) and math.isfinite(high) and low < high):
+            raise ParameterError(
+                "rating_scale",
+                f"the rating scale is a lowest and a highest rating, finite, the lowest first, not {low}-{high}: "
+                "give {rating_scale}",
+            )
         return _settings(self.pairs, self.min_gap, self.format)
 
 
@@ -223,28 +273,42 @@ class PreferenceBuilder:
         dropped rows. ``out``: where the pairs will be saved, checked before any call."""
         config = self.config
         gap = config.gap()
+        if tuple(config.rating_scale) != RATING_SCALE:
+            raise ParameterError(
+                "rating_scale",
+                "the judge rates on CARE's scale 1-10: give {rating_scale} only with recorded ratings",
+            )
         rows = read_care(questions)
         language = _language(rows, config.language, questions)
         if out is not None:
-            check_output(out, inputs=[questions])  # before any answer is paid for
+            check_build_output(out, [questions])  # before any answer is paid for
+        report = BuildReport("preference")
+        failed = FailedRows(report)
+        rows = screen_inputs(  # a question asked twice is answered and rated once
+            rows,
+            lambda row, step, reason: _failure(failed, row["question"], None, step, reason),
+            lambda row: [("question", question_key(row["question"]))],
+            text="question",
+        )
+        report.questions = len(rows)
+        count = RequestCount([*responders.values(), judge])
         answers = {
             name: client.run([_answer_request(r, config.answer_params) for r in rows])
             for name, client in responders.items()
         }
-        report = BuildReport("preference", questions=len(rows))
-        failed = FailedRows(report)
         scores = _rate(rows, answers, judge, config.judge_params, failed)
         records = []
         for i, row in enumerate(rows):
             rated = [(name, answers[name][i].text, scores[(i, name)]) for name in answers if (i, name) in scores]
-            records += _records(row["question"], row, rated, config.pairs, gap, config.format, language)
+            records += _pairs_of(report, row["question"], row, rated, config, gap, language)
         report.kept = len(records)
+        count.settle(report)
         report.usage = {
             **{name: client.usage.as_dict() for name, client in responders.items()},
             "judge": judge.usage.as_dict(),
         }
         meta = dict(
-            questions=str(questions),
+            questions=input_file(questions),
             rated=None,
             ratings="judge",
             pairs=config.pairs,
@@ -282,10 +346,10 @@ class PreferenceBuilder:
         known = {}
         for row in read_care(questions):
             known.setdefault(question_key(row["question"]), row)
-        responses = read_rated(rated)
+        responses = read_rated(rated, config.rating_scale)
         language = _language(list(known.values()), config.language, questions)
         if out is not None:
-            check_output(out, inputs=[questions, rated])
+            check_build_output(out, [questions, rated])
         report = BuildReport("preference")
         failed = FailedRows(report)
         grouped: dict[str, tuple[str, list]] = {}
@@ -299,7 +363,7 @@ class PreferenceBuilder:
                     r["question"],
                     r["model"],
                     "match",
-                    f"question not in {questions}",
+                    f"question not in {Path(questions).name}",
                     {"response": r["response"], "rating": r["rating"], "row": r["row"]},
                 )
                 continue
@@ -312,13 +376,14 @@ class PreferenceBuilder:
         records = [
             rec
             for key, (question, rs) in grouped.items()
-            for rec in _records(question, known[key], rs, config.pairs, gap, config.format, language)
+            for rec in _pairs_of(report, question, known[key], rs, config, gap, language)
         ]
         report.questions, report.unmatched, report.kept = len(grouped), len(unmatched), len(records)
         report.generated = sum(len(rs) for _, rs in grouped.values())
         meta = dict(
-            questions=str(questions),
-            rated=str(rated),
+            questions=input_file(questions),
+            rated=input_file(rated),
+            rating_scale=list(config.rating_scale),
             ratings="recorded",
             pairs=config.pairs,
             min_gap=gap,

@@ -96,15 +96,33 @@ def _failed_rows(out) -> str:
     return str(failed_path(out))
 
 
-def _built(builder, args, *inputs, **clients):
+def _built(builder, args, *inputs, files=None, **clients):
     """Run ``builder`` on ``inputs`` holding ``OUT.lock`` (two builds never write one file, nor
-    pay twice for its calls) and save the set; returns the build's result."""
+    pay twice for its calls) and save the set; returns the build's result. The output and every
+    file written beside it are checked against the input ``files`` (default: the first input)
+    before the lock is taken."""
+    from ..builders.result import check_build_output
     from ..llm.lock import RunLock
 
+    check_build_output(args.out, files if files is not None else inputs[:1])
     with RunLock(args.out) as lock:
         result = builder.run(*inputs, out=args.out, **clients)
         result.save(args.out, lock=lock)
     return result
+
+
+def _ended(result, status: int, out) -> int:
+    """The exit status of a build whose requests ended with ``status``
+    (:func:`~wikiorigin.cli.outcome.requests_outcome`): a build that made no rows is a failed
+    run (1), its one line saying why (:meth:`~wikiorigin.builders.result.BuildResult.why_empty`),
+    unless the failed requests said it already."""
+    import sys
+
+    why = result.why_empty()
+    if status or why is None:
+        return status
+    print(f"wikiorigin: error: {why} (rows and reasons -> {_failed_rows(out)})", file=sys.stderr)
+    return 1
 
 
 def _print_plan(plan: dict, later: str) -> int:
@@ -183,13 +201,17 @@ def cmd_build_mcq(args) -> int:
     if args.dry_run:
         return _print_plan(MCQBuilder(config).plan(args.articles, generator), "check, attribute and label")
     checker = llm_client(args, args.checker_model) if args.checker_model else None
-    report = _built(MCQBuilder(config), args, args.articles, generator, checker=checker).report
+    result = _built(MCQBuilder(config), args, args.articles, generator, checker=checker)
+    report = result.report
     print_usage([("generator", generator), ("checker", checker)])
     print(
         f"{report.kept} questions from {report.articles} articles ({report.generated} generated; "
         f"dropped: {report.dropped_said()}) -> {args.out}"
     )
-    return requests_outcome([generator, checker], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
+    status = requests_outcome(
+        [generator, checker], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures
+    )
+    return _ended(result, status, args.out)
 
 
 # --- freeform ----------------------------------------------------------------------------------
@@ -243,10 +265,12 @@ def cmd_build_freeform(args) -> int:
         return _print_plan(
             FreeformBuilder(config).plan(args.articles, generator), "refine, translate, score and check for giveaways"
         )
-    report = _built(FreeformBuilder(config), args, args.articles, generator).report
+    result = _built(FreeformBuilder(config), args, args.articles, generator)
+    report = result.report
     print_usage([("generator", generator)])
     print(f"{report.kept} questions from {report.articles} articles (dropped: {report.dropped_said()}) -> {args.out}")
-    return requests_outcome([generator], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
+    status = requests_outcome([generator], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
+    return _ended(result, status, args.out)
 
 
 # --- preference --------------------------------------------------------------------------------
@@ -298,6 +322,14 @@ def _add_preference(build) -> None:
         "equal ratings never make a pair",
     )
     b.add_argument(
+        "--rating-scale",
+        type=_scale,
+        default=None,
+        metavar="LOW-HIGH",
+        help="the scale of the --rated ratings (default: CARE's 1-10); a rating outside it, or not a "
+        "number, is an error naming the file and row, before anything is written",
+    )
+    b.add_argument(
         "--format",
         choices=("standard", "conversational"),
         default="standard",
@@ -333,6 +365,7 @@ def cmd_build_preference(args) -> int:
         preset=args.preset,
         answer_params=_params(ANSWER_PARAMS, sampling),
         judge_params=_params(JUDGE_PARAMS, sampling),
+        **({"rating_scale": args.rating_scale} if args.rating_scale else {}),
     )
     if args.rated:
         return _rated_preferences(args, config)
@@ -343,19 +376,38 @@ def cmd_build_preference(args) -> int:
     if args.dry_run:
         return _print_plan(builder.plan(args.questions, responders), "judge the answers")
     judge = llm_client(args, args.judge_model)
-    report = _built(builder, args, args.questions, responders, judge).report
+    result = _built(builder, args, args.questions, responders, judge)
+    report = result.report
     print_usage([*responders.items(), ("judge", judge)])
     print(
         f"{report.kept} pairs from {report.questions} questions and {len(responders)} models "
         f"({report.dropped.get('answer', 0)} answers and {report.dropped.get('judge', 0)} ratings failed) "
         f"-> {args.out}"
     )
-    return requests_outcome([*responders.values(), judge], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures)
+    status = requests_outcome(
+        [*responders.values(), judge], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures
+    )
+    return _ended(result, status, args.out)
+
+
+def _scale(text: str) -> tuple[float, float]:
+    """An argparse type: a rating scale ``LOW-HIGH`` (``1-10``, ``0-5``, ``-3-3``, ``1.5-4.5``),
+    finite, the lowest first."""
+    import argparse
+    import math
+    import re
+
+    found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:-|\.\.|to)\s*(-?\d+(?:\.\d+)?)\s*", text)
+    low, high = (float(found[1]), float(found[2])) if found else (math.nan, math.nan)
+    if not low < high:
+        raise argparse.ArgumentTypeError(f"expected LOW-HIGH with LOW under HIGH (e.g. 1-10), got {text!r}")
+    return (low, high)
 
 
 def _rated_preferences(args, config) -> int:
     """`build preference --rated`: pairs from recorded ratings; no model, so no model option."""
     from ..builders.preference import PreferenceBuilder
+    from ..builders.result import check_build_output
     from ..errors import WikioriginError
     from ..llm.lock import RunLock
 
@@ -366,6 +418,7 @@ def _rated_preferences(args, config) -> int:
         raise WikioriginError(
             f"--rated makes pairs from recorded ratings and calls no model: leave out {', '.join(given)}"
         )
+    check_build_output(args.out, [args.questions, args.rated])
     with RunLock(args.out) as lock:
         result = PreferenceBuilder(config).run_rated(args.questions, args.rated, out=args.out)
         result.save(args.out, lock=lock)
@@ -379,7 +432,7 @@ def _rated_preferences(args, config) -> int:
         f"{report.kept} pairs from {report.questions} rated questions ({report.generated} responses{left}) "
         f"-> {args.out}"
     )
-    return 0
+    return _ended(result, 0, args.out)
 
 
 # --- card --------------------------------------------------------------------------------------
@@ -393,6 +446,11 @@ def _add_card(build) -> None:
     )
     b.add_argument("--title", required=True, help="the card's title")
     b.add_argument("--description", default="", help="a paragraph under the title")
+    b.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a README.md that `build card` did not write (default: keep it, exit 2)",
+    )
     b.set_defaults(func=cmd_build_card)
 
 
@@ -400,6 +458,6 @@ def cmd_build_card(args) -> int:
     """`wikiorigin build card`: the dataset card (README.md with the hub's YAML) of a directory of sets."""
     from ..builders.dataset import write_card
 
-    card = write_card(args.directory, args.kind, args.title, args.description)
+    card = write_card(args.directory, args.kind, args.title, args.description, force=args.force)
     print(f"dataset card -> {card}")
     return 0
