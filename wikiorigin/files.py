@@ -334,15 +334,33 @@ def read_input(
     return table
 
 
-def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet") -> Path:
+def _same(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (the same resolved path, or one file under two names)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.samefile(b)
+    except OSError:  # either is missing
+        return False
+
+
+def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet", siblings: Iterable = ()) -> Path:
     """An output file's path, checked before any work: not one of the run's ``inputs``
-    (writing it would destroy what the run reads), not a directory, its name ending in
-    ``suffix`` (the format written: Parquet unless told otherwise; None: any name), its
-    directory made if missing, and writable."""
+    (writing it would destroy what the run reads), nor is any of the ``siblings`` (the files
+    the run writes beside it: ``OUT.failed.parquet``, ``OUT.parquet.lock``, ...), not a
+    directory, its name ending in ``suffix`` (the format written: Parquet unless told otherwise;
+    None: any name), its directory made if missing, and writable."""
     path = Path(path)
+    inputs = [Path(source) for source in inputs if source is not None]
     for source in inputs:
-        if source is not None and Path(source).resolve() == path.resolve():
+        if _same(source, path):
             raise WikioriginError(f"{path}: the output would overwrite the input {source}; give another file")
+        for beside in siblings:
+            if _same(source, Path(beside)):
+                raise WikioriginError(
+                    f"{path}: the file written beside it, {Path(beside).name}, would overwrite the input "
+                    f"{source}; give another file"
+                )
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / ('out' + (suffix or ''))})")
     if suffix and not path.name.endswith(suffix):

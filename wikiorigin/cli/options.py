@@ -43,6 +43,8 @@ FLAGS = {
     "human_ratings": "--human-ratings FILE",
     "pairs": "--pairs",
     "min_gap": "--min-gap",
+    "rating_scale": "--rating-scale",
+    "force": "--force",
     "format": "--format",
     "source_language": "--source-language",
     "model": "--model",
