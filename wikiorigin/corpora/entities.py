@@ -225,11 +225,12 @@ def extract_entities(dump, items: Iterable, out) -> ExtractReport:
     meta = provenance(
         stage="wikidata extract", dump=Path(dump).name, items=[str(p) for p in items], n_items=len(wanted)
     )
+    kept = partial_path(out)
+    before = kept.stat().st_mtime_ns if kept.exists() else None  # an earlier run's: not this one's
     try:
-        rows = write_entities(dump, wanted, wikis, out, meta, stats, keep_partial=partial_path(out))
+        rows = write_entities(dump, wanted, wikis, out, meta, stats, keep_partial=kept)
     except DumpError as exc:
-        kept = partial_path(out)
-        if not kept.exists():
+        if not kept.exists() or kept.stat().st_mtime_ns == before:
             raise
         raise type(exc)(
             f"{exc}; the entities read before it are kept in {kept} (not a whole entities "

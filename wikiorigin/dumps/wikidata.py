@@ -38,6 +38,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 try:  # several times faster than json on the lines kept; json where it is missing
@@ -45,7 +46,7 @@ try:  # several times faster than json on the lines kept; json where it is missi
 except ImportError:  # pragma: no cover - orjson is a dependency
     _OrjsonError, _fast_loads = json.JSONDecodeError, json.loads
 
-from ..errors import UnknownWikiError, WikioriginError
+from ..errors import DumpError, UnknownWikiError, WikioriginError
 from ..languages import lookup
 from .compression import open_dump
 
@@ -64,6 +65,7 @@ __all__ = [
 _ID = re.compile(rb'"id"\s*:\s*"([QPL][0-9]+)"')
 _PREFIX = 400  # the id stands near the start of a line in every dump version
 _PLACE = re.compile(rb'P131"|P17"')  # may state P131 or P17 (also a qualifier or a reference: parsed to tell)
+_NOT_ARRAY = re.compile(rb'"P(?:131|17)":[^\[]')  # the dump's layout has an array after each
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _PROPS = ("P131", "P17")
 _ARRAYS = {prop: b'"%s":[{"mainsnak"' % prop.encode() for prop in _PROPS}  # a statement array, in the dump's layout
@@ -141,28 +143,34 @@ def _best_values(statements: list) -> list[str]:
         value = (snak.get("datavalue") or {}).get("value")
         if snak.get("snaktype", "value") != "value" or not isinstance(value, dict) or _ended(claim):
             continue
-        qid = value.get("id") or (f"Q{value['numeric-id']}" if "numeric-id" in value else None)
+        qid = value.get("id") or (
+            f"Q{_expect(value['numeric-id'], int, 'a numeric-id')}" if "numeric-id" in value else None
+        )
         if qid:
-            current.append((qid, claim.get("rank", "normal")))
+            current.append((_expect(qid, str, "a target id"), claim.get("rank", "normal")))
     return best_rank(current)
+
+
+def _expect(value, kind: type, what: str):
+    """``value`` when it is of ``kind``; else a ``TypeError`` saying what it is."""
+    if type(value) is not kind:
+        raise TypeError(f"{what} is {str(value)[:40]!r} ({type(value).__name__}), not {kind.__name__}")
+    return value
 
 
 def entity_from_json(data: dict) -> Entity:
     """The :class:`Entity` of one entity of a Wikidata JSON dump (a parsed line); ``KeyError``
     if it has no ``id``."""
     return Entity(
-        qid=data["id"],
-        labels={k: v["value"] for k, v in (data.get("labels") or {}).items()},
-        aliases={k: [a["value"] for a in v] for k, v in (data.get("aliases") or {}).items()},
-        sitelinks={k: v["title"] for k, v in (data.get("sitelinks") or {}).items()},
+        qid=_expect(data["id"], str, "the id"),
+        labels={k: _expect(v["value"], str, f"the label {k}") for k, v in (data.get("labels") or {}).items()},
+        aliases={
+            k: [_expect(a["value"], str, f"an alias {k}") for a in v] for k, v in (data.get("aliases") or {}).items()
+        },
+        sitelinks={k: _expect(v["title"], str, f"the sitelink {k}") for k, v in (data.get("sitelinks") or {}).items()},
         located_in=item_claims(data, "P131"),
         country=item_claims(data, "P17"),
     )
-
-
-def _lines(path) -> Iterator[bytes]:
-    with open_dump(path, threads=2) as stream:
-        yield from stream.lines()
 
 
 def _fresh(qid: bytes, wanted: set[bytes] | None, seen: set[bytes], stats: EntityStats, number: int) -> bool:
@@ -185,7 +193,7 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
     wanted = None if qids is None else {q.encode() for q in qids}
     stats = stats if stats is not None else EntityStats()
     seen: set[bytes] = set()
-    for number, line in enumerate(_lines(path), 1):
+    for number, line in _numbered(path):
         line = line.strip()
         if line in (b"[", b"]", b""):
             continue
@@ -193,18 +201,15 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
         found = _ID.search(line, 0, _PREFIX)
         if found is not None and not _fresh(found.group(1), wanted, seen, stats, number):
             continue
-        try:
-            data = _loads(line.rstrip(b","))
+        data = _parsed(line, path, number, stats)
+        if data is None:
+            continue
+        with _entity_line(path, number, line):
             qid = data["id"].encode()
             if (found is None or found.group(1) != qid) and not _fresh(qid, wanted, seen, stats, number):
                 stats.parsed += 1  # an id the regex did not see: its claims are never read
                 continue
             entity = entity_from_json(data)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: JSON, UTF-8
-            stats.bad_lines += 1
-            if len(stats.notes) < 20:
-                stats.notes.append(f"{path}: line {number}: not an entity in JSON ({exc}): {line[:60]!r}")
-            continue
         seen.add(qid)
         stats.parsed += 1
         stats.found += 1
@@ -214,6 +219,41 @@ def read_entities(path, qids: Iterable[str] | None = None, stats: EntityStats | 
             f"{path}: {stats.duplicates} lines repeat an entity already read (the first: "
             f"{stats.first_duplicate}); each entity was read from its first line"
         )
+
+
+def _numbered(path) -> Iterator[tuple[int, bytes]]:
+    """The dump's lines with their numbers (from 1), its frame checked (:class:`_Frame`)."""
+    number = 0
+    for buf, pos, end in _blocks(path):
+        for line in buf[pos : end - (buf[end - 1 : end] == b"\n")].split(b"\n"):
+            number += 1
+            yield number, line
+
+
+def _parsed(line: bytes, path, number: int, stats: EntityStats):
+    """A line's JSON; None for a line that is not JSON (torn or damaged: counted, noted)."""
+    try:
+        return _loads(line.strip().rstrip(b","))
+    except ValueError as exc:  # JSON, UTF-8
+        _bad(stats, path, number, exc, line)
+        return None
+
+
+@contextmanager
+def _entity_line(path, number: int, line: bytes):
+    """Reading a parsed line: an object that is no entity, or an entity with values of types a
+    dump never has (an integer target id, a label that is not a string), is a DumpError
+    naming the line: its rows would be wrong, not missing."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError) as exc:
+        what = "not a Wikidata JSON dump: one entity per line" if _no_entity(line) else "an entity of unexpected types"
+        raise DumpError(f"{path}: line {number}: {what} ({type(exc).__name__}: {exc}): {line[:60]!r}") from None
+
+
+def _no_entity(line: bytes) -> bool:
+    """Whether a line's JSON is not an object with an ``"id"``."""
+    return not _is_entity(line.strip())
 
 
 def _loads(line: bytes):
@@ -271,8 +311,10 @@ def _chunks(path, block: int) -> Iterator[bytes]:
 def _blocks(path, block: int = 1 << 22) -> Iterator[tuple[bytes, int, int]]:
     """The decompressed dump as ``(buffer, start, end)``: whole lines ``buffer[start:end]``. Only
     a line cut by the end of a block is copied (joined with its rest). What decodes before
-    damage comes out first, then the :class:`~wikiorigin.errors.DumpError`."""
-    rest = b""
+    damage comes out first, then the :class:`~wikiorigin.errors.DumpError`; so does everything
+    before a line that shows the file is no dump, or an end that shows it cut short
+    (:class:`_Frame`: every reader of the dump reads it through here)."""
+    frame, rest = _Frame(path), b""
     for chunk in _chunks(path, block):
         last = chunk.rfind(b"\n") + 1
         if not last:
@@ -280,13 +322,87 @@ def _blocks(path, block: int = 1 << 22) -> Iterator[tuple[bytes, int, int]]:
             continue
         first = chunk.find(b"\n") + 1
         if rest:
-            yield rest + chunk[:first], 0, len(rest) + first
+            yield frame.lines(rest + chunk[:first], 0, len(rest) + first)
         else:
             first = 0
-        yield chunk, first, last
+        yield frame.lines(chunk, first, last)
         rest = chunk[last:]
     if rest:
-        yield rest, 0, len(rest)
+        yield frame.lines(rest, 0, len(rest))
+    frame.end()
+
+
+_HOW = (
+    "one entity per line between a line '[' and a line ']', as Wikidata writes it; "
+    "to write a JSON array so: (echo '['; jq -c '.[]' FILE | sed '$!s/$/,/'; echo ']') > DUMP.json"
+)
+
+
+class _Frame:
+    """The frame of a Wikidata JSON dump, one rule for every reader: a line ``[`` first, an
+    entity (a JSON object with an ``"id"``) or ``]`` on the next line that is not blank, and a
+    line ``]`` last; else a :class:`~wikiorigin.errors.DumpError` (a file that is not a dump,
+    one cut short). Only the first lines are read and the last of each block looked at."""
+
+    def __init__(self, path):
+        self.path, self.number, self.opened, self.entity = path, 0, False, False
+        self.last, self.bytes = b"", 0
+
+    def lines(self, buf: bytes, pos: int, end: int) -> tuple[bytes, int, int]:
+        """``(buf, pos, end)`` as given, once its lines are in the frame."""
+        self.bytes += end - pos
+        at, stop = pos, end
+        while not self.entity and at < end:
+            cut = buf.find(b"\n", at, end)
+            cut = end if cut < 0 else cut
+            self.number += 1
+            self._head(buf[at:cut].strip())
+            at = cut + 1
+        while stop > pos and buf[stop - 1] in b" \t\r\n":
+            stop -= 1
+        if stop > pos:  # the last line that is not blank
+            start = max(pos, buf.rfind(b"\n", pos, stop) + 1)
+            self.last = buf[start : min(stop, start + 60)]
+        return buf, pos, end
+
+    def _head(self, line: bytes) -> None:
+        if not line:
+            return
+        if not self.opened and line == b"[":
+            self.opened = True
+            return
+        if self.opened and (line == b"]" or _is_entity(line)):
+            self.entity = True
+            return
+        if not self.opened and line[:1] == b"[":
+            what = "a JSON array on one line" if line.rstrip(b",")[-1:] == b"]" else "a JSON array over several lines"
+        elif not self.opened and _is_entity(line):
+            what = "entities without the line '[' before them"
+        elif self.opened and line[:1] in b'{"' and not line.rstrip(b",").endswith(b"}"):
+            what = "a JSON array over several lines"
+        else:
+            what = f"found {line[:40]!r}"
+        raise DumpError(
+            f"{self.path}: line {self.number}: not a Wikidata JSON dump: one entity per line ({what}; {_HOW})"
+        )
+
+    def end(self) -> None:
+        if not self.opened:
+            raise DumpError(f"{self.path}: empty: not a Wikidata JSON dump ({_HOW})")
+        if self.last != b"]":
+            raise DumpError(
+                f"{self.path}: cut short: the dump ends after {self.bytes:,} bytes without its closing line ']' "
+                f"(its last line begins {self.last[:40]!r}): download it again"
+            )
+
+
+def _is_entity(line: bytes) -> bool:
+    """Whether a line is one entity of a dump: a JSON object with an ``"id"``."""
+    try:
+        data = _loads(line.rstrip(b","))
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "id" in data
 
 
 def _py_screen(buf: bytes, pos: int, end: int, wanted: set[bytes], number: int) -> tuple[list, int, int]:
@@ -397,8 +513,8 @@ def _fast_place(line: bytes, qid: str, languages: list[str], named: int = 0) -> 
     end = len(line)
     while end and line[end - 1] in b" \t\r,":
         end -= 1
-    if line[:1] != b"{" or line[end - 1 : end] != b"}":
-        return None
+    if line[:1] != b"{" or line[end - 1 : end] != b"}" or _NOT_ARRAY.search(line, named):
+        return None  # not whole, or P131 or P17 holding no array: read whole, to say where
     values, first = {}, end
     for prop, key in _ARRAYS.items():
         at = line.find(key, named)
@@ -436,8 +552,8 @@ def place_from_json(data: dict, languages: Iterable[str]) -> Entity:
     P131 and P17 values; no values: not a place. ``KeyError`` if it has no ``id``."""
     labels = data.get("labels") or {}
     return Entity(
-        qid=data["id"],
-        labels={lang: labels[lang]["value"] for lang in languages if lang in labels},
+        qid=_expect(data["id"], str, "the id"),
+        labels={lang: _expect(labels[lang]["value"], str, f"the label {lang}") for lang in languages if lang in labels},
         located_in=item_claims(data, "P131"),
         country=item_claims(data, "P17"),
     )
@@ -468,13 +584,12 @@ def _read_kept(
             entity = None
         if entity is not None:
             return qid, entity
-    try:
-        data = _loads(line.strip().rstrip(b","))
+    data = _parsed(line, path, number, stats)
+    if data is None:
+        return None
+    with _entity_line(path, number, line):
         real = data["id"].encode()
         entity = entity_from_json(data) if real in wanted else place_from_json(data, languages)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: JSON, UTF-8
-        _bad(stats, path, number, exc, line)
-        return None
     return real, entity
 
 
