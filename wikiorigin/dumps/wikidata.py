@@ -12,7 +12,12 @@ The JSON dump (``wikidata-<date>-all.json.gz``) is one entity per line between `
 ``]``, each line ending with a comma. :func:`read_entities` streams it and, when given the
 QIDs wanted, reads each line's ``"id"`` with a regex on its first bytes and parses only the
 wanted lines: most of the dump is never parsed. A line that is not JSON is counted and
-reported with its line number, never fatal. An entity on several lines (a dump concatenated
+reported with its line number, never fatal; a line of JSON that is no entity, or an entity
+with values of types a dump never has (an integer target id, a label that is no string), is a
+:class:`~wikiorigin.errors.DumpError` naming the line. Every reader reads the dump's frame by one
+rule (:class:`_Frame`): a line ``[`` first, an entity next, a line ``]`` last; a file that is no
+dump (a JSON array laid out otherwise among them) ends at its first lines, one cut short at its
+end, after every entity before. An entity on several lines (a dump concatenated
 or repeated in part) is read from its first line only: the others are counted and reported
 once (how many, the first repeated id and its line), so that the result never depends on
 which copy came last.
