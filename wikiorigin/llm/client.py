@@ -28,7 +28,17 @@ validated either way, and ``usage.structured`` counts the calls answered under t
 Only complete, usable answers are kept (and cached): an empty answer or an HTML page is
 retried, then failed; an answer cut off by the output limit is a failed request unless the
 request says a cut answer is still an answer (``truncated_ok``, as an evaluation with a
-token budget does).
+token budget does). A refusal (the message's ``refusal``, or ``finish_reason``
+``content_filter``) is the model's answer: a failed request (``refusal: ...``,
+``content_filter: ...``) that is not retried, and is cached, so that running again does not
+pay for it again (``retry_refusals=True`` asks again). The usage counts every response the
+server sent, usable or not: it billed them all.
+
+Nothing is paid twice: identical requests in one run are sent once (they share the one in
+flight), and a request that another run on the same cache is sending is waited for, not sent
+(:meth:`RequestCache.claim`); a cache row that cannot be read is named in a warning and asked
+again. A run that stops on an error (a full disk under the cache) ends its other requests
+before it raises.
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ import sys
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..progress import Progress
 from ..retry import Backoff
@@ -120,10 +130,11 @@ class Usage:
     sleeping between tries and for the rate limits."""
 
     requests: int = 0
-    calls: int = 0
-    cache_hits: int = 0
+    calls: int = 0  # responses the server sent (and billed), usable or not
+    cache_hits: int = 0  # answered without a call: the cache, or a request in flight already
     retries: int = 0
     failures: int = 0
+    refused: int = 0  # of the failures, the model's refusals (refusal, content_filter)
     input_tokens: int = 0
     output_tokens: int = 0  # reasoning tokens included, as servers count and price them
     reasoning_tokens: int = 0
@@ -150,8 +161,9 @@ class Usage:
         cost = self.cost(prices)
         return (
             f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
-            f"{self.failures} failed, {self.input_tokens:,} input and {self.output_tokens:,} "
-            f"output tokens"
+            f"{self.failures} failed"
+            + (f" ({self.refused} refused by the model)" if self.refused else "")
+            + f", {self.input_tokens:,} input and {self.output_tokens:,} output tokens"
             + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
             + (f", ${cost:,.4f}" if cost is not None else "")
             + f", {self.waited:,.1f} s waiting"
@@ -216,7 +228,8 @@ class LLMClient:
     """Answers lists of :class:`ChatRequest` with a backend (:class:`~wikiorigin.llm.OpenAIBackend`,
     :class:`~wikiorigin.llm.TransformersBackend`), an optional :class:`RequestCache`, at most
     ``concurrency`` requests at a time, ``retries`` with backoff, optional ``rpm`` / ``tpm`` limits
-    and ``prices`` for the cost in :attr:`usage` (see the module docstring).
+    and ``prices`` for the cost in :attr:`usage` (see the module docstring). A refusal that the
+    cache holds is the answer again unless ``retry_refusals``.
 
     :meth:`run` returns one :class:`ChatResult` per request, in order; :meth:`dry_run` counts the
     calls a run would make. Raises ``ValueError`` for a setting out of range, and
@@ -238,6 +251,7 @@ class LLMClient:
         stop_after: int = 10,
         reasoning_effort: str | None = None,
         structured_outputs: bool = True,
+        retry_refusals: bool = False,
     ):
         if concurrency < 1:
             raise ValueError(f"LLMClient: concurrency must be >= 1, not {concurrency}")
@@ -250,6 +264,7 @@ class LLMClient:
                 f"LLMClient: reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, not {reasoning_effort!r}"
             )
         self.reasoning_effort, self.structured_outputs = reasoning_effort, structured_outputs
+        self.retry_refusals = retry_refusals
         self.backend, self.cache = backend, cache
         self.concurrency, self.retries = concurrency, retries
         self.backoff, self.max_wait = backoff, max_wait
@@ -261,6 +276,8 @@ class LLMClient:
         self.stop_after = stop_after
         self._given_up, self._down = 0, None
         self._first_sent = not check
+        self._inflight: dict[str, asyncio.Future] = {}
+        self.poll = 0.2  # seconds between looks at a request another run is sending
 
     def params(self, params: dict) -> dict:
         """The parameters a request is sent with: as given, or, with a ``reasoning_effort``,
@@ -287,13 +304,20 @@ class LLMClient:
 
     def warnings(self) -> list[str]:
         """What the run's answers say about its settings: a reasoning effort the server seems
-        to ignore (no reasoning tokens reported in any answer)."""
+        to ignore (no reasoning tokens reported in any answer); requests the model refused."""
+        said = []
         if self.reasoning_effort and self.usage.calls and not self.usage.reasoning_tokens:
-            return [
+            said.append(
                 f"{self.backend.model}: reasoning_effort {self.reasoning_effort!r} was sent, but the server "
                 f"reported no reasoning tokens in {self.usage.calls} answers: it may have ignored it"
-            ]
-        return []
+            )
+        if self.usage.refused:
+            said.append(
+                f"{self.backend.model} refused {self.usage.refused} requests (refusal or content_filter): "
+                "the model's answer, kept in the cache, so running again does not ask them again"
+                + ("" if self.retry_refusals else "; retry_refusals= asks them again")
+            )
+        return said
 
     def _takes_schema(self) -> bool:
         """Whether the backend can be sent a JSON-schema ``response_format`` (not refused yet)."""
@@ -305,9 +329,41 @@ class LLMClient:
             self.backend.key, self.backend.model, request.messages, self.params(request.params), request.prompt_version
         )
 
+    def _typed_key(self, messages, params: dict, prompt_version: str) -> str | None:
+        """The key of a request as caches held it before endpoints were normalised (the
+        backend's ``typed_key``), when it differs."""
+        typed = getattr(self.backend, "typed_key", None)
+        return request_key(typed, self.backend.model, messages, params, prompt_version) if typed else None
+
+    def _stored(self, key: str, stored: dict | None) -> dict | None:
+        """``stored`` when it serves this run: a row without an answer's fields is damaged
+        (named in a warning, asked again), and a refusal is asked again with ``retry_refusals``."""
+        if stored is None:
+            return None
+        if not isinstance(stored.get("text"), str) or not all(
+            isinstance(stored.get(k), int) for k in ("input_tokens", "output_tokens")
+        ):
+            self.cache.damaged(key, f"no text and tokens: {_sample(stored)}")
+            return None
+        return None if self.retry_refusals and _declined(stored) else stored
+
+    def _lookup(self, key: str, messages, params: dict, prompt_version: str) -> tuple[str, dict | None]:
+        """The answer stored for a request, and the key it was found under (its key, or the
+        key as typed before normalisation)."""
+        stored = self._stored(key, self.cache.get(key))
+        if stored is None and (typed := self._typed_key(messages, params, prompt_version)):
+            stored = self._stored(typed, self.cache.get(typed))
+            return typed, stored
+        return key, stored
+
     def dry_run(self, requests: list[ChatRequest]) -> dict:
         """How many calls a run would make (cache hits excluded) and their input tokens."""
-        todo = [r for r in requests if self.cache is None or self.cache.get(self.key(r)) is None]
+        todo = [
+            r
+            for r in requests
+            if self.cache is None
+            or self._lookup(self.key(r), r.messages, self.params(r.params), r.prompt_version)[1] is None
+        ]
         return {
             "requests": len(requests),
             "calls": len(todo),
@@ -332,15 +388,29 @@ class LLMClient:
         if self._first_sent:
             self._first_tried.set()
         self._given_up, self._down = 0, None
+        self._inflight = {}
         self._progress = Progress(
             f"{self.backend.model}: requests", total=len(requests), unit="request", note=self._progress_note
         )
+        tasks = [asyncio.ensure_future(self._one(r, gate, limit)) for r in requests]
         try:
-            return await asyncio.gather(*(self._one(r, gate, limit) for r in requests))
-        finally:  # the HTTP client goes with this loop, not after it (no "Event loop is closed")
-            self._progress.close()
-            if hasattr(self.backend, "aclose"):
-                await self.backend.aclose()
+            return await asyncio.gather(*tasks)
+        finally:
+            await self._wind_down(tasks)
+
+    async def _wind_down(self, tasks) -> None:
+        """However the run ended: the requests still going are stopped and awaited (an error
+        such as a full disk leaves no task behind to be reported at the loop's end), this run's
+        claims in the cache end, and the HTTP client goes with this loop, not after it (no
+        "Event loop is closed")."""
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._progress.close()
+        if self.cache is not None:
+            self.cache.release()
+        if hasattr(self.backend, "aclose"):
+            await self.backend.aclose()
 
     def _progress_note(self) -> str:
         cost = self.usage.cost(self.prices)
@@ -393,18 +463,51 @@ class LLMClient:
         return ChatResult(result.text, error=fixed.error or f"invalid JSON after one repair: {problem}")
 
     async def _ask(self, messages, request: ChatRequest, gate, limit) -> ChatResult:
+        """The answer from the cache, from an identical request in flight in this run, or asked."""
         params = self.params(request.params)
         key = request_key(self.backend.key, self.backend.model, messages, params, request.prompt_version)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            self.usage.cache_hits += 1
-            return ChatResult(
-                hit["text"],
-                cached=True,
-                input_tokens=hit["input_tokens"],
-                output_tokens=hit["output_tokens"],
-                reasoning_tokens=hit.get("reasoning_tokens", 0),
-                finish_reason=hit.get("finish_reason"),
-            )
+        if self.cache is not None:
+            found, stored = self._lookup(key, messages, params, request.prompt_version)
+            if stored is not None:
+                if found != key:  # stored under the endpoint as typed: found at once next time
+                    await asyncio.to_thread(self.cache.put, key, stored)
+                return self._from_cache(stored)
+        shared = self._inflight.get(key)
+        if shared is not None:
+            result = replace(await asyncio.shield(shared), cached=True)
+            self.usage.cache_hits += result.error is None
+            return result
+        future = self._inflight[key] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_retrieved)
+        try:
+            result = await self._asked(key, messages, params, request, gate, limit)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+            raise
+        future.set_result(result)
+        return replace(result)
+
+    def _from_cache(self, stored: dict) -> ChatResult:
+        self.usage.cache_hits += 1
+        declined = _declined(stored)
+        if declined:
+            self.usage.refused += 1
+        return ChatResult(
+            None if declined else stored["text"],
+            cached=True,
+            error=declined,
+            input_tokens=stored["input_tokens"],
+            output_tokens=stored["output_tokens"],
+            reasoning_tokens=stored.get("reasoning_tokens", 0),
+            finish_reason=stored.get("finish_reason"),
+        )
+
+    async def _asked(self, key: str, messages, params: dict, request: ChatRequest, gate, limit) -> ChatResult:
+        """A request that is not in the cache: sent (the first of the run alone), unless another
+        run sends it already: then its answer."""
         if not self._checked:
             await self._ensure_checked()
         if request.schema is not None and self.structured_outputs and self._takes_schema():
@@ -426,26 +529,48 @@ class LLMClient:
             async with gate:
                 if self._down is not None:
                     return ChatResult(None, error=f"not sent: {self._down}")
+                answered = await self._claim(key)
+                if answered is not None:
+                    return answered
                 answer, error = await self._call(messages, params, limit, request, first)
         finally:
             if first:  # set after its first try already; here whatever ended it
                 self._first_tried.set()
         return await self._kept(key, answer, error)
 
+    async def _claim(self, key: str) -> ChatResult | None:
+        """None once this run has claimed ``key`` in the cache (it sends the request); the
+        answer, when another run that had claimed it stored one meanwhile (waited for, polling,
+        as long as that run lives and its claim lasts: one request's worst case)."""
+        if self.cache is None:
+            return None
+        timeout = getattr(self.backend, "timeout", None) or 600.0
+        seconds = worst_case_seconds(timeout, self.retries, self.max_wait) + 60
+        while True:
+            answer, holder = await asyncio.to_thread(self.cache.claim, key, seconds)
+            if holder is None:
+                stored = self._stored(key, answer)
+                return self._from_cache(stored) if stored is not None else None
+            self.usage.waited += self.poll
+            await asyncio.sleep(self.poll)
+
     async def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
-        """The result of one call; a usable answer is counted and cached at once (in a worker
-        thread: a cache locked by another process is waited for without stopping the loop)."""
+        """The result of one call; an answer is cached at once (in a worker thread: a cache
+        locked by another process is waited for without stopping the loop), a refusal too; a
+        failed request ends its claim, for another run to send."""
         if error is not None:
+            if self.cache is not None:
+                await asyncio.to_thread(self.cache.release, key)
             return ChatResult(None, error=error)
-        self.usage.calls += 1
-        self.usage.input_tokens += answer["input_tokens"]
-        self.usage.output_tokens += answer["output_tokens"]
-        self.usage.reasoning_tokens += answer.get("reasoning_tokens", 0)
         self.usage.structured += bool(answer.pop("json_schema", False))
         if self.cache is not None:
             await asyncio.to_thread(self.cache.put, key, answer)
+        declined = _declined(answer)
+        if declined:
+            self.usage.refused += 1
         return ChatResult(
-            answer["text"],
+            None if declined else answer["text"],
+            error=declined,
             input_tokens=answer["input_tokens"],
             output_tokens=answer["output_tokens"],
             reasoning_tokens=answer.get("reasoning_tokens", 0),
@@ -480,6 +605,7 @@ class LLMClient:
                 finally:
                     if first and attempt == 0 and not isinstance(sys.exc_info()[1], RequestError):
                         self._first_tried.set()  # the others go now (after a refusal: with its error)
+                self._count(answer)
                 _usable(answer, request, params)
             except _CutOff as exc:
                 return None, str(exc)
@@ -507,6 +633,13 @@ class LLMClient:
                 self._given_up = 0
                 return answer, None
 
+    def _count(self, answer: dict) -> None:
+        """A response's usage, whatever comes of it: the server billed it."""
+        self.usage.calls += 1
+        self.usage.input_tokens += answer.get("input_tokens") or 0
+        self.usage.output_tokens += answer.get("output_tokens") or 0
+        self.usage.reasoning_tokens += answer.get("reasoning_tokens") or 0
+
     async def _try(self, messages, params) -> dict:
         """One try, bounded as a whole by the backend's ``timeout`` (a server that drips its
         answer a byte at a time is cut off there, not after one timeout per read)."""
@@ -531,10 +664,38 @@ class _CutOff(Exception):
     """An answer stopped by the output limit, for a request that wants a whole one."""
 
 
+def _retrieved(future: asyncio.Future) -> None:
+    """Marks a shared request's error as seen when no identical request awaited it."""
+    if not future.cancelled():
+        future.exception()
+
+
+def _declined(answer: dict) -> str | None:
+    """Why the model declined to answer (its ``refusal``, or the server's content filter), or None."""
+    if answer.get("refusal"):
+        return "refusal: " + _one_line(str(answer["refusal"]))
+    if answer.get("finish_reason") == "content_filter":
+        text = _one_line(answer.get("text") or "")
+        return "content_filter: the server's content filter stopped the answer" + (f" ({text})" if text else "")
+    return None
+
+
+def _one_line(text: str, width: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _sample(stored: dict) -> str:
+    return _one_line(json.dumps(stored, ensure_ascii=False), 80)
+
+
 def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
     """Raises unless ``answer`` may be kept: :class:`_CutOff` for an answer stopped by the
     output limit (unless the request takes one), :class:`TransientError` for an empty answer or
-    an HTML page (retried: servers and proxies send them when they are in trouble)."""
+    an HTML page (retried: servers and proxies send them when they are in trouble). A refusal
+    is kept: it is the model's answer (:func:`_declined`)."""
+    if _declined(answer):
+        return
     if answer.get("finish_reason") == "length":
         if request.truncated_ok:
             return

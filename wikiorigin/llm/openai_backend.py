@@ -3,20 +3,27 @@ llama.cpp, ...) through ``base_url``. Keys come from the environment only.
 
 :meth:`OpenAIBackend.check` asks the endpoint once, cheaply, before the first paid call: an
 unreachable server, a refused key or an unknown model is an :class:`EndpointError` (one line,
-naming the variable that holds the key) instead of a run in which every request fails.
+naming the variable that holds the key) instead of a run in which every request fails; a
+key that is not set at all is one before anything runs (:meth:`OpenAIBackend.check_key`).
+The endpoint is in the cache key normalised (:func:`endpoint_key`): the same server typed
+another way (``localhost`` or ``127.0.0.1``, a trailing slash, the default port) is the same key.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import os
 import re
+from urllib.parse import urlsplit
 
 from ..errors import ParameterError
 from ..retry import retry_after
 
-__all__ = ["OpenAIBackend", "TransientError", "RequestError", "EndpointError"]
+__all__ = ["OpenAIBackend", "TransientError", "RequestError", "EndpointError", "endpoint_key"]
+
+OPENAI_URL = "https://api.openai.com/v1"
 
 # The probe's timeout: an endpoint that does not answer a model listing within this is
 # taken for unreachable (a run's own requests get --timeout).
@@ -84,14 +91,45 @@ class OpenAIBackend:
             raise ValueError(f"OpenAIBackend: timeout must be > 0 seconds, not {timeout}")
         self._openai = openai
         self.model, self.base_url, self.timeout = model, base_url, timeout
-        self.azure_endpoint, self.api_version = azure_endpoint, api_version
+        self.azure_endpoint = azure_endpoint
+        self.api_version = api_version or os.environ.get("OPENAI_API_VERSION") or "2024-10-21"
         self._client, self._loop = None, None
         self._dropped: frozenset = frozenset()  # BEST_EFFORT parameters this server refused
 
     @property
     def key(self) -> str:
-        """The backend's part of a cache key: the model and the endpoint."""
-        return f"{self.name}:{self.azure_endpoint or self.base_url or 'https://api.openai.com/v1'}"
+        """The backend's part of a cache key: the endpoint, normalised (:func:`endpoint_key`)."""
+        return f"{self.name}:{endpoint_key(self._endpoint)}"
+
+    @property
+    def typed_key(self) -> str | None:
+        """The key as caches before normalisation held it (the endpoint as typed), when it
+        differs from :attr:`key`: answers stored under it are still found."""
+        typed = f"{self.name}:{self._endpoint}"
+        return typed if typed != self.key else None
+
+    @property
+    def _endpoint(self) -> str:
+        return self.azure_endpoint or self.base_url or OPENAI_URL
+
+    def check_key(self) -> None:
+        """Raises :class:`EndpointError` naming the variable when the endpoint needs a key and
+        none is set: OpenAI's own (no ``base_url``) needs ``OPENAI_API_KEY``, Azure
+        ``AZURE_OPENAI_API_KEY`` (or ``AZURE_OPENAI_AD_TOKEN``); another server may need none."""
+        if self.azure_endpoint:
+            if not (os.environ.get("AZURE_OPENAI_API_KEY") or os.environ.get("AZURE_OPENAI_AD_TOKEN")):
+                raise EndpointError(
+                    f"no API key for {self.azure_endpoint}: AZURE_OPENAI_API_KEY is not set "
+                    "(nor AZURE_OPENAI_AD_TOKEN): set it to the key of the Azure resource",
+                    "azure_endpoint",
+                    url=self.azure_endpoint,
+                )
+        elif not self.base_url and not os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
+            raise EndpointError(
+                f"no API key for {OPENAI_URL}: OPENAI_API_KEY is not set: set it, or give "
+                "{base_url} for a server that needs none",
+                url=OPENAI_URL,
+            )
 
     @property
     def key_variable(self) -> str:
@@ -107,7 +145,7 @@ class OpenAIBackend:
             if self.azure_endpoint:
                 self._client = openai.AsyncAzureOpenAI(
                     azure_endpoint=self.azure_endpoint,
-                    api_version=self.api_version or "2024-10-21",
+                    api_version=self.api_version,
                     api_key=os.environ.get("AZURE_OPENAI_API_KEY"),
                     timeout=self.timeout,
                     max_retries=0,
@@ -184,6 +222,7 @@ class OpenAIBackend:
             self.json_schema = True
         usage = response.usage
         details = getattr(usage, "completion_tokens_details", None) if usage else None
+        refusal = getattr(choice.message, "refusal", None)
         return {
             "text": choice.message.content or "",
             "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
@@ -191,6 +230,7 @@ class OpenAIBackend:
             "reasoning_tokens": (getattr(details, "reasoning_tokens", None) or 0) if details else 0,
             "finish_reason": choice.finish_reason,
             "json_schema": "response_format" in params,
+            **({"refusal": refusal} if isinstance(refusal, str) and refusal.strip() else {}),
         }
 
     async def aclose(self) -> None:
@@ -206,7 +246,9 @@ class OpenAIBackend:
         neither the model nor any models (Azure deployments, llama.cpp, some proxies) is asked
         for a 1-token completion instead, which also tells an unknown model (404). The error
         carries nothing of the SDK's: it pickles however exceptions are pickled (Dask's tblib
-        pickles each one's context too, and the SDK's errors cannot be rebuilt from their args)."""
+        pickles each one's context too, and the SDK's errors cannot be rebuilt from their args).
+        A key that is not set is said first (:meth:`check_key`), without asking."""
+        self.check_key()
         try:
             await self._check()
         except EndpointError as exc:
@@ -260,11 +302,7 @@ class OpenAIBackend:
     def url(self) -> str:
         """The endpoint's base URL, as the client uses it once made."""
         client = self._client
-        return (
-            str(client.base_url).rstrip("/")
-            if client is not None
-            else (self.azure_endpoint or self.base_url or "https://api.openai.com/v1")
-        )
+        return str(client.base_url).rstrip("/") if client is not None else self._endpoint
 
     def _refused(self, exc) -> None:
         if exc.status_code in (401, 403):
@@ -289,6 +327,38 @@ class OpenAIBackend:
             also=given[1:],
             url=self.url,
         )
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint_key(url: str) -> str:
+    """``url`` as one server is one key: the scheme and host in lower case, the default port
+    (80, 443) left out, no trailing slash, no user name or password, and every loopback name
+    (``localhost``, ``127.x.x.x``, ``::1``) as ``localhost``."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # not a URL the SDK could use either: kept as typed
+        return url
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").rstrip(".")
+    if _loopback(host):
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        host += f":{port}"
+    path = parts.path.rstrip("/")
+    return f"{scheme}://{host}{path}" + (f"?{parts.query}" if parts.query else "")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _connection_problem(exc, timeout: float) -> str:
