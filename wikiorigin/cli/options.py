@@ -54,6 +54,7 @@ FLAGS = {
     "base_url": "--base-url",
     "azure_endpoint": "--azure-endpoint",
     "reasoning_effort": "--reasoning-effort",
+    "retry_refusals": "--retry-refusals",
     "temperature": "--temperature",
     "top_p": "--top-p",
     "max_tokens": "--max-tokens",
@@ -221,6 +222,13 @@ def llm_options(b) -> None:
         "only the failed requests (answers already paid for come from the cache)",
     )
     w = b.add_argument_group("timeouts, retries and waits", _WAITS)
+    b.add_argument(
+        "--retry-refusals",
+        action="store_true",
+        help="ask again the requests the model refused (a refusal, or the server's content_filter): "
+        "without it a refusal is the model's answer, kept in the cache, not asked again by a re-run "
+        "and still a failed request (a failed row, exit 1 unless --allow-failures)",
+    )
     w.add_argument(
         "--timeout",
         type=positive(float),
@@ -277,7 +285,9 @@ def check_cache(args) -> None:
 def llm_client(args, name):
     """The LLM client of model ``name`` that :func:`llm_options` describe; ``--prices`` is read
     here, once (``client.prices``). The cache path is checked against the command's files
-    (:func:`check_cache`) and opened (checked: :class:`~wikiorigin.llm.cache.CacheError`)."""
+    (:func:`check_cache`) and opened (checked: :class:`~wikiorigin.llm.cache.CacheError`); an
+    API key the endpoint needs and the environment lacks is an error now, before anything runs
+    (:meth:`~wikiorigin.llm.OpenAIBackend.check_key`; not for ``--dry-run``, which sends nothing)."""
     from ..llm import LLMClient, OpenAIBackend, RequestCache, TransformersBackend
 
     check_cache(args)
@@ -287,6 +297,8 @@ def llm_client(args, name):
     else:
         backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint, timeout=args.timeout)
     return LLMClient(
+        if not getattr(args, "dry_run", False):
+            backend.check_key()
         backend,
         RequestCache(args.cache),
         concurrency=args.concurrency,
@@ -298,6 +310,7 @@ def llm_client(args, name):
         reasoning_effort=args.reasoning_effort,
         structured_outputs=args.structured_outputs == "auto",
     )
+        retry_refusals=args.retry_refusals,
 
 
 # --- the model under evaluation (`eval`) -------------------------------------------------------

@@ -38,12 +38,16 @@ def show_log():
 def print_usage(clients) -> None:
     """One usage line on stderr per ``(name, client)`` pair (``name: requests, tokens, cost,
     waits``), priced with the client's own prices, and the client's warnings (a reasoning effort
-    the server seems to ignore); a client that is None is passed over."""
+    the server seems to ignore, requests the model refused), its parameters said as the LLM
+    options' flags; a client that is None is passed over. The tokens and cost are of every
+    response the server sent, usable or not."""
+    from .options import FLAGS, in_flags
+
     for name, client in clients:
         if client is not None:
             print(f"{name}: {client.usage.summary(client.prices)}", file=sys.stderr)
             for warning in client.warnings():
-                print(f"wikiorigin: warning: {warning}", file=sys.stderr)
+                print(f"wikiorigin: warning: {in_flags(warning, FLAGS)}", file=sys.stderr)
 
 
 def requests_outcome(clients, where: str, names: dict[str, str] | None = None, *, allow_failures: bool = False) -> int:
