@@ -221,7 +221,6 @@ def llm_options(b) -> None:
         "`complete: false`); without it such a run exits 1, and the same command again retries "
         "only the failed requests (answers already paid for come from the cache)",
     )
-    w = b.add_argument_group("timeouts, retries and waits", _WAITS)
     b.add_argument(
         "--retry-refusals",
         action="store_true",
@@ -229,6 +228,7 @@ def llm_options(b) -> None:
         "without it a refusal is the model's answer, kept in the cache, not asked again by a re-run "
         "and still a failed request (a failed row, exit 1 unless --allow-failures)",
     )
+    w = b.add_argument_group("timeouts, retries and waits", _WAITS)
     w.add_argument(
         "--timeout",
         type=positive(float),
@@ -296,9 +296,9 @@ def llm_client(args, name):
         backend = TransformersBackend(name)
     else:
         backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint, timeout=args.timeout)
-    return LLMClient(
         if not getattr(args, "dry_run", False):
             backend.check_key()
+    return LLMClient(
         backend,
         RequestCache(args.cache),
         concurrency=args.concurrency,
@@ -309,8 +309,8 @@ def llm_client(args, name):
         prices=args.prices,
         reasoning_effort=args.reasoning_effort,
         structured_outputs=args.structured_outputs == "auto",
-    )
         retry_refusals=args.retry_refusals,
+    )
 
 
 # --- the model under evaluation (`eval`) -------------------------------------------------------
