@@ -93,6 +93,8 @@ def clear_stale(out) -> bool:
         pid = lock.path.read_bytes().split(b"\n", 1)[0].strip()
     except OSError:  # none there (or not readable: not ours to judge)
         return False
+    if pid and not pid.isdigit():  # not a lock file (an input under that name): never ours to remove
+        return False
     if pid.isdigit() and running(int(pid)):
         return False
     try:
