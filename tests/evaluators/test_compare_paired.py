@@ -108,31 +108,18 @@ def test_six_released_models_paired(released, data_dir, tmp_path):
     assert (tmp_path / "cmp" / "models.png").exists()
 
 
-def test_runs_on_other_questions_are_not_paired(released, tmp_path, capsys):
-    """Scored alone, gpt4o-mini's responses answer questions worded otherwise (other ids): no
-    pair; qwen2.5's 807 are paired with calm2's 810 on the 807 both have."""
+def test_runs_on_other_items_are_refused(released, tmp_path, capsys):
+    """Scored alone, gpt4o-mini's responses answer questions worded otherwise (other ids), and
+    qwen2.5's cover 807 of calm2's 810: runs over different item sets are refused (exit 2, one
+    line naming two of them), never ranked or tested as if they were the same set."""
     _, alone = released
     runs = [alone[m] for m in ("calm2-7b-chat", "gpt4o-mini", "qwen2.5-7b-instruct")]
-    assert cli.main(["eval", "compare", *map(str, runs), "--out", str(tmp_path / "cmp")]) == 0
-    assert "1 pairs tested (2 not paired)" in capsys.readouterr().out
-    written = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
-    assert [(u["a"], u["b"]) for u in written["unpaired"]] == [
-        ("calm2-7b-chat", "gpt4o-mini"),
-        ("gpt4o-mini", "qwen2.5-7b-instruct"),
-    ]
-    assert all("runs on different questions are not paired" in u["reason"] for u in written["unpaired"])
-    (pair,) = written["pairs"]
-    assert (pair["a"], pair["b"], pair["n"], pair["only_a"], pair["only_b"]) == (
-        "calm2-7b-chat",
-        "qwen2.5-7b-instruct",
-        807,
-        3,
-        0,
-    )
-    a, b = _correct(alone["calm2-7b-chat"]), _correct(alone["qwen2.5-7b-instruct"])
-    assert pair["difference"] == pytest.approx(np.mean([float(a[k]) - float(b[k]) for k in b]))
-    assert [e["vs_next"] for e in written["ranking"]][:1] == [None]  # gpt4o-mini first, paired with no one
-    assert "Not paired: calm2-7b-chat and gpt4o-mini" in (tmp_path / "cmp" / "comparison.md").read_text()
+    assert cli.main(["eval", "compare", *map(str, runs), "--out", str(tmp_path / "cmp")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {runs[0]} and {runs[1]} ran on different items" in err
+    assert cli.main(["eval", "compare", str(runs[0]), str(runs[2]), "--out", str(tmp_path / "cmp")]) == 2
+    assert "(810 and 807 items, 807 of them the same)" in capsys.readouterr().err
+    assert not (tmp_path / "cmp").exists()
 
 
 class _Recorded:

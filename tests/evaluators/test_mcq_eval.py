@@ -382,8 +382,8 @@ def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
         )
         items = mcq.evaluate_generate(rows, EndpointModel(client))
     summary = mcq.summarize(items)
-    assert summary["failed"] == 1 and items[0]["response"] is None and items[0]["correct"] is False
-    assert summary["accuracy"] == 3 / 4
+    assert summary["failed"] == 1 and items[0]["response"] is None and items[0]["correct"] is None
+    assert summary["accuracy"] == 3 / 3 and summary["n"] == 4 and summary["answered"] == 3  # no answer: not wrong
     mcq.write_mcq_results(tmp_path / "run", items, summary)
     assert "1 requests failed after retries" in (tmp_path / "run" / "report.md").read_text()
     assert (
@@ -565,7 +565,8 @@ def test_an_evaluation_whose_every_request_failed_exits_1(tmp_path, capsys):
                 str(tmp_path / "some"),
             ]
         )
-        assert code == 0 and "warning: 1 of 3 requests failed" in capsys.readouterr().err
+        assert code == 1 and "error: 1 of 3 requests failed after their retries" in capsys.readouterr().err
+        assert json.loads((tmp_path / "some" / "summary.json").read_text())["complete"] is False
 
 
 def test_two_evaluations_into_one_directory(tmp_path, capsys):

@@ -165,15 +165,15 @@ def test_ranking_against_the_published_table(released_runs, data_dir, tmp_path, 
     assert "| rank | model | accuracy | published | difference |" in (tmp_path / "cmp" / "comparison.md").read_text()
 
 
-def test_released_runs_asked_otherwise_are_flagged(released_runs, tmp_path, caplog):
+def test_released_runs_asked_otherwise_are_refused(released_runs, tmp_path):
     """gpt4o-mini's released responses answer questions worded otherwise (「…回答のみ出力しなさい」)
-    and qwen2.5's cover 807 rows: both differ from calm2's in the questions (``data``)."""
-    runs = [released_runs[m] for m in ("calm2-7b-chat", "gpt4o-mini", "qwen2.5-7b-instruct")]
-    result = compare_runs(runs, tmp_path / "cmp")
-    assert [w.split(" differs from ")[0] for w in result["warnings"]] == [str(runs[1]), str(runs[2])]
-    assert all(" in data (data: " in w for w in result["warnings"])
-    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == result["warnings"]
-    assert "**Not comparable as they stand:**" in (tmp_path / "cmp" / "comparison.md").read_text()
+    and qwen2.5's cover 807 rows: neither is on calm2's items, so neither is ranked beside it."""
+    calm2, gpt, qwen = (released_runs[m] for m in ("calm2-7b-chat", "gpt4o-mini", "qwen2.5-7b-instruct"))
+    with pytest.raises(WikioriginError, match=f"{calm2} and {gpt} ran on different items \\(810 and 810 items, 0 "):
+        compare_runs([calm2, gpt, qwen], tmp_path / "cmp")
+    with pytest.raises(WikioriginError, match="\\(810 and 807 items, 807 of them the same\\)"):
+        compare_runs([calm2, qwen], tmp_path / "cmp")
+    assert not (tmp_path / "cmp").exists()  # refused before anything is written
 
 
 def test_ranking_table_order_and_missing_figures():

@@ -15,13 +15,27 @@ from .outcome import requests_outcome
 __all__ = ["add_commands"]
 
 
+_INPUTS = ("questions", "responses", "human_ratings", "articles", "paraphrases", "external", "cache")
+"""The options that name files an eval command reads: its results directory is none of them."""
+
+
 def _locked(func, args) -> int:
     """Run an eval command holding ``OUT.lock`` (two runs never write one results directory),
-    its library errors in the command line's words."""
+    its library errors in the command line's words. The results directory is checked first,
+    before a file is read, a model loaded or a server called
+    (:func:`~wikiorigin.evaluators.results.check_directory`: not a file, writable, none of the
+    command's inputs, then its lock free)."""
+    from ..evaluators.results import check_directory
     from ..llm.lock import RunLock
 
+    check_directory(args.out, [getattr(args, name, None) for name in _INPUTS])
     with RunLock(args.out) as lock:
         return speaks_flags(func)(args, lock)
+
+
+def _num(value, spec: str = ".3f") -> str:
+    """A figure of the closing line (none: ``–``, a run whose every request failed)."""
+    return "–" if value is None or value != value else format(value, spec)
 
 
 def _saved(kind: str, result, args, lock, line: str) -> int:
@@ -29,8 +43,12 @@ def _saved(kind: str, result, args, lock, line: str) -> int:
     return its status from the LLM clients it used (an endpoint model, a judge, a
     paraphraser): 1 when every request failed."""
     result.save(args.out, lock=lock)
+    if not result.complete:
+        line += f" (complete: false: {result.summary.failed} items unanswered, left out of the figures)"
     print(f"{kind}: {line} -> {args.out}/ (items.parquet, summary.json, report.md)")
-    return requests_outcome(list(result.clients), f"{args.out}/items.parquet", flags(args), allow_failures=args.allow_failures)
+    return requests_outcome(
+        list(result.clients), f"{args.out}/items.parquet", flags(args), allow_failures=args.allow_failures
+    )
 
 
 def add_commands(sub) -> None:
@@ -172,11 +190,11 @@ def cmd_eval_mcq(args, lock) -> int:
         print(join_said(args.responses, result.join), file=sys.stderr)
     summary = result.summary
     extra = (
-        f", parser read {summary.coverage:.1%}"
+        f", parser read {_num(summary.coverage, '.1%')}"
         if "coverage" in summary
-        else f", acc {summary.acc:.3f}, acc_norm {summary.acc_norm:.3f}"
+        else f", acc {_num(summary.acc)}, acc_norm {_num(summary.acc_norm)}"
     )
-    return _saved("mcq", result, args, lock, f"{summary.n} questions, accuracy {summary.accuracy:.3f}{extra}")
+    return _saved("mcq", result, args, lock, f"{summary.n} questions, accuracy {_num(summary.accuracy)}{extra}")
 
 
 # --- freeform ----------------------------------------------------------------------------------
@@ -198,7 +216,11 @@ def cmd_eval_freeform(args, lock) -> int:
     result = task.run(model(args))
     s = result.summary
     return _saved(
-        "freeform", result, args, lock, f"{s.n} questions, exact {s.exact:.3f}, chrF {s.chrf:.1f}, failed {s.failed}"
+        "freeform",
+        result,
+        args,
+        lock,
+        f"{s.n} questions, exact {_num(s.exact)}, chrF {_num(s.chrf, '.1f')}, failed {s.failed}",
     )
 
 
@@ -246,7 +268,7 @@ def cmd_eval_judge(args, lock) -> int:
         result,
         args,
         lock,
-        f"{summary.rated} of {summary.n} answers rated, mean {summary.mean:.2f}{_agreement_said(summary)}",
+        f"{summary.rated} of {summary.n} answers rated, mean {_num(summary.mean, '.2f')}{_agreement_said(summary)}",
     )
 
 
@@ -346,15 +368,28 @@ def _add_compare(e) -> None:
     e.add_argument("--metric", default="accuracy", help="a key of summary.json (accuracy, chrf, mean, ...)")
     e.add_argument("--external", default=None, help="CSV with columns model,score (e.g. JMT-Bench)")
     e.add_argument("--external-name", default="external score", help="the external column's name")
+    e.add_argument(
+        "--allow-failures",
+        action="store_true",
+        help="compare incomplete runs (complete: false) too: each pair on the items both runs "
+        "answered, the others left out and counted; without it such a run is refused",
+    )
 
 
 def cmd_eval_compare(args, lock) -> int:
-    """`wikiorigin eval compare`: several runs ranked, every pair tested on the questions both answered, with
-    published figures and warnings where settings differ (``lock``: ``OUT.lock``, held while it writes)."""
+    """`wikiorigin eval compare`: several runs over the same items ranked, every pair tested on the
+    questions both answered, with published figures and warnings where settings differ
+    (``lock``: ``OUT.lock``, held while it writes). Runs over different items, and incomplete
+    runs without ``--allow-failures``, are refused (exit 2)."""
     from ..evaluators.report import ALPHA, compare_runs
 
     result = compare_runs(
-        args.runs, args.out, metric=args.metric, external=args.external, external_name=args.external_name
+        args.runs,
+        args.out,
+        metric=args.metric,
+        external=args.external,
+        external_name=args.external_name,
+        allow_failures=args.allow_failures,
     )
     print(result["ranking"])
     for note in result["notes"]:

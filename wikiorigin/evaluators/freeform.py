@@ -211,7 +211,8 @@ def evaluate_freeform(
 ) -> list[dict]:
     """Ask each question (in English, or with ``source_language`` in the item's language:
     :func:`question_prompt`) and score the answer: exact match, chrF (nearest answer), best
-    chrF, and an exact match after romanization (unidecode), kept apart."""
+    chrF, and an exact match after romanization (unidecode), kept apart. A request that failed
+    after its retries is ``failed``, its scores None: no answer, neither right nor wrong."""
     sampling = {**SAMPLING, **sampling}
     prompts = [question_prompt(r, source_language, language) for r in rows]
     responses = model.generate(prompts, **sampling)
@@ -220,6 +221,10 @@ def evaluate_freeform(
         answer = answer_text(response)
         scores = score_answer(answer, list(row["answers"]))
         romanized = romanize(answer)
+        exact_romanized = bool(romanized) and romanized in {romanize(a) for a in row["answers"]}
+        if response is None:  # the request failed: nothing to score
+            scores = {**scores, "exact": None, "chrf": None, "chrf_best": None, "matched": None}
+            exact_romanized = None
         items.append(
             {
                 "id": row.get("id") or row.get("qid"),
@@ -231,7 +236,7 @@ def evaluate_freeform(
                 "response": response,
                 "answer": answer,
                 **scores,
-                "exact_romanized": bool(romanized) and romanized in {romanize(a) for a in row["answers"]},
+                "exact_romanized": exact_romanized,
                 "failed": response is None,
             }
         )
@@ -272,9 +277,12 @@ def summarize_freeform(items: list[dict]) -> dict:
     """Means of exact match, chrF, best chrF and romanized exact match: overall, by language,
     by whether an English article exists, and by both (the paper's table layout). Each has
     ``<name>_ci95`` and ``<name>_stderr`` (exact matches: Wilson interval; chrF: Student t;
-    :mod:`~wikiorigin.evaluators.stats`); a block of fewer than 30 questions is ``small``."""
+    :mod:`~wikiorigin.evaluators.stats`); a block of fewer than 30 questions is ``small``.
+    Questions whose request failed (``failed``) are left out of every figure and group: they are
+    over the ``answered`` ones (``n`` counts them all)."""
     if not items:
         raise WikioriginError("no items to summarize")
+    everything, items = items, [i for i in items if not i["failed"]]
 
     def block(part):
         fields = {}
@@ -292,10 +300,12 @@ def summarize_freeform(items: list[dict]) -> dict:
         return {k: block(v) for k, v in sorted(out.items())}
 
     return {
-        "model": items[0]["model"],
+        "model": everything[0]["model"],
         "mode": "freeform",
         **block(items),
-        "failed": sum(i["failed"] for i in items),
+        "n": len(everything),
+        "answered": len(items),
+        "failed": len(everything) - len(items),
         "by_language": groups(lambda i: i["language"]),
         "by_enwiki": groups(lambda i: "with English article" if i["has_enwiki"] else "without"),
         "by_language_enwiki": groups(lambda i: f"{i['language']} / {'en' if i['has_enwiki'] else 'no en'}"),

@@ -127,8 +127,9 @@ def evaluate_generate(
     :class:`~wikiorigin.evaluators.generation.Response` that is ``truncated``: finish reason
     ``length``) and one whose reasoning trace never closed are no answer, read as
     ``truncated``, whatever option their text names: counted apart in the summary, wrong in
-    ``accuracy``, outside ``coverage``. Items carry the ``finish_reason`` (None for recorded
-    responses)."""
+    ``accuracy``, outside ``coverage``. A request that failed after its retries is read as
+    ``failed``, its ``correct`` None (no answer: :func:`summarize` leaves it out of the
+    figures). Items carry the ``finish_reason`` (None for recorded responses)."""
     if model is None:
         if all(r.get("response") is None for r in rows):
             raise WikioriginError(
@@ -161,7 +162,7 @@ def evaluate_generate(
                 "pred": reading.index,
                 "finish_reason": getattr(response, "finish_reason", None),
                 "read_as": how,
-                "correct": reading.index == row["answer_index"],
+                "correct": None if how == "failed" else reading.index == row["answer_index"],  # no answer
                 "judge_verdict": None,
                 "reference_judge": row.get("judge"),
             }
@@ -238,10 +239,16 @@ def summarize(items: list[dict]) -> dict:
     mode: ``acc``, ``acc_norm``, ``acc_norm_bytes`` (and ``accuracy`` = ``acc``). Every
     accuracy, overall and in each group, has ``<name>_ci95`` (Wilson) and ``<name>_stderr``
     (lm-eval's ``acc_stderr``); a block of fewer than 30 questions is ``small``
-    (:mod:`~wikiorigin.evaluators.stats`)."""
+    (:mod:`~wikiorigin.evaluators.stats`).
+
+    A question whose request failed after its retries (``read_as`` ``failed``) has no answer:
+    it is neither right nor wrong, and every figure, interval and group is over the
+    ``answered`` questions (``n`` counts them all, ``failed`` those left out); a run with such
+    questions is incomplete (:class:`~wikiorigin.evaluators.results.RunResult`)."""
     if not items:
         raise WikioriginError("no items to summarize")
     mode = items[0]["mode"]
+    answered = [i for i in items if i.get("read_as") != "failed"]
     if mode == "loglikelihood":
         names = {k: v for k, v in _LOGLIKELIHOOD_METRICS.items() if k in items[0]}
     else:
@@ -253,17 +260,17 @@ def summarize(items: list[dict]) -> dict:
             fields.update(proportion_fields(name, [i[key] for i in part]))
         return {"n": len(part), **fields, "small": len(part) < SMALL}
 
-    summary = {"model": items[0]["model"], "mode": mode, **block(items)}
+    summary = {"model": items[0]["model"], "mode": mode, **block(answered), "n": len(items), "answered": len(answered)}
     if mode == "loglikelihood":
         summary.update(
             accuracy=summary["acc"], accuracy_ci95=summary["acc_ci95"], accuracy_stderr=summary["acc_stderr"]
         )
     else:
-        read = [i for i in items if i["pred"] is not None]
+        read = [i for i in answered if i["pred"] is not None]
         ways = Counter(item["read_as"] for item in items)
         summary.update(
-            coverage=len(read) / len(items),
-            unread=len(items) - len(read),
+            coverage=len(read) / len(answered) if answered else None,
+            unread=len(answered) - len(read),
             failed=ways.get("failed", 0),
             missing=ways.get("missing", 0),
             truncated=ways.get("truncated", 0),
@@ -281,7 +288,7 @@ def summarize(items: list[dict]) -> dict:
             summary["reference_disagreements"] = reference_disagreements(items)
     for field, label in (("type", "by_type"), ("region", "by_region")):
         groups: dict[str, list] = {}
-        for item in items:
+        for item in answered:
             groups.setdefault(item[field] or "(none)", []).append(item)
         summary[label] = {k: block(v) for k, v in sorted(groups.items())}
     return summary
@@ -333,11 +340,16 @@ def reference_disagreements(items: list[dict], examples: int = 3) -> list[dict]:
 
 
 def _generation_lines(summary: dict) -> list[str]:
-    n = summary["n"]
+    n = summary.get("answered", summary["n"])
+    coverage = "–" if summary["coverage"] is None else f"{summary['coverage']:.3f}"
     lines = [
         "",
-        f"The parser read {n - summary['unread']} of {n} responses (coverage {summary['coverage']:.3f}"
-        + (f"; {summary['failed']} requests failed after retries" if summary["failed"] else "")
+        f"The parser read {n - summary['unread']} of {n} responses (coverage {coverage}"
+        + (
+            f"; {summary['failed']} requests failed after retries: no answer, left out of every figure"
+            if summary["failed"]
+            else ""
+        )
         + (f"; {summary['missing']} questions have no recorded response" if summary["missing"] else "")
         + (
             f"; {summary['truncated']} responses were cut by the token limit or left their reasoning "

@@ -24,6 +24,7 @@ from ..errors import MissingExtra, WikioriginError
 from ..files import atomic, provenance, write_table, write_text
 from ..log import logger
 from . import stats
+from .itemsets import KEYED, check_complete, check_same_items, failed_item, item_key
 from .signature import differences, signature
 from .stats import SMALL
 
@@ -36,12 +37,15 @@ __all__ = [
     "read_summary",
     "ranking_table",
     "interval_tables",
+    "incomplete_note",
     "paired_comparisons",
     "ITEM_COLUMNS",
 ]
 
 
 def _fmt(value) -> str:
+    if value is None:
+        return "–"
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.3f}"
     return str(value)
@@ -151,12 +155,17 @@ def write_results(
     ``signature``, into the report as its signature line, and into the Parquet provenance.
     Unless ``intervals`` is false (a report that shows them itself), the report ends with
     :func:`interval_tables` of the summary. The summary is strict JSON: NaN and infinities are
-    written as ``null``."""
+    written as ``null``. A summary that says ``complete`` (and ``failed``) has it in the
+    provenance too; an incomplete run's report opens by saying so (:func:`incomplete_note`)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     extra = interval_tables(summary) if intervals else ""
     if extra:
         report = f"{report.rstrip()}\n\n{extra}"
+    if "complete" in summary:
+        meta = {**(meta or {}), "complete": summary["complete"], "failed": summary.get("failed", 0)}
+        if not summary["complete"]:
+            report = f"{incomplete_note(summary)}\n\n{report}"
     if settings is not None:
         line = signature(settings)
         summary = {**summary, "settings": settings, "signature": line}
@@ -170,6 +179,17 @@ def write_results(
             draw(tmp)
     write_text(out / "report.md", report.rstrip() + "\n")
     return out
+
+
+def incomplete_note(summary: dict) -> str:
+    """The line an incomplete run's report opens with: how many requests failed, how many items
+    they left without an answer (out of the figures), and how to finish the run."""
+    failed, requests = summary.get("failed", 0), summary.get("failed_requests", 0)
+    left = f"; {failed} items have no answer and are left out of every figure below" if failed else ""
+    return (
+        f"> **Incomplete run (complete: false):** {requests} requests failed after their retries{left}. "
+        "Run the same command again to ask only those (answers paid for come from the cache)."
+    )
 
 
 def _interval_text(pair) -> str:
@@ -409,12 +429,10 @@ ALPHA = 0.05  # neighbours whose Holm-corrected p is at least this are not told 
 
 
 def _item_scores(run, metric: str) -> tuple[dict | None, bool, str | None]:
-    """A run's per-question scores for ``metric`` by question (its ``id`` where every item has
-    one, else the question text by :func:`~wikiorigin.care.question_key`), whether they are
-    0/1, or why there are none."""
+    """A run's per-question scores for ``metric`` by item (its id and content:
+    :func:`~wikiorigin.evaluators.itemsets.item_key`), those whose request failed left out,
+    whether they are 0/1, or why there are none."""
     import pyarrow.parquet as pq
-
-    from ..care import question_key
 
     column = ITEM_COLUMNS.get(metric)
     path = Path(run) / "items.parquet"
@@ -422,21 +440,17 @@ def _item_scores(run, metric: str) -> tuple[dict | None, bool, str | None]:
         return None, False, f"no per-question column for {metric!r}"
     if not path.exists():
         return None, False, "no items.parquet"
-    names = pq.read_schema(path).names
-    if column not in names:
+    schema = pq.read_schema(path)
+    if column not in schema.names:
         return None, False, f"items.parquet has no column {column!r}"
-    key = "id" if "id" in names and not pq.read_table(path, columns=["id"]).column(0).null_count else "question"
-    if key not in names:
+    if not {"id", "question", "title"} & set(schema.names):
         return None, False, "items.parquet has neither question ids nor questions"
-    table = pq.read_table(path, columns=[key, column])
-    keys, values = table.column(0).to_pylist(), table.column(1).to_pylist()
-    if None in keys:
-        return None, False, f"items.parquet has rows without {key!r}"
-    keys = [question_key(k) if key == "question" else k for k in keys]
+    rows = pq.read_table(path, columns=[n for n in schema.names if n in KEYED or n == column]).to_pylist()
+    keys = [item_key(r) for r in rows]
     if len(set(keys)) < len(keys):
-        return None, False, f"items.parquet repeats a question ({key})"
-    binary = pa.types.is_boolean(table.schema.field(1).type)
-    return {k: v for k, v in zip(keys, values) if v is not None}, binary, None
+        return None, False, "items.parquet repeats an item (id and question)"
+    binary = pa.types.is_boolean(schema.field(column).type)
+    return {k: r[column] for k, r in zip(keys, rows) if r[column] is not None and not failed_item(r)}, binary, None
 
 
 def paired_comparisons(
@@ -587,6 +601,12 @@ def _paired_markdown(metric: str, ranking: list[dict], tests: dict) -> str:
     return "\n".join(lines)
 
 
+def _count(summary: dict, metric: str) -> int | None:
+    """How many items a run's figure is over: a judge's rated answers, else the answered
+    questions (all of them, in a complete run)."""
+    return summary.get("rated") if metric == "mean" else summary.get("answered", summary.get("n"))
+
+
 def _ranking_entries(
     models: list[str], values: list[float], summaries: list[dict], metric: str, pairs: list[dict]
 ) -> list[dict]:
@@ -594,7 +614,7 @@ def _ranking_entries(
     neighbours = _neighbours([models[i] for i in order], pairs)
     entries = []
     for rank, (i, nxt) in enumerate(zip(order, neighbours), 1):
-        n = summaries[i].get("rated" if metric == "mean" else "n")
+        n = _count(summaries[i], metric)
         entries.append(
             {
                 "rank": rank,
@@ -637,6 +657,7 @@ def compare_runs(
     external_name: str = "external score",
     seed: int | None = None,
     resamples: int | None = None,
+    allow_failures: bool = False,
 ) -> dict:
     """Per-model bars of ``metric`` over several runs' directories and their ranking; with
     ``external`` (CSV of ``model,score``, e.g. a paper's published figures) the ranking shows
@@ -650,9 +671,18 @@ def compare_runs(
     missing count as unanswered, as a paper scoring every row counts them). The result holds the
     ``ranking`` (a Markdown table) and the ``ties`` (neighbours not told apart). Writes ``models.png`` (95% intervals as error bars),
     ``scatter.png``, ``comparison.md`` and ``comparison.json`` (``pairs``, ``unpaired``,
-    ``ranking``, ``warnings``, ``notes``)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    ``ranking``, ``warnings``, ``notes``).
+
+    Only runs over the same items are compared: the same ids with the same content
+    (:mod:`~wikiorigin.evaluators.itemsets`; a run's ``items.parquet``, else its summary's
+    ``item_set``). Runs over different item sets are refused
+    (:class:`~wikiorigin.errors.WikioriginError` naming two of them), never ranked on their
+    common part: a figure over 400 questions and one over 20 are not the same number. An
+    incomplete run (``complete: false``: requests that failed) is refused
+    (:class:`~wikiorigin.errors.ParameterError` naming it and its failed count) unless
+    ``allow_failures``; then its unanswered items are left out of its pairs (each pair is
+    tested on the items both runs answered, and says how many each answered alone) and a
+    note says so. Nothing is written before these checks."""
     summaries = [read_summary(r) for r in runs]
     missing = [str(r) for r, s in zip(runs, summaries) if metric not in s]
     if missing:
@@ -660,8 +690,12 @@ def compare_runs(
     names = [s["model"] for s in summaries]
     # a model run twice (another setting, another data file) is told apart by its directory
     models = [n if names.count(n) == 1 else f"{n} ({Path(r).name})" for n, r in zip(names, runs)]
+    incomplete = check_complete([str(r) for r in runs], summaries, models, allow_failures=allow_failures)
+    check_same_items([str(r) for r in runs], summaries)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     values = [float("nan") if s[metric] is None else float(s[metric]) for s in summaries]
-    counts = [s.get("rated" if metric == "mean" else "n") for s in summaries]
+    counts = [_count(s, metric) for s in summaries]
     bar_plot(
         out / "models.png",
         models,
@@ -672,7 +706,7 @@ def compare_runs(
         intervals=[s.get(f"{metric}_ci95") for s in summaries],
     )
     warnings = _settings_warnings([str(r) for r in runs], summaries)
-    notes = [n for n in (_counting_note(m, s) for m, s in zip(models, summaries)) if n]
+    notes = [n for n in (_counting_note(m, s) for m, s in zip(models, summaries)) if n] + incomplete
     result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
     tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples)
     ranking = _ranking_entries(models, values, summaries, metric, tests["pairs"])

@@ -8,14 +8,55 @@ keys read as attributes too: ``result.summary.accuracy``, ``result.summary["by_t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
+from .itemsets import failed_item, item_set
 from .signature import signature
 
-__all__ = ["Summary", "RunResult"]
+__all__ = ["Summary", "RunResult", "check_directory", "RESULT_FILES"]
+
+RESULT_FILES = ("items.parquet", "summary.json", "report.md")
+"""The files every run writes into its results directory (with its plots, ``*.png``)."""
+
+
+_INPUTS = ("questions", "responses", "articles", "paraphrases", "human_ratings")  # the meta that names files read
+
+
+def _written_there(source, directory: Path) -> bool:
+    """Whether the input ``source`` is ``directory`` itself or a file a run writes into it."""
+    path = Path(source).resolve()
+    if path == directory:
+        return True
+    return path.parent == directory and (path.name in RESULT_FILES or path.suffix == ".png")
+
+
+def check_directory(directory, inputs=()) -> Path:
+    """A results directory, checked before any model is loaded or any request sent: not an
+    existing file, none of the run's ``inputs`` (paths; other values are passed over) is the
+    directory or a file the run writes there (:data:`RESULT_FILES`, a plot), and writable (or
+    to be made in a writable folder). Nothing is made. Raises :class:`~wikiorigin.errors.ParameterError` naming ``directory``."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ParameterError("directory", f"{directory}: a file, not a results directory; give another {{directory}}")
+    where = directory.resolve()
+    for source in inputs:
+        if isinstance(source, (str, os.PathLike)) and _written_there(source, where):
+            raise ParameterError(
+                "directory",
+                f"{directory}: the results written there would replace the input {source}; give another {{directory}}",
+            )
+    existing = next(p for p in (where, *where.parents) if p.exists())  # what would be made, made in
+    if not existing.is_dir():
+        raise ParameterError(
+            "directory", f"{directory}: {existing} is a file, not a folder; give another {{directory}}"
+        )
+    if not os.access(existing, os.W_OK):
+        raise ParameterError("directory", f"{directory}: {existing} is not writable; give another {{directory}}")
+    return directory
 
 
 class Summary(dict):
@@ -44,7 +85,13 @@ class RunResult:
     files' provenance records (``meta``: the inputs), and the LLM clients the run sent requests
     through (``clients``: an endpoint under evaluation, a judge, a paraphraser; their usage
     and failures). ``join``: how recorded responses joined the questions (None when none were
-    joined). :meth:`save` writes the results directory."""
+    joined). :meth:`save` writes the results directory.
+
+    A run whose requests failed after their retries is incomplete: its summary says
+    ``complete: false``, ``failed`` (items left without an answer, out of the figures) and
+    ``failed_requests`` (every request of the run that failed: the model's, a judge's, a
+    paraphraser's), and so do the provenance of ``items.parquet`` and the top of ``report.md``.
+    Running it again asks only those (the others are cached)."""
 
     kind: str
     items: list[dict]
@@ -54,6 +101,26 @@ class RunResult:
     clients: tuple = ()
     join: dict | None = None
     writer: Callable | None = field(default=None, repr=False)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every request of the run got an answer (the summary's ``complete``)."""
+        return self.summary.get("complete", True) is not False
+
+    def inputs(self) -> list:
+        """The files the run read (its provenance's inputs), which :meth:`save` never replaces."""
+        return [v for k, v in self.meta.items() if k in _INPUTS and isinstance(v, (str, os.PathLike))]
+
+    def finished(self, requests_failed: int, failed: int | None = None) -> RunResult:
+        """This result with its completeness and item set in the summary (first, so that
+        ``summary.json`` opens with them): ``requests_failed`` of the run's requests failed after
+        their retries; ``failed`` items were left without an answer (None: counted from the
+        items, :func:`~wikiorigin.evaluators.itemsets.failed_item`)."""
+        if failed is None:
+            failed = sum(failed_item(i) for i in self.items)
+        head = {"complete": not (failed or requests_failed), "failed": failed, "failed_requests": requests_failed}
+        rest = {k: v for k, v in self.summary.items() if k not in head}
+        return replace(self, summary=Summary({**head, **rest, "item_set": item_set(self.items)}))
 
     @property
     def signature(self) -> str:
@@ -71,7 +138,7 @@ class RunResult:
         run), used instead of taking another."""
         from ..llm.lock import RunLock
 
-        directory = Path(directory)
+        directory = check_directory(directory, self.inputs())
         if lock is not None:
             if Path(lock.out) != directory or not lock.held:
                 raise WikioriginError(

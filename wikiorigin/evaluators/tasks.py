@@ -62,6 +62,13 @@ def _client(model):
     return getattr(model, "client", None)
 
 
+def _failures(clients) -> int:
+    """Requests that failed after their retries so far, over the distinct LLM clients given
+    (None passed over): the difference before and after a run is the run's own."""
+    found = {id(c): c for c in clients if c is not None and hasattr(c, "usage")}
+    return sum(c.usage.failures for c in found.values())
+
+
 # --- multiple choice ---------------------------------------------------------------------------
 
 
@@ -136,7 +143,13 @@ class MCQTask:
         """Evaluate ``model`` (:class:`~wikiorigin.protocols.EvaluatedModel`; ``generate`` or
         ``loglikelihood`` as the mode needs) or score :class:`~wikiorigin.evaluators.recorded.Recorded`
         answers; returns the run's result (:meth:`~wikiorigin.evaluators.results.RunResult.save`
-        writes it)."""
+        writes it), ``complete: false`` when requests failed after their retries (those
+        questions unanswered, left out of the figures)."""
+        clients = (_client(model), self.judge)
+        before = _failures(clients)
+        return self._run(model).finished(_failures(clients) - before)
+
+    def _run(self, model) -> RunResult:
         if isinstance(model, Recorded) and self.mode == "generate":
             return self._recorded(model)
         if self.mode == "loglikelihood":
@@ -226,8 +239,10 @@ class FreeformTask:
         return {"temperature": self.temperature, "max_new_tokens": self.max_new_tokens, "seed": self.seed}
 
     def run(self, model) -> RunResult:
-        """Ask ``model`` (``generate``) every question and score its answers."""
+        """Ask ``model`` (``generate``) every question and score its answers (those whose
+        request failed after its retries: unanswered, out of the figures, ``complete: false``)."""
         _needs(model, "generate", "a free-form task")
+        before = _failures((_client(model),))
         options = {"source_language": self.source_language, "language": self.language}
         items = freeform.evaluate_freeform(self.rows, model, **options, **self.sampling())
         settings = freeform.freeform_settings(model, rows=self.rows, **options, **self.sampling())
@@ -240,7 +255,7 @@ class FreeformTask:
             (_client(model),),
             None,
             freeform.write_freeform_results,
-        )
+        ).finished(_failures((_client(model),)) - before)
 
 
 # --- judge -------------------------------------------------------------------------------------
@@ -287,7 +302,13 @@ class JudgeTask:
 
     def run(self, model) -> RunResult:
         """Have ``model`` (``generate``) answer every question, or take
-        :class:`~wikiorigin.evaluators.recorded.Recorded` answers, and have the judge rate them."""
+        :class:`~wikiorigin.evaluators.recorded.Recorded` answers, and have the judge rate them
+        (an answer or a rating whose request failed: unrated, ``complete: false``)."""
+        clients = (_client(model), self.judge)
+        before = _failures(clients)
+        return self._run(model).finished(_failures(clients) - before)
+
+    def _run(self, model) -> RunResult:
         rated, rate_rated = self.human_ratings, False
         if isinstance(model, Recorded):
             if model.path is not None:
@@ -400,11 +421,14 @@ class LeakageTask:
     def run(self, model) -> RunResult:
         """Score the sampled articles and their paraphrases under ``model``
         (``token_logprobs``), writing the paraphrases first when none were given (the first
-        few that failed are logged; their articles are left out of the comparison)."""
+        few that failed are logged; their articles are left out of the comparison, and the run
+        is ``complete: false``)."""
         _needs(model, "token_logprobs", "a leakage task")
+        clients = (self.paraphraser, _client(model))
+        before = _failures(clients)
         sample = self.drawn()
         articles = {t: self.articles[t] for t in sample.titles}
-        paraphrases, paraphraser = self.paraphrases, None
+        paraphrases, paraphraser, failed = self.paraphrases, None, {}
         if paraphrases is None:
             passages = {t: leakage.passage(text, self.max_chars) for t, text in articles.items()}
             paraphrases, failed = leakage.paraphrase(passages, self.paraphraser)
@@ -426,4 +450,4 @@ class LeakageTask:
             (paraphraser, _client(model)),
             None,
             leakage.write_leakage_results,
-        )
+        ).finished(_failures(clients) - before, len(failed))
