@@ -77,6 +77,7 @@ FLAGS = {
     "host": "--host",
     "policy": "--policy",
     "db": "--db",
+    "allow_failures": "--allow-failures",
 }
 """The library's parameters as the command line calls them: a
 :class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not
