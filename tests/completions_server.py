@@ -18,7 +18,10 @@ shows ``\ufffd``), as servers that detokenize token by token do.
 ``echo=False`` answers a request with ``echo`` 400 (a server without prompt log-probabilities);
 ``echo="ignored"`` answers 200 with the generated token's log-probability only, as llama.cpp's
 own server does. ``calls`` keeps each completions request's body; ``faults`` is consumed one
-per request (``"500"``).
+per request (``"500"``). ``spoil = (position, value)`` makes every echoed prompt's log-probability
+at that token ``value`` (NaN, infinite, positive, None), as a broken server might send it
+(Python's JSON writes ``NaN`` and ``Infinity``); ``(position, value, first)``: only in the
+choices from index ``first`` of a request on; None again mends it.
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ class CompletionsServer:
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.lm = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
         self.model, self.echo, self.max_model_len, self.decode = model, echo, max_model_len, decode
-        self.calls, self.faults = [], []
+        self.calls, self.faults, self.spoil = [], [], None
         self.lock = threading.Lock()
 
     def _texts(self, ids: list[int]) -> list[str]:
@@ -156,6 +159,8 @@ class CompletionsServer:
                 top.setdefault(self.tokenizer.decode([token]), value)
             lps.append(float(row[ids[i]]))
             tops.append(top)
+        if self.spoil is not None and self.spoil[0] < n and index >= (self.spoil[2:] or (0,))[0]:
+            lps[self.spoil[0]] = self.spoil[1]
         first = 0 if body.get("echo") else n
         if body.get("echo") and self.echo == "ignored":
             first = n

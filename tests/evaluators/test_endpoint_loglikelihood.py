@@ -5,6 +5,7 @@ mode loads: the same numbers, with and without ``--tokenizer``; cached; and a se
 score prompts stopped in one line before anything is scored."""
 
 import json
+import math
 import random
 
 import pyarrow as pa
@@ -257,3 +258,82 @@ def test_options_that_need_a_tokenizer_or_an_endpoint(tmp_path, tiny_model_dir, 
         == 2
     )
     assert "none: no such directory" in capsys.readouterr().err
+
+
+def _leakage_args(tmp_path, url, *more):
+    """`eval leakage` of six articles by the model "served" at ``url`` (texts as prompts)."""
+    articles, paraphrases = _articles()
+    pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
+    (tmp_path / "p.json").write_text(
+        json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False)
+    )
+    return [
+        "eval",
+        "leakage",
+        "--articles",
+        str(tmp_path / "a.parquet"),
+        "--paraphrases",
+        str(tmp_path / "p.json"),
+        "--sample",
+        "all",
+        "--model",
+        "served",
+        "--endpoint",
+        url,
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        *more,
+    ]
+
+
+IMPOSSIBLE = [float("nan"), 0.5, float("inf"), float("-inf"), None]
+
+
+@pytest.mark.parametrize("value", IMPOSSIBLE, ids=["nan", "positive", "inf", "-inf", "null"])
+@pytest.mark.parametrize("first", [0, 1], ids=["first-prompt", "in-a-batch"])
+def test_impossible_log_probabilities_are_refused_and_not_cached(tmp_path, tiny_model_dir, capsys, value, first):
+    """A server whose answer has a log-probability that is NaN, infinite, above 0 or null
+    after the first token: one line naming the server, the prompt and the token, exit 2,
+    no results; nothing of it cached: the mended server is asked again and the run ends."""
+    out = tmp_path / "o"
+    with CompletionsServer(tiny_model_dir) as server:
+        args = _leakage_args(tmp_path, server.url, "--out", str(out))
+        server.spoil = (3, value, first)
+        capsys.readouterr()
+        code = cli.main(args)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1, err
+        assert err[0].startswith(f"wikiorigin: error: {server.url}: ") and "the model 'served'" in err[0]
+        assert f"impossible log-probability, {value!r} at token 3 (" in err[0] and "for the prompt '" in err[0]
+        assert not (out / "summary.json").exists()
+        server.spoil, asked = None, len(server.calls)
+        assert cli.main(args) == 0
+        assert len(server.calls) > asked  # the spoiled answers were not cached
+    assert math.isfinite(json.loads((out / "summary.json").read_text())["mean_difference"])
+
+
+def test_an_impossible_answer_cached_before_is_asked_again(tmp_path, tiny_model_dir):
+    """A NaN that an earlier version cached is not taken from the cache: the prompt is asked again."""
+    text = "河童は川に住むと言われる。"
+    with CompletionsServer(tiny_model_dir) as server:
+        model = _endpoint(server, tmp_path, tokenizer=load_tokenizer(tiny_model_dir), max_length=64)
+        good = model.token_logprobs([text])[0]
+        prompt = server.calls[0]["prompt"][0]
+        model.client.cache.put(
+            model._key(prompt),
+            {"text": [""] * 3, "logprob": [None, float("nan"), -1.0], "best": [None] * 3, "start": [0] * 3},
+        )
+        assert model.token_logprobs([text])[0] == pytest.approx(good) and len(server.calls) == 2
+
+
+@pytest.mark.parametrize("tokenizer", [False, True], ids=["text-offsets", "token-ids"])
+def test_an_impossible_log_likelihood_is_refused(tmp_path, tiny_model_dir, capsys, tokenizer):
+    """Log-likelihood mode likewise: a positive log-probability in a batch's answer, exit 2."""
+    questions = str(_questions(tmp_path / "mcq.parquet", 4))
+    with CompletionsServer(tiny_model_dir) as server:
+        server.spoil = (2, 0.25, 1)
+        more = ["--tokenizer", str(tiny_model_dir)] if tokenizer else []
+        capsys.readouterr()
+        code = cli.main(["eval", *_served(questions, server.url, tmp_path, *more, "--out", str(tmp_path / "o"))])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "impossible log-probability, 0.25 at token 2" in err[0]

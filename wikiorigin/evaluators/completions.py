@@ -35,12 +35,22 @@ the first request the endpoint is checked and one prompt goes alone: a server th
 ``echo`` or ``logprobs``, or answers without the prompt's log-probabilities (llama.cpp's own
 server), is an :class:`~wikiorigin.llm.EndpointError` before anything is scored; a prompt
 that gets no answer after its retries stops the run (the answers so far stay cached).
+
+Every number is checked: a log-probability that is NaN, infinite, above 0 (beyond float
+rounding) or missing after the first token, or such a most likely token's, refuses that
+answer (the model, the prompt's first characters and the token in one line), never retried
+(a server at temperature 0 gives it again) and never cached (an impossible answer cached by
+an earlier version is asked again). It is an :class:`~wikiorigin.llm.EndpointError`, exit 2,
+not a failed item: a server that returns impossible numbers is the environment (a broken
+model or dtype), every figure of the run would rest on it, and leaving its texts out would
+change which texts are compared.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -114,6 +124,32 @@ class _Unusable(Exception):
     """An answer that does not give a prompt's log-probabilities."""
 
 
+class _Impossible(_Unusable):
+    """An answer whose log-probabilities no model gives: NaN, infinite, above 0 (beyond
+    :data:`_TOLERANCE`), or not a number after the first token."""
+
+
+_TOLERANCE = 1e-4  # a log-probability above 0 by more than float rounding is no probability
+
+
+def _impossible(value) -> bool:
+    """Whether ``value`` cannot be a log-probability (None is checked by the caller)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    return not math.isfinite(value) or value > _TOLERANCE
+
+
+def _check_values(scored: dict) -> None:
+    """Raise :class:`_Impossible` naming the first token of a scored prompt (as
+    :func:`_prompt_part` gives it, or as the cache kept it) whose log-probability, or most
+    likely token's, is impossible; the first token's may be None."""
+    for i, (value, best) in enumerate(zip(scored["logprob"], scored["best"])):
+        if (value is not None or i > 0) and _impossible(value):
+            raise _Impossible(f"{value!r} at token {i} ({scored['text'][i]!r})")
+        if best is not None and _impossible(best):
+            raise _Impossible(f"{best!r} as the most likely token's at token {i} ({scored['text'][i]!r})")
+
+
 def _prompt_tokens(prompt: str, tokens: list) -> int:
     """How many of the answer's tokens are the prompt's: all but the generated one, or all
     (a server that generated none); their texts must end with the prompt."""
@@ -150,10 +186,23 @@ def _prompt_part(prompt, choice) -> dict:
             raise _Unusable("its text_offset does not follow its tokens' texts")
         end = offsets[n - 1] + len(tokens[n - 1])
         starts = [offset - end + len(prompt) for offset in offsets[:n]]
-    if any(not isinstance(v, (int, float)) for v in values[1:n]):
-        raise _Unusable("a prompt token after the first without a log-probability")
+    for i, top in enumerate(tops[:n]):
+        for value in top.values() if isinstance(top, dict) else ():
+            if _impossible(value):
+                raise _Impossible(f"{value!r} among the most likely tokens' at token {i} ({tokens[i]!r})")
     best = [max(t.values()) if isinstance(t, dict) and t else None for t in tops[:n]]
-    return {"text": list(tokens[:n]), "logprob": list(values[:n]), "best": best, "start": starts}
+    scored = {"text": list(tokens[:n]), "logprob": list(values[:n]), "best": best, "start": starts}
+    _check_values(scored)
+    return scored
+
+
+def _possible(scored) -> bool:
+    """Whether a cached answer's numbers are all possible (see :func:`_check_values`)."""
+    try:
+        _check_values(scored)
+    except _Impossible:
+        return False
+    return True
 
 
 def _summed(scored: dict, first: int, end: int) -> tuple[float, bool]:
@@ -320,7 +369,7 @@ class EchoScoring:
         found = {}
         for key in dict.fromkeys(keys):
             hit = client.cache.get(key) if client.cache is not None else None
-            if hit is not None:
+            if hit is not None and _possible(hit):  # an impossible one (cached before): asked again
                 found[key] = hit
         client.usage.requests += len(prompts)
         client.usage.cache_hits += sum(k in found for k in keys)
@@ -362,6 +411,9 @@ class EchoScoring:
                 for (key, prompt), choice in zip(batch, choices):
                     try:
                         found[key] = _prompt_part(prompt, choice)
+                    except _Impossible as exc:
+                        failed.append(self._impossible(prompt, exc))
+                        continue
                     except _Unusable as exc:
                         failed.append(f"an answer without the prompt's log-probabilities: {exc}")
                         continue
@@ -401,6 +453,8 @@ class EchoScoring:
             ) from None
         except TransientError as exc:
             raise EndpointError(f"{where}: {exc}", url=backend.url) from None
+        except _Impossible as exc:
+            raise EndpointError(f"{backend.url}: {self._impossible(prompt, exc)}", url=backend.url) from None
         except _Unusable as exc:
             fix = "" if isinstance(prompt, list) else "; or give {tokenizer} to send token ids"
             raise EndpointError(
@@ -412,6 +466,17 @@ class EchoScoring:
             ) from None
         if cache is not None:
             await asyncio.to_thread(cache.put, key, found[key])
+
+    def _impossible(self, prompt, exc: _Impossible) -> str:
+        """What a refused answer says: the model, the prompt (its first characters) and the
+        token, and why no number of it is used."""
+        text = self.tokenizer.decode(prompt[:40]) if isinstance(prompt, list) else prompt
+        return (
+            f"the model {self.client.backend.model!r} gave an impossible log-probability, {exc}, "
+            f"for the prompt {text[:40]!r}{'...' if len(text) > 40 else ''}: log-probabilities are "
+            "finite and at most 0 (a server in a broken state, or its dtype overflowing); "
+            "nothing of that answer is kept or cached"
+        )
 
     async def _ask(self, sdk, prompts: list) -> list[dict]:
         """The choices (in the prompts' order) of one request, retried with backoff on 429,
