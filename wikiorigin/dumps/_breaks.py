@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Malformed", "not_closed", "text_span", "page_break", "revisions_break"]
+__all__ = ["Malformed", "not_closed", "text_span", "page_break", "revisions_break", "in_range", "page_number"]
 
 
 class Malformed(Exception):
@@ -19,6 +19,25 @@ class Malformed(Exception):
 
 _SEEN = re.compile(rb"<(?:[^>\n]{0,29}>|[^>\n]{0,30})")  # 31 bytes at most, as the core quotes it
 _WS = b" \t\r\n"
+_NUMBER = re.compile(rb"-?[0-9]+")
+_INT64 = (1 << 63) - 1
+_INT32 = 1 << 31
+
+
+def in_range(text: bytes, what: str, bits: int = 64) -> None:
+    """Raise :class:`Malformed` for a number (``-?[0-9]+``) whose magnitude passes ``bits``
+    (64: over 2^63 - 1; 32: outside -2^31..2^31 - 1), as the core's ``parse_int`` refuses it:
+    "<what> out of range b'...'"; text that is no number is left to the other checks."""
+    if _NUMBER.fullmatch(text) is None:
+        return
+    value = int(text)
+    if (abs(value) > _INT64) if bits == 64 else not -_INT32 <= value < _INT32:
+        raise Malformed(f"{what} out of range {text[:40]!r}")
+
+
+def page_number(text: bytes) -> int | None:
+    """A page id as the core reads it: digits, at most 2^63 - 1; else None."""
+    return int(text) if text.isdigit() and int(text) <= _INT64 else None
 
 
 def not_closed(buf: bytes, at: int, end: int, what: str) -> str:
@@ -45,25 +64,45 @@ def is_closed(buf: bytes, at: int, end: int, tag: bytes) -> bool:
     return buf.startswith(close, at) and at + len(close) <= end
 
 
-def head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[int, str] | None]:
-    """The page id and the first break in the head (title, ns, id) of the page at ``page``;
-    the fields after a break are still read, so that the report names the page."""
-    at, page_id, brk = page + 6, None, None
+def _head(buf: bytes, page: int, bound: int) -> dict[bytes, tuple[int, int, bool]]:
+    """The head's fields (title, ns, id) as the core reads them: tag -> (text start, text end,
+    closed), in order, up to the first missing; none when <title> does not come first."""
+    at, fields = page + 6, {}
     while at < bound and buf[at] in _WS:
         at += 1
     if not buf.startswith(b"<title>", at):  # <title> comes first in a page
-        return None, None
+        return fields
     for tag in (b"title", b"ns", b"id"):
         span = text_span(buf, tag, at, bound)
         if span is None:
             break
-        closed = is_closed(buf, span[1], bound, tag)
-        if not closed and brk is None:
-            brk = (span[1], not_closed(buf, span[1], bound, f"<{tag.decode()}>"))
+        fields[tag] = (*span, is_closed(buf, span[1], bound, tag))
         at = span[1]
-        if tag == b"id" and closed and buf[span[0] : span[1]].isdigit():
-            page_id = int(buf[span[0] : span[1]])
-    return page_id, brk
+    return fields
+
+
+def head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[int, str] | None]:
+    """The page id and the first break in the head (title, ns, id) of the page at ``page``;
+    the fields after a break are still read, so that the report names the page."""
+    fields = _head(buf, page, bound)
+    brk = next(
+        ((stop, not_closed(buf, stop, bound, f"<{tag.decode()}>")) for tag, (_, stop, ok) in fields.items() if not ok),
+        None,
+    )
+    start, stop, closed = fields.get(b"id", (0, 0, False))
+    return (page_number(buf[start:stop]) if closed else None), brk
+
+
+def head_range(buf: bytes, page: int, bound: int) -> None:
+    """Raise :class:`Malformed` for the ``<id>`` or ``<ns>`` of a sound head out of the range
+    the core reads (64 bits, 32 bits), in the core's order: the id first."""
+    fields = _head(buf, page, bound)
+    if len(fields) < 3 or not all(closed for _, _, closed in fields.values()):
+        return
+    (ns, ns_end, _), (start, stop, _) = fields[b"ns"], fields[b"id"]
+    if buf[start : start + 1] != b"-":
+        in_range(buf[start:stop], "a page <id>")
+    in_range(buf[ns:ns_end], "a <ns>", bits=32)
 
 
 def contributor_break(buf: bytes, ts_end: int, end: int) -> tuple[int, str | None]:
@@ -120,6 +159,7 @@ def revisions_break(buf: bytes, r: int, end: int) -> tuple[int, str] | None:
         for (_, stop), tag in ((rid, b"id"), (ts, b"timestamp")):
             if not is_closed(buf, stop, end, tag):
                 return stop, not_closed(buf, stop, end, f"<{tag.decode()}>")
+        in_range(buf[rid[0] : rid[1]], "a revision <id>")
         cursor, unclosed = contributor_break(buf, ts[1], end)
         if unclosed is not None:
             return cursor, not_closed(buf, cursor, end, unclosed)
@@ -150,6 +190,8 @@ def page_break(buf: bytes, page: int, end: int, nested: int):
     page_id, brk = head_break(buf, page, bound)
     if nested >= 0:
         return page_id, (nested, not_closed(buf, nested, end, "<page>"))
+    if brk is None:
+        head_range(buf, page, bound)
     if brk is None and page_id is not None:
         first, which = first_of(buf, b"<revision>", b"</revision>", page, end)
         if which:

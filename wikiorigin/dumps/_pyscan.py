@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ..errors import DumpError
 from ..schemas import PAGE_COLUMNS, TIMESTAMP
-from ._breaks import Malformed, head_break, page_break, text_span
+from ._breaks import Malformed, head_break, in_range, page_break, page_number, text_span
 from .creation import EMPTY, Earliest, Summary, is_imported
 from .xmltext import element, unescape
 
@@ -165,6 +165,10 @@ class Columns:
         (nothing is appended then)."""
         title, all_ms = _title(head.title), _ms(s.first_all.timestamp if s.first_all else None)
         local = s.first_local
+        in_range(head.page_id, "a page <id>")  # what the columns hold: the core's rule
+        in_range(head.namespace, "a <ns>", bits=32)
+        if local:
+            in_range(local.revision_id, "a revision <id>")
         if local is s.first_all:  # no imported revision: one date, read once
             local_ms = all_ms
         else:
@@ -264,7 +268,7 @@ def python_columns(
         end = find(b"</page>", pos, stop)
         if end >= 0 and (page < 0 or end < page):  # a page whose <page> was lost
             rid = text_span(buf, b"id", pos, end)
-            page_id = buf[rid[0] : rid[1]] if rid and buf[rid[0] : rid[1]].isdigit() else None
+            page_id = page_number(buf[rid[0] : rid[1]]) if rid else None
             places.broken(base + end, page_id, "a </page> without its <page>")
             pos = end + 7
             continue

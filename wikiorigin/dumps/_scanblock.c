@@ -31,6 +31,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -168,14 +169,26 @@ static int closed_at(const char *p, const char *end, const char *close, size_t n
     return (size_t)(end - p) >= n && same(p, close, n);
 }
 
+/* The number before the next '<': 1 read, 0 not a number, -1 a number past 64 bits (the same
+ * rule as _breaks.py's in_range: its magnitude over 2^63 - 1). */
 static int parse_int(const char *p, const char *end, long long *out) {
-    int neg = 0, any = 0;
+    int neg = 0, any = 0, over = 0;
     long long v = 0;
     if (p < end && *p == '-') { neg = 1; p++; }
-    while (p < end && *p >= '0' && *p <= '9') { v = v * 10 + (*p - '0'); p++; any = 1; }
+    for (; p < end && *p >= '0' && *p <= '9'; p++, any = 1) {
+        int d = *p - '0';
+        if (v > (LLONG_MAX - d) / 10) over = 1;
+        else v = v * 10 + d;
+    }
     if (!any || p >= end || *p != '<') return 0;
+    if (over) return -1;
     *out = neg ? -v : v;
     return 1;
+}
+
+/* A page id: digits only (no sign), as parse_int reads them. */
+static int parse_id(const char *p, const char *end, long long *out) {
+    return p < end && *p == '-' ? 0 : parse_int(p, end, out);
 }
 
 /* the text of <tag>...</tag> starting the search at p; returns 0 when absent */
@@ -317,7 +330,7 @@ typedef struct {
     Py_ssize_t offset;      /* of the page in the buffer */
     long long page_id;      /* -1 when unknown */
     const char *message;    /* NULL: no error */
-    const char *ts, *ts_end;  /* a malformed timestamp, for the message */
+    const char *found, *found_end;  /* the text at fault (a timestamp, a number), quoted after it */
 } ScanError;
 
 /* A page left out for a structural break: "<what> not closed where <seen> starts", or
@@ -402,8 +415,10 @@ static void scan_revisions(const char *base, const char *r, const char *page_end
             set_broken(brk, base, ts_e, page_end, "<timestamp>");
             return;
         }
-        if (!parse_int(rid_s, page_end, &rid)) {
-            err->message = "a <revision> without <id> or <timestamp>";
+        int rid_read = parse_int(rid_s, page_end, &rid);
+        if (rid_read <= 0) {
+            err->message = rid_read ? "a revision <id> out of range" : "a <revision> without <id> or <timestamp>";
+            if (rid_read) { err->found = rid_s; err->found_end = rid_e; }
             return;
         }
         const char *cursor = ts_e, *unclosed = NULL;
@@ -420,8 +435,8 @@ static void scan_revisions(const char *base, const char *r, const char *page_end
         }
         if (ts_e - ts != 20 || !parse_timestamp(ts, &ms)) {
             err->message = "malformed <timestamp>";
-            err->ts = ts;
-            err->ts_end = ts_e;
+            err->found = ts;
+            err->found_end = ts_e;
             return;
         }
         (*revisions)++;
@@ -472,7 +487,7 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
             const char *id_s, *id_e;
             long long lost_id;
             set_broken(&brk, base, page, block_end, "a </page> without its <page>");
-            if (element(p, page, LIT("<id>"), &id_s, &id_e) && parse_int(id_s, page, &lost_id))
+            if (element(p, page, LIT("<id>"), &id_s, &id_e) && parse_id(id_s, page, &lost_id) > 0)
                 brk.page_id = lost_id;
             if (!put(broken, &brk, sizeof brk)) { err->message = "out of memory"; break; }
             p = page + 7;
@@ -494,7 +509,8 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
         /* read on after a break in the head: the report names the page id */
         int got_ns = got_t ? head_field(te, page_end, LIT("<ns>"), LIT("</ns>"), &ns_s, &ns_e) : 0;
         int got_id = got_ns ? head_field(ns_e, page_end, LIT("<id>"), LIT("</id>"), &id_s, &id_e) : 0;
-        if (got_id > 0 && parse_int(id_s, page_end, &page_id)) brk.page_id = page_id;
+        int id_read = got_id > 0 ? parse_id(id_s, page_end, &page_id) : 0;
+        if (id_read > 0) brk.page_id = page_id;
         else page_id = -1;
         if (lost_end) set_broken(&brk, base, page_end, block_end, "<page>");
         else if (got_t < 0) set_broken(&brk, base, te, page_end, "<title>");
@@ -505,11 +521,24 @@ static size_t scan(const char *base, const char *p, const char *block_end, Buf *
             p = lost_end ? page_end : page_end + 7;
             continue;
         }
-        if (!got_id || !parse_int(ns_s, page_end, &ns) || page_id < 0) {
+        if (id_read < 0) {
+            err->message = "a page <id> out of range";
+            err->found = id_s;
+            err->found_end = id_e;
+            break;
+        }
+        int ns_read = got_id ? parse_int(ns_s, page_end, &ns) : 0;
+        if (ns_read == 0 || page_id < 0) {
             err->message = "expected <page> with <title>, <ns>, <id>";
             break;
         }
         err->page_id = page_id;
+        if (ns_read < 0 || ns < INT32_MIN || ns > INT32_MAX) {
+            err->message = "a <ns> out of range";
+            err->found = ns_s;
+            err->found_end = ns_e;
+            break;
+        }
         /* the first <revision>; a </revision> first is one whose <revision> was lost */
         const char *first_rev = find_tag(id_e, page_end, LIT("revision>"), &closing);
         if (first_rev != NULL && closing) {
@@ -571,11 +600,11 @@ static PyObject *broken_list(const Buf *broken) {
 
 static PyObject *error_object(const ScanError *err) {
     if (err->message == NULL) Py_RETURN_NONE;
-    if (err->ts == NULL) return Py_BuildValue("(nLs)", err->offset, err->page_id, err->message);
-    Py_ssize_t n = err->ts_end - err->ts > 40 ? 40 : err->ts_end - err->ts;
-    PyObject *found = PyBytes_FromStringAndSize(err->ts, n);
+    if (err->found == NULL) return Py_BuildValue("(nLs)", err->offset, err->page_id, err->message);
+    Py_ssize_t n = err->found_end - err->found > 40 ? 40 : err->found_end - err->found;
+    PyObject *found = PyBytes_FromStringAndSize(err->found, n);
     if (found == NULL) return NULL;
-    PyObject *msg = PyUnicode_FromFormat("malformed <timestamp> %R", found);
+    PyObject *msg = PyUnicode_FromFormat("%s %R", err->message, found);
     Py_DECREF(found);
     if (msg == NULL) return NULL;
     return Py_BuildValue("(nLN)", err->offset, err->page_id, msg);
@@ -600,17 +629,16 @@ static PyObject *scan_block(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
 
-    PyObject *result = PyTuple_New(N_COLUMNS + 3);
-    if (result != NULL) {
-        PyTuple_SET_ITEM(result, 0, PyLong_FromSize_t(pages));
-        for (int i = 0; i < N_COLUMNS; i++)
-            PyTuple_SET_ITEM(result, i + 1,
-                             PyBytes_FromStringAndSize(col[i].data ? col[i].data : "", (Py_ssize_t)col[i].len));
-        PyTuple_SET_ITEM(result, N_COLUMNS + 1, broken_list(&broken));
-        PyTuple_SET_ITEM(result, N_COLUMNS + 2, error_object(&err));
-        for (int i = 0; i < N_COLUMNS + 3; i++) {
-            if (PyTuple_GET_ITEM(result, i) == NULL) { Py_CLEAR(result); break; }
-        }
+    /* the result, item by item: at the first that cannot be made, what was made is released
+     * and NULL returned with Python's error set (a tuple frees the items it holds) */
+    PyObject *result = PyTuple_New(N_COLUMNS + 3), *item = NULL;
+    for (int i = 0; result != NULL && i < N_COLUMNS + 3; i++) {
+        if (i == 0) item = PyLong_FromSize_t(pages);
+        else if (i <= N_COLUMNS)
+            item = PyBytes_FromStringAndSize(col[i - 1].data ? col[i - 1].data : "", (Py_ssize_t)col[i - 1].len);
+        else item = i == N_COLUMNS + 1 ? broken_list(&broken) : error_object(&err);
+        if (item == NULL) Py_CLEAR(result);
+        else PyTuple_SET_ITEM(result, i, item);
     }
     for (int i = 0; i < N_COLUMNS; i++) free(col[i].data);
     free(broken.data);

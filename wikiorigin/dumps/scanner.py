@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from ..errors import DumpError
 from ..schemas import PAGE_COLUMNS, TIMESTAMP
-from ._breaks import Malformed, not_closed, revisions_break
+from ._breaks import Malformed, not_closed, page_number, revisions_break
 from ._pyscan import HEAD, Columns, Head, Places, expect_head, python_columns, summarize_at
 from .compression import DumpStream
 from .creation import EMPTY, PageCreation, ScanStats, Summary, merge
@@ -109,6 +109,8 @@ class StubScanner:
                 yield PageCreation(**row)
 
     def _where(self, offset: int, page_id: bytes | int | None = None) -> str:
+        if isinstance(page_id, bytes):  # as the dump writes it: named when the core can read it
+            page_id = page_number(page_id)
         page = f", page id {int(page_id)}" if page_id is not None else ""
         return f"{self.stream.path}: near decompressed byte {offset}{page}"
 
