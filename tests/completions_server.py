@@ -10,7 +10,8 @@ decoded incrementally: ``""`` for a token that ends inside a character, the char
 the token that completes it), ``token_logprobs`` (``null`` for the first token), ``top_logprobs``
 (``null`` first, then the ``logprobs`` most likely tokens and the token itself) and
 ``text_offset`` (where each token's text starts in the echoed text). ``GET /v1/models`` lists
-``model`` with ``max_model_len``.
+``model`` with ``max_model_len`` (None: without it), and a prompt that does not fit it with the
+tokens asked for is refused (400) as vLLM refuses it.
 
 ``decode="alone"`` decodes each token by itself instead (a token ending inside a character
 shows ``\ufffd``), as servers that detokenize token by token do.
@@ -44,7 +45,7 @@ class _Handler(BaseHTTPRequestHandler):
             "object": "model",
             "created": 0,
             "owned_by": "test",
-            "max_model_len": owner.max_model_len,
+            **({"max_model_len": owner.max_model_len} if owner.max_model_len else {}),
         }
         if self.path.rstrip("/") == "/v1/models":
             return self._send(200, {"object": "list", "data": [card]})
@@ -79,6 +80,9 @@ class _Handler(BaseHTTPRequestHandler):
         prompts = body["prompt"]
         if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
             prompts = [prompts]
+        too_long = owner.too_long(prompts, body.get("max_tokens", 16))
+        if too_long:
+            return self._send(400, {"error": {"message": too_long, "type": "BadRequestError", "code": 400}})
         choices = [owner.complete(p, body, i) for i, p in enumerate(prompts)]
         self._send(
             200,
@@ -136,6 +140,19 @@ class CompletionsServer:
             out.append(text[len(shown) :])
             shown = text
         return out
+
+    def too_long(self, prompts: list, max_tokens: int) -> str | None:
+        """vLLM's refusal of a prompt that does not fit ``max_model_len`` with the tokens asked
+        for (None: each fits; a server without ``max_model_len`` takes any)."""
+        for prompt in prompts:
+            n = len(prompt) if isinstance(prompt, list) else len(self.tokenizer(prompt)["input_ids"])
+            if self.max_model_len and n + max_tokens > self.max_model_len:
+                return (
+                    f"This model's maximum context length is {self.max_model_len} tokens. However, you "
+                    f"requested {n + max_tokens} tokens ({n} in the messages, {max_tokens} in the completion). "
+                    "Please reduce the length of the messages or completion."
+                )
+        return None
 
     def complete(self, prompt, body: dict, index: int) -> dict:
         """One choice: the prompt scored (``echo``) and ``max_tokens`` greedy tokens after it."""

@@ -337,3 +337,53 @@ def test_an_impossible_log_likelihood_is_refused(tmp_path, tiny_model_dir, capsy
         code = cli.main(["eval", *_served(questions, server.url, tmp_path, *more, "--out", str(tmp_path / "o"))])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "impossible log-probability, 0.25 at token 2" in err[0]
+
+
+def _long_articles(tmp_path):
+    """Articles of about 60 tokens each, and their paraphrases, as files."""
+    articles, paraphrases = _articles(4)
+    articles = {t: text * 2 for t, text in articles.items()}
+    paraphrases = {t: text * 2 for t, text in paraphrases.items()}
+    pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
+    (tmp_path / "p.json").write_text(
+        json.dumps([{"title": t, "paraphrase": p} for t, p in paraphrases.items()], ensure_ascii=False)
+    )
+    return ["leakage", "--articles", str(tmp_path / "a.parquet"), "--paraphrases", str(tmp_path / "p.json")]
+
+
+@pytest.mark.parametrize("windows", ["overlap", "disjoint"])
+def test_leakage_windows_by_the_servers_context_agree_with_local(tmp_path, tiny_model_dir, windows):
+    """Texts longer than the server's context go in local mode's windows of it: the
+    max_model_len it lists (less 2: a window's prompt and the token generated), or
+    --max-length; the figures agree with local mode at that context, signed ctx:16."""
+    common = [*_long_articles(tmp_path), "--sample", "all", "--windows", windows]
+    local, local_items = _run(
+        tmp_path, "local", *common, "--model", str(tiny_model_dir), "--device", "cpu", "--max-length", "16"
+    )
+    assert local_items[0]["original_tokens"] > 32
+    served = ["--model", "served", "--tokenizer", str(tiny_model_dir), "--cache", str(tmp_path / "c.sqlite")]
+    with CompletionsServer(tiny_model_dir, max_model_len=18) as server:  # a longer prompt is refused (400)
+        listed, listed_items = _run(tmp_path, "listed", *common, *served, "--endpoint", server.url)
+    with CompletionsServer(tiny_model_dir, max_model_len=None) as server:
+        given, given_items = _run(tmp_path, "given", *common, *served, "--endpoint", server.url, "--max-length", "16")
+    for summary, items in ((listed, listed_items), (given, given_items)):
+        _same_check((local_items, local), (items, summary))
+        assert summary["mean_difference"] == pytest.approx(local["mean_difference"], abs=1e-3)
+        assert "|ctx:16|" in summary["signature"] and "|ctx:16|" in local["signature"]
+
+
+def test_no_context_length_is_one_line_and_a_long_text_needs_the_tokenizer(tmp_path, tiny_model_dir, capsys):
+    """A server that lists no max_model_len and no --max-length: one line asking for it, before
+    any prompt is scored; texts as prompts cannot be windowed: one longer than the context is
+    one line asking for --tokenizer."""
+    common = [*_long_articles(tmp_path), "--sample", "all", "--model", "served", "--cache", str(tmp_path / "c")]
+    with CompletionsServer(tiny_model_dir, max_model_len=None) as server:
+        capsys.readouterr()
+        args = ["eval", *common, "--endpoint", server.url, "--out", str(tmp_path / "o")]
+        assert cli.main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "lists no context length for the model 'served'" in err[0], err
+        assert "give --max-length N" in err[0] and not server.calls
+        assert cli.main([*args, "--max-length", "16"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "longer than the context of 16: give --tokenizer PATH" in err[0], err

@@ -131,6 +131,14 @@ def _add_mcq(e) -> None:
         "a thinking model needs a --max-new-tokens budget for its trace (the paper's 128 cuts "
         "it off: a cut response is no answer, counted as truncated). Endpoints: --reasoning-effort",
     )
+    e.add_argument(
+        "--max-length",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help="log-probabilities: the model's context in tokens, texts longer scored in windows (default: a "
+        "local model's own; an endpoint's max_model_len in /v1/models less 2, as vLLM lists it)",
+    )
     model_options(e, required=False)
     llm_options(e)
 
@@ -318,6 +326,14 @@ def _add_leakage(e) -> None:
         type=positive(int),
         default=None,
         help="tokens each overlapping window predicts (default half the model's context)",
+    )
+    e.add_argument(
+        "--max-length",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help="log-probabilities: the model's context in tokens, texts longer scored in windows (default: a "
+        "local model's own; an endpoint's max_model_len in /v1/models less 2, as vLLM lists it)",
     )
     model_options(e)
     llm_options(e)

@@ -63,6 +63,7 @@ FLAGS = {
     "device": "--device",
     "dtype": "--dtype",
     "tokenizer": "--tokenizer PATH",
+    "max_length": "--max-length N",
     "thinking": "--thinking",
     "min_editions": "--min-editions",
     "max_editions": "--max-editions",
@@ -402,6 +403,7 @@ def model(args):
             ),
             tokenizer=tokenizer,
             add_bos=_BOS[args.bos] if tokenizer else None,
+            max_length=getattr(args, "max_length", None),
             batch_size=args.batch_size,
         )
     if getattr(args, "tokenizer", None):
@@ -415,6 +417,7 @@ def model(args):
         max_batch_size=args.batch_size,
         chat=not args.no_chat_template,
         add_bos=_BOS[args.bos],
+        max_length=getattr(args, "max_length", None),
     )
 
 

@@ -232,10 +232,10 @@ class EchoScoring:
         who = type(self).__name__
         if add_bos not in (None, True, False):
             raise ValueError(f"{who}: add_bos must be None, True or False, got {add_bos!r}")
-        if tokenizer is None and (add_bos is not None or max_length is not None):
+        if tokenizer is None and add_bos is not None:
             raise ValueError(
-                f"{who}: add_bos and max_length need a tokenizer (prompts as token ids); "
-                "a text prompt gets the server's own special tokens, whole"
+                f"{who}: add_bos needs a tokenizer (prompts as token ids); "
+                "a text prompt gets the server's own special tokens"
             )
         if not isinstance(batch_size, int) or batch_size < 1 or (max_length is not None and max_length < 1):
             raise ValueError(
@@ -269,6 +269,7 @@ class EchoScoring:
         if self.tokenizer is None:
             return self._loglikelihood_text(requests, batch_size)
         pairs = self._split_many(requests)
+        length = self.context()
         prompts = []
         for i, ((context, continuation), (head, tail)) in enumerate(zip(requests, pairs)):
             if not tail:
@@ -277,12 +278,13 @@ class EchoScoring:
                     f"{continuation!r} has no tokens after the context ending {context[-40:]!r}"
                 )
             whole = head + tail
-            prompts.append(whole[-(self.max_length + 1) :] if self.max_length else whole)
+            prompts.append(whole[-(length + 1) :])
         scored = self.echo(prompts, batch_size)
         return [_summed(s, max(1, len(p) - len(tail)), len(p)) for s, p, (_, tail) in zip(scored, prompts, pairs)]
 
     def _loglikelihood_text(self, requests, batch_size) -> list[tuple[float, bool]]:
-        scored = self.echo([context + continuation for context, continuation in requests], batch_size)
+        self.context()
+        scored = self._fitting(self.echo([context + continuation for context, continuation in requests], batch_size))
         out, spanning = [], 0
         for i, ((context, continuation), s) in enumerate(zip(requests, scored)):
             cut = len(context.rstrip())
@@ -326,9 +328,10 @@ class EchoScoring:
             raise ValueError(f"{type(self).__name__}.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")
         if stride is not None and windows == "disjoint":
             raise ValueError(f"{type(self).__name__}.token_logprobs: stride is for windows='overlap' only")
+        length = self.context()
         if self.tokenizer is None:
             out = []
-            for s in self.echo(list(texts), batch_size):
+            for s in self._fitting(self.echo(list(texts), batch_size)):
                 values = s["logprob"][_text_start(s) :]
                 if values and values[0] is None:
                     values = values[1:]
@@ -336,16 +339,73 @@ class EchoScoring:
                 out.append(values)
             return out
         sequences = [[self._prefix()] + ids for ids in self.encode_many(texts)]
-        if self.max_length:
-            step, length = self._windows(windows, stride), self.max_length
-        else:
-            step = length = max([len(s) for s in sequences] + [1])
-        jobs = window_jobs(sequences, step, length)
+        jobs = window_jobs(sequences, self._windows(windows, stride), length)
         prompts = [inputs + targets[-1:] for _, inputs, targets in jobs]
         out: list[list[float]] = [[] for _ in texts]
         for (t, _, targets), prompt, s in zip(jobs, prompts, self.echo(prompts, batch_size)):
             out[t].extend(s["logprob"][len(prompt) - len(targets) :])
         return out
+
+    # -- the server's context ----------------------------------------------------------------
+
+    def context(self) -> int:
+        """``max_length``: as given, else the ``max_model_len`` the server lists for the model
+        in ``/v1/models`` (vLLM) less 2 (a window's prompt is ``max_length`` + 1 tokens, and one
+        token is generated), read once with the endpoint check. A server that lists none is
+        a :class:`~wikiorigin.errors.ParameterError` asking for ``max_length``, before any
+        prompt is scored: windows, truncation and the signature's ``ctx`` rest on it, and a
+        text longer than the context sent whole gives another number or a refusal."""
+        if self.max_length is None:
+            served = _run(self._served_context())
+            if served is None or served < 3:
+                raise ParameterError(
+                    "max_length",
+                    f"{self.client.backend.url}: the server lists no context length for the model "
+                    f"{self.name!r} (max_model_len in /models, as vLLM does): give {{max_length}} "
+                    "(the model's context in tokens) so that long texts are scored in windows",
+                )
+            self.max_length = served - 2
+        return self.max_length
+
+    async def _served_context(self) -> int | None:
+        """The endpoint checked, then the model's ``max_model_len`` in ``/v1/models`` (None
+        where the server lists none)."""
+        import openai
+
+        backend = self.client.backend
+        sdk = openai.AsyncOpenAI(
+            base_url=backend.base_url,
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+            timeout=backend.timeout,
+            max_retries=0,
+        )
+        try:
+            if not self._checked:
+                await backend.check()
+                self._checked = True
+            listed = (await sdk.models.list()).data
+        except (openai.APIError, ValueError):  # no model list: no context known
+            return None
+        finally:
+            await sdk.close()
+            if hasattr(backend, "aclose"):
+                await backend.aclose()
+        entry = next((m for m in listed if getattr(m, "id", None) == backend.model), None)
+        length = getattr(entry, "max_model_len", None)
+        return length if isinstance(length, int) and not isinstance(length, bool) else None
+
+    def _fitting(self, scored: list[dict]) -> list[dict]:
+        """Scored text prompts, each checked to fit the context: a text cannot be cut into
+        windows without the tokenizer (the server would refuse it, or score it past its context)."""
+        for i, s in enumerate(scored):
+            if len(s["text"]) > self.max_length + 1:
+                text = "".join(s["text"])
+                raise ParameterError(
+                    "tokenizer",
+                    f"{self.name}: prompt {i} ({text[:40]!r}...) is {len(s['text'])} tokens, longer than the "
+                    f"context of {self.max_length}: give {{tokenizer}} (prompts as token ids) to score it in windows",
+                )
+        return scored
 
     # -- the requests ----------------------------------------------------------------------
 

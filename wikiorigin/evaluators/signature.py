@@ -197,14 +197,21 @@ def model_settings(model) -> dict:
     local model ``dtype``, ``device``, ``template`` and ``max_length``; for an endpoint the
     server applies its own template. Reads attributes with defaults, so any object with a
     ``name`` works; ``None`` (recorded responses) gives ``{}``. An endpoint asked with a
-    reasoning effort names it (``reasoning_effort``)."""
+    reasoning effort names it (``reasoning_effort``); one whose log-probabilities were scored
+    in a context, its ``max_length``."""
     if model is None:
         return {}
     name = getattr(model, "name", None) or type(model).__name__
     client = getattr(model, "client", None)
     if getattr(client, "backend", None) is not None:  # EndpointModel
         effort = getattr(client, "reasoning_effort", None)
-        return {"model": client_name(client), "template": "server", **({"reasoning_effort": effort} if effort else {})}
+        context = {"max_length": model.max_length} if getattr(model, "max_length", None) else {}
+        return {
+            "model": client_name(client),
+            "template": "server",
+            **({"reasoning_effort": effort} if effort else {}),
+            **context,  # the context its log-probabilities were scored in (windows, truncation)
+        }
     path = getattr(model, "path", None)
     inner = getattr(model, "model", None)
     config = getattr(inner, "config", None)
