@@ -64,10 +64,10 @@ def is_closed(buf: bytes, at: int, end: int, tag: bytes) -> bool:
     return buf.startswith(close, at) and at + len(close) <= end
 
 
-def _head(buf: bytes, page: int, bound: int) -> dict[bytes, tuple[int, int, bool]]:
-    """The head's fields (title, ns, id) as the core reads them: tag -> (text start, text end,
-    closed), in order, up to the first missing; none when <title> does not come first."""
-    at, fields = page + 6, {}
+def _head(buf: bytes, page: int, bound: int) -> list[tuple[bytes, int, int, bool]]:
+    """The head's fields as the core reads them: ``(tag, text start, text end, closed)`` of
+    title, ns and id in order, up to the first missing; none when <title> does not come first."""
+    at, fields = page + 6, []
     while at < bound and buf[at] in _WS:
         at += 1
     if not buf.startswith(b"<title>", at):  # <title> comes first in a page
@@ -76,33 +76,37 @@ def _head(buf: bytes, page: int, bound: int) -> dict[bytes, tuple[int, int, bool
         span = text_span(buf, tag, at, bound)
         if span is None:
             break
-        fields[tag] = (*span, is_closed(buf, span[1], bound, tag))
+        fields.append((tag, span[0], span[1], is_closed(buf, span[1], bound, tag)))
         at = span[1]
     return fields
+
+
+def _head_break(buf: bytes, fields: list, bound: int) -> tuple[int | None, tuple[int, str] | None]:
+    page_id, brk = None, None
+    for tag, start, stop, closed in fields:
+        if not closed and brk is None:
+            brk = (stop, not_closed(buf, stop, bound, f"<{tag.decode()}>"))
+        if tag == b"id" and closed:
+            page_id = page_number(buf[start:stop])
+    return page_id, brk
 
 
 def head_break(buf: bytes, page: int, bound: int) -> tuple[int | None, tuple[int, str] | None]:
     """The page id and the first break in the head (title, ns, id) of the page at ``page``;
     the fields after a break are still read, so that the report names the page."""
-    fields = _head(buf, page, bound)
-    brk = next(
-        ((stop, not_closed(buf, stop, bound, f"<{tag.decode()}>")) for tag, (_, stop, ok) in fields.items() if not ok),
-        None,
-    )
-    start, stop, closed = fields.get(b"id", (0, 0, False))
-    return (page_number(buf[start:stop]) if closed else None), brk
+    return _head_break(buf, _head(buf, page, bound), bound)
 
 
-def head_range(buf: bytes, page: int, bound: int) -> None:
+def _head_range(buf: bytes, fields: list) -> None:
     """Raise :class:`Malformed` for the ``<id>`` or ``<ns>`` of a sound head out of the range
     the core reads (64 bits, 32 bits), in the core's order: the id first."""
-    fields = _head(buf, page, bound)
-    if len(fields) < 3 or not all(closed for _, _, closed in fields.values()):
+    if len(fields) < 3:
         return
-    (ns, ns_end, _), (start, stop, _) = fields[b"ns"], fields[b"id"]
-    if buf[start : start + 1] != b"-":
+    (_, ns, ns_end, _), (_, start, stop, _) = fields[1], fields[2]
+    if stop - start > 9 and buf[start : start + 1] != b"-":  # fewer digits always fit
         in_range(buf[start:stop], "a page <id>")
-    in_range(buf[ns:ns_end], "a <ns>", bits=32)
+    if ns_end - ns > 9:
+        in_range(buf[ns:ns_end], "a <ns>", bits=32)
 
 
 def contributor_break(buf: bytes, ts_end: int, end: int) -> tuple[int, str | None]:
@@ -159,7 +163,8 @@ def revisions_break(buf: bytes, r: int, end: int) -> tuple[int, str] | None:
         for (_, stop), tag in ((rid, b"id"), (ts, b"timestamp")):
             if not is_closed(buf, stop, end, tag):
                 return stop, not_closed(buf, stop, end, f"<{tag.decode()}>")
-        in_range(buf[rid[0] : rid[1]], "a revision <id>")
+        if rid[1] - rid[0] > 9:  # fewer digits always fit
+            in_range(buf[rid[0] : rid[1]], "a revision <id>")
         cursor, unclosed = contributor_break(buf, ts[1], end)
         if unclosed is not None:
             return cursor, not_closed(buf, cursor, end, unclosed)
@@ -187,11 +192,12 @@ def page_break(buf: bytes, page: int, end: int, nested: int):
     break, as the compiled core finds it. ``end``: its ``</page>``; ``nested``: the position
     of a ``<page>`` before it, or -1."""
     bound = nested if nested >= 0 else end
-    page_id, brk = head_break(buf, page, bound)
+    fields = _head(buf, page, bound)
+    page_id, brk = _head_break(buf, fields, bound)
     if nested >= 0:
         return page_id, (nested, not_closed(buf, nested, end, "<page>"))
     if brk is None:
-        head_range(buf, page, bound)
+        _head_range(buf, fields)
     if brk is None and page_id is not None:
         first, which = first_of(buf, b"<revision>", b"</revision>", page, end)
         if which:

@@ -146,6 +146,13 @@ def _ms(ts: bytes | None) -> int | None:
     return calendar.timegm(when.timetuple()) * 1000
 
 
+def _in_range(head: Head, local: Earliest | None) -> None:
+    in_range(head.page_id, "a page <id>")
+    in_range(head.namespace, "a <ns>", bits=32)
+    if local:
+        in_range(local.revision_id, "a revision <id>")
+
+
 @dataclass(slots=True)
 class Columns:
     """Rows of page creations gathered column by column, as Arrow takes them."""
@@ -165,10 +172,8 @@ class Columns:
         (nothing is appended then)."""
         title, all_ms = _title(head.title), _ms(s.first_all.timestamp if s.first_all else None)
         local = s.first_local
-        in_range(head.page_id, "a page <id>")  # what the columns hold: the core's rule
-        in_range(head.namespace, "a <ns>", bits=32)
-        if local:
-            in_range(local.revision_id, "a revision <id>")
+        if len(head.page_id) > 9 or len(head.namespace) > 9 or (local and len(local.revision_id) > 9):
+            _in_range(head, local)  # what the columns hold: the core's rule
         if local is s.first_all:  # no imported revision: one date, read once
             local_ms = all_ms
         else:
