@@ -133,3 +133,20 @@ def test_bad_rated_files(tmp_path):
         care.read_rated(tmp_path / "empty.csv")
     with pytest.raises(WikioriginError, match=r"gone\.csv: no such file"):
         care.read_rated(tmp_path / "gone.csv")
+
+
+def test_read_rated_keeps_ratings_on_their_scale(tmp_path):
+    """CARE's 1-10 by default: 99 and -5 are errors naming the row and rating_scale; another scale
+    is given, or none (None) for any finite rating."""
+    from wikiorigin.errors import ParameterError
+
+    path = tmp_path / "rated.jsonl"
+    for rating in (99, -5):
+        path.write_text(json.dumps({"question": "Q", "model": "m", "response": "r", "rating": rating}) + "\n")
+        with pytest.raises(
+            ParameterError,
+            match=rf"rated\.jsonl: row 1: rating {rating} is outside the rating scale 1-10 \(give rating_scale=",
+        ):
+            care.read_rated(path)
+        assert care.read_rated(path, (-10, 100))[0]["rating"] == rating
+        assert care.read_rated(path, None)[0]["rating"] == rating

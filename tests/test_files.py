@@ -108,3 +108,14 @@ def test_check_output_refuses_to_overwrite_an_input(tmp_path):
     with pytest.raises(WikioriginError, match=r"items.parquet: the output would overwrite the input"):
         check_output(tmp_path / "sub" / ".." / "items.parquet", inputs=[None, source])
     assert check_output(tmp_path / "other.parquet", inputs=[source]).name == "other.parquet"
+
+
+def test_check_output_refuses_a_sibling_that_is_an_input(tmp_path):
+    """A file written beside the output (``siblings``) is checked against the inputs as the output is,
+    under another name for the same file too (a hard link)."""
+    source = _parquet(tmp_path / "m.failed.parquet")
+    os.link(source, tmp_path / "linked.parquet")
+    for given in (source, tmp_path / "linked.parquet"):
+        with pytest.raises(WikioriginError, match=r"m\.parquet: the file written beside it, m\.failed\.parquet, would"):
+            check_output(tmp_path / "m.parquet", inputs=[given], siblings=[tmp_path / "m.failed.parquet"])
+    assert check_output(tmp_path / "n.parquet", inputs=[source], siblings=[tmp_path / "n.failed.parquet"])

@@ -209,7 +209,7 @@ def test_build_card_describes_the_dataset(run):
 
     meta = DatasetCard.load(run["work"] / "qa" / "README.md").data
     assert meta.license == "cc-by-sa-4.0" and meta.language == ["en", "ja"]
-    assert "- split: freeform\n    path: freeform.parquet" in card and "failed.parquet" not in card  # the failed rows are no split
+    assert "- split: freeform\n    path: freeform.parquet" in card and "failed.parquet" not in card  # no split
     assert "# WikiOriginQA (ja, bundled sample)" in card and f"{n} rows in 1 file(s)" in card
     assert '"generator": "loopback-gen"' in card
     datasets = pytest.importorskip("datasets")
