@@ -13,8 +13,10 @@ step (``top_logprobs``, for ``greedy``), each token's text and where it starts
   (:meth:`~wikiorigin.evaluators.loglikelihood.LoglikelihoodScoring._split_many` on
   :meth:`~wikiorigin.evaluators.runner.ModelRunner.encode_contexts`: the same special tokens,
   ``add_bos``, the same cut), texts get local mode's BOS and windows
-  (:func:`~wikiorigin.evaluators.token_logprobs.window_jobs`), so the numbers are local
-  mode's for the same weights; or
+  (:func:`~wikiorigin.evaluators.token_logprobs.window_jobs`) of the server's context
+  (:meth:`EchoScoring.context`: ``max_length``, else the ``max_model_len`` that vLLM lists in
+  ``/v1/models``, less 2; signed ``ctx``), so the numbers are local mode's for the same
+  weights and context; or
 - **text**, without a tokenizer: the server encodes the text with its own special tokens, and
   the continuation is its tokens from the one holding the (right-stripped) context's end: the
   first token that starts at or after it or reaches past it (a token spanning the cut is
@@ -321,8 +323,8 @@ class EchoScoring:
         """Each text's tokens' log-probabilities, as
         :meth:`~wikiorigin.evaluators.token_logprobs.TokenLogprobs.token_logprobs` gives them
         with token ids: the text after the BOS token (EOS where there is none), in ``windows``
-        of ``max_length`` when one is set (else each text whole). As text: the server's own
-        special tokens, each text whole (it must fit the server's context), its first token
+        of ``max_length`` (:meth:`context`). As text: the server's own special tokens, each
+        text whole (one longer than the context is an error asking for a tokenizer), its first token
         left out when the server gives it no log-probability (counted in ``unscored_first``)."""
         if windows not in WINDOWS:
             raise ValueError(f"{type(self).__name__}.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")

@@ -67,7 +67,8 @@ class EndpointModel(EchoScoring):
     ``batch_size`` prompts a request: with ``tokenizer`` (the served model's,
     :func:`~wikiorigin.evaluators.completions.load_tokenizer`) prompts are token ids cut as
     :class:`LocalModel` cuts them (``add_bos`` as its; ``max_length``: its truncation and
-    windows), else texts cut at the server's text offsets."""
+    windows; by default the server's ``max_model_len`` less 2), else texts cut at the
+    server's text offsets (each must fit ``max_length``)."""
 
     def __init__(
         self,
