@@ -144,10 +144,10 @@ def test_a_json_array_laid_out_otherwise_is_refused_with_the_way_to_convert_it(
     code, err, out = _extract(capsys, tmp_path, dump)
     assert code == 2 and err.count("\n") == 1 and not out.exists(), err
     assert f"{dump}: line {line}: not a Wikidata JSON dump: one entity per line ({says};" in err
-    assert "jq -c '.[]' FILE" in err
+    assert f"jq -c '.[]' {dump} |" in err
     if layout != "json lines" and shutil.which("jq"):  # the command given writes a dump read whole
         command = err.split("write a JSON array so: ")[1].split(")")[0] + ") > DUMP.json"
-        command = command.replace("FILE", str(dump)).replace("DUMP.json", str(tmp_path / "dump.json"))
+        command = command.replace("DUMP.json", str(tmp_path / "dump.json"))
         subprocess.run(["bash", "-c", command], check=True)
         code, err, out = _extract(capsys, tmp_path, tmp_path / "dump.json")
         assert code == 0, err

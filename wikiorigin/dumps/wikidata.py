@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import shlex
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -337,10 +338,12 @@ def _blocks(path, block: int = 1 << 22) -> Iterator[tuple[bytes, int, int]]:
     frame.end()
 
 
-_HOW = (
-    "one entity per line between a line '[' and a line ']', as Wikidata writes it; "
-    "to write a JSON array so: (echo '['; jq -c '.[]' FILE | sed '$!s/$/,/'; echo ']') > DUMP.json"
-)
+def _how(path) -> str:
+    """How a dump is laid out, and a command that lays out a JSON array so."""
+    return (
+        "Wikidata writes a line '[', an entity a line, a line ']'; to write a JSON array so: "
+        f"(echo '['; jq -c '.[]' {shlex.quote(str(path))} | sed '$!s/$/,/'; echo ']') > DUMP.json"
+    )
 
 
 class _Frame:
@@ -388,12 +391,12 @@ class _Frame:
         else:
             what = f"found {line[:40]!r}"
         raise DumpError(
-            f"{self.path}: line {self.number}: not a Wikidata JSON dump: one entity per line ({what}; {_HOW})"
+            f"{self.path}: line {self.number}: not a Wikidata JSON dump: one entity per line ({what}; {_how(self.path)})"
         )
 
     def end(self) -> None:
         if not self.opened:
-            raise DumpError(f"{self.path}: empty: not a Wikidata JSON dump ({_HOW})")
+            raise DumpError(f"{self.path}: empty: not a Wikidata JSON dump ({_how(self.path)})")
         if self.last != b"]":
             raise DumpError(
                 f"{self.path}: cut short: the dump ends after {self.bytes:,} bytes without its closing line ']' "
