@@ -280,3 +280,27 @@ def test_inputs_are_named_by_file_name_and_checksum(tmp_path):
     assert main(["build", "card", str(directory), "--kind", "mcq", "--title", "T"]) == 0
     card = (directory / "README.md").read_text(encoding="utf-8")
     assert str(tmp_path) not in card and hashlib.sha256(articles.read_bytes()).hexdigest() in card
+
+
+def test_freeform_drops_empty_and_repeated_items_before_any_call(tmp_path, capsys):
+    from tests.builders.test_freeform import _argv
+
+    rows = [
+        {"wiki": "jawiki", "page_id": i, "title": t, "qid": q, "revision_id": 1, "text": text, "origin_wiki": "jawiki"}
+        | {"n_wikis": 1}
+        for i, (t, q, text) in enumerate(
+            [("河童", "Q1", "河童は川の妖怪。"), ("天狗", "Q2", "  "), ("河童", "Q1", "河童は川の妖怪。")]
+        )
+    ]
+    articles = tmp_path / "origin.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), articles)
+    with ChatServer(answer=lambda messages: json.dumps({"question": "川に住む妖怪は？"})) as server:
+        main(_argv(articles, tmp_path / "f.parquet", server.url, "--rounds", "0", "--retries", "0"))
+        generated = [c for c in server.calls if c["messages"][-1]["content"] == "河童は川の妖怪。"]
+    failed = pq.read_table(tmp_path / "f.failed.parquet").to_pylist()
+    assert [(f["page_id"], f["reason"]) for f in failed if f["step"] == "input"] == [
+        (1, "empty text"),
+        (2, "a duplicate article: the same item (Q1) as row 0, built once"),
+    ]
+    assert all(c["messages"][-1]["content"].strip() for c in server.calls)  # nothing sent for the blank text
+    assert len(generated) == 1  # the repeated item is generated once (no refinement rounds)
