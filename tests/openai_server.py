@@ -7,8 +7,11 @@ leaves content null). ``faults`` is a list consumed one per call:
 ``"429"`` (with ``Retry-After``), ``"500"``, ``"slow"`` (waits ``slow_seconds``), ``"truncated"``
 (a body cut short), ``"nonjson"`` (a 200 that is not JSON), ``"401"``, ``"404"``, ``"empty"``
 (content ``""``), ``"null"`` (content null), ``"html"`` (a 200 HTML page), ``"nochoices"`` (a JSON
-body without ``choices``), ``"length"`` (the answer cut off by the output limit). ``delay`` is
-added to every call.
+body without ``choices``), ``"length"`` (the answer cut off by the output limit),
+``"refusal"`` (the message's ``refusal`` set, content null), ``"content_filter"`` (the answer
+stopped by the content filter). ``delay`` is added to every call. ``answer`` may also return
+``{"refusal": TEXT}`` or ``{"content": ..., "finish_reason": "content_filter"}``: the model
+declines that request every time. Every completion reports its usage, a declined or cut one too.
 
 ``reasoning=True`` behaves as OpenAI's reasoning models do: a ``temperature`` or ``top_p`` other
 than 1 is a 400 ``unsupported_value``, ``max_tokens`` a 400 ``unsupported_parameter`` (they want
@@ -84,7 +87,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         server = self.server.owner
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        length = int(self.headers.get("Content-Length", 0))
+        data = self.rfile.read(length)
+        if len(data) < length:  # the client hung up mid-request (a run that stopped)
+            self.close_connection = True
+            return
+        body = json.loads(data)
         with server.lock:
             server.calls.append(body)
             fault = server.faults.pop(0) if server.faults else None
@@ -125,10 +133,15 @@ class _Handler(BaseHTTPRequestHandler):
             )
         takes_model = len(inspect.signature(server.answer).parameters) > 1  # answer(messages, model)
         content = server.answer(body["messages"], body["model"]) if takes_model else server.answer(body["messages"])
-        thought = content.get("reasoning_content") if isinstance(content, dict) else None
-        content = content.get("content") if isinstance(content, dict) else content
-        finish = "stop"
-        if fault in ("empty", "null"):
+        said = content if isinstance(content, dict) else {}
+        thought, refusal = said.get("reasoning_content"), said.get("refusal")
+        content = said.get("content") if said else content
+        finish = said.get("finish_reason", "stop")
+        if fault == "refusal":
+            content, refusal = None, "I'm sorry, but I can't help with that."
+        elif fault == "content_filter":
+            content, finish = None, "content_filter"
+        elif fault in ("empty", "null"):
             content = "" if fault == "empty" else None
         elif fault == "length" and thought is not None:  # cut at half of the trace and the answer together
             half = (len(thought) + len(content or "")) // 2
@@ -150,12 +163,13 @@ class _Handler(BaseHTTPRequestHandler):
                         "role": "assistant",
                         "content": content,
                         **({"reasoning_content": thought} if thought is not None else {}),
+                        **({"refusal": refusal} if refusal is not None else {}),
                     },
                 }
             ],
             "usage": {
                 "prompt_tokens": sum(len(m["content"]) for m in body["messages"]) // 4,
-                "completion_tokens": len(content or "") // 4 + reasoning,
+                "completion_tokens": len(content or refusal or "") // 4 + reasoning,
                 "total_tokens": 0,
             },
         }
