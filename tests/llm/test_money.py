@@ -328,7 +328,7 @@ def test_a_full_disk_under_the_cache_is_one_line_without_a_traceback(tmp_path, s
         )
     assert run.returncode == 2
     line = error_line(run.stderr)
-    assert "cannot store an answer" in line and "full" in line
+    assert line.startswith(f"wikiorigin: error: {small_disk / 'c.sqlite'}: cannot ") and "disk is full" in line
     assert "unhandled exception" not in run.stderr and "Traceback" not in run.stderr
 
 
