@@ -172,3 +172,25 @@ def test_responses_kept_under_a_results_name_are_never_overwritten(tmp_path, cap
     assert cli.main(["eval", "mcq", "--responses", str(kept), "--out", str(folder)]) == 2
     assert "would replace the input" in capsys.readouterr().err
     assert kept.read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["items.parquet"]
+
+
+def test_an_answer_the_reader_judge_could_not_read_is_no_wrong_answer(tmp_path, capsys):
+    """Responses the parser cannot read go to --judge-model; when that judge's requests fail,
+    the items are unanswered (left out of the figures), not wrong, and the run is incomplete."""
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
+    rows = pq.read_table(path).to_pylist()
+    said = [r["choices"][r["answer_index"]] for r in rows[:2]] + ["hmm, hard to say", "no idea at all"]
+    responses = tmp_path / "responses.parquet"
+    pq.write_table(pa.Table.from_pylist([{**r, "response": x} for r, x in zip(rows, said)]), responses)
+    run = tmp_path / "run"
+    with ChatServer(lambda messages: '{"verdict": true}') as server:
+        server.faults = ["500"] * 2
+        argv = ["eval", "mcq", "--responses", str(responses), "--judge-model", "j", "--base-url", server.url]
+        argv += ["--retries", "0", "--concurrency", "1", "--cache", str(tmp_path / "c.sqlite"), "--out", str(run)]
+        assert cli.main(argv) == 1
+    assert "all 2 requests failed" in capsys.readouterr().err
+    summary = _summary(run)
+    assert summary["complete"] is False and summary["answered"] == 2 and summary["accuracy"] == 1.0
+    items = pq.read_table(run / "items.parquet", columns=["read_as", "correct"]).to_pylist()
+    assert [i["correct"] for i in items] == [True, True, None, None]
+    assert [i["read_as"] for i in items][2:] == ["failed", "failed"]

@@ -22,8 +22,10 @@ _VERDICT = {"type": "object", "required": ["verdict"], "properties": {"verdict":
 def judge_unread(rows: list[dict], items: list[dict], judge) -> None:
     """Give the responses the parser could not read (``pred`` None; a ``truncated`` one is no
     answer, to the judge too) to ``judge`` (an :class:`~wikiorigin.llm.LLMClient`): each item
-    it answers gets ``judge_verdict`` and ``correct`` (the verdict is True). ``rows`` are the
-    questions, in the items' order."""
+    it answers gets ``judge_verdict`` and ``correct`` (the verdict is True). An item whose
+    judge request failed after its retries has no reading at all: ``read_as`` ``failed``,
+    ``correct`` None, left out of the figures as an unanswered question is (the run is
+    incomplete: its judge's failures count). ``rows`` are the questions, in the items' order."""
     from ..llm import ChatRequest
 
     todo = [
@@ -53,3 +55,6 @@ def judge_unread(rows: list[dict], items: list[dict], judge) -> None:
         if result.error is None:
             items[i]["judge_verdict"] = result.data["verdict"]
             items[i]["correct"] = result.data["verdict"] is True
+        else:  # neither the parser nor the judge read it: no reading, not a wrong one
+            items[i]["read_as"] = "failed"
+            items[i]["correct"] = None
