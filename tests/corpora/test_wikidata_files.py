@@ -240,3 +240,17 @@ def test_a_dump_without_entities_is_whole(tmp_path, capsys):
     dump.write_bytes(b"[\n" + entity_json("Q1", {"en": "x"}).encode() + b"\n]")  # no newline at the end
     code, err, out = _extract(capsys, tmp_path, dump)
     assert code == 0, err
+
+
+def test_an_items_file_where_the_partial_rows_would_go_is_never_overwritten(data_dir, tmp_path, capsys):
+    """OUT.partial.parquet is written beside the output on damage: an input of that name is
+    refused as the output itself would be, before the dump is read."""
+    dump = tmp_path / "wikidata.json"
+    dump.write_bytes(_whole(_dump_lines(data_dir))[:-3])  # cut short: would write the partial rows
+    items = tmp_path / "entities.partial.parquet"
+    _items(items, ITEMS)
+    before = items.read_bytes()
+    out = tmp_path / "entities.parquet"
+    assert main(["wikidata", "extract", str(dump), "--items", str(items), "--out", str(out)]) == 2
+    assert "entities.partial.parquet" in capsys.readouterr().err
+    assert items.read_bytes() == before

@@ -219,11 +219,12 @@ def _one_blas_thread() -> None:
 def cmd_scan(args) -> int:
     """`wikiorigin scan`: one wiki's dump parts -> the creation time of each page (pages Parquet)."""
     _one_blas_thread()
+    from ..dumps.scan import partial_path, scan_to_parquet
     from ..files import check_output
 
     _check_scan_inputs(args.inputs)
-    check_output(args.out, inputs=args.inputs)  # before any work: not a directory, writable, no input
-    from ..dumps.scan import scan_to_parquet
+    kept = [partial_path(args.out), partial_path(args.out, unverified=True)]  # written beside it on damage
+    check_output(args.out, inputs=args.inputs, siblings=kept)  # before any work: not a directory, writable, no input
 
     wiki = _wiki(args)
     with warnings.catch_warnings(record=True) as caught:

@@ -216,7 +216,7 @@ def extract_entities(dump, items: Iterable, out) -> ExtractReport:
     (:data:`ENTITIES`, with provenance). On damage to the dump, the rows read before it are
     kept in :func:`partial_path` and the error names it."""
     items = [Path(p) for p in items]
-    out = check_output(out, inputs=[dump, *items])
+    out = check_output(out, inputs=[dump, *items], siblings=[partial_path(out)])
     started = time.perf_counter()
     wanted = read_items(items)
     wikis = sorted(set(wanted.values()))
