@@ -403,9 +403,15 @@ class LLMClient:
         such as a full disk leaves no task behind to be reported at the loop's end), this run's
         claims in the cache end, and the HTTP client goes with this loop, not after it (no
         "Event loop is closed")."""
+        pending = []
         for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+            if not task.done():
+                task.cancel()
+                pending.append(task)
+            elif not task.cancelled():
+                task.exception()  # seen: not reported when the loop closes
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
         self._progress.close()
         if self.cache is not None:
             self.cache.release()
