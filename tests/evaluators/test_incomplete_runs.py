@@ -194,3 +194,15 @@ def test_an_answer_the_reader_judge_could_not_read_is_no_wrong_answer(tmp_path, 
     items = pq.read_table(run / "items.parquet", columns=["read_as", "correct"]).to_pylist()
     assert [i["correct"] for i in items] == [True, True, None, None]
     assert [i["read_as"] for i in items][2:] == ["failed", "failed"]
+
+
+def test_an_endpoint_under_evaluation_keeps_the_commands_limits_and_prices(tmp_path, capsys):
+    """The endpoint's client is the one the LLM options describe: --prices prices its usage line."""
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 3)
+    with ChatServer(_answering) as server:
+        assert (
+            _eval_mcq(path, server, tmp_path / "run", tmp_path / "c.sqlite", "--prices", '{"input": 1e6, "output": 0}')
+            == 0
+        )
+    line = next(x for x in capsys.readouterr().err.splitlines() if x.startswith("m: "))
+    assert line.startswith("m: 3 calls, 0 cache hits") and ", $" in line and ", $0.0000" not in line

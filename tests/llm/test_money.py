@@ -133,6 +133,7 @@ def test_a_refusal_is_a_failed_row_not_retried_and_not_paid_again(articles, tmp_
         err = capsys.readouterr().err
         assert generations(server) == 3  # asked once: not retried as an empty answer
         assert f"the first: refusal: {REFUSAL}" in error_line(err)
+        assert "the model refused it (remembered: --retry-refusals asks again)" in error_line(err)
         assert "1 failed (1 refused by the model)" in err and "$0.0000" not in err
         assert "kept in the cache, so running again does not ask them again; --retry-refusals asks them again" in err
         failed = pq.read_table(tmp_path / "m.failed.parquet").to_pylist()

@@ -10,7 +10,7 @@ import sys
 
 from ..errors import WikioriginError
 from .options import flags, llm_client, llm_options, model, model_options, positive, sampling, speaks_flags
-from .outcome import requests_outcome
+from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
 
@@ -46,6 +46,7 @@ def _saved(kind: str, result, args, lock, line: str) -> int:
     if not result.complete:
         line += f" (complete: false: {result.summary.failed} items unanswered, left out of the figures)"
     print(f"{kind}: {line} -> {args.out}/ (items.parquet, summary.json, report.md)")
+    print_usage([(client.backend.model, client) for client in result.clients if client is not None])
     return requests_outcome(
         list(result.clients), f"{args.out}/items.parquet", flags(args), allow_failures=args.allow_failures
     )

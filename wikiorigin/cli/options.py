@@ -290,7 +290,7 @@ def llm_client(args, name):
     (:func:`check_cache`) and opened (checked: :class:`~wikiorigin.llm.cache.CacheError`); an
     API key the endpoint needs and the environment lacks is an error now, before anything runs
     (:meth:`~wikiorigin.llm.OpenAIBackend.check_key`; not for ``--dry-run``, which sends nothing)."""
-    from ..llm import LLMClient, OpenAIBackend, RequestCache, TransformersBackend
+    from ..llm import OpenAIBackend, TransformersBackend
 
     check_cache(args)
 
@@ -300,6 +300,15 @@ def llm_client(args, name):
         backend = OpenAIBackend(name, base_url=args.base_url, azure_endpoint=args.azure_endpoint, timeout=args.timeout)
         if not getattr(args, "dry_run", False):
             backend.check_key()
+    return _client(args, backend)
+
+
+def _client(args, backend):
+    """The one :class:`~wikiorigin.llm.LLMClient` of :func:`llm_options` around ``backend``
+    (a builder's or judge's model, or the endpoint under evaluation): every option the command
+    was given (limits, prices, waits, refusals) reaches it."""
+    from ..llm import LLMClient, RequestCache
+
     return LLMClient(
         backend,
         RequestCache(args.cache),
@@ -382,7 +391,7 @@ def model(args):
     if getattr(args, "endpoint", None):
         from ..evaluators.completions import load_tokenizer
         from ..evaluators.models import EndpointModel
-        from ..llm import LLMClient, OpenAIBackend, RequestCache
+        from ..llm import OpenAIBackend
 
         if args.bos != "tokenizer" and not args.tokenizer:
             raise WikioriginError(
@@ -393,14 +402,7 @@ def model(args):
         check_cache(args)
         tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
         return EndpointModel(
-            LLMClient(
-                backend,
-                RequestCache(args.cache),
-                concurrency=args.concurrency,
-                retries=args.retries,
-                max_wait=args.max_wait,
-                reasoning_effort=getattr(args, "reasoning_effort", None),
-            ),
+            _client(args, backend),
             tokenizer=tokenizer,
             add_bos=_BOS[args.bos] if tokenizer else None,
             max_length=getattr(args, "max_length", None),

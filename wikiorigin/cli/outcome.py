@@ -74,9 +74,21 @@ def requests_outcome(clients, where: str, names: dict[str, str] | None = None, *
         print(f"wikiorigin: warning: {said}; accepted as it is (--allow-failures): complete: false", file=sys.stderr)
         return 0
     print(
-        f"wikiorigin: error: {said}; the run is incomplete (complete: false): run the same command "
-        "again to retry only those (answers paid for come from the cache), or add --allow-failures "
-        "to accept it as it is",
+        f"wikiorigin: error: {said}; the run is incomplete (complete: false): {_going_on(clients, failed)}, "
+        "or add --allow-failures to accept it as it is",
         file=sys.stderr,
     )
     return 1
+
+
+def _going_on(clients, failed: int) -> str:
+    """How an incomplete run goes on: the same command again re-asks what failed, except the
+    model's refusals, which the cache remembers (``--retry-refusals`` asks them again)."""
+    refused = sum(c.usage.refused for c in clients)
+    again = "run the same command again to retry only those (answers paid for come from the cache)"
+    if not refused:
+        return again
+    if refused == failed:
+        return f"the model refused {'it' if failed == 1 else 'them'} (remembered: --retry-refusals asks again)"
+    others = again.replace("only those", f"the {failed - refused} that got no answer")
+    return f"{others}; --retry-refusals asks the {refused} refused again"
