@@ -19,8 +19,12 @@ Japanese yokai prompts when the questions are in Japanese; without it Japanese q
 the any-language prompts (English instructions naming Japanese and the ``subject``), so an
 origin corpus of jawiki is not asked about yokai.
 
-Two presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
-the default for Japanese list-page articles) and ``origin`` (general types for any culture's
+Three presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
+the default for Japanese list-page articles: the regions of the paper's Table 6, 中国 and 四国
+as one class as that table reports them, with 不明 and 複数の地域 for a yokai told in several),
+``yokaieval`` (the classes the paper's authors labelled with: the six types and the region
+letters A-K, 中国 and 四国 apart and 不明, a yokai of several regions given several; the
+``yokaieval`` build preset's) and ``origin`` (general types for any culture's
 items, region from Wikidata; the default for an origin corpus). :func:`load_labels` takes a
 preset's name or a file's path; a file that breaks a rule is a one-line
 :class:`~wikiorigin.errors.WikioriginError` naming the file and the place (``types[2].description``).
@@ -85,7 +89,7 @@ class Labels:
 
 
 def presets() -> list[str]:
-    """The names of the shipped presets (``yokai-ja``, ``origin``)."""
+    """The names of the shipped presets (``origin``, ``yokai-ja``, ``yokaieval``)."""
     root = resources.files("wikiorigin") / "data" / "labels"
     return sorted(p.name.removesuffix(".json") for p in root.iterdir() if p.name.endswith(".json"))
 

@@ -6,8 +6,11 @@ passes (each sees the article and the current question), translated to English (
 with the model's English rendering of the answer), scored 1-5 on the paper's seven criteria
 (only questions with 5 on every criterion are kept) and, last, checked by the model for giving
 its answer away. The answers are the source title, the English Wikipedia title, the model's
-English rendering and the Wikidata names and aliases. A question that contains one of its
-answers literally is dropped before scoring (``leak``).
+English rendering and the Wikidata names and aliases. A question (in the item's language or in
+English) that holds one of its answers as a word (:mod:`~wikiorigin.builders.leaks`: word
+boundaries in spaced scripts, substrings of two or more characters in scripts without spaces)
+is dropped before scoring (``leak``), counted by which name and which question in the report's
+``reasons``.
 
 Generation and refinement are instructed in the item's language, as in the paper
 (:mod:`~wikiorigin.builders.freeform_prompts`): the package's instruction file for the
@@ -38,6 +41,7 @@ from .freeform_prompts import (
     translation_request,
     translation_schema,
 )
+from .leaks import find_leak
 from .result import (
     BuildReport,
     BuildResult,
@@ -81,8 +85,11 @@ class FreeformConfig:
     several times, and each pass costs one call per question (a pass that gives a question back
     unchanged makes the next pass's request the same one, a cache hit). ``cutoff`` (``YYYY-MM``):
     the knowledge cut-off a question must be answerable by. ``max_article_chars``: the article
-    length sent to generation and refinement. ``params``: the sampling of generation and
-    refinement (temperature 0.7, the paper's generation setting); the other steps are greedy.
+    length sent to generation and refinement (0: the whole article; the paper states no cut).
+    ``params``: the sampling of generation and refinement (temperature 0.7, our choice: the
+    paper states none, its GPT-5 took a reasoning effort and no temperature); the other steps
+    are greedy (temperature 0). With a reasoning effort no sampling parameter is sent at all,
+    and the provenance records what was sent.
     ``instructions``: ``"auto"`` (in the item's language: bundled, else translated once by the
     generator) or ``"en"`` (English)."""
 
@@ -97,9 +104,9 @@ class FreeformConfig:
         """Raise ``ValueError`` for a setting out of range."""
         if self.instructions not in ("auto", "en"):
             raise ValueError(f"FreeformConfig: instructions must be 'auto' or 'en', not {self.instructions!r}")
-        if self.rounds < 0 or self.max_article_chars < 1:
+        if self.rounds < 0 or self.max_article_chars < 0:
             raise ValueError(
-                f"FreeformConfig: rounds must be >= 0 and max_article_chars >= 1, not "
+                f"FreeformConfig: rounds must be >= 0 and max_article_chars >= 0 (0: the whole article), not "
                 f"{self.rounds} and {self.max_article_chars}"
             )
 
@@ -120,9 +127,24 @@ def _language(row: dict) -> str:
     return lookup(row["wiki"]).language
 
 
+def _named(row: dict, english: str | None) -> dict[str, str]:
+    """The answers, each with what it is (``title``, ``English title``, ...), the first of equals kept."""
+    names = [
+        ("title", row["title"]),
+        ("English title", row.get("enwiki_title")),
+        ("English answer", english),
+        ("English label", row.get("label_en")),
+        *(("alias", a) for a in row.get("aliases") or []),
+    ]
+    found: dict[str, str] = {}
+    for what, name in names:
+        if name and name.strip():
+            found.setdefault(name.strip(), what)
+    return found
+
+
 def _answers(row: dict, english: str | None) -> list[str]:
-    names = [row["title"], row.get("enwiki_title"), english, row.get("label_en"), *(row.get("aliases") or [])]
-    return list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    return list(_named(row, english))
 
 
 def _request(system: str, user: str, version: str, schema: dict, params: dict) -> ChatRequest:
@@ -206,9 +228,8 @@ class _Run:
     def writing(self, step: str, row: dict, **values) -> ChatRequest:
         """A ``generate`` or ``refine`` request: the instructions in the row's language, the article."""
         system = self.sets[_language(row)].prompt(step, title=row["title"], cutoff=self.config.cutoff, **values)
-        return _request(
-            system, row["text"][: self.config.max_article_chars], self.version(row), _QUESTION, self.config.params
-        )
+        text = row["text"][: self.config.max_article_chars or None]
+        return _request(system, text, self.version(row), _QUESTION, self.config.params)
 
     def generate(self, rows: list[dict]) -> list[dict]:
         results = self.llm.run([self.writing("generate", r) for r in rows])
@@ -244,18 +265,24 @@ class _Run:
             if result.error:
                 self.fail(row, "translate", result.error, {"question_source": self.questions[row["qid"]]})
                 continue
-            answers = _answers(row, result.data["answer_en"])
-            asked = f"{self.questions[row['qid']]}\n{result.data['question_en']}".casefold()
-            leak = next((a for a in answers if a.casefold() in asked), None)
+            named = _named(row, result.data["answer_en"])
+            answers, question_en = list(named), result.data["question_en"]
+            leak = find_leak(answers, [self.questions[row["qid"]], question_en])
             if leak:
-                self.fail(
-                    row,
+                name, where = answers[leak[0]], ("question", "English question")[leak[1]]
+                self.failed.add(
                     "leak",
-                    f"the question contains the answer {leak!r}",
-                    self.made(row, result.data["question_en"], answers),
+                    f"the {where} holds the answer {name!r} ({named[name]})",
+                    source=row["title"],
+                    wiki=row["wiki"],
+                    page_id=row["page_id"],
+                    qid=row["qid"],
+                    model=self.llm.backend.model,
+                    item=self.made(row, question_en, answers),
+                    kind=f"{named[name]} in the {where}",
                 )
             else:
-                candidates.append((row, result.data["question_en"], answers))
+                candidates.append((row, question_en, answers))
         return candidates
 
     def score(self, candidates: list[tuple]) -> list[tuple]:
@@ -288,7 +315,7 @@ class _Run:
         results = self.llm.run(
             [
                 _request(
-                    FREEFORM_PROMPTS["giveaway"],
+                    FREEFORM_PROMPTS["giveaway"].format(),
                     f"Question ({language_name(_language(row))}): {self.questions[row['qid']]}\n"
                     f"Question in English: {question_en}\nAnswer: {' / '.join(answers)}",
                     self.version(row),
@@ -426,8 +453,8 @@ class FreeformBuilder:
             rounds=config.rounds,
             cutoff=config.cutoff,
             max_article_chars=config.max_article_chars,
-            params=config.params,
-            check_params=CHECK_PARAMS,
+            params=llm.params(config.params),  # as sent: no sampling with a reasoning effort
+            check_params=llm.params(CHECK_PARAMS),
             generator=llm.backend.model,
             prompt_sha1=_prompt_sha1(run.versions),
             usage=report.usage,

@@ -15,15 +15,18 @@ Steps, each with a reason for every row it drops (kept in the ``failed`` file):
    articles), enforced by an enum schema, from the article up to ``max_article_chars`` (as
    generation sees it: the region is often told far into the article); with Wikidata regions
    (the ``origin`` preset, the default for an origin corpus) the region is the corpus's own
-   ``region`` column and only the type is asked;
+   ``region`` column and only the type is asked. ``label_steps=2`` labels the paper's way, in
+   two calls: the type from the question alone, the regions from the article alone;
 6. **duplicate**: near-duplicates across the whole set (:func:`near_duplicates` on the
    question and its answer: a character-level similarity, so Japanese needs no word
    segmentation); the earlier question in article order is kept, and the dropped one's reason
    names it (id and text). Done on the questions that passed every other step, so that the
    question a dropped one repeats is in the output (a duplicate's check, attribute and label
    calls are paid for: few, 4 of the 810 released questions at the default threshold);
-7. **shuffle** the options with a seeded RNG so that the correct position is balanced over
-   the set (0, 1, 2, 3 in turn over a seeded order), not left where the model put it.
+7. **place** the answer: by default the options are shuffled with a seeded RNG so that the
+   correct position is balanced over the set (0, 1, 2, 3 in turn over a seeded order);
+   ``answer_positions="as-generated"`` leaves them where the model put them, as the paper's
+   released set has them (278/395/120/17 answers at A-D).
 
 Every step samples at the paper's settings (``MCQConfig.params``: temperature 0.7, top_p 1.0,
 200 output tokens); the generation step's output limit is ``max_tokens`` times
@@ -57,10 +60,28 @@ from ..labels import WIKIDATA, Labels, load_labels
 from ..languages import language_parameter, wiki_language
 from ..llm import ChatRequest, LLMClient
 from ..schemas import MCQ
-from .prompts import label_prompt, label_schema, mcq_prompt, prompt_sha1, yokai_prompts
+from .prompts import (
+    label_prompt,
+    label_schema,
+    label_step_prompt,
+    mcq_prompt,
+    prompt_sha1,
+    region_step_schema,
+    yokai_prompts,
+)
 from .result import BuildReport, BuildResult, FailedRows, RequestCount, check_build_output, input_file, screen_inputs
 
-__all__ = ["MCQConfig", "MCQBuilder", "MCQReport", "build_mcq", "plan_mcq", "balance_positions", "near_duplicates"]
+__all__ = [
+    "MCQConfig",
+    "MCQBuilder",
+    "MCQReport",
+    "build_mcq",
+    "plan_mcq",
+    "balance_positions",
+    "place_answers",
+    "near_duplicates",
+    "POSITIONS",
+]
 
 _GENERATE = {
     "type": "object",
@@ -81,6 +102,13 @@ _GENERATE = {
     },
 }
 _CHECK = {"type": "object", "required": ["answer_index"], "properties": {"answer_index": {"type": ["integer", "null"]}}}
+_CHECK_FIRM = {  # the paper's checker: an option, no way out
+    "type": "object",
+    "required": ["answer_index"],
+    "properties": {"answer_index": {"type": "integer", "minimum": 0, "maximum": 3}},
+}
+POSITIONS = ("balanced", "as-generated")
+"""The ways of placing the answer among the options (:class:`MCQConfig` ``answer_positions``)."""
 _ATTRIBUTE = {
     "type": "object",
     "required": ["refs"],
@@ -94,12 +122,18 @@ class MCQConfig:
     questions (a registry code; None: the articles' wiki's), the ``labels`` (a preset's name,
     a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``origin`` for an origin
     corpus, ``yokai-ja`` for Japanese list-page articles, else an error), questions
-    ``per_article``, the ``seed`` of option shuffling, the article length sent to every step
-    (``max_article_chars``), the similarity (0-1, :func:`near_duplicates`) from which a question
+    ``per_article``, where the answer goes among the options (``answer_positions``:
+    ``"balanced"``, 0-3 in turn over a seeded order, the ``seed``; ``"as-generated"``, where the
+    generator put it, as the paper's released set has it), the article length sent to every
+    step (``max_article_chars``; 0: the whole article), the similarity (0-1, :func:`near_duplicates`) from which a question
     is a near duplicate of an earlier one (``duplicate_threshold``), the sampling ``params`` of
     every step, and whether a question from an article with no footnotes at all is kept
-    without attribution (``keep_unreferenced``; the paper's condition, the default, drops it).
-    They are recorded in the output's provenance.
+    without attribution (``keep_unreferenced``; the paper's condition, the default, drops it),
+    how labels are asked (``label_steps``: 1, type and region in one call from the article and
+    the question; 2, the paper's way: the type from the question alone, the regions from the
+    article alone, one or more, joined by ", ") and whether the checker may answer "null" and
+    so drop a question (``checker_abstains``; the paper's checker could not). They are recorded
+    in the output's provenance.
 
     ``params`` defaults to the paper's settings (temperature 0.7, top_p 1.0, 200 output
     tokens) for generate, check, attribute and label alike; generation's ``max_tokens`` is
@@ -116,7 +150,23 @@ class MCQConfig:
     duplicate_threshold: float = 0.9
     params: dict = field(default_factory=lambda: {"temperature": 0.7, "top_p": 1.0, "max_tokens": 200})
     keep_unreferenced: bool = False
+    answer_positions: str = "balanced"
+    label_steps: int = 1
+    checker_abstains: bool = True
     preset: str | None = None  # the paper's settings asked for by name (builders.presets), for the provenance
+
+    def check(self) -> None:
+        """A :class:`~wikiorigin.errors.WikioriginError` naming the setting out of range."""
+        _check_threshold(self.duplicate_threshold, "MCQConfig")
+        if self.answer_positions not in POSITIONS:
+            raise WikioriginError(
+                f"MCQConfig: answer_positions is one of {', '.join(POSITIONS)}, not {self.answer_positions!r}"
+            )
+        if self.label_steps not in (1, 2) or self.max_article_chars < 0:
+            raise WikioriginError(
+                f"MCQConfig: label_steps is 1 or 2 and max_article_chars >= 0 (0: the whole article), "
+                f"not {self.label_steps!r} and {self.max_article_chars!r}"
+            )
 
     def generation_params(self) -> dict:
         """The generation step's ``params``: ``max_tokens`` (when set) times ``per_article``."""
@@ -163,7 +213,8 @@ def _same_article(row: dict) -> list[tuple]:
 
 
 def _article_text(row: dict, limit: int) -> str:
-    return f"{row['title']}\n\n{row['text'][:limit]}"
+    """The article as the steps see it: its title, and its text up to ``limit`` (0: whole)."""
+    return f"{row['title']}\n\n{row['text'][: limit or None]}"
 
 
 def _question_block(q: dict) -> str:
@@ -241,6 +292,16 @@ def balance_positions(rows: list[dict], seed: int) -> None:
         row["answer_index"] = position
 
 
+def place_answers(rows: list[dict], how: str, seed: int) -> None:
+    """Set each row's ``answer_index``: ``balanced`` (:func:`balance_positions`) or
+    ``as-generated`` (the options in the generator's order)."""
+    if how == "balanced":
+        balance_positions(rows, seed)
+        return
+    for row in rows:
+        row["answer_index"] = row["choices"].index(row["answer"])
+
+
 def _footnotes(article: dict) -> set[int]:
     """The numbers of an article's own footnotes (not those of a named group)."""
     return {r["number"] for r in article["references"] or [] if not r["group"]}
@@ -265,12 +326,20 @@ class _Run:
         self.generator, self.checker, self.config, self.report = generator, checker, config, report
         self.language, self.labels = language, labels
         self.yokai = yokai_prompts(language, labels)
-        self.version = prompt_sha1(language, labels.region_source, self.yokai)
+        self.version = prompt_sha1(
+            language,
+            labels.region_source,
+            self.yokai,
+            label_steps=config.label_steps,
+            abstain=config.checker_abstains,
+        )
         self.failed = FailedRows(report)
 
     def prompt(self, step: str, **fields) -> str:
-        """The system prompt of ``step`` in this build's language."""
-        return mcq_prompt(self.language, step, self.labels.subject, yokai=self.yokai, **fields)
+        """The system prompt of ``step`` in this build's language (the paper's check when the
+        checker may not abstain)."""
+        paper = step == "check" and not self.config.checker_abstains
+        return mcq_prompt(self.language, step, self.labels.subject, yokai=self.yokai, paper=paper, **fields)
 
     def fail(self, article, step, reason, question: dict | None = None) -> None:
         """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the
@@ -323,7 +392,7 @@ class _Run:
             self.checker,
             self.prompt("check"),
             [_article_text(a, limit) + "\n\n" + _question_block(q) for a, _, q in candidates],
-            _CHECK,
+            _CHECK if self.config.checker_abstains else _CHECK_FIRM,
         )
         kept = []
         for (article, number, q), result in zip(candidates, checks):
@@ -379,6 +448,8 @@ class _Run:
         """Step 5: type and region (the region from the corpus when it comes from Wikidata),
         then the output rows. The model reads the article as far as generation did
         (``max_article_chars``): where a yokai is told of is often said well into it."""
+        if self.config.label_steps == 2:
+            return self.label_apart(backed)
         limit = self.config.max_article_chars
         labels = self.ask(
             self.generator,
@@ -393,6 +464,45 @@ class _Run:
             else:
                 rows.append(self.row(article, number, q, refs, label.data))
         return rows
+
+    def label_apart(self, backed: list[tuple]) -> list[dict]:
+        """Step 5 the paper's way: the type from the question alone, then the regions from the
+        article alone (one call per article; several regions joined by ", ")."""
+        types = self.ask(
+            self.generator,
+            label_step_prompt(self.language, self.labels, "label-type"),
+            [_question_block(q) for _, _, q, _ in backed],
+            {"type": "object", "required": ["type"], "properties": {"type": {"enum": self.labels.type_names}}},
+        )
+        regions = self.regions([a for a, _, _, _ in backed])
+        rows = []
+        for (article, number, q, refs), kind in zip(backed, types):
+            region = regions.get((article["wiki"], article["page_id"]))
+            if kind.error or isinstance(region, Exception):
+                self.fail(article, "label", kind.error or str(region), q)
+            else:
+                rows.append(self.row(article, number, q, refs, {"type": kind.data["type"], "region": region}))
+        return rows
+
+    def regions(self, articles: list[dict]) -> dict:
+        """``{(wiki, page_id): region}`` of each article (an ``Exception`` where the call
+        failed); empty with Wikidata regions, which the rows take from the corpus."""
+        if self.labels.region_source == WIKIDATA:
+            return {}
+        unique = list({(a["wiki"], a["page_id"]): a for a in articles}.items())
+        asked = self.ask(
+            self.generator,
+            label_step_prompt(self.language, self.labels, "label-region"),
+            [_article_text(a, self.config.max_article_chars) for _, a in unique],
+            region_step_schema(self.labels),
+        )
+        order = self.labels.region_names
+        return {
+            key: Exception(result.error)
+            if result.error
+            else ", ".join(sorted(set(result.data["regions"]), key=order.index))
+            for (key, _), result in zip(unique, asked)
+        }
 
     def deduplicate(self, rows: list[dict]) -> list[dict]:
         """Step 6: drop each question (with its answer) too close to an earlier one of the
@@ -470,7 +580,7 @@ def _default_labels(rows: list[dict], has_region: bool, path, language: str | No
 def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     """The articles, the language of the questions and the labels, all checked before any
     call is paid for."""
-    _check_threshold(config.duplicate_threshold, "MCQConfig")
+    config.check()
     language = language_parameter(config.language) if config.language else None
     labels = load_labels(config.labels) if isinstance(config.labels, str) else config.labels
     table = read_input(articles, ARTICLE_COLUMNS, _STAGE)  # read once, checked before any call
@@ -505,7 +615,7 @@ class MCQBuilder:
         count = RequestCount([llm, checker])
         rows = screen_inputs(rows, run.fail, _same_article)  # empty and repeated articles: no call
         out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
-        balance_positions(out_rows, config.seed)  # step 7
+        place_answers(out_rows, config.answer_positions, config.seed)  # step 7
         report.kept = len(out_rows)
         count.settle(report)
         report.usage = {"generator": llm.usage.as_dict(), "checker": checker.usage.as_dict()}
@@ -517,8 +627,12 @@ class MCQBuilder:
             keep_unreferenced=config.keep_unreferenced,
             per_article=config.per_article,
             seed=config.seed,
-            params=config.params,
-            generation_params=config.generation_params(),
+            answer_positions=config.answer_positions,
+            label_steps=config.label_steps,
+            checker_abstains=config.checker_abstains,
+            params=llm.params(config.params),  # as sent: no sampling with a reasoning effort
+            checker_params=checker.params(config.params),
+            generation_params=llm.params(config.generation_params()),
             max_article_chars=config.max_article_chars,
             duplicate_threshold=config.duplicate_threshold,
             generator=llm.backend.model,

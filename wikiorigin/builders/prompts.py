@@ -23,10 +23,15 @@ __all__ = [
     "MCQ_PROMPTS",
     "MCQ_PROMPTS_ANY",
     "MCQ_TYPE_ONLY",
+    "MCQ_PAPER_STEPS",
+    "mcq_prompts_used",
     "yokai_prompts",
     "mcq_prompt",
     "label_prompt",
     "label_schema",
+    "label_step_prompt",
+    "region_step_schema",
+    "PAPER_CLASSES",
     "TYPES",
     "REGIONS",
     "prompt_sha1",
@@ -34,6 +39,9 @@ __all__ = [
     "CRITERIA",
     "freeform_sha1",
 ]
+
+PAPER_CLASSES = ("yokai-ja", "yokaieval")
+"""The labels presets whose classes are the paper's: the yokai prompts list them without a gloss."""
 
 MCQ_PROMPTS = {
     "ja": {
@@ -168,6 +176,71 @@ MCQ_TYPE_ONLY = {
 prompts (``ja``) and with the any-language ones (``any``)."""
 
 
+# The paper's own ways of two steps, used where a build asks for them (the ``yokaieval``
+# preset): a checker that must choose an option (no way out), and labels in two calls, the
+# type from the question alone and the region(s) from the article alone.
+MCQ_PAPER_STEPS = {
+    "ja": {
+        "check": (
+            "task: check\n"
+            "次の記事を読み、問題に答えてください。選択肢の中から必ず1つを選んでください。\n"
+            'JSONだけで答えてください: {"answer_index": 0から3の数}'
+        ),
+        "label-type": (
+            "task: label-type\n"
+            "次の問題が何について問うているかを分類してください。type は次のいずれか: {types}。\n"
+            'JSONだけで答えてください: {{"type": ...}}'
+        ),
+        "label-region": (
+            "task: label-region\n"
+            "次の記事を読み、この妖怪の伝承がある地域を次から選んでください: {regions}。"
+            "いくつもの地域にまたがる場合はそのすべてを挙げてください。\n"
+            'JSONだけで答えてください: {{"regions": [...]}}'
+        ),
+    },
+    "any": {
+        "check": (
+            "task: check\n"
+            "Read the article and answer the question; both are in {language}, and you read them as "
+            "a {language} reader would. Options are numbered from 0; choose one of them.\n"
+            'Answer with JSON only: {{"answer_index": a number from 0 to 3}}'
+        ),
+        "label-type": (
+            "task: label-type\n"
+            "What does this question (in {language}) ask about? type is one of these classes:\n{types}\n"
+            'Answer with JSON only, the class name as written: {{"type": ...}}'
+        ),
+        "label-region": (
+            "task: label-region\n"
+            "Read the article (in {language}). Where does the knowledge about {subject} come from? "
+            "Name every class that applies, one or more of:\n{regions}\n"
+            'Answer with JSON only, the class names as written: {{"regions": [...]}}'
+        ),
+    },
+}
+"""The steps a build may take the paper's way (:class:`~wikiorigin.builders.mcq.MCQConfig`
+``label_steps=2``, ``checker_abstains=False``), with the yokai prompts (``ja``) and the
+any-language ones (``any``): ``check`` without the answer "null", ``label-type`` (from the
+question alone) and ``label-region`` (from the article alone, one or more classes)."""
+
+
+def mcq_prompts_used(yokai: bool, region_source: str = "model", label_steps: int = 1, abstain: bool = True) -> dict:
+    """The MCQ prompts a build sends, by step: the yokai or any-language ones, the type-only
+    label with Wikidata regions, and the paper's steps of :data:`MCQ_PAPER_STEPS` where asked."""
+    kind = "ja" if yokai else "any"
+    prompts = dict(MCQ_PROMPTS["ja"] if yokai else MCQ_PROMPTS_ANY)
+    if region_source != "model":
+        prompts["label"] = MCQ_TYPE_ONLY[kind]
+    if label_steps == 2:
+        del prompts["label"]
+        prompts["label-type"] = MCQ_PAPER_STEPS[kind]["label-type"]
+        if region_source == "model":
+            prompts["label-region"] = MCQ_PAPER_STEPS[kind]["label-region"]
+    if not abstain:
+        prompts["check"] = MCQ_PAPER_STEPS[kind]["check"]
+    return prompts
+
+
 def yokai_prompts(language: str, labels=None) -> bool:
     """Whether questions in ``language`` with ``labels`` (:class:`~wikiorigin.labels.Labels`)
     get the paper's Japanese yokai prompts: Japanese, and labels that ask for them
@@ -175,16 +248,18 @@ def yokai_prompts(language: str, labels=None) -> bool:
     return language == "ja" and labels is not None and labels.prompts == YOKAI_PROMPTS
 
 
-def mcq_prompt(language: str, step: str, subject: str | None = None, *, yokai: bool = False, **fields) -> str:
+def mcq_prompt(
+    language: str, step: str, subject: str | None = None, *, yokai: bool = False, paper: bool = False, **fields
+) -> str:
     """The system prompt of one ``step``: the Japanese yokai one when ``yokai`` (filled with
     ``fields``), or the English instructions filled with the English name of ``language``, the
-    ``subject`` phrase (default: the article's subject) and ``fields``."""
+    ``subject`` phrase (default: the article's subject) and ``fields``; ``paper``: the step's
+    text of :data:`MCQ_PAPER_STEPS`."""
     if yokai:
-        text = MCQ_PROMPTS["ja"][step]
+        text = (MCQ_PAPER_STEPS["ja"] if paper else MCQ_PROMPTS["ja"])[step]
         return text.format(**fields) if fields else text
-    return MCQ_PROMPTS_ANY[step].format(
-        language=language_name(language), subject=subject or "the article's subject", **fields
-    )
+    text = (MCQ_PAPER_STEPS["any"] if paper else MCQ_PROMPTS_ANY)[step]
+    return text.format(language=language_name(language), subject=subject or "the article's subject", **fields)
 
 
 def label_prompt(language: str, labels) -> str:
@@ -203,9 +278,32 @@ def label_prompt(language: str, labels) -> str:
         text = text.format(types=types) if yokai else text.format(types=types, language=language_name(language))
     else:
         text = mcq_prompt(language, "label", labels.subject, yokai=yokai, types=types, regions=regions)
-    if yokai and labels.name != "yokai-ja":  # the paper's classes need no gloss; others do
+    if yokai and labels.name not in PAPER_CLASSES:  # the paper's classes need no gloss; others do
         text += "\n" + "\n".join(f"{c.name}: {c.description}" for c in labels.types + labels.regions)
     return text
+
+
+def _classes(labels, classes, yokai: bool) -> str:
+    if yokai:
+        text = ", ".join(c.name for c in classes)
+        glossed = labels.name not in PAPER_CLASSES
+        return text + ("\n" + "\n".join(f"{c.name}: {c.description}" for c in classes) if glossed else "")
+    return "\n".join(f"- {c.name}: {c.description}" for c in classes)
+
+
+def label_step_prompt(language: str, labels, step: str) -> str:
+    """The prompt of one of the paper's two label steps (``label-type``: the type from the
+    question; ``label-region``: the regions from the article) with the classes of ``labels``."""
+    yokai = yokai_prompts(language, labels)
+    field = "types" if step == "label-type" else "regions"
+    classes = _classes(labels, labels.types if step == "label-type" else labels.regions, yokai)
+    return mcq_prompt(language, step, labels.subject, yokai=yokai, paper=True, **{field: classes})
+
+
+def region_step_schema(labels) -> dict:
+    """The JSON schema of the paper's region step: one or more region classes of ``labels``."""
+    names = {"type": "array", "items": {"enum": labels.region_names}, "minItems": 1}
+    return {"type": "object", "required": ["regions"], "properties": {"regions": names}}
 
 
 def label_schema(labels) -> dict:
@@ -220,14 +318,14 @@ def label_schema(labels) -> dict:
     }
 
 
-def prompt_sha1(language: str, region_source: str = "model", yokai: bool = False) -> str:
-    """The hash of the prompts of one build (stored in each row and the cache key): the
-    Japanese yokai prompts when ``yokai`` (the hash they always had: ``prompt_sha1("ja",
-    yokai=True)`` is the ``yokai-ja`` builds'), else the English instructions with the language
-    code; with Wikidata regions, the type-only label prompt too."""
-    prompts = dict(MCQ_PROMPTS["ja"] if yokai else MCQ_PROMPTS_ANY)
-    if region_source != "model":
-        prompts["label"] = MCQ_TYPE_ONLY["ja" if yokai else "any"]
+def prompt_sha1(
+    language: str, region_source: str = "model", yokai: bool = False, *, label_steps: int = 1, abstain: bool = True
+) -> str:
+    """The hash of the prompts of one build (stored in each row and the cache key): those
+    :func:`mcq_prompts_used` gives (the yokai prompts when ``yokai``: ``prompt_sha1("ja",
+    yokai=True)`` is the ``yokai-ja`` builds' hash as it always was), with the language code
+    for the English instructions."""
+    prompts = mcq_prompts_used(yokai, region_source, label_steps, abstain)
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(prompts.items()))
     if not yokai:
         blob += f"\x00language={language}"

@@ -136,9 +136,11 @@ class BuildReport:
     each step (:meth:`drop`), the rows ``kept`` (questions, or preference pairs), inputs that
     matched nothing (``unmatched``: rated questions not among the questions), the questions
     that gave no preference pair though rated, by why (``unpaired``: ``all ratings tied``,
-    ...), the LLM ``usage`` by role (``generator``, ``checker``, ``judge``, each responder), and
-    the LLM ``requests`` asked and ``failed_requests`` (failed after their retries: then the
-    build is not :attr:`complete`; the same build again asks only those)."""
+    ...), the rows dropped at a step by kind of reason where the step tells them apart
+    (``reasons``: ``{"leak": {"alias in the question": 2, ...}}``), the LLM ``usage`` by role
+    (``generator``, ``checker``, ``judge``, each responder), and the LLM ``requests`` asked
+    and ``failed_requests`` (failed after their retries: then the build is not
+    :attr:`complete`; the same build again asks only those)."""
 
     builder: str
     articles: int = 0
@@ -149,6 +151,7 @@ class BuildReport:
     unmatched: int = 0
     usage: dict[str, dict] = field(default_factory=dict)
     unpaired: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, dict[str, int]] = field(default_factory=dict)
     requests: int = 0
     failed_requests: int = 0
 
@@ -157,13 +160,22 @@ class BuildReport:
         """Whether every LLM request got its answer (none failed after its retries)."""
         return not self.failed_requests
 
-    def drop(self, step: str) -> None:
-        """Count one row dropped at ``step``."""
+    def drop(self, step: str, kind: str | None = None) -> None:
+        """Count one row dropped at ``step`` (and under ``kind``, its kind of reason, if given)."""
         self.dropped[step] = self.dropped.get(step, 0) + 1
+        if kind is not None:
+            kinds = self.reasons.setdefault(step, {})
+            kinds[kind] = kinds.get(kind, 0) + 1
 
     def dropped_said(self) -> str:
-        """The counts dropped, as the command line says them (``check 2, attribute 1``, or ``none``)."""
-        return ", ".join(f"{k} {v}" for k, v in self.dropped.items()) or "none"
+        """The counts dropped, as the command line says them (``check 2, leak 3 (alias in the
+        question 2, title in the English question 1)``, or ``none``)."""
+
+        def kinds(step: str) -> str:
+            found = self.reasons.get(step)
+            return " (" + ", ".join(f"{k} {v}" for k, v in found.items()) + ")" if found else ""
+
+        return ", ".join(f"{k} {v}{kinds(k)}" for k, v in self.dropped.items()) or "none"
 
 
 class FailedRows:
@@ -185,11 +197,13 @@ class FailedRows:
         page_id: int | None = None,
         qid: str | None = None,
         item: dict | None = None,
+        kind: str | None = None,
     ) -> None:
         """One dropped row: the ``step`` and ``reason``, what it came from (``source``: an
         article's title, or a question; its ``wiki``, ``page_id`` and ``qid``), the ``model``
-        that wrote (or failed to write) it, and what had been made of it (``item``, kept as JSON)."""
-        self.report.drop(step)
+        that wrote (or failed to write) it, and what had been made of it (``item``, kept as JSON);
+        ``kind``: the kind of reason, counted in the report's ``reasons``."""
+        self.report.drop(step, kind)
         self.rows.append(
             {
                 "step": step,
