@@ -27,8 +27,12 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..errors import ParameterError, WikioriginError
 from ..files import schema_provenance, write_text
+from .croissant import croissant
 
-__all__ = ["write_card", "TASKS", "CARD_MARKER"]
+__all__ = ["write_card", "TASKS", "CARD_MARKER", "CROISSANT"]
+
+CROISSANT = "croissant.json"
+"""The file :func:`write_card` writes beside the card: the dataset's Croissant metadata."""
 
 CARD_MARKER = "<!-- wikiorigin build card: this file is rewritten by `wikiorigin build card` -->"
 """The line every card :func:`write_card` writes carries: how it knows a ``README.md`` of its
@@ -183,11 +187,15 @@ def _check_own(path: Path, force: bool) -> None:
         )
 
 
-def write_card(directory, kind: str, title: str, description: str, *, force: bool = False) -> Path:
+def write_card(
+    directory, kind: str, title: str, description: str, *, force: bool = False, url: str | None = None
+) -> Path:
     """Write ``directory/README.md`` for the Parquet files in ``directory`` (one dataset): each
     a set of ``kind`` built by wikiorigin (``build`` or ``review export``), else a one-line
     error and no card. A ``README.md`` there that no card of ours wrote is replaced only with
-    ``force`` (else a :class:`~wikiorigin.errors.ParameterError` before anything is read)."""
+    ``force`` (else a :class:`~wikiorigin.errors.ParameterError` before anything is read).
+    Beside it, ``croissant.json`` (:data:`CROISSANT`): the files' Croissant metadata
+    (:func:`~wikiorigin.builders.croissant.croissant`); ``url``: where the set is published."""
     directory = Path(directory)
     _check_own(directory / "README.md", force)
     files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
@@ -219,6 +227,18 @@ def write_card(directory, kind: str, title: str, description: str, *, force: boo
     body += ["", "## License", "", _LICENCE_TEXT[licence], ""]
     front = _card_data(kind, title, licence, languages, rows, files).to_yaml()
     card = DatasetCard(f"---\n{front}\n---\n\n" + "\n".join(body) + CARD_MARKER + "\n")
+    described = croissant(
+        files,
+        [p.schema_arrow for p in parquets],
+        metas,
+        kind=kind,
+        title=title,
+        description=description,
+        licence=licence,
+        languages=languages or ["mul"],
+        url=url,
+    )
+    write_text(directory / CROISSANT, json.dumps(described, ensure_ascii=False, indent=1) + "\n")
     path = directory / "README.md"
     write_text(path, str(card))
     return path

@@ -456,8 +456,8 @@ def _add_card(build) -> None:
 
 def cmd_build_card(args) -> int:
     """`wikiorigin build card`: the dataset card (README.md with the hub's YAML) of a directory of sets."""
-    from ..builders.dataset import write_card
+    from ..builders.dataset import CROISSANT, write_card
 
     card = write_card(args.directory, args.kind, args.title, args.description, force=args.force)
-    print(f"dataset card -> {card}")
+    print(f"dataset card -> {card}, Croissant metadata -> {card.with_name(CROISSANT)}")
     return 0

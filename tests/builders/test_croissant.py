@@ -1,0 +1,191 @@
+"""`build card` writes croissant.json beside the card: Croissant 1.0 metadata that mlcroissant
+validates and loads, its records the Parquet rows, row for row, whatever the columns' types
+(lists, structs, lists of structs, nulls); it names the licence, the sources, the method and
+preset, the models and a review's agreement."""
+
+import json
+import math
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.builders.test_mcq import articles, make_client, scripted  # noqa: F401
+from tests.openai_server import ChatServer
+from wikiorigin.builders.mcq import MCQConfig, build_mcq
+from wikiorigin.cli import main
+from wikiorigin.files import provenance, write_table
+from wikiorigin.schemas import FREEFORM, FREEFORM_CRITERIA, PREFERENCES_CONVERSATIONAL
+
+mlc = pytest.importorskip("mlcroissant", reason="mlcroissant is not installed (the test extra)")
+
+
+def _plain(value):
+    """A value of an mlcroissant record as Python's: text decoded, nested keys by their name."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, dict):
+        return {k.rsplit("/", 1)[-1]: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist"):  # a numpy array or scalar
+        return _plain(value.tolist())
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def loaded(directory):
+    """croissant.json of ``directory``, validated by mlcroissant: ``{record set: [rows]}``."""
+    dataset = mlc.Dataset(directory / "croissant.json")
+    issues = dataset.metadata.issues
+    assert not issues.errors and not issues.warnings, issues.report()
+    return {
+        rs.name: [{k.rsplit("/", 1)[-1]: _plain(v) for k, v in r.items()} for r in dataset.records(rs.uuid)]
+        for rs in dataset.metadata.record_sets
+    }
+
+
+def _same(records, path):
+    rows = pq.read_table(path).to_pylist()
+    assert len(records) == len(rows)
+    assert records == rows  # float32 values chosen exact in binary
+
+
+def test_a_built_set_s_croissant_loads_its_rows(articles, tmp_path, capsys):  # noqa: F811
+    directory = tmp_path / "yokai-mini"
+    with ChatServer(answer=scripted) as server:
+        build_mcq(articles, directory / "test.parquet", make_client(server, tmp_path), config=MCQConfig(per_article=3))
+    argv = ["build", "card", str(directory), "--kind", "mcq", "--title", "Yokai mini", "--description", "Yokai."]
+    assert main(argv) == 0
+    assert "croissant.json" in capsys.readouterr().out
+    meta = json.loads((directory / "croissant.json").read_text(encoding="utf-8"))
+    assert meta["conformsTo"] == "http://mlcommons.org/croissant/1.0" and meta["name"] == "Yokai mini"
+    assert meta["license"] == "https://creativecommons.org/licenses/by-sa/4.0/" and meta["inLanguage"] == ["ja"]
+    assert [s["name"] for s in meta["isBasedOn"]] == ["articles: articles.parquet"]
+    assert meta["rai:machineAnnotationTools"] == ["checker: gen", "generator: gen"]
+    assert "`wikiorigin build mcq`, after YokaiEval's" in meta["rai:dataCollection"]
+    assert "no human review" in meta["rai:dataAnnotationProtocol"]
+    records = loaded(directory)
+    assert list(records) == ["test"] and records["test"]
+    _same(records["test"], directory / "test.parquet")
+    datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
+    hub = datasets.load_dataset(str(directory), split="test", cache_dir=str(tmp_path / "hf"))
+    assert hub.to_list() == pq.read_table(directory / "test.parquet").to_pylist()
+
+
+def _freeform_rows():
+    criteria = {c: 5 for c in FREEFORM_CRITERIA}
+    return [
+        {
+            "id": "q1",
+            "question": "Which creature?",
+            "question_source": "どの妖怪か。",
+            "answers": ["河童", "Kappa"],
+            "qid": "Q1",
+            "origin_wiki": "jawiki",
+            "title": "河童",
+            "url": "https://ja.wikipedia.org/wiki/河童",
+            "n_wikis": 3,
+            "has_enwiki": True,
+            "criteria": criteria,
+            "language": "ja",
+            "generator": "g",
+            "prompt_sha1": "0" * 40,
+            "source_revision_id": 12,
+        },
+        {
+            "id": "q2",
+            "question": "What?",
+            "question_source": None,
+            "answers": [],
+            "qid": "Q2",
+            "origin_wiki": "jawiki",
+            "title": "同時",
+            "url": None,
+            "n_wikis": 1,
+            "has_enwiki": False,
+            "criteria": {**criteria, "not_trivial": 4},
+            "language": "ja",
+            "generator": "g",
+            "prompt_sha1": "1" * 40,
+            "source_revision_id": None,
+        },
+    ]
+
+
+def _preference_rows():
+    def said(role, text):
+        return [{"role": role, "content": text}]
+
+    return [
+        {
+            "prompt": said("user", "祭りは？"),
+            "chosen": said("assistant", "祇園祭"),
+            "rejected": said("assistant", "?"),
+            "score_chosen": 9.5,
+            "score_rejected": 2.0,
+            "culture": "Japanese",
+            "category": "festival",
+            "language": "ja",
+            "chosen_model": "a",
+            "rejected_model": "b",
+        },
+        {
+            "prompt": said("user", "x"),
+            "chosen": said("assistant", "y") * 2,
+            "rejected": [],
+            "score_chosen": None,
+            "score_rejected": 1.25,
+            "culture": "Japanese",
+            "category": None,
+            "language": "ja",
+            "chosen_model": "a",
+            "rejected_model": "b",
+        },
+    ]
+
+
+REVIEW = {
+    "policy": "majority",
+    "annotators": ["alice", "bob"],
+    "items": 2,
+    "exported": 2,
+    "edited": 0,
+    "rejected": 0,
+    "agreement": {"items": 2, "pairs": [{"annotators": ["alice", "bob"], "items": 2, "cohen_kappa": 0.5}]},
+}
+
+
+@pytest.mark.parametrize(
+    "kind, schema, rows, meta",
+    [
+        ("freeform", FREEFORM, _freeform_rows(), {"builder": "freeform", "preset": "wikioriginqa"}),
+        (
+            "preferences",
+            PREFERENCES_CONVERSATIONAL,
+            _preference_rows(),
+            {"builder": "preference", "preset": "care", "llm": {"judge": {"model": "judge-1"}}},
+        ),
+        (
+            "freeform",
+            FREEFORM,
+            _freeform_rows(),
+            {"stage": "review export", "kind": "freeform", "review": REVIEW, "source": {"builder": "freeform"}},
+        ),
+    ],
+    ids=["freeform", "preferences-conversational", "reviewed"],
+)
+def test_every_column_type_loads_row_for_row(tmp_path, kind, schema, rows, meta):
+    stamp = provenance(**{"stage": "build", **meta, "articles": {"file": "/a/b/articles.parquet", "sha256": "ab"}})
+    write_table(pa.Table.from_pylist(rows, schema=schema), tmp_path / "train.parquet", schema, stamp)
+    assert main(["build", "card", str(tmp_path), "--kind", kind, "--title", "T"]) == 0
+    records = loaded(tmp_path)
+    _same(records["train"], tmp_path / "train.parquet")
+    described = json.loads((tmp_path / "croissant.json").read_text(encoding="utf-8"))
+    assert {"name": "articles: articles.parquet", "sha256": "ab", "@type": "sc:CreativeWork"} in described["isBasedOn"]
+    if meta.get("preset"):
+        assert f"preset {meta['preset']}" in described["rai:dataCollection"]
+    if "review" in meta:
+        assert "alice and bob: Cohen's kappa 0.5 over 2 items" in described["rai:dataAnnotationAnalysis"]
+        assert "annotators: alice, bob" in described["rai:dataAnnotationProtocol"]
