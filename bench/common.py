@@ -63,3 +63,21 @@ def command_seconds(argv: list[str]) -> tuple[float, float]:
 
 
 PY = sys.executable
+
+
+RESULTS = OUT / "results"
+
+
+def write_results(name: str, rows: list[dict], *, quick: bool = False) -> Path:
+    """A bench's figures for the performance page: ``rows`` of ``benchmark``, ``figure`` and
+    ``anchor`` (Markdown), written to ``bench/out/results/NAME.json`` (``NAME.quick.json`` for
+    small inputs), from which ``scripts/bench_table.py`` writes the page's table."""
+    import json
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}{'.quick' if quick else ''}.json"
+    stamp = time.strftime("%Y-%m-%d", time.gmtime())
+    path.write_text(
+        json.dumps({"bench": name, "date": stamp, "quick": quick, "rows": rows}, ensure_ascii=False, indent=1)
+    )
+    return path
