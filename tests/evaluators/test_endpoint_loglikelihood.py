@@ -312,18 +312,25 @@ def test_impossible_log_probabilities_are_refused_and_not_cached(tmp_path, tiny_
     assert math.isfinite(json.loads((out / "summary.json").read_text())["mean_difference"])
 
 
-def test_an_impossible_answer_cached_before_is_asked_again(tmp_path, tiny_model_dir):
-    """A NaN that an earlier version cached is not taken from the cache: the prompt is asked again."""
+_CACHED = {
+    "nan": {"text": [""] * 3, "logprob": [None, float("nan"), -1.0], "best": [None] * 3, "start": [0] * 3},
+    "torn": {"text": [""] * 3, "logprob": [None, -1.0, -1.0]},  # no best, no start
+    "uneven": {"text": [""] * 3, "logprob": [None, -1.0], "best": [None] * 3, "start": [0] * 3},
+}
+
+
+@pytest.mark.parametrize("kept", list(_CACHED))
+def test_an_impossible_or_torn_answer_cached_before_is_asked_again(tmp_path, tiny_model_dir, caplog, kept):
+    """A NaN that an earlier version cached, or a row missing its parts, is not taken from the
+    cache: the row is named in a warning and the prompt asked again."""
     text = "河童は川に住むと言われる。"
     with CompletionsServer(tiny_model_dir) as server:
         model = _endpoint(server, tmp_path, tokenizer=load_tokenizer(tiny_model_dir), max_length=64)
         good = model.token_logprobs([text])[0]
         prompt = server.calls[0]["prompt"][0]
-        model.client.cache.put(
-            model._key(prompt),
-            {"text": [""] * 3, "logprob": [None, float("nan"), -1.0], "best": [None] * 3, "start": [0] * 3},
-        )
+        model.client.cache.put(model._key(prompt), _CACHED[kept])
         assert model.token_logprobs([text])[0] == pytest.approx(good) and len(server.calls) == 2
+    assert f"the cached answer {model._key(prompt)} is damaged (not a whole answer" in caplog.text
 
 
 @pytest.mark.parametrize("tokenizer", [False, True], ids=["text-offsets", "token-ids"])

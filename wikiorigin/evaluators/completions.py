@@ -199,7 +199,11 @@ def _prompt_part(prompt, choice) -> dict:
 
 
 def _possible(scored) -> bool:
-    """Whether a cached answer's numbers are all possible (see :func:`_check_values`)."""
+    """Whether a cached answer is whole (``text``, ``logprob``, ``best``, ``start``: lists of one
+    length) and its numbers are all possible (see :func:`_check_values`)."""
+    parts = [scored.get(name) for name in ("text", "logprob", "best", "start")]
+    if not all(isinstance(part, list) and len(part) == len(parts[0]) for part in parts):
+        return False
     try:
         _check_values(scored)
     except _Impossible:
@@ -431,8 +435,10 @@ class EchoScoring:
         found = {}
         for key in dict.fromkeys(keys):
             hit = client.cache.get(key) if client.cache is not None else None
-            if hit is not None and _possible(hit):  # an impossible one (cached before): asked again
+            if hit is not None and _possible(hit):
                 found[key] = hit
+            elif hit is not None:  # torn, or impossible (cached before): asked again, replaced
+                client.cache.damaged(key, "not a whole answer of possible log-probabilities")
         client.usage.requests += len(prompts)
         client.usage.cache_hits += sum(k in found for k in keys)
         todo = {k: p for k, p in zip(keys, prompts) if k not in found}
