@@ -93,7 +93,7 @@ def test_every_step_ran_and_said_what_it_did(run):
     assert warned == "wikiorigin: warning: item Q2000154: no Wikidata entity\n"
     assert f"{len(JA) - 1} questions from {len(JA)} articles (dropped: score 1)" in build
     assert evaluated.startswith(f"freeform: {len(JA) - 1} questions, exact ")
-    assert card.startswith("dataset card -> ") and card.strip().endswith("README.md")
+    assert card.startswith("dataset card -> ") and card.strip().endswith("croissant.json")
 
 
 def test_download_fetches_the_mirror_s_files_verified(run):

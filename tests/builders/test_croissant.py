@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.builders.test_mcq import articles, make_client, scripted  # noqa: F401
+from tests.hub_server import FakeHub
 from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQConfig, build_mcq
 from wikiorigin.cli import main
@@ -189,3 +190,50 @@ def test_every_column_type_loads_row_for_row(tmp_path, kind, schema, rows, meta)
     if "review" in meta:
         assert "alice and bob: Cohen's kappa 0.5 over 2 items" in described["rai:dataAnnotationAnalysis"]
         assert "annotators: alice, bob" in described["rai:dataAnnotationProtocol"]
+
+
+@pytest.fixture
+def carded(articles, tmp_path):  # noqa: F811
+    """A built set's directory (with its failed rows beside it)."""
+    directory = tmp_path / "yokai-mini"
+    with ChatServer(answer=scripted) as server:
+        build_mcq(articles, directory / "test.parquet", make_client(server, tmp_path), config=MCQConfig(per_article=3))
+    return directory
+
+
+def test_push_hands_the_set_its_card_and_croissant_to_the_hub(carded, monkeypatch, capsys):
+    with FakeHub(token="hf_test") as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        monkeypatch.setenv("HF_TOKEN", "hf_test")
+        argv = ["build", "card", str(carded), "--kind", "mcq", "--title", "Yokai mini", "--push", "me/yokai-mini"]
+        assert main(argv) == 0
+    assert capsys.readouterr().out.endswith(f"3 files pushed -> {hub.url}/datasets/me/yokai-mini\n")
+    assert [c[:2] for c in hub.created] == [("me/yokai-mini", "dataset")]
+    [(repo, sent)] = hub.commits
+    assert repo == "me/yokai-mini" and sorted(sent) == ["README.md", "croissant.json", "test.parquet"]
+    assert all(sent[name] == (carded / name).read_bytes() for name in sent)  # not the failed rows, not the lock
+    [front] = hub.validated
+    assert front["configs"] == [{"config_name": "default", "data_files": [{"split": "test", "path": "test.parquet"}]}]
+    assert json.loads(sent["croissant.json"])["url"] == f"{hub.url}/datasets/me/yokai-mini"
+
+
+@pytest.mark.parametrize(
+    "token, repo, said",
+    [
+        (None, "me/x", "'me/x': no Hugging Face token: set HF_TOKEN"),
+        ("hf_wrong", "me/x", "/datasets/me/x: the hub refused the upload (Client error '401 Unauthorized'"),
+        ("hf_test", "x", "'x': give the repository as owner/name"),
+        ("hf_test", "me/a b", "'me/a b': not a repository name of the hub"),
+    ],
+)
+def test_push_without_a_token_or_with_a_refused_one_is_one_line(carded, monkeypatch, capsys, token, repo, said):
+    monkeypatch.setattr("huggingface_hub.constants.HF_TOKEN_PATH", str(carded / "no-token"))
+    with FakeHub(token="hf_test") as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        monkeypatch.delenv("HF_TOKEN", raising=False)
+        if token:
+            monkeypatch.setenv("HF_TOKEN", token)
+        assert main(["build", "card", str(carded), "--kind", "mcq", "--title", "T", "--push", repo]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err, err
+    assert not hub.commits and (carded / "README.md").exists() == (token == "hf_wrong")

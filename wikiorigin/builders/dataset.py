@@ -29,7 +29,7 @@ from ..errors import ParameterError, WikioriginError
 from ..files import schema_provenance, write_text
 from .croissant import croissant
 
-__all__ = ["write_card", "TASKS", "CARD_MARKER", "CROISSANT"]
+__all__ = ["write_card", "push", "hub_url", "check_hub_token", "TASKS", "CARD_MARKER", "CROISSANT"]
 
 CROISSANT = "croissant.json"
 """The file :func:`write_card` writes beside the card: the dataset's Croissant metadata."""
@@ -242,3 +242,65 @@ def write_card(
     path = directory / "README.md"
     write_text(path, str(card))
     return path
+
+
+def hub_url(repo: str) -> str:
+    """The page of the dataset repository ``repo`` on the hub (``HF_ENDPOINT``, else huggingface.co)."""
+    return f"{_endpoint().rstrip('/')}/datasets/{repo}"
+
+
+def _endpoint() -> str:
+    from huggingface_hub import constants
+
+    return os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
+
+
+def check_hub_token(repo: str) -> None:
+    """``repo`` is a hub repository name (``owner/name``) and the environment has a token for
+    the hub (``HF_TOKEN`` or a saved login); else a one-line
+    :class:`~wikiorigin.errors.WikioriginError` naming ``repo``."""
+    from huggingface_hub import get_token
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo)
+    except HFValidationError as exc:
+        raise WikioriginError(f"{repo!r}: not a repository name of the hub ({str(exc).splitlines()[0]})") from None
+    if "/" not in repo:
+        raise WikioriginError(f"{repo!r}: give the repository as owner/name")
+    if not get_token():
+        raise WikioriginError(f"{repo!r}: no Hugging Face token: set HF_TOKEN, or log in with `hf auth login`")
+
+
+def push(directory, repo: str, *, private: bool = False) -> list[str]:
+    """Hand the dataset in ``directory`` (its card written: :func:`write_card`) to the hub as
+    the dataset repository ``repo`` (``owner/name``; created if missing, ``private`` then):
+    its Parquet files (not ``*.failed.parquet``), ``README.md`` and ``croissant.json``, in one
+    commit, with the token of the environment (``HF_TOKEN`` or a saved login) to the endpoint
+    of ``HF_ENDPOINT`` (default huggingface.co). Returns the files sent. No token, a token the
+    hub refuses or a hub that cannot be reached is one line
+    (:class:`~wikiorigin.errors.WikioriginError`)."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    directory = Path(directory)
+    sent = sorted(p.name for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
+    sent += [n for n in ("README.md", CROISSANT) if (directory / n).is_file()]
+    if "README.md" not in sent or not sent[0].endswith(".parquet"):
+        raise WikioriginError(f"{directory}: no dataset card and Parquet files to push: write the card first")
+    check_hub_token(repo)
+    api = HfApi(endpoint=_endpoint())
+    try:
+        api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
+        api.upload_folder(
+            folder_path=directory,
+            repo_id=repo,
+            repo_type="dataset",
+            allow_patterns=sent,
+            commit_message="wikiorigin build card: the dataset, its card and croissant.json",
+        )
+    except HfHubHTTPError as exc:
+        raise WikioriginError(f"{hub_url(repo)}: the hub refused the upload ({str(exc).splitlines()[0]})") from None
+    except OSError as exc:
+        raise WikioriginError(f"{hub_url(repo)}: the hub cannot be reached ({exc})") from None
+    return sent

@@ -79,7 +79,8 @@ def _apply_preset(args, builder: str) -> dict:
     except ValueError as exc:
         raise WikioriginError(f"--preset: {exc}") from None
     for key, value in (preset.settings if preset else {}).items():
-        if getattr(args, key, None) in (None, False):
+        given = getattr(args, key, None)
+        if given is None or given is False:  # not `in (None, False)`: a 0 given (0 == False) wins
             setattr(args, key, value)
     return {k: getattr(args, k) for k in ("temperature", "top_p", "max_tokens") if getattr(args, k) is not None}
 
@@ -87,6 +88,16 @@ def _apply_preset(args, builder: str) -> dict:
 def _params(defaults: dict, given: dict) -> dict:
     """A builder's sampling: its paper's ``defaults`` with the options ``given`` over them."""
     return {**defaults, **given}
+
+
+def _max_article_chars(b, default: int) -> None:
+    b.add_argument(
+        "--max-article-chars",
+        type=positive(int, zero=True),
+        default=None,
+        help=f"characters of each article sent to the steps that read it (default {default:,}; 0: the "
+        "whole article, as the paper's preset sends it: the paper states no cut)",
+    )
 
 
 def _failed_rows(out) -> str:
@@ -174,6 +185,29 @@ def _add_mcq(build) -> None:
         "--per-article", type=positive(int), default=None, help="questions asked of each article (default 1)"
     )
     b.add_argument("--seed", type=int, default=0, help="seed of the answer positions' balancing")
+    _max_article_chars(b, 12_000)
+    b.add_argument(
+        "--answer-positions",
+        choices=("balanced", "as-generated"),
+        default=None,
+        help="balanced (default): each answer position 25%% of the set, seeded by --seed; as-generated: "
+        "where the generator put the answer (the paper's released set: 278/395/120/17 at A-D)",
+    )
+    b.add_argument(
+        "--label-steps",
+        type=int,
+        choices=(1, 2),
+        default=None,
+        help="1 (default): type and region in one call from the article and the question; 2: the paper's "
+        "way, the type from the question alone and the regions from the article alone",
+    )
+    b.add_argument(
+        "--checker-abstains",
+        choices=("yes", "no"),
+        default=None,
+        help="yes (default): the checker may answer null when the article does not tell, which drops the "
+        "question; no: it must choose an option, as the paper's checker did",
+    )
     _method_options(b, "yokaieval")
     _dry_run(b)
     b.set_defaults(func=cmd_build_mcq)
@@ -188,13 +222,20 @@ def cmd_build_mcq(args) -> int:
 
     # bad labels, language or preset: a one-line error before any client, cache or call is made
     sampling = _apply_preset(args, "mcq")
+    given = {
+        k: getattr(args, k)
+        for k in ("max_article_chars", "answer_positions", "label_steps")
+        if getattr(args, k) is not None
+    }
     config = MCQConfig(
         language=language_parameter(args.language) if args.language else None,
         labels=load_labels(args.labels) if args.labels else None,
         per_article=args.per_article or 1,
         seed=args.seed,
         keep_unreferenced=args.keep_unreferenced,
+        checker_abstains=args.checker_abstains != "no",
         preset=args.preset,
+        **given,
     )
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
@@ -234,6 +275,7 @@ def _add_freeform(build) -> None:
         "the next pass a cache hit)",
     )
     b.add_argument("--cutoff", default="2023-12", help="knowledge cut-off for the criteria")
+    _max_article_chars(b, 6_000)
     b.add_argument(
         "--instructions",
         choices=("auto", "en"),
@@ -258,6 +300,7 @@ def cmd_build_freeform(args) -> int:
         cutoff=args.cutoff,
         instructions=args.instructions or "auto",
         preset=args.preset,
+        **({"max_article_chars": args.max_article_chars} if args.max_article_chars is not None else {}),
     )
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
@@ -451,13 +494,27 @@ def _add_card(build) -> None:
         action="store_true",
         help="replace a README.md that `build card` did not write (default: keep it, exit 2)",
     )
+    b.add_argument(
+        "--push",
+        metavar="REPO",
+        help="then upload the directory to the Hugging Face hub as the dataset repository REPO (owner/name; "
+        "created if missing): its Parquet files, README.md and croissant.json. The token is HF_TOKEN's "
+        "(or `hf auth login`'s), the endpoint HF_ENDPOINT's (default huggingface.co)",
+    )
+    b.add_argument("--private", action="store_true", help="with --push: a repository created is private")
     b.set_defaults(func=cmd_build_card)
 
 
 def cmd_build_card(args) -> int:
     """`wikiorigin build card`: the dataset card (README.md with the hub's YAML) of a directory of sets."""
-    from ..builders.dataset import CROISSANT, write_card
+    from ..builders.dataset import CROISSANT, check_hub_token, hub_url, push, write_card
 
-    card = write_card(args.directory, args.kind, args.title, args.description, force=args.force)
-    print(f"dataset card -> {card}, Croissant metadata -> {card.with_name(CROISSANT)}")
+    if args.push:
+        check_hub_token(args.push)  # before the card is written
+    url = hub_url(args.push) if args.push else None
+    card = write_card(args.directory, args.kind, args.title, args.description, force=args.force, url=url)
+    print(f"dataset card -> {card}\nCroissant metadata -> {card.with_name(CROISSANT)}")
+    if args.push:
+        sent = push(args.directory, args.push, private=args.private)
+        print(f"{len(sent)} files pushed -> {url}")
     return 0
