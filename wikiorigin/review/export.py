@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import ParameterError, WikioriginError
 from .items import EDITABLE, Dataset, cited_numbers, load_dataset
+from .stats import review_stats
 from .store import Decision, edits_key, open_existing, status
 
 __all__ = [
@@ -274,6 +275,7 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         "conflicts": len(counts["conflicts"]),
         "conflicting": counts["conflicts"],
         "orphaned": len({d.item for d in current.values()} - set(dataset.by_key)),
+        "agreement": review_stats(store)["agreement"],  # the card's and croissant.json's
     }
     meta = files.provenance(
         stage="review export",
