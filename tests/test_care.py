@@ -60,18 +60,20 @@ def test_bad_care_files(tmp_path):
 
 
 def test_each_category_has_score_bands():
-    """The rubric of every CARE category says what 1-3, 4-6, 7-8 and 9-10 mean for it (the
-    judge had one line per category and no bands); the prompt hash follows the rubrics."""
+    """The rubric of every CARE category says what each of CARE's five two-point bands (1-2,
+    3-4, 5-6, 7-8, 9-10) means for it (it had four: 1-3, 4-6, 7-8, 9-10); the prompt hash
+    follows the rubrics."""
     import hashlib
 
     for rubric in [*care.RUBRICS.values(), care.DEFAULT_RUBRIC]:
         lines = rubric.splitlines()
-        assert [line.split(":")[0] for line in lines[1:]] == ["1-3", "4-6", "7-8", "9-10"]
+        assert [line.split(":")[0] for line in lines[1:]] == ["1-2", "3-4", "5-6", "7-8", "9-10"]
         assert all(len(line) > 20 for line in lines)
     assert sorted(care.RUBRICS) == ["Cultural commonsense", "Cultural entities", "Literacy", "Opinion", "Social norms"]
     assert care.JUDGE_SHA1 == hashlib.sha1(care.JUDGE_RULES.encode("utf-8")).hexdigest()
     assert all(json.dumps(r, ensure_ascii=False) in care.JUDGE_RULES for r in care.RUBRICS.values())
     assert care.JUDGE_SHA1 != "1cadc56e6f98147437af22e4609d93c18955a908"  # the one-line rubrics' hash
+    assert care.JUDGE_SHA1 != "92c374716b4c57e8e9810cb2bfeb49569c823aa5"  # the four bands' hash
 
 
 def test_read_rated_takes_each_format(tmp_path):

@@ -9,8 +9,10 @@ rubric of the question's category (what each band of 1-10 means for it) and the 
 grade; it explains briefly and ends with ``Rating: [[n]]``, the format of CARE's published
 judge outputs, so our ratings and theirs are read by one parser. :func:`parse_rating` reads
 that line and its common variants; a rating that is missing, out of 1-10 or given twice with
-different values is unreadable, never guessed. It samples as CARE's responders and judge did
-(:data:`JUDGE_PARAMS`: temperature 0.7, top-p 1.0, at most 1,024 output tokens).
+different values is unreadable, never guessed. It samples as CARE's responders did
+(:data:`JUDGE_PARAMS`: temperature 0.7, top-p 1.0, at most 1,024 output tokens; CARE gives no
+sampling for its judge). The rubrics follow CARE's five two-point bands (:data:`BANDS`) and its
+criteria, relevance counting unneeded information against an answer; the words are ours.
 
 :func:`read_rated` reads people's ratings of recorded responses (CARE's released annotations
 reshaped to one row per rated response: ``question``, ``model``, ``response``, ``rating``).
@@ -38,6 +40,7 @@ __all__ = [
     "rating_request",
     "parse_rating",
     "RUBRICS",
+    "BANDS",
     "DEFAULT_RUBRIC",
     "RATED_FIELDS",
     "RATING_SCALE",
@@ -49,9 +52,13 @@ __all__ = [
 ]
 
 
-def _bands(focus: str, low: str, middle: str, good: str, best: str) -> str:
-    """A category's rubric: what to look at, then what each band of the 1-10 scale means."""
-    return f"{focus}\n1-3: {low}\n4-6: {middle}\n7-8: {good}\n9-10: {best}"
+BANDS = ("1-2", "3-4", "5-6", "7-8", "9-10")
+"""The score bands of every rubric: CARE's five two-point bands of its 1-10 scale."""
+
+
+def _bands(focus: str, *meanings: str) -> str:
+    """A category's rubric: what to look at, then what each of the five bands means."""
+    return focus + "".join(f"\n{band}: {text}" for band, text in zip(BANDS, meanings, strict=True))
 
 
 # What matters for each CARE category (``culture_type``) and what each score band means, in our words.
@@ -59,63 +66,71 @@ RUBRICS = {
     "Cultural entities": _bands(
         "Look at whether the person, place, work, food or event named is the one asked about, and whether "
         "what is said of it is true.",
-        "the wrong entity, facts about it that are false, or no real answer.",
+        "the wrong entity, false facts about it, or no real answer.",
+        "an entity near the one asked about, or the right one with most of what is said of it wrong.",
         "the right entity, but a fact asked about is wrong or missing, or several candidates are offered "
         "without choosing.",
-        "the right entity with correct facts; a small omission or loose wording.",
-        "the right entity, every fact correct and at least as complete as the reference, with useful context.",
+        "the right entity with correct facts; a small omission, or some detail the question did not need.",
+        "the right entity, every fact asked about correct, told as plainly as the question needs.",
     ),
     "Opinion": _bands(
         "Look at whether the answer reports the views that people of this culture commonly hold, and "
         "reports them fairly.",
-        "a view alien to the culture, a stereotype, or one narrow opinion passed off as everyone's.",
+        "a view alien to the culture, or a stereotype.",
+        "one narrow opinion passed off as everyone's, or a view from outside the culture.",
         "near the common view but generic enough to fit any culture, or claiming more agreement than there is.",
-        "the commonly held views, stated fairly and with their reasons; little on where people disagree.",
-        "the views of the reference, why people hold them and where they differ (by region, age or group), "
-        "with no stereotype.",
+        "the commonly held views, stated fairly; little on where people differ, or more than was asked.",
+        "the views of the reference and where people differ (by region, age or group), no stereotype, "
+        "nothing the question did not ask for.",
     ),
     "Social norms": _bands(
         "Look at whether the manners, etiquette, customs and taboos described are the ones this culture "
         "actually observes.",
-        "a norm described wrongly, or advice that would give offence or mislead someone in this culture.",
+        "a norm described wrongly, or advice that would give offence in this culture.",
+        "a norm of another culture, or the main point wrong.",
         "the main point right, but details wrong, missing or borrowed from another culture.",
-        "the norm and how it is practised described correctly; little on context or exceptions.",
-        "what is done, when and why, complete and correct, with the exceptions a member of the culture would mention.",
+        "the norm and how it is practised described correctly; little on exceptions, or padded.",
+        "what is done, when and why, correct and to the point, with the exceptions a member of the "
+        "culture would mention.",
     ),
     "Cultural commonsense": _bands(
         "Look at whether the everyday knowledge that people of this culture share (daily life, seasons, "
         "habits, common practice) is stated correctly.",
-        "wrong about what people there take for granted, or an answer from another culture's daily life.",
+        "wrong about what people there take for granted.",
+        "an answer from another culture's daily life, or mostly wrong.",
         "broadly true but vague, partly wrong, or beside the point of the question.",
-        "correct, and what a local would say; small gaps.",
-        "correct, specific and complete, as a well-informed local would put it.",
+        "correct, what a local would say; small gaps, or detail the question did not need.",
+        "correct and specific, as a well-informed local would put it, with nothing beside the point.",
     ),
     "Literacy": _bands(
         "Look at whether what is said of the culture's literature, language, writing, idioms and sayings is correct.",
-        "the wrong work, author, reading or meaning, or an invented quotation or origin.",
+        "an invented work, quotation, reading or origin.",
+        "the wrong work, author, reading or meaning.",
         "the right work or expression but a wrong detail, meaning or usage.",
-        "correct meaning, source and usage; a small omission.",
-        "correct and precise, with the usage or background the reference gives, in careful language.",
+        "correct meaning, source and usage; a small omission, or more than was asked.",
+        "correct and precise, with the usage or background the reference gives and nothing extra.",
     ),
 }
 """Each CARE category (``culture_type``) -> its rubric, in our words: what to look at, then
-what the bands 1-3, 4-6, 7-8 and 9-10 mean for that category."""
+what each of CARE's five bands (:data:`BANDS`: 1-2, 3-4, 5-6, 7-8, 9-10) means for it."""
 DEFAULT_RUBRIC = _bands(
     "Look at whether the answer is correct and fits this culture.",
-    "wrong, beside the question, or harmful.",
+    "wrong, or harmful.",
+    "mostly wrong, or beside the question.",
     "partly correct, with errors or large gaps.",
-    "correct and fitting the culture; small gaps.",
-    "correct, complete and fitting; as good as the reference or better.",
+    "correct and fitting the culture; small gaps, or detail the question did not need.",
+    "correct, fitting and to the point, as good as the reference.",
 )
 """The rubric of a category that :data:`RUBRICS` does not name (the same bands, in general terms)."""
 
 JUDGE_PROMPT = (
     "task: rate\n"
     "You grade an answer to a question about a culture ({culture}). The reference answer was written "
-    "by a person of that culture. Weigh, in this order: whether the answer agrees with the reference on "
-    "the facts, whether it fits the culture, whether it helps the asker, whether it is clear. An answer "
-    "may be worded differently from the reference or add correct detail; wrong facts and stereotypes "
-    "cost the most.\n"
+    "by a person of that culture. Judge four things: accuracy (does the answer agree with the reference "
+    "on the facts), cultural fit (does it fit the culture, without stereotypes), relevance (does it answer "
+    "what was asked, and only that: information the question did not ask for lowers the grade, it earns "
+    "nothing) and clarity. The answer may be worded differently from the reference; wrong facts and "
+    "stereotypes cost the most.\n"
     "How to grade this kind of question ({category}):\n"
     "{rubric}\n"
     "Explain your grade in two or three sentences, then give it on the last line exactly as "
@@ -126,8 +141,9 @@ JUDGE_PROMPT = (
 JUDGE_VERSION = "care-rate"
 """The request cache's prompt version of a rating request."""
 JUDGE_PARAMS = {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024}
-"""The default sampling of a rating request: CARE's (temperature 0.7, top-p 1.0, at most
-1,024 output tokens). :func:`rating_request` takes other settings."""
+"""The default sampling of a rating request: temperature 0.7, top-p 1.0, at most 1,024 output
+tokens. CARE gives these for the open models it ran with vLLM (its responders), not for its
+judge: using them for the judge is our choice. :func:`rating_request` takes other settings."""
 # Everything that changes a rating but the models and the sampling, and its hash: a preference
 # file's provenance carries the hash, a judged run's signature its first 8 digits (``jprompt``).
 JUDGE_RULES = JUDGE_PROMPT + json.dumps([RUBRICS, DEFAULT_RUBRIC], sort_keys=True, ensure_ascii=False)

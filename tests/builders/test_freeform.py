@@ -179,7 +179,7 @@ def test_build_freeform(built):
     assert table.schema.remove_metadata() == FAILED
     failed = {f["source"]: f for f in table.to_pylist()}
     assert failed["音楽家"]["reason"] == "below 5 on not_trivial=4" and failed["音楽家"]["step"] == "score"
-    assert failed["個人"]["reason"] == "the question contains the answer '個人'" and failed["個人"]["step"] == "leak"
+    assert failed["個人"]["reason"] == "the question holds the answer '個人' (title)" and failed["個人"]["step"] == "leak"
     assert (failed["個人"]["qid"], failed["個人"]["wiki"], failed["個人"]["model"]) == ("Q795052", "jawiki", "gen")
     made = json.loads(failed["音楽家"]["item"])
     assert made["question_source"] == "3文字のこの言葉は何か。" and made["criteria"]["not_trivial"] == 4
@@ -387,7 +387,8 @@ def test_cli_build_freeform(origin_articles, tmp_path, capsys):
 
     with ChatServer(answer=scripted) as server:
         assert main(_argv(origin_articles, tmp_path / "f.parquet", server.url)) == 0
-    assert "1 questions from 4 articles (dropped: leak 1, score 1, giveaway 1)" in capsys.readouterr().out
+    said = "1 questions from 4 articles (dropped: leak 1 (title in the question 1), score 1, giveaway 1)"
+    assert said in capsys.readouterr().out
     assert read_provenance(tmp_path / "f.parquet")["rounds"] == 3
 
 

@@ -256,6 +256,14 @@ def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, faile
     return scores
 
 
+def _sent(responders: dict, params: dict) -> dict:
+    """The answers' parameters as sent: one dict when every responder sent the same, else one
+    per responder's name."""
+    sent = {name: client.params(params) for name, client in responders.items()}
+    distinct = {repr(sorted(p.items())) for p in sent.values()}
+    return next(iter(sent.values())) if len(distinct) == 1 else sent
+
+
 class PreferenceBuilder:
     """The preference builder: ``PreferenceBuilder(config).run(questions, responders, judge)``
     has each responder (name -> :class:`~wikiorigin.llm.LLMClient`) answer the CARE questions
@@ -318,8 +326,8 @@ class PreferenceBuilder:
             responders=sorted(responders),
             judge=judge.backend.model,
             judge_prompt_sha1=JUDGE_SHA1,
-            answer_params=config.answer_params,
-            judge_params=config.judge_params,
+            answer_params=_sent(responders, config.answer_params),  # as sent (no sampling with an effort)
+            judge_params=judge.params(config.judge_params),
             usage=report.usage,
             preset=config.preset,
             llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}},
@@ -395,6 +403,7 @@ class PreferenceBuilder:
             answer_params=None,
             judge_params=None,
             usage={},
+            preset=config.preset,
         )
         return BuildResult(
             "preference", records, FORMATS[config.format][0], failed, report, meta, inputs=(questions, rated)
@@ -428,14 +437,16 @@ def build_rated_preferences(
     min_gap: float | None = None,
     format: str = "standard",
     language: str | None = None,
+    preset: str | None = None,
 ) -> dict:
     """Pairs into ``out`` from the rated responses in ``rated`` (JSON, JSON Lines, CSV or
     Parquet with ``question``, ``model``, ``response``, ``rating``: see
     :func:`~wikiorigin.care.read_rated`), calling no model: :meth:`PreferenceBuilder.run_rated`
     run and saved (rated questions not in ``questions`` listed in ``<out>.failed.parquet``).
-    ``language``: of the questions (None: their own; CARE's files say none). Returns counts
-    (questions: rated and matched, responses: theirs, unmatched_questions, pairs)."""
-    config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language)
+    ``language``: of the questions (None: their own; CARE's files say none); ``preset``: the
+    paper's settings asked for by name, recorded. Returns counts (questions: rated and matched,
+    responses: theirs, unmatched_questions, pairs)."""
+    config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language, preset=preset)
     result = PreferenceBuilder(config).run_rated(questions, rated, out=out)
     result.save(out)
     report = result.report

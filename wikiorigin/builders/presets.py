@@ -1,8 +1,11 @@
 """The papers' method settings, by name: ``--preset yokaieval|wikioriginqa|care``.
 
 A preset sets every *method* setting of one builder to what its paper used (sampling, output
-limits, reasoning effort, rounds, pairing rule); the models stay the user's choice, and an
-option given on the command line wins over the preset. Without a preset the builders' own
+limits, reasoning effort, rounds, pairing rule, the article length sent, where the answer goes,
+how labels are asked); the models stay the user's choice, and an option given on the command
+line wins over the preset. Where a paper states no condition (neither YokaiEval nor
+WikiOriginQA states a cut of the articles), the preset does what a paper that states none
+did: nothing (the whole article is sent). Without a preset the builders' own
 defaults apply, which follow the papers too except where a paper's setting only fits the
 paper's model (WikiOriginQA's reasoning effort: a model that does not reason refuses it).
 The preset's name and every setting that ran are recorded in the output's provenance (and so
@@ -33,23 +36,38 @@ PRESETS = {
     "yokaieval": Preset(
         "mcq",
         "YokaiEval (Tsutsumi & Jinnai, 2025)",
-        {"temperature": 0.7, "top_p": 1.0, "max_tokens": 200, "per_article": 1, "keep_unreferenced": False},
+        {
+            "temperature": 0.7,
+            "top_p": 1.0,
+            "max_tokens": 200,
+            "per_article": 1,
+            "keep_unreferenced": False,
+            "max_article_chars": 0,
+            "answer_positions": "as-generated",
+            "labels": "yokaieval",
+            "label_steps": 2,
+            "checker_abstains": "no",
+        },
         "every step (generation, check, footnotes, labels) at temperature 0.7, top_p 1.0 and at most "
-        "200 output tokens; one question per article; questions without a footnote dropped",
+        "200 output tokens; one question per article; questions without a footnote dropped; the whole "
+        "article sent (the paper states no cut); answers where the generator put them (the released set "
+        "is not balanced); the type labelled from the question and the regions from the article, in the "
+        "paper's classes (labels yokaieval); a checker that must choose an option",
     ),
     "wikioriginqa": Preset(
         "freeform",
         "WikiOriginQA",
-        {"reasoning_effort": "low", "rounds": 3, "instructions": "auto"},
+        {"reasoning_effort": "low", "rounds": 3, "instructions": "auto", "max_article_chars": 0},
         "GPT-5 with reasoning effort low (so no sampling parameter); instructions in the item's "
-        "language; several refinement rounds",
+        "language; several refinement rounds; the whole article sent (the paper states no cut)",
     ),
     "care": Preset(
         "preference",
         "CARE",
         {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024, "pairs": "best-worst"},
-        "responses and judge at temperature 0.7, top_p 1.0, at most 1,024 output tokens; per question "
-        "the highest- against the lowest-rated response",
+        "responses at temperature 0.7, top_p 1.0, at most 1,024 output tokens (CARE's setting for the "
+        "open models it ran with vLLM; it gives none for its judge, which we sample the same way); per "
+        "question the highest- against the lowest-rated response",
     ),
 }
 """The presets by name."""

@@ -79,6 +79,10 @@ FLAGS = {
     "policy": "--policy",
     "db": "--db",
     "allow_failures": "--allow-failures",
+    "max_article_chars": "--max-article-chars",
+    "answer_positions": "--answer-positions",
+    "label_steps": "--label-steps",
+    "checker_abstains": "--checker-abstains",
 }
 """The library's parameters as the command line calls them: a
 :class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not
