@@ -105,7 +105,7 @@ _CHECK = {"type": "object", "required": ["answer_index"], "properties": {"answer
 _CHECK_FIRM = {  # the paper's checker: an option, no way out
     "type": "object",
     "required": ["answer_index"],
-    "properties": {"answer_index": {"type": "integer", "minimum": 0, "maximum": 3}},
+    "properties": {"answer_index": {"type": "integer", "enum": [0, 1, 2, 3]}},
 }
 POSITIONS = ("balanced", "as-generated")
 """The ways of placing the answer among the options (:class:`MCQConfig` ``answer_positions``)."""
