@@ -178,6 +178,160 @@ def scripted_model(messages: list[dict]) -> str:
     raise ValueError(f"the scripted model knows no task {task!r}")
 
 
+# --- the pages' commands: docs/how-to and docs/tutorials ----------------------------------------
+#
+# Every `console` block of a page holds commands as a reader types them (`$ wikiorigin ...`,
+# continued with `\`; other lines are output). They run as written in a scratch directory, with
+# three things swapped for the loopback stand-ins: the dump mirror's URL (MIRROR_URL), the LLM
+# server's (LLM_URL, also OPENAI_BASE_URL for commands that name none) and the local model's
+# directory (LOCAL_MODEL). A block after `<!-- not run -->` is not run (a server a person uses).
+
+MIRROR_URL = "https://dumps.wikimedia.org"
+LLM_URL = "http://localhost:8000/v1"
+LOCAL_MODEL = "/models/my-model"
+YOKAI_DATE = "20260901"  # the jawiki run of the yokai sample (list page and articles)
+NOT_RUN = "<!-- not run -->"
+
+
+def console_commands(text: str) -> list[tuple[int, str, list[str]]]:
+    """``(line, command, shown)`` of every ``$`` command in the ``console`` blocks of a page's
+    ``text`` (continuation lines joined; ``shown``: the output lines under it), blocks after
+    :data:`NOT_RUN` left out."""
+    found = []
+    for block in re.finditer(r"^```console\n(.*?)^```", text, re.S | re.M):
+        if text[: block.start()].rstrip("\n").rsplit("\n", 1)[-1].strip() == NOT_RUN:
+            continue
+        first = text.count("\n", 0, block.start()) + 2
+        lines, i = block[1].splitlines(), 0
+        while i < len(lines):
+            if lines[i].startswith("$ "):
+                start, command = first + i, lines[i][2:]
+                while command.endswith("\\") and i + 1 < len(lines):
+                    i += 1
+                    command = command[:-1].rstrip() + " " + lines[i].strip()
+                found.append((start, command, []))
+            elif found and lines[i].strip():
+                found[-1][2].append(lines[i].strip())
+            i += 1
+    return found
+
+
+def shown_in(shown: str, said: str) -> bool:
+    """An output line a page shows is a line of what the command said (``...`` stands for
+    any text)."""
+    pattern = ".*".join(re.escape(part) for part in shown.split("..."))
+    return any(re.fullmatch(pattern, line.strip()) for line in said.splitlines())
+
+
+def page_argv(command: str, mirror: str, llm: str, model_dir: Path) -> list[str]:
+    """A page's command as the argv of ``wikiorigin``, the stand-ins swapped in."""
+    for said, meant in ((MIRROR_URL, mirror), (LLM_URL, llm), (LOCAL_MODEL, str(model_dir))):
+        command = command.replace(said, meant)
+    argv = shlex.split(command, comments=True)
+    if not argv or argv[0] != "wikiorigin":
+        raise ValueError(f"not a wikiorigin command: {command!r}")
+    return argv[1:]
+
+
+def mirror_tree(dest: Path) -> Path:
+    """The bundled tree (links to it) plus a jawiki run :data:`YOKAI_DATE` whose multistream dump
+    holds a list page written like 「日本の妖怪一覧」 and the yokai articles of
+    tests/data/yokai-articles.json; returns ``dest``."""
+    import lzma
+
+    from wikiorigin.testing import page_xml, write_multistream_pages
+    from wikiorigin.testing.trees import write_dumpstatus
+
+    data = ROOT / "tests" / "data"
+    for entry in TREE.iterdir():
+        if entry.name != "jawiki":
+            (dest / entry.name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    (dest / "jawiki").mkdir(parents=True)
+    for run in (TREE / "jawiki").iterdir():
+        (dest / "jawiki" / run.name).symlink_to(run, target_is_directory=True)
+    run = dest / "jawiki" / YOKAI_DATE
+    run.mkdir()
+    with lzma.open(data / "dumps" / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz") as f:
+        head = f.read(1 << 16)
+    head = head[: head.index(b"</siteinfo>") + len(b"</siteinfo>\n")]
+    sample = json.loads((data / "yokai-articles.json").read_text(encoding="utf-8"))
+    pages = [page_xml(1, "日本の妖怪一覧", (data / "yokai-list-page-real.wiki").read_text(encoding="utf-8"))]
+    pages += [page_xml(10 + i, title, text) for i, (title, text) in enumerate(sample["articles"].items())]
+    pages += [page_xml(90 + i, a, f"#転送 [[{b}]]", redirect=b) for i, (a, b) in enumerate(sample["redirects"].items())]
+    name = f"jawiki-{YOKAI_DATE}-pages-articles-multistream"
+    write_multistream_pages(head, pages, run / f"{name}.xml.bz2", run / f"{name}-index.txt.bz2", pages_per_stream=3)
+    write_dumpstatus(run, "jawiki", YOKAI_DATE)
+    return dest
+
+
+def _options(text: str, after: str) -> list[str]:
+    """The classes a label prompt lists after ``after`` (``A、B、C。`` or ``- A: ...`` lines)."""
+    rest = text.split(after, 1)[1]
+    listed = re.findall(r"^- ([^:\n]+)", rest, re.M)
+    return listed or [c.strip() for c in re.split(r"[、,]", rest.split("。", 1)[0]) if c.strip()]
+
+
+def scripted_mcq(system: str, user: str, task: str) -> str:
+    """``build mcq``'s steps: one question of the article's own words (its answer the word the
+    article has, the other options words it lacks), checked right, backed by footnote 1, and
+    labelled with the first classes offered."""
+    if task == "generate":
+        title = user.splitlines()[0]
+        common = {title, "妖怪", "日本", "伝承", "脚注", "和書"}
+        words = [w for w in dict.fromkeys(re.findall(r"[\u4e00-\u9fff]{2,}", user)) if w not in common]
+        before, answer = (words[1], words[2]) if len(words) > 2 else ("記事", "伝承")
+        others = ["北極星", "硝子細工", "蒸気機関"]
+        question = {
+            "question": f"{title}の記事で「{before}」の次に出てくる語はどれか。",
+            "choices": [others[0], answer, *others[1:]],
+            "answer": answer,
+        }
+        return json.dumps({"questions": [question]}, ensure_ascii=False)
+    if task == "check":
+        options = re.findall(r"^(\d)[.:)] (.+)$", user, re.M)
+        article = re.sub(r"^\d[.:)] .+$", "", user, flags=re.M)
+        index = next((int(i) for i, o in options if o.strip() in article), 0)
+        return json.dumps({"answer_index": index})
+    if task == "attribute":
+        return json.dumps({"refs": [1]})
+    if task.startswith("label"):
+        said = {}
+        for after in ("type は次のいずれか: ", "type is one of these classes:"):
+            if after in system and "type" not in said:
+                said["type"] = _options(system, after)[0]
+        for after in (
+            "region は問題の妖怪の伝承地域で、次のいずれか: ",
+            "次から選んでください: ",
+            "one or more of:",
+            "comes from, one of:",
+        ):
+            if after in system and "region" not in said:
+                said["region"] = _options(system, after)[0]
+                said["regions"] = [said["region"]]
+        return json.dumps(said, ensure_ascii=False)
+    raise ValueError(f"the scripted model knows no task {task!r}")
+
+
+def _rated() -> dict[str, float]:
+    rows = json.loads((ROOT / "tests" / "data" / "care-rated-sample.json").read_text(encoding="utf-8"))
+    return {r["response"]: r["rating"] for r in rows}
+
+
+def scripted_any(messages: list[dict]) -> str:
+    """Every builder's and judge's task: the free-form builder's (:func:`scripted_model`),
+    the multiple-choice builder's (:func:`scripted_mcq`) and CARE's judge (a response people
+    rated gets their rating less 1 for every other one; any other response 5)."""
+    system, user = messages[0]["content"], messages[-1]["content"]
+    task = system.splitlines()[0].removeprefix("task: ")
+    if task.startswith("freeform-"):
+        return scripted_model(messages)
+    if task == "rate":
+        rating = next((r - (len(said) % 2) for said, r in _rated().items() if said in user), 5)
+        return f"The answer against the reference.\nRating: [[{max(1, min(10, round(rating)))}]]"
+    return scripted_mcq(system, user, task)
+
+
 # --- running it --------------------------------------------------------------------------------
 
 
