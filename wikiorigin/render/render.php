@@ -1,0 +1,31 @@
+<?php
+// Renders pages for wikiorigin: one JSON request a line on stdin ({"title", "text"}), one JSON
+// answer a line on stdout ({"html", "categories"} or {"error"}), in one PHP process.
+// Run as: php render.php --conf STORE/LocalSettings.php (MW_INSTALL_PATH: the MediaWiki tree).
+$IP = getenv( 'MW_INSTALL_PATH' ) ?: '/usr/share/mediawiki';
+require_once "$IP/maintenance/Maintenance.php";
+
+class WikioriginRender extends Maintenance {
+	public function execute() {
+		$parser = MediaWiki\MediaWikiServices::getInstance()->getParserFactory()->create();
+		$flags = JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE;
+		echo json_encode( [ 'version' => MW_VERSION ] ) . "\n";
+		while ( ( $line = fgets( STDIN ) ) !== false ) {
+			$req = json_decode( $line, true );
+			try {
+				$title = Title::newFromText( $req['title'] ) ?? Title::newFromText( 'Page' );
+				$opts = ParserOptions::newFromAnon();
+				$out = $parser->parse( $req['text'], $title, $opts, true, true );
+				$html = $out->getText( [ 'enableSectionEditLinks' => false, 'allowTOC' => false ] );
+				$answer = [ 'html' => $html, 'categories' => array_map( 'strval', array_keys( $out->getCategories() ) ) ];
+			} catch ( Throwable $e ) {
+				$answer = [ 'error' => get_class( $e ) . ': ' . $e->getMessage() ];
+			}
+			echo json_encode( $answer, $flags ) . "\n";
+			fflush( STDOUT );
+		}
+	}
+}
+
+$maintClass = WikioriginRender::class;
+require_once RUN_MAINTENANCE_IF_MAIN;
