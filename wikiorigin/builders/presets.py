@@ -3,9 +3,10 @@
 A preset sets every *method* setting of one builder to what its paper used (sampling, output
 limits, reasoning effort, rounds, pairing rule, the article length sent, where the answer goes,
 how labels are asked); the models stay the user's choice, and an option given on the command
-line wins over the preset. Where a paper states no condition (neither YokaiEval nor
-WikiOriginQA states a cut of the articles), the preset does what a paper that states none
-did: nothing (the whole article is sent). Without a preset the builders' own
+line wins over the preset. Where a paper states no condition, the preset says what it does
+instead: neither YokaiEval nor WikiOriginQA states a cut of the articles, so their presets send
+each article whole (``max_article_chars`` 0); CARE gives its sampling for the open models it
+ran with vLLM and none for its judge, so the judge samples as the responders do (our choice). Without a preset the builders' own
 defaults apply, which follow the papers too except where a paper's setting only fits the
 paper's model (WikiOriginQA's reasoning effort: a model that does not reason refuses it).
 The preset's name and every setting that ran are recorded in the output's provenance (and so

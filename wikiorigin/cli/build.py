@@ -325,8 +325,8 @@ def _add_preference(build) -> None:
         help="CARE-style chosen/rejected pairs (TRL format)",
         description="Pairs from people's ratings of recorded responses (--rated: no model is "
         "called), or from models' answers rated by an LLM judge (--models, "
-        "--judge-model; both sample as CARE did: temperature 0.7, top-p 1.0, at most "
-        "1,024 output tokens).",
+        "--judge-model; the answers sample as CARE's open models did: temperature 0.7, top-p 1.0, "
+        "at most 1,024 output tokens; the judge the same, our choice: CARE gives none for its judge).",
     )
     b.add_argument(
         "--questions",
