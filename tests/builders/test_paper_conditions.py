@@ -197,6 +197,10 @@ def test_the_yokaieval_labels_are_the_paper_s_classes():
         ("ข้าว", "อาหารนี้ทำจากข้าวอะไร", True),  # Thai: no spaces between words
         ("Львів", "Яке місто називають Львів?", True),
         ("Ли", "Яка лисиця живе тут?", False),
+        ("Tallinn", "Mis on Tallinnas kõige vanem?", True),  # an inflected form of a long name
+        ("서울", "서울은 어느 나라의 수도인가?", True),  # a Korean particle after the name
+        ("한", "한국의 수도는 어디인가?", False),
+        ("Rome", "Which emperor built Jerome's church?", False),  # inside a word: no start boundary
         ("ＵＲ", "Where is Ur?", True),  # NFKC and case folding
     ],
 )

@@ -1,14 +1,18 @@
 """Does a question hold its answer's name? Names are matched as words, script by script.
 
-Both texts are compared after NFKC and case folding. A name is found where it occurs with no
-letter or digit of a *spaced* script (Latin, Cyrillic, Georgian, Arabic, Hangul, ...) right
-before or after it: "Ur" leaks in "Where is Ur?" but not in "What is urban?", "&" in "A & B" but
-not in "AT&T". Scripts written without spaces between words (:data:`UNSPACED`: Han, kana,
-Thai, Lao, Khmer, Myanmar, Tibetan) have no word boundary to look for, so a name holding any of
-their characters is found as a substring when it is two characters or longer ("河童" in
-"河童は何を好むか"); a one-character name of those scripts only where no letter touches it
-(「鬼」, not 鬼門): one character alone is too often a part of another word. A letter of an
-unspaced script next to a spaced-script name is a boundary ("Ampersandとは" holds "Ampersand").
+Both texts are compared after NFKC and case folding. A name of a *spaced* script (Latin,
+Cyrillic, Georgian, Arabic, Hangul, ...) is found where no letter or digit of such a script
+comes right before it, nor right after it for a short name: "Ur" leaks in "Where is Ur?" but
+not in "What is urban?", "&" in "A & B" but not in "AT&T". A name of four characters or more
+(two or more in Hangul, whose particles follow every noun) may be followed by letters, so that
+an inflected form still leaks: "Tallinn" in "Tallinnas", "서울" in "서울은". Scripts written
+without spaces between words (:data:`UNSPACED`: Han, kana, Thai, Lao, Khmer, Myanmar, Tibetan)
+have no word boundary to look for, so a name holding any of their characters is found as a
+substring when it is two characters or longer ("河童" in
+"河童は何を好むか"); a one-character name of those scripts only where no letter touches
+it (「鬼」, not 鬼門): one character alone is too often a part of another word. A letter
+of an unspaced script next to a spaced-script name is a boundary ("Ampersandとは" holds
+"Ampersand").
 """
 
 from __future__ import annotations
@@ -55,6 +59,15 @@ def _joins(char: str, name_unspaced: bool) -> bool:
     return name_unspaced or not unspaced(char)
 
 
+def _hangul(char: str) -> bool:
+    return 0xAC00 <= ord(char) <= 0xD7A3 or 0x1100 <= ord(char) <= 0x11FF or 0x3130 <= ord(char) <= 0x318F
+
+
+def _takes_suffix(name: str) -> bool:
+    """Whether letters may follow ``name`` (a spaced-script name long enough to inflect)."""
+    return len(name) >= 4 or (len(name) >= 2 and all(_hangul(c) for c in name if _wordlike(c)))
+
+
 def leaked_name(name: str, text: str) -> bool:
     """Whether ``text`` holds ``name`` as a word (see the module's rules)."""
     name, text = _fold(name).strip(), _fold(text)
@@ -63,10 +76,11 @@ def leaked_name(name: str, text: str) -> bool:
     name_unspaced = any(unspaced(c) for c in name)
     if name_unspaced and len(name) >= 2:
         return name in text
+    suffix = not name_unspaced and _takes_suffix(name)
     start = text.find(name)
     while start >= 0:
         before, after = text[start - 1 : start], text[start + len(name) : start + len(name) + 1]
-        if not _joins(before, name_unspaced) and not _joins(after, name_unspaced):
+        if not _joins(before, name_unspaced) and (suffix or not _joins(after, name_unspaced)):
             return True
         start = text.find(name, start + 1)
     return False
