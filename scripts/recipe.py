@@ -234,7 +234,7 @@ def page_argv(command: str, mirror: str, llm: str, model_dir: Path) -> list[str]
 
 
 def mirror_tree(dest: Path) -> Path:
-    """The bundled tree (links to it) plus a jawiki run :data:`YOKAI_DATE` whose multistream dump
+    """A copy of the bundled tree plus a jawiki run :data:`YOKAI_DATE` whose multistream dump
     holds a list page written like 「日本の妖怪一覧」 and the yokai articles of
     tests/data/yokai-articles.json; returns ``dest``."""
     import lzma
@@ -243,13 +243,7 @@ def mirror_tree(dest: Path) -> Path:
     from wikiorigin.testing.trees import write_dumpstatus
 
     data = ROOT / "tests" / "data"
-    for entry in TREE.iterdir():
-        if entry.name != "jawiki":
-            (dest / entry.name).parent.mkdir(parents=True, exist_ok=True)
-            (dest / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
-    (dest / "jawiki").mkdir(parents=True)
-    for run in (TREE / "jawiki").iterdir():
-        (dest / "jawiki" / run.name).symlink_to(run, target_is_directory=True)
+    shutil.copytree(TREE, dest)  # a copy: the mirror serves nothing outside its root
     run = dest / "jawiki" / YOKAI_DATE
     run.mkdir()
     with lzma.open(data / "dumps" / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz") as f:
@@ -313,21 +307,25 @@ def scripted_mcq(system: str, user: str, task: str) -> str:
     raise ValueError(f"the scripted model knows no task {task!r}")
 
 
-def _rated() -> dict[str, float]:
+def _rated() -> dict[tuple[str, str], float]:
+    """People's rating of each (question, response) of the bundled sample."""
     rows = json.loads((ROOT / "tests" / "data" / "care-rated-sample.json").read_text(encoding="utf-8"))
-    return {r["response"]: r["rating"] for r in rows}
+    return {(r["question"], r["response"]): r["rating"] for r in rows}
 
 
 def scripted_any(messages: list[dict]) -> str:
     """Every builder's and judge's task: the free-form builder's (:func:`scripted_model`),
     the multiple-choice builder's (:func:`scripted_mcq`) and CARE's judge (a response people
-    rated gets their rating less 1 for every other one; any other response 5)."""
+    rated gets their rating, a point less from 8 up: a judge a little harsher on the best; any
+    other response 5)."""
     system, user = messages[0]["content"], messages[-1]["content"]
     task = system.splitlines()[0].removeprefix("task: ")
     if task.startswith("freeform-"):
         return scripted_model(messages)
     if task == "rate":
-        rating = next((r - (len(said) % 2) for said, r in _rated().items() if said in user), 5)
+        question = user.split("\n", 1)[0].removeprefix("Question: ")
+        rating = _rated().get((question, user.rsplit("Answer to grade: ", 1)[-1]), 5)
+        rating -= rating >= 8
         return f"The answer against the reference.\nRating: [[{max(1, min(10, round(rating)))}]]"
     return scripted_mcq(system, user, task)
 

@@ -177,4 +177,7 @@ def test_care_walkthrough_pairs_the_ratings_and_measures_the_judge(ran):
     work, _ = ran("tutorials/care.md")
     assert read_provenance(work / "work" / "care" / "preferences.parquet")["preset"] == "care"
     summary = json.loads((work / "work" / "care" / "judge" / "summary.json").read_text(encoding="utf-8"))
-    assert "agreement" in json.dumps(summary)
+    agreement = summary["agreement"]
+    assert agreement["n"] == 14 and agreement["pearson"]["r"] > 0.9  # the scripted judge follows the people
+    rated = json.loads((work / "work" / "care" / "my-model" / "summary.json").read_text(encoding="utf-8"))
+    assert rated["n"] == 150 and rated["by_category"]
