@@ -432,3 +432,21 @@ def test_bad_prices_and_concurrency_are_refused_at_the_command_line(tmp_path, ca
             )
         assert stop.value.code == 2
     assert "is not JSON such as" in capsys.readouterr().err
+
+
+def test_a_file_where_the_lock_goes_is_never_replaced(tmp_path, capsys):
+    """OUT.lock is the run's own file: one of that name that no run wrote (an input kept under
+    that name) is refused, exit 2, and left as it was, for a results directory and a set alike."""
+    from tests.evaluators.test_mcq_eval import _mcq_parquet
+
+    rows = pq.read_table(_mcq_parquet(tmp_path / "mcq.parquet", 3)).to_pylist()
+    responses = tmp_path / "run.lock"
+    pq.write_table(pa.Table.from_pylist([{**r, "response": r["choices"][r["answer_index"]]} for r in rows]), responses)
+    before = responses.read_bytes()
+    assert main(["eval", "mcq", "--responses", str(responses), "--out", str(tmp_path / "run")]) == 2
+    assert "run.lock: a file that is no run's lock" in capsys.readouterr().err
+    assert responses.read_bytes() == before and not (tmp_path / "run" / "summary.json").exists()
+    with pytest.raises(WikioriginError, match="no run's lock"):
+        with RunLock(tmp_path / "run"):
+            pass
+    assert responses.read_bytes() == before

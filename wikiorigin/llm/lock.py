@@ -66,6 +66,14 @@ class RunLock:
             if _same_file(fd, self.path):  # not a file the run before us removed meanwhile
                 break
             os.close(fd)
+        first = os.read(fd, 64).split(b"\n", 1)[0].strip()
+        if first and not first.isdigit():  # a file of that name that no run wrote: never replaced
+            os.close(fd)
+            raise ParameterError(
+                self.parameter,
+                f"{self.path}: a file that is no run's lock, where the lock of {self.out} goes; "
+                f"move it, or give another {{{self.parameter}}}",
+            )
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n{' '.join(sys.argv)}\n".encode())
         self._fd = fd
