@@ -314,14 +314,16 @@ def _rated() -> dict[tuple[str, str], float]:
 
 
 def scripted_any(messages: list[dict]) -> str:
-    """Every builder's and judge's task: the free-form builder's (:func:`scripted_model`),
-    the multiple-choice builder's (:func:`scripted_mcq`) and CARE's judge (a response people
-    rated gets their rating, a point less from 8 up: a judge a little harsher on the best; any
-    other response 5)."""
+    """Every builder's and judge's task: the free-form builder's (:func:`scripted_model`), the
+    multiple-choice builder's (:func:`scripted_mcq`), the leakage check's paraphrase and CARE's
+    judge (a response people rated gets their rating, a point less from 8 up: a judge a little
+    harsher on the best; any other response 5)."""
     system, user = messages[0]["content"], messages[-1]["content"]
     task = system.splitlines()[0].removeprefix("task: ")
     if task.startswith("freeform-"):
         return scripted_model(messages)
+    if task == "paraphrase":  # the same sentences, in the other order
+        return "。".join(reversed([s for s in user.split("。") if s.strip()])) + "。"
     if task == "rate":
         question = user.split("\n", 1)[0].removeprefix("Question: ")
         rating = _rated().get((question, user.rsplit("Answer to grade: ", 1)[-1]), 5)

@@ -7,7 +7,8 @@ for the bundled files it names) through ``wikiorigin.cli.main``, with the stand-
 scripts/recipe.py: the bundled tree plus a jawiki run of yokai articles served as the dump
 mirror on loopback (its URL for https://dumps.wikimedia.org), a scripted OpenAI-compatible
 server on loopback (its URL for http://localhost:8000/v1, and as OPENAI_BASE_URL), and a tiny
-random model (tests/tiny_model.py) for /models/my-model. Every command must exit 0 and print the
+random model (tests/tiny_model.py) for /models/my-model, and a stand-in for the Hugging Face hub
+(tests/hub_server.py, as HF_ENDPOINT). Every command must exit 0 and print the
 lines the page shows under it. Where a person acts (the review page in the browser), the test
 records two annotators' decisions with the review store before the next command runs.
 
@@ -19,11 +20,13 @@ import contextlib
 import importlib.util
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from tests.hub_server import FakeHub
 from tests.mirror import Mirror
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
@@ -38,6 +41,13 @@ _spec.loader.exec_module(recipe)
 HOW_TO = ["build-datasets.md", "evaluate.md", "corpora.md", "dumps-and-origins.md"]
 WALKTHROUGHS = ["yokaieval.md", "wikioriginqa.md", "care.md"]
 PAGES = [f"how-to/{p}" for p in HOW_TO] + [f"tutorials/{p}" for p in WALKTHROUGHS]
+# The how-to guides go on from one another's files, as their pages say: each runs in a copy of
+# the directory the page before it left.
+CONTINUES = {
+    "how-to/corpora.md": "how-to/dumps-and-origins.md",
+    "how-to/build-datasets.md": "how-to/corpora.md",
+    "how-to/evaluate.md": "how-to/build-datasets.md",
+}
 
 
 def _decide(work: Path, dataset: str, db: str) -> None:
@@ -75,14 +85,15 @@ PEOPLE = {("review", "stats"): _review}
 def stand_ins(tmp_path_factory, tiny_model_dir):
     """The loopback mirror and LLM server, and the tiny model, for every page."""
     tree = recipe.mirror_tree(tmp_path_factory.mktemp("mirror") / "tree")
-    with Mirror(tree) as mirror, ChatServer(answer=recipe.scripted_any) as llm:
-        yield {"mirror": mirror.url, "llm": llm.url, "model": tiny_model_dir, "server": llm}
+    with Mirror(tree) as mirror, ChatServer(answer=recipe.scripted_any) as llm, FakeHub(token="hf_docs") as hub:
+        yield {"mirror": mirror.url, "llm": llm.url, "model": tiny_model_dir, "hub": hub}
 
 
 def run_page(page: str, work: Path, stand_ins: dict) -> list[dict]:
     """Every command of ``page`` in ``work``, in order: its line, argv, exit code and output."""
     text = (ROOT / "docs" / page).read_text(encoding="utf-8")
-    (work / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+    if not (work / "tests").exists():
+        (work / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     ran = []
     with contextlib.chdir(work):
         for line, command, shown in recipe.console_commands(text):
@@ -107,10 +118,14 @@ def ran(stand_ins, tmp_path_factory):
     mp.setenv("OPENAI_API_KEY", "test")
     mp.setenv("OPENAI_BASE_URL", stand_ins["llm"])
     mp.setenv("WIKIORIGIN_CONTACT", "docs@example.org")
+    mp.setenv("HF_ENDPOINT", stand_ins["hub"].url)  # `build card --push` hands the set to the stand-in hub
+    mp.setenv("HF_TOKEN", "hf_docs")
 
     def get(page):
         if page not in done:
             work = tmp_path_factory.mktemp(Path(page).stem)
+            if page in CONTINUES:
+                shutil.copytree(get(CONTINUES[page])[0], work, symlinks=True, dirs_exist_ok=True)
             done[page] = (work, run_page(page, work, stand_ins))
         return done[page]
 
