@@ -316,3 +316,44 @@ def test_the_judge_is_sent_care_s_five_bands(questions, tmp_path):  # noqa: F811
         bands = [line.split(":")[0] for line in system.splitlines() if line[:1].isdigit()]
         assert bands == ["1-2", "3-4", "5-6", "7-8", "9-10"]
         assert "did not ask for lowers the grade" in system and "add correct detail" not in system
+
+
+def test_two_label_steps_with_wikidata_regions_ask_the_type_only(tmp_path, data_dir):
+    """An origin corpus's region is Wikidata's: the paper's way asks only the type, from the
+    question alone, in English instructions that name the language (not the yokai prompts)."""
+    import warnings
+
+    import pyarrow as pa
+
+    from tests.builders.test_prompts_labels import JA, TITLES, Scripted
+    from wikiorigin.corpora.articles import article_row
+    from wikiorigin.dumps.pages import iter_pages
+    from wikiorigin.schemas import ORIGIN_ARTICLES
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pages = [p for p in iter_pages(data_dir / JA, namespaces=[0]) if p.title in TITLES]
+    rows = [
+        {
+            **article_row(p, "jawiki", "ja.wikipedia.org", {})[0],
+            "origin_wiki": "jawiki",
+            "n_wikis": 1,
+            "region": "東京都",
+        }
+        for p in pages
+    ]
+    path = tmp_path / "origin.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=ORIGIN_ARTICLES), path)
+
+    def answer(messages):
+        if _task({"messages": messages}) == "label-type":
+            return json.dumps({"type": "customs and beliefs"})
+        return Scripted()(messages)
+
+    out = tmp_path / "mcq.parquet"
+    with ChatServer(answer=answer) as server:
+        assert main(_mcq(path, out, server.url, "--label-steps", "2", "--keep-unreferenced")) == 0
+    calls = _by_task(server.calls)
+    assert "label" not in calls and "label-region" not in calls and calls["label-type"]
+    assert all("in Japanese" in c["messages"][0]["content"] for c in calls["label-type"])
+    assert {(r["type"], r["region"]) for r in pq.read_table(out).to_pylist()} == {("customs and beliefs", "東京都")}
