@@ -655,7 +655,8 @@ class MCQBuilder:
 
     def plan(self, articles, llm: LLMClient) -> dict:
         """A dry run: the generation calls not in the cache and their input tokens; each kept
-        question then costs up to three more calls (check, attribute, label)."""
+        question then costs up to three more calls (check, attribute, label; four with the
+        labels in two steps)."""
         config = self.config
         rows, language, labels = _setup(articles, config)
         run = _Run(llm, llm, config, BuildReport("mcq"), language, labels)
@@ -670,7 +671,8 @@ class MCQBuilder:
             for a in rows
         ]
         plan = llm.dry_run(requests)
-        plan["later_calls_at_most"] = 3 * config.per_article * len(rows)
+        later = 3 if config.label_steps == 1 else 4  # check, attribute, label (type and region apart)
+        plan["later_calls_at_most"] = later * config.per_article * len(rows)
         return plan
 
 
