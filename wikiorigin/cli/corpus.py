@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import WikioriginError
 from .options import positive
 
 __all__ = ["add_commands"]
@@ -37,6 +38,28 @@ def _dump_options(c) -> None:
         "--jobs", type=positive(int), default=1, help="processes converting the articles (the same file for any number)"
     )
     c.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://...) converting them instead")
+    c.add_argument(
+        "--text",
+        choices=("wikitext", "mediawiki", "html-dump"),
+        default=None,
+        help="where the text comes from: the wikitext (templates dropped), MediaWiki's rendering with "
+        "the wiki's templates and modules, or --html-dump (default: mediawiki when installed, else wikitext)",
+    )
+    c.add_argument("--html-dump", help="a Wikimedia Enterprise HTML dump (*-NS0-*-ENTERPRISE-HTML.json.tar.gz)")
+
+
+def _text(args) -> str | None:
+    """The text source asked for (None: the library's default), its engine checked before any
+    work: a missing one is one line saying how to install it."""
+    from ..render.mediawiki import require_mediawiki
+
+    if args.text == "html-dump" and not args.html_dump:
+        raise WikioriginError("--text html-dump needs --html-dump FILE")
+    if args.html_dump and args.text not in (None, "html-dump"):
+        raise WikioriginError(f"--html-dump is read only with --text html-dump, not --text {args.text}")
+    if args.text == "mediawiki":
+        require_mediawiki()
+    return "html-dump" if args.html_dump else args.text
 
 
 def cmd_corpus_yokai(args) -> int:
@@ -47,12 +70,24 @@ def cmd_corpus_yokai(args) -> int:
     from ..corpora.yokai import LEFT_OUT, build_list_corpus
     from ..dumps.pages import Multistream
 
+    text = _text(args)
     dump = Multistream(args.dump, args.index, threads=args.threads)
-    r = build_list_corpus(dump, args.out, list_page=args.list_page, jobs=args.jobs, scheduler=args.scheduler)
+    r = build_list_corpus(
+        dump,
+        args.out,
+        list_page=args.list_page,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        text=text,
+        html_dump=args.html_dump,
+    )
     for title in r.missing[:20]:
         print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
     for problem in dump.problems[:20]:
         print(f"wikiorigin: warning: {problem}", file=sys.stderr)
+    if r.note:
+        print(f"wikiorigin: note: {r.note}", file=sys.stderr)
+    print(f"text: {r.text}")
     left_out = ", ".join(f"{r.left_out[k]} {k.replace('_', ' ')}" for k in LEFT_OUT if r.left_out.get(k))
     print(
         f"{args.list_page}: {r.entries} entries ({r.unlinked} unlinked), {r.linked} linked, "
@@ -73,6 +108,7 @@ def cmd_corpus_origin(args) -> int:
     from ..corpora.origin import build_origin_corpus
     from ..dumps.pages import Multistream
 
+    text = _text(args)
     dump = Multistream(args.dump, args.index, threads=args.threads)
     r = build_origin_corpus(
         args.items,
@@ -83,6 +119,8 @@ def cmd_corpus_origin(args) -> int:
         entities_file=args.entities,
         jobs=args.jobs,
         scheduler=args.scheduler,
+        text=text,
+        html_dump=args.html_dump,
     )
     for note in (
         [f"renamed: {x}" for x in r.renamed[:20]]
@@ -91,6 +129,7 @@ def cmd_corpus_origin(args) -> int:
         + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]
     ):
         print(f"wikiorigin: warning: {note}", file=sys.stderr)
+    print(f"text: {r.text}")
     print(
         f"{r.wiki}: {r.items} items ({r.other_wiki} of other editions), "
         f"{len(r.missing_pages)} pages not in the dump, {len(r.renamed)} renamed (kept), "

@@ -82,10 +82,17 @@ def section_of(article: Article, anchor: str) -> Article | None:
 
 
 def article_row(
-    page: PageText, wiki: str, domain: str, namespaces: dict, anchor: str | None = None, qid: str | None = None
+    page: PageText,
+    wiki: str,
+    domain: str,
+    namespaces: dict,
+    anchor: str | None = None,
+    qid: str | None = None,
+    article: Article | None = None,
 ) -> tuple[dict | None, Article]:
-    """An ``articles`` row for ``page`` (or its section ``anchor``; None if there is none)."""
-    article = convert(page.text, namespaces)
+    """An ``articles`` row for ``page`` (or its section ``anchor``; None if there is none), its
+    text ``article`` when given (a text source's), else the wikitext's."""
+    article = convert(page.text, namespaces) if article is None else article
     if anchor:
         part = section_of(article, anchor)
         if part is None:
@@ -145,15 +152,17 @@ class Converted:
 
 
 def _convert_chunk(
-    tasks: list[ArticleTask], wiki: str, domain: str, namespaces: dict, schema
+    tasks: list[ArticleTask], wiki: str, domain: str, namespaces: dict, schema, source=None
 ) -> tuple[object, list[Converted]]:
     """The rows of ``tasks`` (:func:`article_row`, each with its ``more`` columns) as one Arrow
-    record batch of ``schema``, and what became of each task: the work of one worker call."""
+    record batch of ``schema``, and what became of each task: the work of one worker call.
+    ``source``: the text source (:mod:`wikiorigin.render.sources`), else the wikitext."""
     import pyarrow as pa
 
     rows, outcomes = [], []
-    for task in tasks:
-        row, article = article_row(task.page, wiki, domain, namespaces, task.anchor, task.qid)
+    texts = source.articles([t.page for t in tasks]) if source is not None else [None] * len(tasks)
+    for task, text in zip(tasks, texts):
+        row, article = article_row(task.page, wiki, domain, namespaces, task.anchor, task.qid, text)
         if row is not None:
             if task.more:
                 row.update(task.more)
@@ -179,14 +188,23 @@ def _chunks(tasks: Iterable[ArticleTask], chars: int) -> Iterator[list[ArticleTa
 
 
 def convert_articles(
-    tasks: Iterable[ArticleTask], wiki: str, domain: str, namespaces: dict, schema, *, jobs: int = 1, scheduler=None
+    tasks: Iterable[ArticleTask],
+    wiki: str,
+    domain: str,
+    namespaces: dict,
+    schema,
+    *,
+    jobs: int = 1,
+    scheduler=None,
+    source=None,
 ) -> Iterator[tuple[object, list[Converted]]]:
     """``(batch, converted)`` for consecutive runs of ``tasks``: the rows (Arrow, ``schema``)
     and what became of each task, in the order of ``tasks``, whatever ``jobs`` (local
     processes; 1: here) or ``scheduler`` (a Dask scheduler's address or client). ``tasks`` is
     read only as work is given out, a few tasks ahead of the rows taken: a generator, to be
-    closed when left early (``contextlib.closing``), which ends the worker processes."""
+    closed when left early (``contextlib.closing``), which ends the worker processes.
+    ``source``: where the text comes from (:mod:`wikiorigin.render.sources`; None: the wikitext)."""
     from ..parallel import stream_tasks
 
-    calls = ((chunk, wiki, domain, namespaces, schema) for chunk in _chunks(tasks, TASK_CHARS))
+    calls = ((chunk, wiki, domain, namespaces, schema, source) for chunk in _chunks(tasks, TASK_CHARS))
     yield from stream_tasks(_convert_chunk, calls, jobs=jobs, scheduler=scheduler)

@@ -51,6 +51,7 @@ from ..errors import ParameterError, WikioriginError
 from ..files import ParquetSink, check_output, provenance, read_input
 from ..languages import lookup
 from ..progress import Progress
+from ..render.sources import text_source
 from ..schemas import ORIGIN_ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 from .entities import EntityTable, one_pass
@@ -69,7 +70,7 @@ class OriginCorpusReport:
     ``mismatched``: pages left out because the dump has them under another title or as a
     redirect (one line each, with the item, the page id and both titles); ``several_regions``:
     items whose P131 values end in different first-level divisions, so without a region (one
-    line each: the item and the divisions)."""
+    line each: the item and the divisions); ``text``: where the articles' text came from."""
 
     wiki: str = ""
     items: int = 0
@@ -85,6 +86,7 @@ class OriginCorpusReport:
     region_fetches: int = 0
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    text: str = ""
 
 
 def names_of(entity: Entity, languages: list[str]) -> list[str]:
@@ -274,6 +276,8 @@ def build_origin_corpus(
     sparql: str | None = None,
     jobs: int = 1,
     scheduler=None,
+    text: str | None = None,
+    html_dump=None,
 ) -> OriginCorpusReport:
     """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
 
@@ -286,7 +290,10 @@ def build_origin_corpus(
 
     The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
     written as they come, in the items' order: the same file for any ``jobs``
-    (:func:`~wikiorigin.corpora.articles.convert_articles`)."""
+    (:func:`~wikiorigin.corpora.articles.convert_articles`). ``text`` names where their text
+    comes from (:func:`~wikiorigin.render.sources.text_source`: ``"wikitext"``,
+    ``"mediawiki"``, ``"html-dump"`` with ``html_dump``; None: the most faithful this machine
+    has; its note, if any, in the report's ``notes``)."""
     if sum(source is not None for source in (wikidata, sparql, entities_file)) != 1:
         raise ParameterError(
             "entities_file",
@@ -309,6 +316,9 @@ def build_origin_corpus(
             qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql, entities_file=entities_file
         )
         domain = lookup(wiki).domain
+        source, note = text_source(text, dump, out, html_dump=html_dump)
+        report.text = source.describe()
+        report.notes += [note] if note else []
 
         def tasks():  # each item let go of once given out, its page read back from the spill then
             for i in range(len(kept)):
@@ -335,6 +345,7 @@ def build_origin_corpus(
         meta = provenance(
             stage="corpus",
             corpus="origin",
+            text=report.text,
             wiki=wiki,
             items=str(items),
             wikidata=str(wikidata) if wikidata else None,
@@ -351,7 +362,14 @@ def build_origin_corpus(
             ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
             closing(
                 convert_articles(
-                    tasks(), wiki, domain, dump.site.namespaces, ORIGIN_ARTICLES, jobs=jobs, scheduler=scheduler
+                    tasks(),
+                    wiki,
+                    domain,
+                    dump.site.namespaces,
+                    ORIGIN_ARTICLES,
+                    jobs=jobs,
+                    scheduler=scheduler,
+                    source=source,
                 )
             ) as converted,
             Progress("corpus", unit="article") as progress,

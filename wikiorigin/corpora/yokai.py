@@ -24,6 +24,7 @@ from ..dumps.pages import Multistream
 from ..errors import WikioriginError
 from ..files import ParquetSink, check_output, provenance
 from ..progress import Progress
+from ..render.sources import text_source
 from ..schemas import ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 
@@ -303,7 +304,8 @@ class ListCorpusReport:
     rows), those whose name is no link, the entries' links (``linked``, without repeats), the
     page's other links left out by reason (:data:`LEFT_OUT`), articles found, redirects
     followed, titles missing, articles without references, duplicates, linked sections missing,
-    articles converted by the fallback, articles written and the time taken."""
+    articles converted by the fallback, articles written and the time taken; ``text``, where
+    the text came from, and ``note``, how to get a more faithful one when the default fell back."""
 
     entries: int = 0
     unlinked: int = 0
@@ -318,6 +320,8 @@ class ListCorpusReport:
     fallback: int = 0
     articles: int = 0
     seconds: float = 0.0
+    text: str = ""
+    note: str | None = None
 
 
 def list_entries(wikitext: str, dump: Multistream) -> ListEntries:
@@ -392,8 +396,14 @@ def build_list_corpus(
     *,
     jobs: int = 1,
     scheduler=None,
+    text: str | None = None,
+    html_dump=None,
 ) -> ListCorpusReport:
     """Write the ``articles`` of the entries of ``list_page`` (:func:`list_entries`) to ``out``.
+
+    ``text`` names where the articles' text comes from (:func:`~wikiorigin.render.sources.text_source`:
+    ``"wikitext"``, ``"mediawiki"``, ``"html-dump"`` with ``html_dump``; None: the most faithful
+    this machine has); the report's ``text`` and the file's provenance say which.
 
     The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
     written as they come, in the order of the list: the same file for any ``jobs``, in flat
@@ -412,7 +422,10 @@ def build_list_corpus(
     indexed = {t: dump.entry(t) is not None for t in titles}  # each title looked up once
     report.missing = [t for t in titles if not indexed[t]]
     domain = domain or f"{dump.site.dbname.removesuffix('wiki').replace('_', '-')}.wikipedia.org"
+    source, report.note = text_source(text, dump, out, html_dump=html_dump)
+    report.text = source.describe()
     meta = provenance(
+        text=report.text,
         stage="corpus",
         corpus="list",
         list_page=list_page,
@@ -432,7 +445,14 @@ def build_list_corpus(
         ParquetSink(out, ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
         closing(
             convert_articles(
-                tasks, dump.site.dbname, domain, dump.site.namespaces, ARTICLES, jobs=jobs, scheduler=scheduler
+                tasks,
+                dump.site.dbname,
+                domain,
+                dump.site.namespaces,
+                ARTICLES,
+                jobs=jobs,
+                scheduler=scheduler,
+                source=source,
             )
         ) as converted,
         Progress("corpus", unit="article") as progress,

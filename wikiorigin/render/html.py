@@ -9,7 +9,8 @@ where a footnote is cited, each cited footnote's rendered text in ``references``
 
 Page furniture is left out by rule and counted by kind (:data:`FURNITURE`, the report's
 ``left_out``): edit links, navigation boxes, banners and hatnotes, infoboxes, tables of
-contents, coordinates and map links, files and galleries, hidden text, script errors, styles.
+contents, coordinates and map links, files and galleries (their captions kept), hidden text,
+script errors, red links to templates the renderer lacked, styles.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ FURNITURE = (
     "files",
     "hidden",
     "errors",
+    "missing_templates",
     "markup",
 )
 """Kinds of page furniture left out of the text, in the order reports list them."""
@@ -118,7 +120,8 @@ def _target(a) -> str | None:
 
 
 class _Walk:
-    def __init__(self):
+    def __init__(self, templates: tuple[str, ...] = ()):
+        self.templates = templates  # "Template:": a red link to one is a template the renderer lacked
         self.out: list[str] = []
         self.left_out: dict[str, int] = {}
         self.cited: dict[str, tuple[str | None, int]] = {}  # footnote id -> (group, number)
@@ -154,6 +157,8 @@ class _Walk:
         tag = el.tag if isinstance(el.tag, str) else ""
         classes = (el.get("class") or "").split()
         kind = _furniture(el) if tag else "markup"
+        if tag == "a" and self.templates and "new" in classes and (el.text or "").startswith(self.templates):
+            kind = "missing_templates"
         if tag == "sup" and "reference" in classes:
             self.marker(el)
         elif tag == "ol" and "references" in classes:
@@ -166,9 +171,12 @@ class _Walk:
             if kind == "files":
                 self.captions(el)
         elif tag in _HEADINGS and tag != "h1":
-            headline = el.find_class("mw-headline")
-            title = (headline[0] if headline else el).text_content()
-            self.out.append(f"\x00{_HEADINGS[tag]}\x00{' '.join(title.split())}\x00")
+            inner = _Walk()
+            inner.inside(el, "")
+            for kind, n in inner.left_out.items():
+                self.left_out[kind] = self.left_out.get(kind, 0) + n
+            title = " ".join("".join(inner.out).replace("\x00", " ").split())
+            self.out.append(f"\x00{_HEADINGS[tag]}\x00{title}\x00")
         else:
             self.inside(el, tag)
         if el.tail:
@@ -242,17 +250,20 @@ def _references(walk: _Walk) -> tuple[list[Reference], int]:
     return unique, sum(1 for k in walk.notes if k not in walk.cited)
 
 
-def html_article(html: str, categories: list[str] | None = None) -> tuple[Article, HtmlText]:
+def html_article(
+    html: str, categories: list[str] | None = None, templates: tuple[str, ...] = ("Template",)
+) -> tuple[Article, HtmlText]:
     """The :class:`~wikiorigin.wikitext.Article` of one page's rendered ``html`` (legacy parser
     or Parsoid output), with ``categories`` (the renderer's, else the page's category links),
-    and what was left out (:class:`HtmlText`)."""
+    and what was left out (:class:`HtmlText`). A template the renderer lacked shows as a red
+    link to it, ``Template:Name`` (``templates``: the names of that namespace): left out."""
     import lxml.html
 
     if not html.strip():
         return Article("", [], [], list(categories or [])), HtmlText()
     root = lxml.html.document_fromstring(html)
     body = root.find("body") if root.find("body") is not None else root
-    walk = _Walk()
+    walk = _Walk(tuple(f"{name}:" for name in templates))
     if body.text:
         walk.out.append(body.text)
     for child in body:

@@ -81,7 +81,8 @@ class _Process:
             stderr=subprocess.DEVNULL,
             env=env,
         )
-        self.version = self._answer().get("version")
+        hello = self._answer()
+        self.version, self.template = hello.get("version"), hello.get("template") or "Template"
 
     def _answer(self) -> dict:
         while True:
@@ -117,12 +118,18 @@ class Renderer:
         self._idle: queue.Queue = queue.Queue()
         self._all: list[_Process] = []
         self._pool: ThreadPoolExecutor | None = None
+        self.template = "Template"  # the store's name of the template namespace, as its processes say
+
+    def _start(self) -> _Process:
+        proc = _Process(self.engine, self.store)
+        self.template = proc.template
+        return proc
 
     def _one(self, title: str, text: str) -> dict:
         try:
             proc = self._idle.get_nowait()
         except queue.Empty:
-            proc = _Process(self.engine, self.store)
+            proc = self._start()
             self._all.append(proc)
         try:
             answer = proc.render(title, text)

@@ -1,6 +1,6 @@
 <?php
 // Renders pages for wikiorigin: one JSON request a line on stdin ({"title", "text"}), one JSON
-// answer a line on stdout ({"html", "categories"} or {"error"}), in one PHP process.
+// answer a line on stdout ({"html", "categories", "templates"} or {"error"}), in one PHP process.
 // Run as: php render.php --conf STORE/LocalSettings.php (MW_INSTALL_PATH: the MediaWiki tree).
 $IP = getenv( 'MW_INSTALL_PATH' ) ?: '/usr/share/mediawiki';
 require_once "$IP/maintenance/Maintenance.php";
@@ -9,7 +9,9 @@ class WikioriginRender extends Maintenance {
 	public function execute() {
 		$parser = MediaWiki\MediaWikiServices::getInstance()->getParserFactory()->create();
 		$flags = JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE;
-		echo json_encode( [ 'version' => MW_VERSION ] ) . "\n";
+		$lang = MediaWiki\MediaWikiServices::getInstance()->getContentLanguage();
+		$hello = [ 'version' => MW_VERSION, 'template' => $lang->getNsText( NS_TEMPLATE ) ];
+		echo json_encode( $hello, JSON_UNESCAPED_UNICODE ) . "\n";
 		while ( ( $line = fgets( STDIN ) ) !== false ) {
 			$req = json_decode( $line, true );
 			try {
@@ -17,7 +19,17 @@ class WikioriginRender extends Maintenance {
 				$opts = ParserOptions::newFromAnon();
 				$out = $parser->parse( $req['text'], $title, $opts, true, true );
 				$html = $out->getText( [ 'enableSectionEditLinks' => false, 'allowTOC' => false ] );
-				$answer = [ 'html' => $html, 'categories' => array_map( 'strval', array_keys( $out->getCategories() ) ) ];
+				$used = [];
+				foreach ( $out->getTemplates() as $ns => $pages ) {
+					foreach ( array_keys( $pages ) as $key ) {
+						$used[] = Title::makeTitle( $ns, (string)$key )->getPrefixedText();
+					}
+				}
+				$answer = [
+					'html' => $html,
+					'categories' => array_map( 'strval', array_keys( $out->getCategories() ) ),
+					'templates' => $used,
+				];
 			} catch ( Throwable $e ) {
 				$answer = [ 'error' => get_class( $e ) . ': ' . $e->getMessage() ];
 			}
