@@ -34,6 +34,8 @@ __all__ = [
     "schema_provenance",
     "provenance",
     "read_rows",
+    "read_parquet",
+    "arrow_table",
     "input_schema",
     "read_input",
     "check_output",
@@ -242,6 +244,60 @@ def read_provenance(path) -> dict:
     return schema_provenance(pq.read_schema(path))
 
 
+def read_parquet(path, columns: list[str] | None = None) -> pa.Table:
+    """One Parquet file (the ``columns`` given, in their order; all: None), read as one table.
+    Not ``pq.read_table``: that imports ``pyarrow.dataset``, and with it pandas (a fifth of a
+    second of start-up)."""
+    with pq.ParquetFile(path) as file:
+        return file.read(columns=columns)
+
+
+def arrow_table(columns: dict[str, list], schema: pa.Schema) -> pa.Table:
+    """A table of ``schema`` from Python lists by column name, as ``pa.Table.from_pydict`` makes
+    it, built from its buffers: ``pa.array`` imports pandas (to ask whether a list is a pandas
+    object; a fifth of a second of start-up). Strings, booleans, integers, floats, lists and
+    structs of them; ``TypeError`` for another type."""
+    return pa.Table.from_arrays([_array(columns[f.name], f.type) for f in schema], schema=schema)
+
+
+_NUMBERS = {pa.int8(): "b", pa.int16(): "h", pa.int32(): "i", pa.int64(): "q", pa.float32(): "f", pa.float64(): "d"}
+
+
+def _array(values: list, kind: pa.DataType) -> pa.Array:
+    """``values`` (None: null) as an array of ``kind``, from buffers (see :func:`arrow_table`)."""
+    from array import array
+    from itertools import accumulate
+
+    n, nulls = len(values), values.count(None)
+    valid = _bits([v is not None for v in values]) if nulls else None
+    if kind in _NUMBERS:
+        data = array(_NUMBERS[kind], [0 if v is None else v for v in values])
+        return pa.Array.from_buffers(kind, n, [valid, pa.py_buffer(data)], null_count=nulls)
+    if pa.types.is_boolean(kind):
+        return pa.Array.from_buffers(kind, n, [valid, _bits([bool(v) for v in values])], null_count=nulls)
+    if pa.types.is_string(kind):
+        data = [b"" if v is None else v.encode() for v in values]
+        offsets = array("i", accumulate(map(len, data), initial=0))
+        return pa.Array.from_buffers(kind, n, [valid, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))], nulls)
+    if pa.types.is_list(kind):
+        offsets = array("i", accumulate((0 if v is None else len(v) for v in values), initial=0))
+        items = _array([x for v in values if v is not None for x in v], kind.value_type)
+        return pa.Array.from_buffers(kind, n, [valid, pa.py_buffer(offsets)], nulls, children=[items])
+    if pa.types.is_struct(kind):
+        fields = [_array([None if v is None else v.get(f.name) for v in values], f.type) for f in kind]
+        return pa.Array.from_buffers(kind, n, [valid], nulls, children=fields)
+    raise TypeError(f"arrow_table: no conversion for {kind}")
+
+
+def _bits(flags: list[bool]) -> pa.Buffer:
+    """A bitmap, least significant bit first (Arrow's validity and boolean layout)."""
+    out = bytearray((len(flags) + 7) // 8)
+    for i, flag in enumerate(flags):
+        if flag:
+            out[i >> 3] |= 1 << (i & 7)
+    return pa.py_buffer(bytes(out))
+
+
 def read_rows(path, columns: list[str] | None = None) -> list[dict]:
     """Rows of a Parquet file or of a JSON file (``.json`` or ``.json.xz``) holding a list of
     objects (a ``{"data": [...]}`` wrapper is opened); a missing file, bad JSON or other shapes
@@ -251,7 +307,7 @@ def read_rows(path, columns: list[str] | None = None) -> list[dict]:
         raise WikioriginError(f"{path}: no such file")
     if path.suffix == ".parquet":
         names = pq.read_schema(path).names
-        return pq.read_table(path, columns=[c for c in columns if c in names] if columns else None).to_pylist()
+        return read_parquet(path, columns=[c for c in columns if c in names] if columns else None).to_pylist()
     opener = lzma.open if path.suffix == ".xz" else open  # released files come xz-compressed too
     try:
         with opener(path, "rt", encoding="utf-8") as f:
@@ -267,7 +323,7 @@ def read_rows(path, columns: list[str] | None = None) -> list[dict]:
 
 def _first_value(path, name: str) -> str:
     """``row N: value`` of a column's first value that is not null (for an error), short."""
-    column = pq.read_table(path, columns=[name]).column(0)
+    column = read_parquet(path, columns=[name]).column(0)
     for i, value in enumerate(column.to_pylist()):
         if value is not None:
             text = repr(value)
@@ -319,7 +375,7 @@ def read_input(
 
     needs = list(needs)
     input_schema(path, needs, made_by, optional)
-    table = pq.read_table(path, columns=columns)
+    table = read_parquet(path, columns=columns)
     for name in needs:
         if name not in NOT_NULL or name not in table.column_names:
             continue

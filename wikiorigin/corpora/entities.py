@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from ..dumps.wikidata import Entity, EntityStats, read_items_and_places
 from ..errors import DumpError, WikioriginError
-from ..files import ParquetSink, check_output, provenance, read_input, schema_provenance
+from ..files import ParquetSink, arrow_table, check_output, provenance, read_input, schema_provenance
 from ..languages import lookup
 from ..leftovers import spill_prefix
 
@@ -151,7 +151,7 @@ class _Rows:
     def flush(self) -> None:
         """Write the rows gathered so far."""
         if self.columns["qid"]:
-            self.sink.write(pa.Table.from_pydict(self.columns, schema=ENTITIES))
+            self.sink.write(arrow_table(self.columns, ENTITIES))  # pa.Table.from_pydict imports pandas
             self.columns = {name: [] for name in ENTITIES.names}
 
 

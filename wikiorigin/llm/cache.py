@@ -1,14 +1,24 @@
 """A request cache in SQLite: a re-run pays for no call twice; a changed prompt is a new key.
 
-The key hashes the backend, model, messages, parameters and prompt version. Answers are
-written as soon as they arrive (one transaction each), so a build killed half-way loses
-nothing it paid for. A row that cannot be read (not JSON) is named in a warning and taken for
-a miss: that request is asked again and its row replaced.
+The key hashes the backend, model, messages, parameters and prompt version. A row that
+cannot be read (not JSON) is named in a warning and taken for a miss: that request is asked
+again and its row replaced.
 
-Runs that share a cache do not pay twice for one request: a run about to send a request
-claims its key (:meth:`RequestCache.claim`, the table ``claims``), and another run that needs
-the same key meanwhile waits for the answer instead of sending it again. A claim ends with the
-answer stored, with :meth:`RequestCache.release`, or when its process is gone or its time is up.
+Durability: answers are written in batches by a writer thread, each batch one transaction
+(SQLite's write-ahead log, ``synchronous=NORMAL``): whatever arrived while the last write was
+under way is written next, at once. A process killed half-way loses at most the answers that
+had arrived since the last write began (a few milliseconds' worth, under load; at most one
+answer at a time when answers come slower than a write takes), and never half an answer: a
+transaction is written whole or not at all. A power cut may lose the last writes too, never
+the file. A look-up finds an answer from the moment it is given to :meth:`RequestCache.put`;
+:meth:`RequestCache.flush` waits until it is written (the client does at the end of each run).
+
+Runs that share a cache do not pay twice for one request: a run about to send requests claims
+their keys (:meth:`RequestCache.claim_many`: the request it sends now and the next ones it
+will send, in one transaction; the table ``claims``), and another run that needs one of those
+keys meanwhile waits for the answer instead of sending it again. A claim ends with its answer
+written (in the same transaction), with :meth:`RequestCache.release`, or when its process is
+gone or its time is up.
 
 The file is checked when it is opened, before any call is paid for: a file that is not a
 SQLite database (truncated, garbage, a directory), one that fails SQLite's quick check, one of
@@ -77,9 +87,10 @@ def _problem(exc: sqlite3.Error) -> str:
 
 class RequestCache:
     """A request cache in the SQLite file ``path`` (created with its directory): ``get(key)`` is
-    the stored answer or None, ``put(key, answer)`` stores one at once; ``close()`` when done.
-    Safe to share between threads. Raises :class:`CacheError` for a file that cannot serve as a
-    cache (see the module docstring); a lock held by another process is waited for at most
+    the stored answer or None, ``put(key, answer)`` stores one (written within moments by the
+    cache's writer thread, see the module docstring; :meth:`flush` waits for it); ``close()`` when
+    done. Safe to share between threads. Raises :class:`CacheError` for a file that cannot serve
+    as a cache (see the module docstring); a lock held by another process is waited for at most
     ``busy_seconds``."""
 
     def __init__(self, path, *, busy_seconds: float = 30.0):
@@ -90,12 +101,15 @@ class RequestCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CacheError(f"{self.path.parent}: cannot make the directory of the cache ({exc.strerror})") from None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the writing connection: answers, claims
+        self._read_lock = threading.Lock()  # the reading connection: look-ups
         self._owner = uuid.uuid4().hex  # this object's claims (another in this process waits on them)
         self._damaged: set[str] = set()  # rows already said to be damaged
+        self._writes = _Writes()
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
             self._open()
+            self._reader = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
         except sqlite3.Error as exc:
             raise CacheError(f"{self.path}: {_problem(exc)}") from None
 
@@ -121,6 +135,7 @@ class RequestCache:
         if check != "ok":
             raise CacheError(f"{self.path}: the database is damaged ({check}); move it away or give another {{cache}}")
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL: a killed process loses no commit (see the docstring)
         db.execute("BEGIN IMMEDIATE")  # the write lock: read-only and locked files are told now
         db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
         db.execute(
@@ -131,14 +146,18 @@ class RequestCache:
         db.commit()
 
     def get(self, key: str) -> dict | None:
-        """The answer stored under ``key``, or None (also for a row that is not a JSON object:
-        :meth:`damaged` says so)."""
-        try:
-            with self._lock:
-                row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error as exc:
-            raise CacheError(f"{self.path}: {_problem(exc)}") from None
-        return self._decoded(key, row[0]) if row else None
+        """The answer stored under ``key`` (or about to be), or None (also for a row that is not
+        a JSON object: :meth:`damaged` says so)."""
+        text = self._writes.pending.get(key)
+        if text is None:
+            try:
+                with self._read_lock:
+                    # fetchall: the statement ends, and its read (a checkpoint waits for readers) with it
+                    rows = self._reader.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchall()
+            except sqlite3.Error as exc:
+                raise CacheError(f"{self.path}: {_problem(exc)}") from None
+            text = rows[0][0] if rows else None
+        return self._decoded(key, text) if text is not None else None
 
     def _decoded(self, key: str, text) -> dict | None:
         try:
@@ -164,28 +183,38 @@ class RequestCache:
         ``(None, None)``: claimed now by this cache object for ``seconds``, to be ended by
         :meth:`put` or :meth:`release`. A claim whose process is gone (on this host) or whose
         time is up is taken over."""
+        return self.claim_many([key], seconds)[key]
+
+    def claim_many(self, keys: list[str], seconds: float) -> dict[str, tuple[dict | None, int | None]]:
+        """:meth:`claim` of each of ``keys``, all in one transaction."""
+        found = {}
         try:
             with self._lock:
-                answer, holder = self._state(key)
-                if answer is None and holder is None:
-                    self._db.execute("BEGIN IMMEDIATE")
-                    try:
-                        answer, holder = self._state(key)  # as it is now, under the write lock
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    for key in keys:
+                        found[key] = answer, holder = self._state(key)
                         if answer is None and holder is None:
                             self._db.execute(
                                 "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                                 (key, self._owner, os.getpid(), _HOST, time.time() + seconds),
                             )
-                        self._db.commit()
-                    except BaseException:
-                        self._db.rollback()
-                        raise
+                    self._db.commit()
+                except BaseException:
+                    self._db.rollback()
+                    raise
         except sqlite3.Error as exc:
             raise CacheError(f"{self.path}: cannot claim a request ({_problem(exc)})") from None
-        return (self._decoded(key, answer) if answer is not None else None), holder
+        return {
+            key: ((self._decoded(key, answer) if answer is not None else None), holder)
+            for key, (answer, holder) in found.items()
+        }
 
     def _state(self, key: str) -> tuple[str | None, int | None]:
         """The stored answer's text, and the process of a live claim of another (or None)."""
+        text = self._writes.pending.get(key)
+        if text is not None:
+            return text, None
         row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
         if row is not None:
             return row[0], None
@@ -197,12 +226,19 @@ class RequestCache:
         return None, (held[1] if held[2] != _HOST or running(held[1]) else None)
 
     def release(self, key: str | None = None) -> None:
-        """End this object's claim of ``key`` (all its claims: None) without an answer. A claim
-        that cannot be removed (a full disk) is left: it ends with this process."""
-        where, values = ("owner = ?", (self._owner,)) if key is None else ("key = ? AND owner = ?", (key, self._owner))
+        """End this object's claim of ``key`` without an answer (with the next write), or all its
+        claims (None: at once, after the answers waiting to be written). A claim that cannot be
+        removed (a full disk) is left: it ends with this process."""
+        if key is not None:
+            self._enqueue(("release", key, None))
+            return
+        try:
+            self.flush()
+        except CacheError:
+            pass
         try:
             with self._lock:
-                self._db.execute(f"DELETE FROM claims WHERE {where}", values)
+                self._db.execute("DELETE FROM claims WHERE owner = ?", (self._owner,))
                 self._db.commit()
         except sqlite3.Error:
             try:
@@ -211,29 +247,127 @@ class RequestCache:
                 pass
 
     def put(self, key: str, answer: dict) -> None:
-        """Store ``answer`` (JSON-serializable) under ``key`` and commit at once, ending the
-        claim of ``key``; a write that fails (a full disk) raises :class:`CacheError` with what
-        was stored before kept."""
-        try:
-            with self._lock:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer, ensure_ascii=False))
-                )
-                self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
-                self._db.commit()
-        except sqlite3.Error as exc:
+        """Store ``answer`` (JSON-serializable) under ``key``, ending the claim of ``key``: found
+        by :meth:`get` at once, written with the next write (the module docstring). A write that
+        failed (a full disk) raises :class:`CacheError` here, or from :meth:`flush`, with every
+        answer written before it kept."""
+        self._enqueue(("put", key, json.dumps(answer, ensure_ascii=False)))
+
+    def _enqueue(self, op: tuple) -> None:
+        writes = self._writes
+        with writes.changed:
+            if writes.error is not None:
+                raise CacheError(writes.error)
+            writes.queue.append(op)
+            if op[0] == "put":
+                writes.pending[op[1]] = op[2]
+            writes.changed.notify_all()
+            if writes.thread is None or not writes.thread.is_alive():
+                writes.thread = threading.Thread(target=self._writer, name="wikiorigin-cache", daemon=False)
+                writes.thread.start()
+
+    def flush(self) -> None:
+        """Wait until every answer given to :meth:`put` is written; :class:`CacheError` if a
+        write failed (a full disk)."""
+        writes = self._writes
+        with writes.changed:
+            while (writes.queue or writes.busy) and writes.error is None:
+                if writes.thread is None or not writes.thread.is_alive():  # gone with a fork
+                    writes.thread = threading.Thread(target=self._writer, name="wikiorigin-cache", daemon=False)
+                    writes.thread.start()
+                writes.changed.wait(0.5)
+            if writes.error is not None:
+                raise CacheError(writes.error)
+
+    def _writer(self) -> None:
+        """The writer thread: whatever waits is written in one transaction, then the next; it
+        ends when nothing more comes for a moment (or a write failed)."""
+        writes = self._writes
+        while True:
+            with writes.changed:
+                if not writes.queue:
+                    writes.changed.wait(_LINGER)
+                if not writes.queue or writes.error is not None:
+                    writes.thread = None if writes.thread is threading.current_thread() else writes.thread
+                    writes.changed.notify_all()
+                    return
+                batch, writes.queue, writes.busy = writes.queue, [], True
+            error = "the writer thread stopped"
             try:
-                self._db.rollback()
+                error = self._write(batch)
+            finally:
+                self._written(batch, error)
+
+    def _written(self, batch: list[tuple], error: str | None) -> None:
+        writes = self._writes
+        with writes.changed:
+            for op, key, text in batch:
+                if op == "put" and writes.pending.get(key) is text and error is None:
+                    del writes.pending[key]
+            writes.busy, writes.error = False, writes.error or error
+            writes.changed.notify_all()
+
+    def _write(self, batch: list[tuple]) -> str | None:
+        """``batch`` in one transaction; after a failure, one at a time, so that every answer that
+        fits is kept. The error's message, or None."""
+        try:
+            self._commit(batch)
+            return None
+        except sqlite3.Error as exc:
+            if len(batch) == 1:
+                return f"{self.path}: cannot store an answer ({_problem(exc)})"
+        for op in batch:
+            try:
+                self._commit([op])
+            except sqlite3.Error as exc:
+                return f"{self.path}: cannot store an answer ({_problem(exc)})"
+        return None
+
+    def _commit(self, batch: list[tuple]) -> None:
+        with self._lock:
+            try:
+                for op, key, text in batch:
+                    if op == "put":
+                        self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, text))
+                        self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
+                    else:
+                        self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, self._owner))
+                self._db.commit()
             except sqlite3.Error:
-                pass
-            raise CacheError(f"{self.path}: cannot store an answer ({_problem(exc)})") from None
+                try:
+                    self._db.rollback()
+                except sqlite3.Error:
+                    pass
+                raise
 
     def __len__(self) -> int:
+        self.flush()
         with self._lock:
             return self._db.execute("SELECT count(*) FROM answers").fetchone()[0]
 
     def close(self) -> None:
-        """End this object's claims and close the database."""
-        self.release()
-        with self._lock:
-            self._db.close()
+        """Write what waits, end this object's claims and close the database; :class:`CacheError`
+        if a write failed."""
+        try:
+            self.flush()
+        finally:
+            self.release()
+            with self._lock, self._read_lock:
+                self._db.close()
+                self._reader.close()
+
+
+_LINGER = 0.05  # seconds the writer thread waits for more before it ends
+
+
+class _Writes:
+    """What waits to be written (``queue``: puts and releases; ``pending``: the answers by key,
+    found by look-ups meanwhile), whether a write is under way, the error of one that failed."""
+
+    def __init__(self):
+        self.changed = threading.Condition()
+        self.queue: list[tuple] = []
+        self.pending: dict[str, str] = {}
+        self.busy = False
+        self.error: str | None = None
+        self.thread: threading.Thread | None = None

@@ -277,6 +277,9 @@ class LLMClient:
         self._given_up, self._down = 0, None
         self._first_sent = not check
         self._inflight: dict[str, asyncio.Future] = {}
+        self._waiting: dict[str, None] = {}  # keys waiting to be sent, in the order they will go
+        self._claimed: set[str] = set()  # keys this run has claimed in the cache and not sent yet
+        self._ahead_count = min(4 * concurrency, 256)  # keys claimed with the one about to go
         self.poll = 0.2  # seconds between looks at a request another run is sending
 
     def params(self, params: dict) -> dict:
@@ -392,9 +395,13 @@ class LLMClient:
         self._progress = Progress(
             f"{self.backend.model}: requests", total=len(requests), unit="request", note=self._progress_note
         )
+        self._waiting, self._claimed, self._claiming = {}, set(), asyncio.Lock()
         tasks = [asyncio.ensure_future(self._one(r, gate, limit)) for r in requests]
         try:
-            return await asyncio.gather(*tasks)
+            results = await asyncio.gather(*tasks)
+            if self.cache is not None:  # every answer written: a write that failed raises here
+                await asyncio.to_thread(self.cache.flush)
+            return results
         finally:
             await self._wind_down(tasks)
 
@@ -476,7 +483,7 @@ class LLMClient:
             found, stored = self._lookup(key, messages, params, request.prompt_version)
             if stored is not None:
                 if found != key:  # stored under the endpoint as typed: found at once next time
-                    await asyncio.to_thread(self.cache.put, key, stored)
+                    self.cache.put(key, stored)
                 return self._from_cache(stored)
         shared = self._inflight.get(key)
         if shared is not None:
@@ -531,6 +538,7 @@ class LLMClient:
             await self._first_tried.wait()
             if self._check_error is not None:
                 raise self._check_error
+        self._waiting[key] = None
         try:
             async with gate:
                 if self._down is not None:
@@ -540,37 +548,57 @@ class LLMClient:
                     return answered
                 answer, error = await self._call(messages, params, limit, request, first)
         finally:
+            self._waiting.pop(key, None)
             if first:  # set after its first try already; here whatever ended it
                 self._first_tried.set()
-        return await self._kept(key, answer, error)
+        return self._kept(key, answer, error)
 
     async def _claim(self, key: str) -> ChatResult | None:
         """None once this run has claimed ``key`` in the cache (it sends the request); the
         answer, when another run that had claimed it stored one meanwhile (waited for, polling,
-        as long as that run lives and its claim lasts: one request's worst case)."""
+        as long as that run lives and its claim lasts). Keys are claimed in batches: ``key``
+        with the next ones waiting to be sent (:meth:`_ahead`), in one transaction."""
         if self.cache is None:
             return None
-        timeout = getattr(self.backend, "timeout", None) or 600.0
-        seconds = worst_case_seconds(timeout, self.retries, self.max_wait) + 60
         while True:
-            answer, holder = await asyncio.to_thread(self.cache.claim, key, seconds)
-            if holder is None:
+            async with self._claiming:
+                if key in self._claimed:
+                    self._claimed.discard(key)
+                    return None
+                timeout = getattr(self.backend, "timeout", None) or 600.0
+                worst = worst_case_seconds(timeout, self.retries, self.max_wait)
+                seconds = worst * (1 + self._ahead_count // self.concurrency) + 60  # the last is sent that late
+                found = await asyncio.to_thread(self.cache.claim_many, self._ahead(key), seconds)
+                self._claimed.update(k for k, (answer, holder) in found.items() if answer is None and holder is None)
+            answer, holder = found[key]
+            if holder is None:  # claimed now, or answered meanwhile
+                self._claimed.discard(key)
                 stored = self._stored(key, answer)
                 return self._from_cache(stored) if stored is not None else None
             self.usage.waited += self.poll
             await asyncio.sleep(self.poll)
 
-    async def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
-        """The result of one call; an answer is cached at once (in a worker thread: a cache
-        locked by another process is waited for without stopping the loop), a refusal too; a
-        failed request ends its claim, for another run to send."""
+    def _ahead(self, key: str) -> list[str]:
+        """``key``, and the next keys waiting to be sent that this run has not claimed yet."""
+        ahead = [key]
+        for waiting in self._waiting:
+            if len(ahead) > self._ahead_count:
+                break
+            if waiting != key and waiting not in self._claimed:
+                ahead.append(waiting)
+        return ahead
+
+    def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
+        """The result of one call; an answer is cached (written by the cache's writer thread
+        with those that arrive meanwhile), a refusal too; a failed request ends its claim, for
+        another run to send."""
         if error is not None:
             if self.cache is not None:
-                await asyncio.to_thread(self.cache.release, key)
+                self.cache.release(key)
             return ChatResult(None, error=error)
         self.usage.structured += bool(answer.pop("json_schema", False))
         if self.cache is not None:
-            await asyncio.to_thread(self.cache.put, key, answer)
+            self.cache.put(key, answer)
         declined = _declined(answer)
         if declined:
             self.usage.refused += 1
@@ -604,7 +632,8 @@ class LLMClient:
         refused parameter raises :class:`EndpointError` for the whole run."""
         backoff = Backoff(self.retries, self.backoff, self.max_wait, jitter=True)
         for attempt in backoff.tries:
-            self.usage.waited += await limit.wait(estimate_tokens(messages))
+            if limit.rpm or limit.tpm:  # the tokens are counted only for a limit of tokens
+                self.usage.waited += await limit.wait(estimate_tokens(messages) if limit.tpm else 0)
             try:
                 try:
                     answer = await self._try(messages, params)
@@ -758,14 +787,39 @@ def strict_schema(schema: dict) -> dict:
 
 def _check(result: ChatResult, schema: dict) -> str | None:
     """None when the answer is JSON that satisfies ``schema`` (and then sets ``data``)."""
-    import jsonschema
-
     try:
         data = parse_json(result.text or "")
-        jsonschema.validate(data, schema)
     except json.JSONDecodeError as exc:
         return f"not JSON: {exc}"
-    except jsonschema.ValidationError as exc:
-        return f"schema: {exc.message}"
+    validator = _validator(schema)
+    if not validator.is_valid(data):
+        import jsonschema
+
+        return f"schema: {jsonschema.exceptions.best_match(validator.iter_errors(data)).message}"
     result.data = data
     return None
+
+
+# Validators of the schemas seen: by identity (the schema object held, so that its id is not
+# reused), then by content. A schema is checked and its validator built once, not per answer.
+_VALIDATORS: dict[int, tuple[dict, object]] = {}
+_BY_CONTENT: dict[str, object] = {}
+
+
+def _validator(schema: dict):
+    """The jsonschema validator of ``schema`` (the schema checked once: ``SchemaError`` if bad)."""
+    held = _VALIDATORS.get(id(schema))
+    if held is not None and held[0] is schema:
+        return held[1]
+    text = json.dumps(schema, sort_keys=True)
+    validator = _BY_CONTENT.get(text)
+    if validator is None:
+        import jsonschema
+
+        kind = jsonschema.validators.validator_for(schema)
+        kind.check_schema(schema)
+        validator = _BY_CONTENT[text] = kind(schema)
+    if len(_VALIDATORS) > 4096:  # schemas made anew for each request: held a while, not forever
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
