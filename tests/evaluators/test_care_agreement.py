@@ -203,3 +203,25 @@ def test_no_scope_field_derives_no_scope():
         ]
     )
     assert "by_scope" not in items and items["by_culture_category"]["X"]["Opinion"]["rated"] == 12
+
+
+def test_human_ratings_on_another_scale_need_their_rating_scale(care_files, tmp_path, capsys):
+    """People's ratings on 0-100: refused on CARE's 1-10 naming the row and `--rating-scale`
+    (the option eval judge has), accepted with `--rating-scale 0-100`."""
+    questions, rated_file = care_files
+    rated = care.read_rated(rated_file)
+    hundred = tmp_path / "people.jsonl"
+    hundred.write_text(
+        "\n".join(json.dumps({**r, "rating": r["rating"] * 10}, ensure_ascii=False) for r in rated), encoding="utf-8"
+    )
+    judged = {r["response"]: int(r["rating"]) for r in rated}
+    with ChatServer(_judge_by(judged)) as server:
+        argv = ["eval", "judge", "--questions", str(questions), "--human-ratings", str(hundred)]
+        argv += ["--judge-model", "judge", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]
+        assert cli.main([*argv, "--out", str(tmp_path / "refused")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"{hundred}: row 1: rating" in err and "give --rating-scale" in err and len(err.splitlines()) == 1
+        assert not server.calls
+        assert cli.main([*argv, "--rating-scale", "0-100", "--out", str(tmp_path / "run")]) == 0
+    found = json.loads((tmp_path / "run" / "summary.json").read_text())["agreement"]
+    assert found["n"] == 14

@@ -5,7 +5,7 @@ set, holding ``OUT.lock`` while it runs, then says one line."""
 
 from __future__ import annotations
 
-from .options import flags, llm_client, llm_options, positive, speaks_flags
+from .options import flags, llm_client, llm_options, positive, rating_scale, speaks_flags
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
@@ -366,7 +366,7 @@ def _add_preference(build) -> None:
     )
     b.add_argument(
         "--rating-scale",
-        type=_scale,
+        type=rating_scale,
         default=None,
         metavar="LOW-HIGH",
         help="the scale of the --rated ratings (default: CARE's 1-10); a rating outside it, or not a "
@@ -431,20 +431,6 @@ def cmd_build_preference(args) -> int:
         [*responders.values(), judge], _failed_rows(args.out), flags(args), allow_failures=args.allow_failures
     )
     return _ended(result, status, args.out)
-
-
-def _scale(text: str) -> tuple[float, float]:
-    """An argparse type: a rating scale ``LOW-HIGH`` (``1-10``, ``0-5``, ``-3-3``, ``1.5-4.5``),
-    finite, the lowest first."""
-    import argparse
-    import math
-    import re
-
-    found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:-|\.\.|to)\s*(-?\d+(?:\.\d+)?)\s*", text)
-    low, high = (float(found[1]), float(found[2])) if found else (math.nan, math.nan)
-    if not low < high:
-        raise argparse.ArgumentTypeError(f"expected LOW-HIGH with LOW under HIGH (e.g. 1-10), got {text!r}")
-    return (low, high)
 
 
 def _rated_preferences(args, config) -> int:

@@ -9,7 +9,17 @@ import functools
 import sys
 
 from ..errors import WikioriginError
-from .options import flags, llm_client, llm_options, model, model_options, positive, sampling, speaks_flags
+from .options import (
+    flags,
+    llm_client,
+    llm_options,
+    model,
+    model_options,
+    positive,
+    rating_scale,
+    sampling,
+    speaks_flags,
+)
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
@@ -247,6 +257,14 @@ def _add_judge(e) -> None:
         "response, rating): the judge's agreement with them (Pearson, Spearman, Kendall, with "
         "intervals); without --model or recorded responses, the judge rates these responses",
     )
+    e.add_argument(
+        "--rating-scale",
+        type=rating_scale,
+        default=None,
+        metavar="LOW-HIGH",
+        help="the scale of the --human-ratings (default: CARE's 1-10); a rating outside it is an error "
+        "naming the file and row, before any request",
+    )
     model_options(e, required=False)
     llm_options(e)
     e.set_defaults(temperature=0.7, max_new_tokens=512)
@@ -258,7 +276,11 @@ def cmd_eval_judge(args, lock) -> int:
     from ..evaluators.tasks import JudgeTask
 
     task = JudgeTask.from_file(
-        args.questions, judge=llm_client(args, args.judge_model), human_ratings=args.human_ratings, **sampling(args)
+        args.questions,
+        judge=llm_client(args, args.judge_model),
+        human_ratings=args.human_ratings,
+        **({"rating_scale": args.rating_scale} if args.rating_scale else {}),
+        **sampling(args),
     )
     if not args.model and not task.human_ratings and not all(r.get("response") for r in task.rows):
         raise WikioriginError(

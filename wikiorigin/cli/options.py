@@ -21,6 +21,7 @@ __all__ = [
     "model",
     "sampling",
     "positive",
+    "rating_scale",
     "memory_size",
     "namespaces",
     "FLAGS",
@@ -173,6 +174,16 @@ _WAITS = (
     "checked once (seconds) before the first call that is not in the cache: a dead server, a refused "
     "key or an unknown model is an error before anything is paid."
 )
+
+
+def rating_scale(text: str) -> tuple[float, float]:
+    """An argparse type: a rating scale ``LOW-HIGH`` (``1-10``, ``0-5``, ``-3-3``, ``1.5-4.5``),
+    finite, the lowest first."""
+    found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:-|\.\.|to)\s*(-?\d+(?:\.\d+)?)\s*", text)
+    low, high = (float(found[1]), float(found[2])) if found else (math.nan, math.nan)
+    if not low < high:
+        raise argparse.ArgumentTypeError(f"expected LOW-HIGH with LOW under HIGH (e.g. 1-10), got {text!r}")
+    return (low, high)
 
 
 def prices(text: str) -> dict:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..care import read_rated
+from ..care import RATING_SCALE, read_rated
 from ..errors import ParameterError, WikioriginError
 from ..languages import language_parameter
 from ..log import logger
@@ -284,14 +284,15 @@ class JudgeTask:
             raise ParameterError("judge", "a judged task needs its {judge}: the LLM client that rates each answer")
 
     @classmethod
-    def from_file(cls, path, *, judge, human_ratings=None, **settings) -> JudgeTask:
+    def from_file(cls, path, *, judge, human_ratings=None, rating_scale=RATING_SCALE, **settings) -> JudgeTask:
         """The task of the CARE file ``path`` (:func:`~wikiorigin.care.read_care`) rated by
-        ``judge``; ``human_ratings``: a file of people's ratings (or its rows); ``settings``:
-        the other fields of :class:`JudgeTask`."""
+        ``judge``; ``human_ratings``: a file of people's ratings (or its rows), on
+        ``rating_scale`` (lowest, highest; default CARE's 1-10; a rating outside it is an
+        error naming the row); ``settings``: the other fields of :class:`JudgeTask`."""
         task = cls([], judge=judge, source=str(path), **settings)
         task.rows = judging.read_care(path)
         if human_ratings is not None and not isinstance(human_ratings, list):
-            task.human_ratings = read_rated(human_ratings)
+            task.human_ratings = read_rated(human_ratings, rating_scale)
         else:
             task.human_ratings = human_ratings
         return task
