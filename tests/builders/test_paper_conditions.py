@@ -269,6 +269,9 @@ def test_with_a_reasoning_effort_the_provenance_records_no_temperature(articles,
         assert main(argv) == 0
     meta = read_provenance(tmp_path / "f.parquet")
     assert meta["params"] == meta["check_params"] == {"reasoning_effort": "low"}
+    assert main(["build", "card", str(tmp_path), "--kind", "freeform", "--title", "t"]) == 0
+    card = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "reasoning_effort" in card and "temperature" not in card  # the card shows what was sent
     with ChatServer(answer=test_mcq.scripted, reasoning=True) as server:
         argv = _mcq(articles, tmp_path / "m.parquet", server.url, "--reasoning-effort", "low", "--max-tokens", "4000")
         assert main(argv) == 0
