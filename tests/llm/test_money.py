@@ -17,6 +17,7 @@ from tests.builders.test_mcq import scripted
 from tests.llm.test_failures import build, error_line
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
+from wikiorigin.files import read_provenance
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
 from wikiorigin.llm.cache import request_key
 from wikiorigin.llm.openai_backend import endpoint_key
@@ -274,6 +275,34 @@ def test_no_key_and_no_base_url_names_the_variable(articles, tmp_path, capsys, m
         "or give --base-url for a server that needs none"
     )
     assert not (tmp_path / "m.parquet").exists() and not (tmp_path / "c.sqlite").exists()
+
+
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1", "https://API.openai.com:443/v1/"])
+def test_openais_own_url_given_needs_its_key_too(articles, tmp_path, capsys, monkeypatch, url):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(build(articles, tmp_path / "m.parquet", url)) == 2
+    assert "OPENAI_API_KEY is not set" in error_line(capsys.readouterr().err)
+
+
+def test_the_server_openai_base_url_names_is_the_one_in_the_cache_key(articles, tmp_path, capsys, monkeypatch):
+    """OPENAI_BASE_URL, when no --base-url is given, is the server asked: its answers are never
+    served for another server's, and the provenance names it."""
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with ChatServer(answer=scripted) as a, ChatServer(answer=scripted) as b:
+        for server in (a, b):
+            monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+            args = build(articles, tmp_path / f"{len(a.calls)}.parquet", "x", cache=tmp_path / "c.sqlite")
+            del args[args.index("--base-url") : args.index("--base-url") + 2]
+            assert main(args) == 0
+        assert len(a.calls) == len(b.calls) > 0  # b answered its own, not a's from the cache
+        capsys.readouterr()
+        monkeypatch.delenv("OPENAI_BASE_URL")
+        assert main(build(articles, tmp_path / "typed.parquet", a.url, cache=tmp_path / "c.sqlite")) == 0
+        assert "0 calls" in capsys.readouterr().err  # the same server given as --base-url: paid once
+    port = a.url.split("//")[1].split("/")[0].split(":")[1]
+    assert port in str(read_provenance(tmp_path / "0.parquet")) and "api.openai.com" not in str(
+        read_provenance(tmp_path / "0.parquet")
+    )
 
 
 def test_azure_without_a_key_names_the_variable(articles, tmp_path, capsys, monkeypatch):

@@ -90,6 +90,9 @@ class OpenAIBackend:
         if not timeout > 0:
             raise ValueError(f"OpenAIBackend: timeout must be > 0 seconds, not {timeout}")
         self._openai = openai
+        # the server the SDK would reach: OPENAI_BASE_URL when none is given (in the cache key
+        # and the provenance as the server it is, never as OpenAI's)
+        base_url = base_url or (None if azure_endpoint else os.environ.get("OPENAI_BASE_URL") or None)
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self.azure_endpoint = azure_endpoint
         self.api_version = api_version or os.environ.get("OPENAI_API_VERSION") or "2024-10-21"
@@ -114,7 +117,7 @@ class OpenAIBackend:
 
     def check_key(self) -> None:
         """Raises :class:`EndpointError` naming the variable when the endpoint needs a key and
-        none is set: OpenAI's own (no ``base_url``) needs ``OPENAI_API_KEY``, Azure
+        none is set: OpenAI's own (no ``base_url``, or one at its host) needs ``OPENAI_API_KEY``, Azure
         ``AZURE_OPENAI_API_KEY`` (or ``AZURE_OPENAI_AD_TOKEN``); another server may need none."""
         if self.azure_endpoint:
             if not (os.environ.get("AZURE_OPENAI_API_KEY") or os.environ.get("AZURE_OPENAI_AD_TOKEN")):
@@ -124,11 +127,13 @@ class OpenAIBackend:
                     "azure_endpoint",
                     url=self.azure_endpoint,
                 )
-        elif not self.base_url and not os.environ.get("OPENAI_BASE_URL") and not os.environ.get("OPENAI_API_KEY"):
-            raise EndpointError(
-                f"no API key for {OPENAI_URL}: OPENAI_API_KEY is not set: set it, or give "
+        elif urlsplit(self._endpoint).hostname == urlsplit(OPENAI_URL).hostname and not os.environ.get(
+            "OPENAI_API_KEY"
+        ):
+            raise EndpointError(  # OpenAI's own, however it was given
+                f"no API key for {self._endpoint}: OPENAI_API_KEY is not set: set it, or give "
                 "{base_url} for a server that needs none",
-                url=OPENAI_URL,
+                url=self._endpoint,
             )
 
     @property
