@@ -248,7 +248,7 @@ def test_files_and_provenance(released, tmp_path, capsys):
     config = load_yaml(tmp_path / "t" / "yokai40.yaml")
     assert config == yaml.safe_load((tmp_path / "t" / "yokai40.yaml").read_text(encoding="utf-8"))
     assert list(config)[:2] == ["task", "dataset_path"] and config["metadata"]["answer_cue"] == "\n回答："
-    assert config["metadata"]["rows"] == 40 and config["metadata"]["source"] == str(released)
+    assert config["metadata"]["rows"] == 40 and config["metadata"]["source"] == released.name
     assert config["dataset_kwargs"]["data_files"]["test"] == str(tmp_path / "t" / "yokai40.jsonl")
     docs = [json.loads(line) for line in (tmp_path / "t" / "yokai40.jsonl").read_text().splitlines()]
     first = docs[0]
@@ -257,6 +257,29 @@ def test_files_and_provenance(released, tmp_path, capsys):
     )
     assert first["choices"][first["answer_index"]] == "空家"
     assert "wikiorigin eval mcq --mode loglikelihood" in (tmp_path / "t" / "yokai40.README.md").read_text()
+
+
+def test_an_export_replaces_only_its_own_files_and_never_its_input(released, tmp_path, capsys):
+    """The input kept as TASK.jsonl in --out, or a hand-written TASK.yaml or TASK.README.md,
+    is never replaced: exit 2 naming it, nothing written; an export's own files are replaced."""
+    out = tmp_path / "t"
+    out.mkdir()
+    kept = out / "y.jsonl"
+    kept.write_bytes(released.read_bytes())
+    assert "the output would overwrite the input" in _error(
+        ["export", "lm-eval", str(kept), "--out", str(out), "--task", "y"], capsys
+    )
+    assert kept.read_bytes() == released.read_bytes() and sorted(p.name for p in out.iterdir()) == ["y.jsonl"]
+    for name in ("z.yaml", "z.README.md", "z.jsonl"):
+        (out / name).write_text("mine\n")
+        err = _error(["export", "lm-eval", str(released), "--out", str(out), "--task", "z"], capsys)
+        assert f"{out / name}: not written by an export of wikiorigin" in err
+        assert (out / name).read_text() == "mine\n"
+        (out / name).unlink()
+    assert cli.main(["export", "lm-eval", str(released), "--out", str(out), "--task", "z"]) == 0
+    assert cli.main(["export", "lm-eval", str(released), "--out", str(out), "--task", "z"]) == 0  # ours: replaced
+    readme = (out / "z.README.md").read_text()
+    assert str(released.parent) not in readme.replace(str(out), "")  # the input by name and checksum
 
 
 def test_freeform_is_a_generate_until_task(tiny_model_dir, tmp_path):

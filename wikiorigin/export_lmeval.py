@@ -43,7 +43,7 @@ import yaml
 from . import __version__
 from .errors import MissingExtra, ParameterError, WikioriginError
 from .evaluators import freeform, mcq
-from .files import read_rows, write_text
+from .files import check_output, read_rows, write_text
 from .languages import open_language
 
 __all__ = [
@@ -297,7 +297,7 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
         cue = "" if result.cue == mcq.answer_cue(result.language) else f" --answer-cue {_cue_option(result.cue)}"
         same = (
             f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
-            f"--questions {source} --language {result.language}{cue} --model MODEL --out RESULTS` "
+            f"--questions {source.name} --language {result.language}{cue} --model MODEL --out RESULTS` "
             "writes to RESULTS/summary.json: zero-shot, no chat template (leave out lm-eval's "
             "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`). "
             + _tokens_said(result, meta)
@@ -312,7 +312,7 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
         [
             f"# lm-evaluation-harness task `{result.task}`",
             "",
-            f"Exported by wikiorigin {__version__} from `{source}` "
+            f"Exported by wikiorigin {__version__} from `{source.name}` "
             f"(sha256 {meta['source_sha256']}): {result.rows} "
             + ("multiple-choice questions" if result.kind == "mcq" else "free-form questions")
             + ".",
@@ -335,6 +335,29 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
             "",
         ]
     )
+
+
+def _check_ours(data: Path, config: Path, readme: Path) -> None:
+    """The files of an export are replaced only when an export wrote them: a config that starts
+    with our line, a README with our title, a documents file beside a config of ours. Another
+    file of those names is an error naming it, before anything is written."""
+    marks = {config: "# wikiorigin ", readme: "# lm-evaluation-harness task `"}
+    for path, mark in marks.items():
+        if path.exists() and not _starts_with(path, mark):
+            raise WikioriginError(f"{path}: not written by an export of wikiorigin; move it, or give another task name")
+    if data.exists() and not (config.exists() and _starts_with(config, marks[config])):
+        raise WikioriginError(
+            f"{data}: not written by an export of wikiorigin (no config of ours beside it); move it, "
+            "or give another task name"
+        )
+
+
+def _starts_with(path: Path, mark: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(mark.encode())) == mark.encode()
+    except OSError:
+        return False
 
 
 def export_lmeval(
@@ -376,7 +399,7 @@ def export_lmeval(
     data = out / f"{name}.jsonl"
     meta = {
         "wikiorigin": __version__,
-        "source": str(source),
+        "source": source.name,  # the file's name and checksum: no local path of this machine
         "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
         "kind": kind,
     }
@@ -392,13 +415,16 @@ def export_lmeval(
             docs = mcq_documents(questions, language, cue)
         meta.update(language=language, rows=len(docs), answer_cue=cue)
         if tokenizer is not None:
-            meta.update(tokenizer=str(Path(tokenizer).resolve()), merged_options=len(merged))
+            meta.update(tokenizer=Path(tokenizer).name, merged_options=len(merged))
         config = mcq_task(name, data, language, meta)
     else:
         docs = freeform_documents(freeform.read_freeform(path), source_language)
         meta.update(source_language=source_language, rows=len(docs))
         config = freeform_task(name, data, meta)
-    out.mkdir(parents=True, exist_ok=True)
+    files = [data, out / f"{name}.yaml", out / f"{name}.README.md"]
+    for written in files:
+        check_output(written, inputs=[path], suffix=None)  # the input is none of them; out writable
+    _check_ours(*files)
     result = LmEvalExport(
         name,
         kind,
