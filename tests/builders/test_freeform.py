@@ -179,7 +179,9 @@ def test_build_freeform(built):
     assert table.schema.remove_metadata() == FAILED
     failed = {f["source"]: f for f in table.to_pylist()}
     assert failed["音楽家"]["reason"] == "below 5 on not_trivial=4" and failed["音楽家"]["step"] == "score"
-    assert failed["個人"]["reason"] == "the question holds the answer '個人' (title)" and failed["個人"]["step"] == "leak"
+    assert (
+        failed["個人"]["reason"] == "the question holds the answer '個人' (title)" and failed["個人"]["step"] == "leak"
+    )
     assert (failed["個人"]["qid"], failed["個人"]["wiki"], failed["個人"]["model"]) == ("Q795052", "jawiki", "gen")
     made = json.loads(failed["音楽家"]["item"])
     assert made["question_source"] == "3文字のこの言葉は何か。" and made["criteria"]["not_trivial"] == 4
