@@ -111,6 +111,65 @@ def test_compare_refuses_an_incomplete_run(tmp_path, capsys):
     assert (pair["n"], pair["only_a"], pair["only_b"]) == (8, 0, 4)  # only the items both answered
 
 
+def _answered(tmp_path, name, path, faults, *extra):
+    """A run of model ``name`` on ``path`` whose server fails where ``faults`` says."""
+    with ChatServer(_answering) as server:
+        server.faults = faults
+        argv = ["eval", "mcq", "--questions", str(path), "--model", name, "--endpoint", server.url, "--retries", "0"]
+        argv += ["--concurrency", "1", "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / name), *extra]
+        cli.main([*argv, "--allow-failures"])
+    return tmp_path / name
+
+
+def test_compare_with_failures_ranks_on_the_items_every_run_answered(tmp_path, capsys):
+    """`m` answered 8 of 12 (all right but 2), `other` all 12 with the same answers: on the 8 both
+    answered they are equal, and the ranking, bars and tests say so, over those 8 only."""
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 12)
+    m = _answered(tmp_path, "m", path, [None] * 8 + ["500"] * 4)
+    other = _answered(tmp_path, "other", path, [])
+    capsys.readouterr()
+    assert cli.main(["eval", "compare", str(m), str(other), "--allow-failures", "--out", str(tmp_path / "cmp")]) == 0
+    out = capsys.readouterr().out
+    assert "over the 8 items every run answered (4 of the 12 left out)" in out
+    found = json.loads((tmp_path / "cmp" / "comparison.json").read_text())
+    assert found["common"] == {"n": 8, "of": 12}
+    assert [(e["value"], e["n"]) for e in found["ranking"]] == [(0.75, 8), (0.75, 8)]
+    assert found["ranking"][1]["ci95"] == found["ranking"][0]["ci95"]
+    (pair,) = found["pairs"]
+    assert (pair["n"], pair["difference"]) == (8, 0.0)
+
+
+def test_compare_with_failures_refuses_runs_that_share_too_few_answered_items(tmp_path, capsys):
+    """`a` answered items 0-5, `b` 6-11: nothing to rank them on together (it ranked b 1.000 over
+    a 0.000); three runs sharing 2 answered items are refused too."""
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 12)
+    a = _answered(tmp_path, "a", path, ["500"] * 6 + [None] * 6)
+    b = _answered(tmp_path, "b", path, [None] * 6 + ["500"] * 6)
+    c = _answered(tmp_path, "c", path, ["500"] * 4 + [None] * 8)
+    capsys.readouterr()
+    for runs, said in (((a, b), "no answered item in common"), ((a, b, c), "no answered item in common")):
+        argv = ["eval", "compare", *map(str, runs), "--allow-failures", "--out", str(tmp_path / "cmp")]
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and "fewer than 6" in err
+    assert cli.main(["eval", "compare", str(b), str(c), "--allow-failures", "--out", str(tmp_path / "cmp")]) == 2
+    assert "only 2 answered items in common (answered: b 6, c 8, of 12)" in capsys.readouterr().err
+    assert not (tmp_path / "cmp").exists()
+
+
+def test_compare_refuses_a_run_given_twice(tmp_path, capsys):
+    import shutil
+
+    a, b = _two_runs(tmp_path, failed_first=0)
+    shutil.copytree(a, tmp_path / "copy")
+    capsys.readouterr()
+    for twice, said in (((a, b, a), "the same run"), ((a, tmp_path / "copy"), "the same items.parquet")):
+        assert cli.main(["eval", "compare", *map(str, twice), "--out", str(tmp_path / "cmp")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{a} and {twice[-1]} are {said}" in err
+    assert not (tmp_path / "cmp").exists()
+
+
 def test_compare_refuses_runs_over_other_items(tmp_path, capsys):
     """Colliding ids with other questions, and 40 questions against 12, are never paired or ranked."""
     a = tmp_path / "a.parquet"

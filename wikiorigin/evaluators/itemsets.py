@@ -27,6 +27,7 @@ __all__ = [
     "unanswered",
     "check_complete",
     "check_same_items",
+    "check_distinct",
     "CONTENT",
     "KEYED",
 ]
@@ -168,3 +169,24 @@ def check_same_items(runs: list[str], summaries: list[dict]) -> None:
             f"{first} and {run} ran on different items ({said}): runs over different item sets are "
             "not ranked or tested together; score them on the same questions"
         )
+
+
+def check_distinct(runs: list[str]) -> None:
+    """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming both) a run given twice: the
+    same directory, or two whose ``items.parquet`` hold the same bytes (a copy): a run compared
+    with itself."""
+    from ..errors import WikioriginError
+
+    seen: dict = {}
+    for run in runs:
+        path = Path(run) / "items.parquet"
+        marks = [("directory", Path(run).resolve())]
+        if path.is_file():
+            marks.append(("items.parquet", hashlib.sha256(path.read_bytes()).hexdigest()))
+        for what, mark in marks:
+            if mark in seen:
+                same = "the same run" if what == "directory" else "the same items.parquet"
+                raise WikioriginError(
+                    f"{seen[mark]} and {run} are {same}: a run is not compared with itself; give each run once"
+                )
+        seen.update({mark: run for _, mark in marks})

@@ -24,7 +24,7 @@ from ..errors import MissingExtra, WikioriginError
 from ..files import atomic, provenance, write_table, write_text
 from ..log import logger
 from . import stats
-from .itemsets import KEYED, check_complete, check_same_items, failed_item, item_key
+from .itemsets import KEYED, check_complete, check_distinct, check_same_items, failed_item, item_key
 from .signature import differences, signature
 from .stats import SMALL
 
@@ -426,6 +426,10 @@ ITEM_COLUMNS = {
 """Summary figure -> the column of ``items.parquet`` that gives it per question (``mean``: a
 judged run's ``rating``), for :func:`paired_comparisons`."""
 ALPHA = 0.05  # neighbours whose Holm-corrected p is at least this are not told apart
+MIN_COMMON = 6
+"""The fewest items every run must have answered for incomplete runs to be compared: on fewer,
+no pair could be told apart (McNemar's exact test on n items gives p >= 2 * 0.5**n: 0.0625 at
+n = 5, over :data:`ALPHA`), so a ranking would say nothing the runs can back."""
 
 
 def _item_scores(run, metric: str) -> tuple[dict | None, bool, str | None]:
@@ -454,7 +458,13 @@ def _item_scores(run, metric: str) -> tuple[dict | None, bool, str | None]:
 
 
 def paired_comparisons(
-    runs: list, models: list[str], metric: str, *, seed: int | None = None, resamples: int | None = None
+    runs: list,
+    models: list[str],
+    metric: str,
+    *,
+    seed: int | None = None,
+    resamples: int | None = None,
+    items: set | None = None,
 ) -> dict:
     """Every pair of runs tested on the questions both answered (joined by question id): the
     difference of ``metric`` (first minus second), its 95% interval and p-value
@@ -462,7 +472,9 @@ def paired_comparisons(
     paired permutation test for scores), ``n`` and, where the runs' questions differ, how many
     each has alone; ``p_holm``: the p-values Holm-corrected over all the pairs tested. Runs with
     no question in common, or without per-question scores, are listed in ``unpaired`` with the
-    reason. Returns ``{"pairs": [...], "unpaired": [...], "seed": ..., "resamples": ...}``."""
+    reason. ``items``: the item keys (:func:`~wikiorigin.evaluators.itemsets.item_key`) every
+    pair is tested on, no other (None: each pair on the items both answered). Returns
+    ``{"pairs": [...], "unpaired": [...], "seed": ..., "resamples": ...}``."""
     seed, resamples = stats.SEED if seed is None else seed, stats.RESAMPLES if resamples is None else resamples
     scores = [_item_scores(run, metric) for run in runs]
     pairs, unpaired = [], []
@@ -478,7 +490,7 @@ def paired_comparisons(
                     }
                 )
                 continue
-            common = [k for k in a if k in b]
+            common = [k for k in a if k in b and (items is None or k in items)]
             if not common:
                 unpaired.append(
                     {
@@ -607,22 +619,56 @@ def _count(summary: dict, metric: str) -> int | None:
     return summary.get("rated") if metric == "mean" else summary.get("answered", summary.get("n"))
 
 
-def _ranking_entries(
-    models: list[str], values: list[float], summaries: list[dict], metric: str, pairs: list[dict]
-) -> list[dict]:
-    order = sorted(range(len(models)), key=lambda i: (*_order(values[i]), models[i]))
+def _summary_figures(summaries: list[dict], metric: str) -> list[dict]:
+    """Each run's figure as its summary gives it: ``value``, ``ci95``, ``stderr``, ``n``."""
+    return [
+        {
+            "value": float("nan") if s[metric] is None else float(s[metric]),
+            "ci95": s.get(f"{metric}_ci95"),
+            "stderr": s.get(f"{metric}_stderr"),
+            "n": _count(s, metric),
+        }
+        for s in summaries
+    ]
+
+
+def _common_figures(runs: list, models: list[str], metric: str, total: int | None) -> tuple[list[dict], set]:
+    """Each run's figure over the items every run answered (incomplete runs compared under
+    ``allow_failures``), and those items' keys. Refused (:class:`~wikiorigin.errors.WikioriginError`)
+    where a run's items cannot be matched, or the runs share fewer than :data:`MIN_COMMON`."""
+    scores = [_item_scores(run, metric) for run in runs]
+    for run, (found, _, why) in zip(runs, scores):
+        if found is None:
+            raise WikioriginError(f"{run}: {why}: its answered items cannot be matched with the other runs'")
+    common = set.intersection(*(set(found) for found, _, _ in scores))
+    if len(common) < MIN_COMMON:
+        answered = ", ".join(f"{m} {len(found)}" for m, (found, _, _) in zip(models, scores))
+        shared = f"only {len(common)} answered items in common" if common else "no answered item in common"
+        raise WikioriginError(
+            f"{', '.join(map(str, runs))}: the runs have {shared} "
+            f"(answered: {answered}{f', of {total}' if total else ''}), fewer than {MIN_COMMON}: no pair "
+            "could be told apart on so few; run the incomplete runs' commands again to finish them"
+        )
+    figures = []
+    for found, binary, _ in scores:
+        values = [found[k] for k in sorted(common)]
+        estimate = stats.proportion(values) if binary else stats.mean([float(v) for v in values])
+        ci = None if estimate.low is None else [estimate.low, estimate.high]
+        figures.append({"value": _number(estimate.value), "ci95": ci, "stderr": estimate.stderr, "n": len(common)})
+    return figures, common
+
+
+def _ranking_entries(models: list[str], figures: list[dict], pairs: list[dict]) -> list[dict]:
+    order = sorted(range(len(models)), key=lambda i: (*_order(figures[i]["value"]), models[i]))
     neighbours = _neighbours([models[i] for i in order], pairs)
     entries = []
     for rank, (i, nxt) in enumerate(zip(order, neighbours), 1):
-        n = _count(summaries[i], metric)
+        n = figures[i]["n"]
         entries.append(
             {
                 "rank": rank,
                 "model": models[i],
-                "value": values[i],
-                "ci95": summaries[i].get(f"{metric}_ci95"),
-                "stderr": summaries[i].get(f"{metric}_stderr"),
-                "n": n,
+                **figures[i],
                 "small": n is not None and n < SMALL,
                 "vs_next": nxt,
             }
@@ -646,6 +692,12 @@ def _comparison_markdown(result: dict, models: int, paired: str, signatures: lis
     if signatures:
         text += "\n## Signatures\n\n" + "".join(f"- {m}: `{line}`\n" for m, line in signatures)
     return text
+
+
+def _common_note(n: int, total: int | None) -> str:
+    """The line that says incomplete runs are compared over the items every one answered."""
+    left = f" ({total - n} of the {total} left out)" if total else ""
+    return f"figures, ranking and tests over the {n} items every run answered{left}, the same items for every run"
 
 
 def compare_runs(
@@ -680,9 +732,11 @@ def compare_runs(
     common part: a figure over 400 questions and one over 20 are not the same number. An
     incomplete run (``complete: false``: requests that failed) is refused
     (:class:`~wikiorigin.errors.ParameterError` naming it and its failed count) unless
-    ``allow_failures``; then its unanswered items are left out of its pairs (each pair is
-    tested on the items both runs answered, and says how many each answered alone) and a
-    note says so. Nothing is written before these checks."""
+    ``allow_failures``; then every figure, the ranking and every pair are over the items all
+    the runs answered (``common`` in ``comparison.json``; each pair says how many each answered
+    alone), and notes say so; fewer than :data:`MIN_COMMON` such items are refused. A run given
+    twice (the same directory, or the same ``items.parquet``) is refused. Nothing is written
+    before these checks."""
     summaries = [read_summary(r) for r in runs]
     missing = [str(r) for r, s in zip(runs, summaries) if metric not in s]
     if missing:
@@ -690,12 +744,17 @@ def compare_runs(
     names = [s["model"] for s in summaries]
     # a model run twice (another setting, another data file) is told apart by its directory
     models = [n if names.count(n) == 1 else f"{n} ({Path(r).name})" for n, r in zip(names, runs)]
+    check_distinct([str(r) for r in runs])
     incomplete = check_complete([str(r) for r in runs], summaries, models, allow_failures=allow_failures)
     check_same_items([str(r) for r in runs], summaries)
+    figures, common = _summary_figures(summaries, metric), None
+    if incomplete:
+        figures, common = _common_figures(runs, models, metric, summaries[0].get("n"))
+        incomplete.append(_common_note(len(common), summaries[0].get("n")))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    values = [float("nan") if s[metric] is None else float(s[metric]) for s in summaries]
-    counts = [_count(s, metric) for s in summaries]
+    values = [f["value"] for f in figures]
+    counts = [f["n"] for f in figures]
     bar_plot(
         out / "models.png",
         models,
@@ -703,13 +762,13 @@ def compare_runs(
         f"{metric} by model",
         metric,
         counts=counts if None not in counts else None,
-        intervals=[s.get(f"{metric}_ci95") for s in summaries],
+        intervals=[f["ci95"] for f in figures],
     )
     warnings = _settings_warnings([str(r) for r in runs], summaries)
     notes = [n for n in (_counting_note(m, s) for m, s in zip(models, summaries)) if n] + incomplete
     result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
-    tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples)
-    ranking = _ranking_entries(models, values, summaries, metric, tests["pairs"])
+    tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples, items=common)
+    ranking = _ranking_entries(models, figures, tests["pairs"])
     result.update(
         tests,
         ties=[
@@ -745,6 +804,7 @@ def compare_runs(
                 "metric": metric,
                 "runs": dict(zip(models, map(str, runs))),
                 **tests,
+                **({} if common is None else {"common": {"n": len(common), "of": summaries[0].get("n")}}),
                 "ranking": ranking,
                 "alpha": ALPHA,
                 "correction": "holm",
