@@ -119,3 +119,30 @@ def test_check_output_refuses_a_sibling_that_is_an_input(tmp_path):
         with pytest.raises(WikioriginError, match=r"m\.parquet: the file written beside it, m\.failed\.parquet, would"):
             check_output(tmp_path / "m.parquet", inputs=[given], siblings=[tmp_path / "m.failed.parquet"])
     assert check_output(tmp_path / "n.parquet", inputs=[source], siblings=[tmp_path / "n.failed.parquet"])
+
+
+def test_a_partial_file_says_so_under_any_name_and_is_no_input(tmp_path):
+    """The rows a failed run keeps (ParquetSink's keep_partial) carry why it stopped in the
+    file's footer: renamed, the file still says it, and no stage takes it for a whole input."""
+    import shutil
+
+    from wikiorigin.files import partial_reason
+
+    schema = pa.schema([("qid", pa.string())])
+    kept = tmp_path / "x.partial.parquet"
+    try:
+        with ParquetSink(tmp_path / "x.parquet", schema, {"stage": "test"}, keep_partial=kept) as sink:
+            sink.write(pa.table({"qid": ["Q1", "Q2"]}, schema=schema))
+            raise OSError("the disk went away")
+    except OSError:
+        pass
+    renamed = tmp_path / "whole-looking.parquet"
+    shutil.copy(kept, renamed)
+    assert partial_reason(renamed) == "the disk went away" and read_provenance(renamed)["complete"] is False
+    with pytest.raises(WikioriginError, match=r"whole-looking.parquet: the rows kept before a run failed \(the disk"):
+        read_input(renamed, ["qid"], "wikiorigin test")
+    whole = tmp_path / "whole.parquet"
+    with ParquetSink(whole, schema, {"stage": "test"}, keep_partial=kept) as sink:
+        sink.write(pa.table({"qid": ["Q1"]}, schema=schema))
+    assert partial_reason(whole) is None and "partial" not in read_provenance(whole)
+    assert read_input(whole, ["qid"], "wikiorigin test").num_rows == 1

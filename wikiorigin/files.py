@@ -210,6 +210,8 @@ class ParquetSink:
             with _naming(self.path, self._tmp):
                 if exc_type is None or self.keep_partial is not None:
                     self._flush(final=True)
+                if exc_type is not None and self.keep_partial is not None:  # said in the file itself
+                    self._writer.add_key_value_metadata({PARTIAL_KEY: (str(exc) or exc_type.__name__)[:500]})
                 self._writer.close()
                 if exc_type is None:
                     _fsync(self._tmp)
@@ -240,8 +242,34 @@ def schema_provenance(schema: pa.Schema) -> dict:
 
 
 def read_provenance(path) -> dict:
-    """The provenance stored in a file written by wikiorigin."""
-    return schema_provenance(pq.read_schema(path))
+    """The provenance stored in a file written by wikiorigin; a partial file's (the rows kept
+    before a failure, :func:`partial_reason`) says ``partial``: why it stopped."""
+    meta = schema_provenance(pq.read_schema(path))
+    why = partial_reason(path)
+    return {**meta, "partial": why, "complete": False} if why else meta
+
+
+# The footer key of a file kept as the partial rows of a run that failed (ParquetSink's
+# keep_partial): its value says why the run stopped. Renamed, such a file still says it.
+PARTIAL_KEY = "wikiorigin.partial"
+
+
+def partial_reason(path) -> str | None:
+    """Why the Parquet file ``path`` holds only the rows kept before a failure, or None for a
+    whole file (the footer's :data:`PARTIAL_KEY`, whatever the file is called now)."""
+    value = (pq.read_metadata(path).metadata or {}).get(PARTIAL_KEY.encode())
+    return value.decode(errors="replace") if value is not None else None
+
+
+def refuse_partial(path, made_by: str) -> None:
+    """A one-line error when ``path`` is a partial file (:func:`partial_reason`): the rows kept
+    before a failure are no whole input; ``made_by`` is the command that makes a whole one."""
+    why = partial_reason(path)
+    if why is not None:
+        first = why.splitlines()[0][:200]
+        raise WikioriginError(
+            f"{path}: the rows kept before a run failed ({first}), not a whole file; make a whole one with `{made_by}`"
+        )
 
 
 def read_parquet(path, columns: list[str] | None = None) -> pa.Table:
@@ -353,6 +381,7 @@ def input_schema(path, needs: Iterable[str], made_by: str, optional: Iterable[st
         raise WikioriginError(
             f"{path}: not a Parquet file ({str(exc).splitlines()[0]}); expected the output of `{made_by}`"
         ) from None
+    refuse_partial(path, made_by)
     missing = [c for c in needs if c not in schema.names]
     if missing:
         raise WikioriginError(f"{path}: not the output of `{made_by}`: no column {', '.join(missing)}")

@@ -6,6 +6,7 @@ languages is refused in one line; a damaged dump keeps what came before."""
 
 import gzip
 import json
+import shutil
 
 import pyarrow.parquet as pq
 import pytest
@@ -27,6 +28,7 @@ from wikiorigin.dumps.wikidata import (
     read_items_and_places,
 )
 from wikiorigin.errors import DumpError, WikioriginError
+from wikiorigin.files import read_provenance
 from wikiorigin.testing.wikidata import entity_json, write_wikidata_json
 
 
@@ -273,6 +275,13 @@ def test_a_damaged_dump_keeps_what_came_before(ja_multistream, tmp_path, capsys)
     assert [r["qid"] for r in kept[:3]] == [json.loads(line)["id"] for line in (_lines() + LINES)[:3]]
     code, _, err = _run(capsys, items, ja_multistream, tmp_path / "a.parquet", "--entities", str(partial_path(out)))
     assert code == 2 and "entities.partial.parquet: the entities read before damage" in err
+    renamed = tmp_path / "renamed.parquet"  # the file says what it is, whatever its name
+    shutil.copy(partial_path(out), renamed)
+    assert (
+        read_provenance(renamed)["complete"] is False and "corrupt or truncated" in read_provenance(renamed)["partial"]
+    )
+    code, _, err = _run(capsys, items, ja_multistream, tmp_path / "a.parquet", "--entities", str(renamed))
+    assert code == 2 and err.count("\n") == 1 and f"{renamed}: the rows kept before a run failed (" in err
     code, _, err = _run(capsys, items, ja_multistream, tmp_path / "a.parquet", "--wikidata", str(torn))
     assert code == 2 and err.count("\n") == 1 and "torn.json.gz: gzip data is corrupt or truncated" in err
     assert not (tmp_path / "a.parquet").exists()

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from ..dumps.wikidata import Entity, EntityStats, read_items_and_places
 from ..errors import DumpError, WikioriginError
-from ..files import ParquetSink, arrow_table, check_output, provenance, read_input, schema_provenance
+from ..files import ParquetSink, arrow_table, check_output, provenance, read_input, refuse_partial, schema_provenance
 from ..languages import lookup
 from ..leftovers import spill_prefix
 
@@ -282,6 +282,7 @@ class EntityTable:
                 f"file: run `{_MADE_BY}` on a sound copy of the dump"
             )
         schema = self._schema()
+        refuse_partial(self.path, _MADE_BY)  # renamed, the rows before damage still say so
         self.meta = schema_provenance(schema)
         self._con = None  # DuckDB's, opened at the first look-up
 
