@@ -428,3 +428,27 @@ def test_the_wrong_stage_s_file_fails_before_any_call(origin_articles, tmp_path,
         assert "a directory; give a file name" in capsys.readouterr().err
         asked = [c for c in server.calls if "messages" in c]
     assert asked == []
+
+
+@pytest.mark.parametrize(
+    "row", ['{"foo": 1}', '{"text": null}', "[1, 2]", "not json", '{"text": 5}', '{"text": "[1]"}']
+)
+def test_a_dry_run_over_a_damaged_cached_translation_counts_it_as_a_call(tmp_path, capsys, row):
+    """A cached translation row that is damaged is no translation: the dry run plans to ask
+    for it again (one line, exit 0), never 'unexpected KeyError'."""
+    import sqlite3
+
+    from wikiorigin.builders.freeform import _translation
+    from wikiorigin.cli import main
+
+    articles = _corpus(tmp_path / "is.parquet", "iswiki", IS)
+    with ChatServer() as server:
+        assert main(_argv(articles, tmp_path / "f.parquet", server.url, "--dry-run")) == 0
+        first = capsys.readouterr().out
+        key = LLMClient(OpenAIBackend("gen", base_url=server.url), RequestCache(tmp_path / "c.sqlite")).key(
+            _translation("is")
+        )
+        with sqlite3.connect(tmp_path / "c.sqlite") as db:
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, row))
+        assert main(_argv(articles, tmp_path / "f.parquet", server.url, "--dry-run")) == 0
+        assert capsys.readouterr().out == first and not server.calls

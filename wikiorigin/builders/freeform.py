@@ -189,12 +189,14 @@ def _cached_translation(language: str, generator: LLMClient) -> Instructions | N
 
     request = _translation(language)
     hit = generator.cache.get(generator.key(request)) if generator.cache is not None else None
-    if hit is None:
+    if hit is None or not isinstance(hit.get("text"), str):  # none, or a damaged row: the run asks again
         return None
     try:
         data = parse_json(hit["text"])
         jsonschema.validate(data, request.schema)
     except (ValueError, jsonschema.ValidationError):
+        return None
+    if not isinstance(data, dict):
         return None
     return translated_instructions(language, data, generator.backend.model)
 
