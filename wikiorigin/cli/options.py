@@ -72,6 +72,8 @@ FLAGS = {
     "entities_file": "--entities",
     "wikidata": "--wikidata",
     "sparql": "--sparql",
+    "text": "--text",
+    "html_dump": "--html-dump",
     "scheduler": "--scheduler",
     "kind": "--kind",
     "annotator": "--annotator",

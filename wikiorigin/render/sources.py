@@ -38,9 +38,11 @@ class WikitextText:
     namespaces: dict
 
     def describe(self) -> str:
+        """What this source is, as the corpus\'s provenance records it."""
         return "wikitext (wikiorigin's reader, templates dropped)"
 
     def articles(self, pages: list[PageText]) -> list[Article]:
+        """The text of each of ``pages``, in order."""
         return [convert(p.text, self.namespaces) for p in pages]
 
 
@@ -58,9 +60,11 @@ class MediaWikiText:
     processes: int | None = None
 
     def describe(self) -> str:
+        """What this source is, as the corpus\'s provenance records it."""
         return f"mediawiki (MediaWiki {self.engine.version} with {', '.join(EXTENSIONS)}; store {self.store.name})"
 
     def articles(self, pages: list[PageText]) -> list[Article]:
+        """The text of each of ``pages``, in order."""
         pool = renderer(self.engine, self.store, self.processes)
         answers = pool.render([(p.title, p.text) for p in pages])
         out = []
@@ -82,9 +86,11 @@ class HtmlDumpText:
     namespaces: dict
 
     def describe(self) -> str:
+        """What this source is, as the corpus\'s provenance records it."""
         return f"html-dump ({self.index.dump.name})"
 
     def articles(self, pages: list[PageText]) -> list[Article]:
+        """The text of each of ``pages``, in order."""
         out = []
         for page in pages:
             html = self.index.get(page.title)
