@@ -67,3 +67,16 @@ def test_a_cache_hit_is_a_look_up_and_a_decode(tmp_path):
         best = min(best, (time.process_time() - started) / len(asked))
         assert llm.usage.calls == 0 and all(r.data and r.cached for r in results)
     assert best < 0.5e-3, f"{best * 1e3:.2f} ms a cached request"  # 1.9 ms when the schema was checked each time
+
+
+def test_a_cached_answer_is_checked_again_against_another_schema(tmp_path):
+    """The mark that spares a cached answer its check is the schema's own: a changed schema
+    checks it again (here it fails, and the repair round is asked)."""
+    stricter = {**SCHEMA, "required": ["questions", "source"]}
+    with ChatServer(answer=lambda messages: ANSWER) as server:
+        first = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        assert all(r.data for r in first.run(asks(2)))
+        again = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"))
+        results = again.run([ChatRequest(r.messages, r.params, r.prompt_version, stricter) for r in asks(2)])
+        assert again.usage.repairs == 2 and len(server.calls) == 4
+        assert all("'source' is a required property" in r.error for r in results)

@@ -454,7 +454,7 @@ class LLMClient:
 
     async def _answer(self, request: ChatRequest, gate, limit) -> ChatResult:
         result = await self._ask(request.messages, request, gate, limit)
-        if request.schema is None or result.error:
+        if request.schema is None or result.error or result.data is not None:  # data: checked already
             return result
         problem = _check(result, request.schema)
         if problem is None:
@@ -484,7 +484,7 @@ class LLMClient:
             if stored is not None:
                 if found != key:  # stored under the endpoint as typed: found at once next time
                     self.cache.put(key, stored)
-                return self._from_cache(stored)
+                return self._from_cache(stored, request.schema)
         shared = self._inflight.get(key)
         if shared is not None:
             result = replace(await asyncio.shield(shared), cached=True)
@@ -503,12 +503,14 @@ class LLMClient:
         future.set_result(result)
         return replace(result)
 
-    def _from_cache(self, stored: dict) -> ChatResult:
+    def _from_cache(self, stored: dict, schema: dict | None = None) -> ChatResult:
+        """A stored answer; its JSON decoded, without checking it again, when it was checked
+        against this very ``schema`` before it was stored (its ``checked``: the schema's digest)."""
         self.usage.cache_hits += 1
         declined = _declined(stored)
         if declined:
             self.usage.refused += 1
-        return ChatResult(
+        result = ChatResult(
             None if declined else stored["text"],
             cached=True,
             error=declined,
@@ -517,6 +519,12 @@ class LLMClient:
             reasoning_tokens=stored.get("reasoning_tokens", 0),
             finish_reason=stored.get("finish_reason"),
         )
+        if schema is not None and not declined and stored.get("checked") == _schema(schema).digest:
+            try:
+                result.data = parse_json(result.text)
+            except json.JSONDecodeError:  # a row changed since: checked as any other
+                pass
+        return result
 
     async def _asked(self, key: str, messages, params: dict, request: ChatRequest, gate, limit) -> ChatResult:
         """A request that is not in the cache: sent (the first of the run alone), unless another
@@ -543,7 +551,7 @@ class LLMClient:
             async with gate:
                 if self._down is not None:
                     return ChatResult(None, error=f"not sent: {self._down}")
-                answered = await self._claim(key)
+                answered = await self._claim(key, request.schema)
                 if answered is not None:
                     return answered
                 answer, error = await self._call(messages, params, limit, request, first)
@@ -551,9 +559,9 @@ class LLMClient:
             self._waiting.pop(key, None)
             if first:  # set after its first try already; here whatever ended it
                 self._first_tried.set()
-        return self._kept(key, answer, error)
+        return self._kept(key, answer, error, request.schema)
 
-    async def _claim(self, key: str) -> ChatResult | None:
+    async def _claim(self, key: str, schema: dict | None) -> ChatResult | None:
         """None once this run has claimed ``key`` in the cache (it sends the request); the
         answer, when another run that had claimed it stored one meanwhile (waited for, polling,
         as long as that run lives and its claim lasts). Keys are claimed in batches: ``key``
@@ -574,7 +582,7 @@ class LLMClient:
             if holder is None:  # claimed now, or answered meanwhile
                 self._claimed.discard(key)
                 stored = self._stored(key, answer)
-                return self._from_cache(stored) if stored is not None else None
+                return self._from_cache(stored, schema) if stored is not None else None
             self.usage.waited += self.poll
             await asyncio.sleep(self.poll)
 
@@ -588,21 +596,20 @@ class LLMClient:
                 ahead.append(waiting)
         return ahead
 
-    def _kept(self, key: str, answer: dict | None, error: str | None) -> ChatResult:
+    def _kept(self, key: str, answer: dict | None, error: str | None, schema: dict | None) -> ChatResult:
         """The result of one call; an answer is cached (written by the cache's writer thread
         with those that arrive meanwhile), a refusal too; a failed request ends its claim, for
-        another run to send."""
+        another run to send. An answer that satisfies its ``schema`` is stored marked so (the
+        schema's digest), and is not checked again when it is found in the cache."""
         if error is not None:
             if self.cache is not None:
                 self.cache.release(key)
             return ChatResult(None, error=error)
         self.usage.structured += bool(answer.pop("json_schema", False))
-        if self.cache is not None:
-            self.cache.put(key, answer)
         declined = _declined(answer)
         if declined:
             self.usage.refused += 1
-        return ChatResult(
+        result = ChatResult(
             None if declined else answer["text"],
             error=declined,
             input_tokens=answer["input_tokens"],
@@ -610,6 +617,11 @@ class LLMClient:
             reasoning_tokens=answer.get("reasoning_tokens", 0),
             finish_reason=answer.get("finish_reason"),
         )
+        if schema is not None and not declined and _check(result, schema) is None:
+            answer["checked"] = _schema(schema).digest
+        if self.cache is not None:
+            self.cache.put(key, answer)
+        return result
 
     def _refusal(self, exc: RequestError) -> EndpointError:
         """A server's refusal of one of the run's parameters, as one line before anything is paid."""
@@ -791,7 +803,7 @@ def _check(result: ChatResult, schema: dict) -> str | None:
         data = parse_json(result.text or "")
     except json.JSONDecodeError as exc:
         return f"not JSON: {exc}"
-    validator = _validator(schema)
+    validator = _schema(schema).validator
     if not validator.is_valid(data):
         import jsonschema
 
@@ -800,26 +812,38 @@ def _check(result: ChatResult, schema: dict) -> str | None:
     return None
 
 
-# Validators of the schemas seen: by identity (the schema object held, so that its id is not
-# reused), then by content. A schema is checked and its validator built once, not per answer.
-_VALIDATORS: dict[int, tuple[dict, object]] = {}
-_BY_CONTENT: dict[str, object] = {}
+@dataclass(slots=True, frozen=True)
+class _Checker:
+    """A schema's jsonschema ``validator`` and its ``digest`` (the mark of a cached answer
+    checked against it)."""
+
+    validator: object
+    digest: str
 
 
-def _validator(schema: dict):
-    """The jsonschema validator of ``schema`` (the schema checked once: ``SchemaError`` if bad)."""
-    held = _VALIDATORS.get(id(schema))
+# The schemas seen: by identity (the schema object held, so that its id is not reused), then by
+# content. A schema is checked and its validator built once, not per answer.
+_BY_ID: dict[int, tuple[dict, _Checker]] = {}
+_BY_CONTENT: dict[str, _Checker] = {}
+
+
+def _schema(schema: dict) -> _Checker:
+    """The validator and digest of ``schema`` (the schema checked once: ``SchemaError`` if bad)."""
+    held = _BY_ID.get(id(schema))
     if held is not None and held[0] is schema:
         return held[1]
-    text = json.dumps(schema, sort_keys=True)
-    validator = _BY_CONTENT.get(text)
-    if validator is None:
+    text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
+    checker = _BY_CONTENT.get(text)
+    if checker is None:
+        import hashlib
+
         import jsonschema
 
         kind = jsonschema.validators.validator_for(schema)
         kind.check_schema(schema)
-        validator = _BY_CONTENT[text] = kind(schema)
-    if len(_VALIDATORS) > 4096:  # schemas made anew for each request: held a while, not forever
-        _VALIDATORS.clear()
-    _VALIDATORS[id(schema)] = (schema, validator)
-    return validator
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        checker = _BY_CONTENT[text] = _Checker(kind(schema), digest)
+    if len(_BY_ID) > 4096:  # schemas made anew for each request: held a while, not forever
+        _BY_ID.clear()
+    _BY_ID[id(schema)] = (schema, checker)
+    return checker
