@@ -646,3 +646,16 @@ def test_a_chunked_body_past_the_limit_is_refused_unread(mcq_file, tmp_path):
         decision = json.dumps({"index": 0, "sha1": sha1, "decision": "accept"}).encode()
         status, _, body = _chunked(server, csrf, [b"%x\r\n%b\r\n0\r\n\r\n" % (len(decision), decision)])
         assert status == 200, body
+
+
+def test_a_body_nested_past_the_stack_is_400_not_a_server_error(mcq_file, tmp_path):
+    """JSON nested 50,000 deep (RecursionError in the parser) is a bad request like any other
+    body that is not a decision; the server goes on answering."""
+    import json
+
+    with Server(mcq_file, tmp_path / "r.sqlite") as server:
+        csrf = _csrf(server)
+        deep = b"[" * 50_000 + b"]" * 50_000
+        status, _, body = _chunked(server, csrf, [b"%x\r\n%b\r\n0\r\n\r\n" % (len(deep), deep)])
+        assert status == 400 and json.loads(body)["error"] == "the body is not a JSON object"
+        assert request(server.base + "api/item/0")[0] == 200

@@ -356,10 +356,13 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
             return _too_large()
         try:
             body = json.loads(raw)
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack: refused alike
+            return _json_error(400, "the body is not a JSON object")
+        try:
             return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
         except NotSaved as exc:  # a full disk: 507 Insufficient Storage, the reason in one line
             return _json_error(507, str(exc))
-        except (ValueError, WikioriginError) as exc:  # json.JSONDecodeError is a ValueError
+        except (ValueError, WikioriginError) as exc:
             return _json_error(400, str(exc))
 
     async def undo(request):
