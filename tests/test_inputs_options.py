@@ -7,24 +7,18 @@ import pytest
 from tests.test_inputs_new_user import _error, _origins
 from wikiorigin.cli import main
 
+_COMMANDS = {
+    "eval": ["eval", "mcq", "--questions", "q.json", "--model", "m", "--out", "r"],
+    "build": ["build", "mcq", "--articles", "a.parquet", "--model", "m", "--out", "m.parquet"],
+}
 
-@pytest.mark.parametrize("value", ["-1", "2.5", "nan", "warm"])
-def test_a_temperature_out_of_range_is_refused(value, tmp_path, capsys):
+
+@pytest.mark.parametrize("command", list(_COMMANDS))
+@pytest.mark.parametrize("value", ["-1", "2.5", "3", "nan", "warm"])
+def test_a_temperature_out_of_range_is_refused(value, command, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
-        main(
-            [
-                "eval",
-                "mcq",
-                "--questions",
-                "q.json",
-                "--model",
-                "m",
-                "--out",
-                str(tmp_path / "r"),
-                "--temperature",
-                value,
-            ]
-        )
+        main([*_COMMANDS[command], "--temperature", value])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "argument --temperature" in err
     assert f"got {value!r}" in err and ("from 0 to 2" in err or "expected a number" in err)
@@ -63,3 +57,20 @@ def test_an_empty_range_of_editions_is_an_error(tmp_path, capsys):
         == 0
     )
     assert pq.read_table(out).column("qid").to_pylist() == ["Q2"]
+
+
+@pytest.mark.parametrize(
+    "prices",
+    [
+        '{"input": -1, "output": 1}',
+        '{"input": NaN, "output": 1}',
+        '{"input": 1, "output": Infinity}',
+        '{"input": true, "output": 1}',
+    ],
+)
+def test_prices_are_numbers_of_dollars_not_below_zero(prices, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main([*_COMMANDS["build"], "--prices", prices])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "argument --prices" in err and "numbers >= 0" in err

@@ -5,7 +5,7 @@ set, holding ``OUT.lock`` while it runs, then says one line."""
 
 from __future__ import annotations
 
-from .options import flags, llm_client, llm_options, positive, rating_scale, speaks_flags
+from .options import flags, llm_client, llm_options, positive, rating_scale, speaks_flags, temperature
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
@@ -44,7 +44,7 @@ def _method_options(b, preset: str) -> None:
     )
     m.add_argument(
         "--temperature",
-        type=positive(float, zero=True),
+        type=temperature,
         default=None,
         help="sampling temperature of every step (default: the paper's)",
     )

@@ -195,8 +195,26 @@ def prices(text: str) -> dict:
         value = json.loads(text)
     except json.JSONDecodeError:
         value = None
-    if not (isinstance(value, dict) and all(isinstance(value.get(k), (int, float)) for k in ("input", "output"))):
-        raise argparse.ArgumentTypeError(f'{text!r} is not JSON such as {{"input": 0.15, "output": 0.6}}')
+    if not (isinstance(value, dict) and all(_price(value.get(k)) for k in ("input", "output"))):
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not JSON such as {{"input": 0.15, "output": 0.6}} (USD per 1M tokens: numbers >= 0)'
+        )
+    return value
+
+
+def _price(value) -> bool:
+    """A price: a finite number >= 0 (not a boolean, not NaN)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
+
+
+def temperature(text: str) -> float:
+    """An argparse type: a sampling temperature, 0 to 2 (the range OpenAI's API and vLLM take)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 2:  # nan too
+        raise argparse.ArgumentTypeError(f"expected a temperature from 0 to 2, got {text!r}")
     return value
 
 
@@ -351,15 +369,6 @@ def model_options(e, required: bool = True, endpoint: bool = True) -> None:
     """The options of the model under evaluation; ``endpoint=False`` where only a local model
     can do the job. ``--temperature`` is 0 (greedy) to 2: OpenAI's range; above it sampling
     is noise on every backend."""
-
-    def temperature(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not 0 <= value <= 2:  # nan too
-            raise argparse.ArgumentTypeError(f"expected a temperature from 0 to 2, got {text!r}")
-        return value
 
     e.add_argument(
         "--model",
