@@ -16,7 +16,7 @@ from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQConfig, build_mcq
 from wikiorigin.cli import main
 from wikiorigin.files import provenance, write_table
-from wikiorigin.schemas import FREEFORM, FREEFORM_CRITERIA, PREFERENCES_CONVERSATIONAL
+from wikiorigin.schemas import FREEFORM, FREEFORM_CRITERIA, PREFERENCES_CONVERSATIONAL, REVIEW as REVIEW_COLUMNS
 
 mlc = pytest.importorskip("mlcroissant", reason="mlcroissant is not installed (the test extra)")
 
@@ -147,6 +147,42 @@ def _preference_rows():
     ]
 
 
+def _other_types():
+    """Columns no builder writes today, that a set may carry tomorrow (a review's, nested lists,
+    dictionary-encoded and large text)."""
+    schema = pa.schema(
+        [
+            ("id", pa.large_string()),
+            ("grid", pa.list_(pa.list_(pa.int16()))),
+            ("kind", pa.dictionary(pa.int8(), pa.string())),
+            *REVIEW_COLUMNS,
+        ]
+    )
+    rows = [
+        {
+            "id": "a",
+            "grid": [[1, 2], [3]],
+            "kind": "x",
+            "review_decision": "accept",
+            "review_annotators": ["alice", "bob"],
+            "review_accepts": 2,
+            "review_rejects": 0,
+            "review_edited": [],
+        },
+        {
+            "id": "b",
+            "grid": [],
+            "kind": None,
+            "review_decision": "accept",
+            "review_annotators": ["bob"],
+            "review_accepts": 1,
+            "review_rejects": 1,
+            "review_edited": ["question"],
+        },
+    ]
+    return schema, rows
+
+
 REVIEW = {
     "policy": "majority",
     "annotators": ["alice", "bob"],
@@ -174,8 +210,9 @@ REVIEW = {
             _freeform_rows(),
             {"stage": "review export", "kind": "freeform", "review": REVIEW, "source": {"builder": "freeform"}},
         ),
+        ("mcq", *_other_types(), {"builder": "mcq"}),
     ],
-    ids=["freeform", "preferences-conversational", "reviewed"],
+    ids=["freeform", "preferences-conversational", "reviewed", "other-types"],
 )
 def test_every_column_type_loads_row_for_row(tmp_path, kind, schema, rows, meta):
     stamp = provenance(**{"stage": "build", **meta, "articles": {"file": "/a/b/articles.parquet", "sha256": "ab"}})

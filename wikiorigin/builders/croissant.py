@@ -75,6 +75,8 @@ _METHODS = {
 
 
 def _data_type(kind: pa.DataType) -> str:
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
     if pa.types.is_boolean(kind):
         return "sc:Boolean"
     if pa.types.is_integer(kind):
@@ -94,6 +96,8 @@ def _field(record: str, file: str, column: str, field: pa.Field, path: str | Non
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         out["repeated"] = True
         kind = kind.value_type
+        while pa.types.is_list(kind) or pa.types.is_large_list(kind):  # a list of lists: its values' type
+            kind = kind.value_type
     if pa.types.is_struct(kind):
         out["subField"] = [
             _field(record, file, column, kind.field(i), f"{path}.{kind.field(i).name}" if path else kind.field(i).name)
