@@ -88,7 +88,13 @@ def test_the_endpoint_in_the_key_is_normalised():
     assert endpoint_key("http://user:secret@Example.org:80/v1") == "http://example.org/v1"
     assert endpoint_key("http://example.org:8080/v1") == "http://example.org:8080/v1"
     assert endpoint_key("http://[fe80::1]:8000/v1") == "http://[fe80::1]:8000/v1"
-    assert len({endpoint_key(f"http://{h}:8000/v1") for h in ("localhost", "127.0.0.1", "[::1]", "127.1.2.3")}) == 1
+    loopback = ("localhost", "127.0.0.1", "[::1]", "127.1.2.3", "127.1", "[::ffff:127.0.0.1]", "LocalHost")
+    assert len({endpoint_key(f"http://{h}:8000/v1") for h in loopback}) == 1
+    assert {endpoint_key(f"http://localhost:8000{p}") for p in ("/v1", "/./v1", "//v1/", "/v1/", "/x/../v1")} == {
+        "http://localhost:8000/v1"
+    }
+    assert endpoint_key("http://example.org") == endpoint_key("http://example.org/") == "http://example.org"
+    assert endpoint_key("http://10.0.0.1:8000/v1") == "http://10.0.0.1:8000/v1"  # not a loopback address
     assert (
         OpenAIBackend("m", base_url="http://localhost:8/v1/").key
         == OpenAIBackend("m", base_url="http://127.0.0.1:8/v1").key

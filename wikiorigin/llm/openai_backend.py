@@ -15,6 +15,7 @@ import asyncio
 import ipaddress
 import json
 import os
+import posixpath
 import re
 from urllib.parse import urlsplit
 
@@ -353,7 +354,8 @@ def endpoint_key(url: str) -> str:
         host = f"[{host}]"
     if port is not None and port != _DEFAULT_PORTS.get(scheme):
         host += f":{port}"
-    path = parts.path.rstrip("/")
+    path = posixpath.normpath("/" + parts.path).lstrip("/")  # /./v1, //v1/, /v1/ -> v1
+    path = f"/{path}" if path not in ("", ".") else ""
     return f"{scheme}://{host}{path}" + (f"?{parts.query}" if parts.query else "")
 
 
@@ -361,8 +363,22 @@ def _loopback(host: str) -> bool:
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
+        return _short_ipv4(host)
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def _short_ipv4(host: str) -> bool:
+    """``127.1`` and other short forms the resolver takes for an IPv4 loopback address."""
+    import socket
+
+    if not re.fullmatch(r"[0-9.]+|0x[0-9a-f.x]+", host):
+        return False
+    try:
+        return ipaddress.ip_address(socket.inet_aton(host)).is_loopback
+    except (OSError, ValueError):
         return False
 
 
