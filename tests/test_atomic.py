@@ -114,3 +114,24 @@ def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_pat
     assert code == 2 and len(err) == 1, err
     assert err[0].startswith(f"wikiorigin: error: {out}{os.sep}") and err[0].endswith(": File too large")
     assert not [p for p in out.iterdir() if ".tmp" in p.name]
+
+
+def test_a_run_on_a_full_disk_leaves_the_previous_run_whole(small_disk, tmp_path, capsys):
+    """A second `eval mcq` into a results directory, the disk filling while it writes its plots,
+    leaves every file of the first run as it was: never the second's items.parquet and
+    summary.json (n=40, complete) beside the first's report and plots (n=60)."""
+    from tests.evaluators.test_incomplete_runs import _recorded
+    from tests.evaluators.test_mcq_eval import _mcq_parquet
+
+    first = _recorded(tmp_path / "r60.parquet", _mcq_parquet(tmp_path / "q60.parquet", 60))
+    second = _recorded(tmp_path / "r40.parquet", _mcq_parquet(tmp_path / "q40.parquet", 40))
+    out = small_disk / "run"
+    assert cli.main(["eval", "mcq", "--responses", str(first), "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert json.loads(before["summary.json"])["n"] == 60 and "accuracy_by_type.png" in before
+    disk = os.statvfs(small_disk)
+    (small_disk / "filler").write_bytes(b"x" * (disk.f_bavail * disk.f_frsize - 24_576))  # room for a table, no plot
+    capsys.readouterr()
+    assert cli.main(["eval", "mcq", "--responses", str(second), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith("No space left on device")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

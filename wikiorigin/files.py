@@ -29,6 +29,7 @@ __all__ = [
     "atomic",
     "write_text",
     "write_together",
+    "write_all",
     "temporary_name",
     "read_provenance",
     "schema_provenance",
@@ -122,6 +123,29 @@ def write_together(outputs: list[tuple]) -> None:
             with sink:
                 sink.write(table)
             done.append((sink._tmp, Path(path)))
+        for tmp, path in done:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in done:
+            tmp.unlink(missing_ok=True)
+
+
+def write_all(writers: list[tuple]) -> None:
+    """Write several files of any kind as one: ``writers`` are ``(path, write)`` pairs, where
+    ``write(tmp)`` writes the file (a table, a text, a plot) at the temporary name it is given.
+    Every file is written in full and flushed first (where a full disk or an error stops one,
+    the temporary files are removed and all the old files stay as they were); only then are
+    they renamed, which takes no space. An error that names no file names the file it was
+    writing."""
+    done: list[tuple[Path, Path]] = []
+    try:
+        for path, write in writers:
+            path = Path(path)
+            tmp = temporary_name(path)
+            done.append((tmp, path))
+            with _naming(path, tmp):
+                write(tmp)
+                _fsync(tmp)
         for tmp, path in done:
             os.replace(tmp, path)
     finally:

@@ -35,10 +35,11 @@ def _locked(func, args) -> int:
     before a file is read, a model loaded or a server called
     (:func:`~wikiorigin.evaluators.results.check_directory`: not a file, writable, none of the
     command's inputs, then its lock free)."""
-    from ..evaluators.results import check_directory
+    from ..evaluators.results import COMPARISON_FILES, RESULT_FILES, check_directory
     from ..llm.lock import RunLock
 
-    check_directory(args.out, [getattr(args, name, None) for name in _INPUTS])
+    files = COMPARISON_FILES if args.evaluator == "compare" else RESULT_FILES
+    check_directory(args.out, [getattr(args, name, None) for name in _INPUTS], files)
     with RunLock(args.out) as lock:
         return speaks_flags(func)(args, lock)
 

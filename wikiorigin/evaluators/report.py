@@ -21,10 +21,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import MissingExtra, WikioriginError
-from ..files import atomic, provenance, write_table, write_text
+from ..files import provenance, write_all, write_table
 from ..log import logger
 from . import stats
 from .itemsets import KEYED, check_complete, check_distinct, check_same_items, failed_item, item_key
+from .results import COMPARISON_MARK, REPORT_MARK
 from .signature import differences, signature
 from .stats import SMALL
 
@@ -150,7 +151,9 @@ def write_results(
     intervals: bool = True,
 ) -> Path:
     """Write one run: ``items.parquet`` (with provenance), ``summary.json``, ``report.md``;
-    ``plots`` are ``(file name, function(path))`` pairs drawn into the directory. ``settings``
+    ``plots`` are ``(file name, function(path))`` pairs drawn into the directory. The files
+    are written together or not at all (:func:`~wikiorigin.files.write_all`: a full disk leaves
+    the previous run's files as they were), the report ending with :data:`~wikiorigin.evaluators.results.REPORT_MARK`. ``settings``
     (see :mod:`~wikiorigin.evaluators.signature`) go into the summary as ``settings`` and
     ``signature``, into the report as its signature line, and into the Parquet provenance.
     Unless ``intervals`` is false (a report that shows them itself), the report ends with
@@ -172,12 +175,18 @@ def write_results(
         report = f"{report.rstrip()}\n\nSignature: `{line}`"
         meta = {**(meta or {}), "signature": line}
     table = pa.Table.from_pylist(items, schema=schema) if schema is not None else pa.Table.from_pylist(items)
-    write_table(table, out / "items.parquet", table.schema, provenance(stage="eval", **(meta or {})))
-    write_text(out / "summary.json", summary_json(summary))
-    for name, draw in plots:
-        with atomic(out / name) as tmp:
-            draw(tmp)
-    write_text(out / "report.md", report.rstrip() + "\n")
+    report = f"{report.rstrip()}\n\n{REPORT_MARK}\n"
+    write_all(
+        [
+            (
+                out / "items.parquet",
+                lambda tmp: write_table(table, tmp, table.schema, provenance(stage="eval", **(meta or {}))),
+            ),
+            (out / "summary.json", lambda tmp: tmp.write_text(summary_json(summary), encoding="utf-8")),
+            *((out / name, draw) for name, draw in plots),
+            (out / "report.md", lambda tmp: tmp.write_text(report, encoding="utf-8")),
+        ]
+    )
     return out
 
 
@@ -737,6 +746,76 @@ def compare_runs(
     alone), and notes say so; fewer than :data:`MIN_COMMON` such items are refused. A run given
     twice (the same directory, or the same ``items.parquet``) is refused. Nothing is written
     before these checks."""
+    summaries, models, figures, common, notes = _checked(runs, metric, allow_failures)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    values = [f["value"] for f in figures]
+    counts = [f["n"] for f in figures]
+    writers = [
+        (
+            out / "models.png",
+            lambda tmp: bar_plot(
+                tmp,
+                models,
+                values,
+                f"{metric} by model",
+                metric,
+                counts=counts if None not in counts else None,
+                intervals=[f["ci95"] for f in figures],
+            ),
+        )
+    ]
+    warnings = _settings_warnings([str(r) for r in runs], summaries)
+    result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
+    tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples, items=common)
+    ranking = _ranking_entries(models, figures, tests["pairs"])
+    result.update(
+        tests,
+        ties=[
+            [e["model"], e["vs_next"]["model"]]
+            for e in ranking
+            if e["vs_next"] is not None and not e["vs_next"]["tell_apart"]
+        ],
+    )
+    names = [s["model"] for s in summaries]
+    published = _read_external(external) if external else None
+    theirs = None if published is None else {m: published[n] for m, n in zip(models, names) if n in published}
+    if theirs is not None:
+        writers += _external(result, models, values, theirs, metric, external_name, out)
+    header, rows = ranking_table(models, values, metric, theirs, external_name)
+    result["ranking"] = markdown_table(header, rows)
+    text = _comparison_markdown(
+        result,
+        len(rows),
+        _paired_markdown(metric, ranking, tests),
+        [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")],
+    )
+    found = {
+        "metric": metric,
+        "runs": dict(zip(models, map(str, runs))),
+        **tests,
+        **({} if common is None else {"common": {"n": len(common), "of": summaries[0].get("n")}}),
+        "ranking": ranking,
+        "alpha": ALPHA,
+        "correction": "holm",
+        "warnings": warnings,
+        "notes": notes,
+    }
+    writers += [
+        (out / "comparison.md", lambda tmp: tmp.write_text(f"{text}\n{COMPARISON_MARK}\n", encoding="utf-8")),
+        (out / "comparison.json", lambda tmp: tmp.write_text(summary_json(found), encoding="utf-8")),
+    ]
+    write_all(writers)
+    for line in warnings:
+        logger.warning(line)
+    for line in notes:
+        logger.info(line)
+    return result
+
+
+def _checked(runs: list, metric: str, allow_failures: bool) -> tuple:
+    """The runs' summaries, model names, figures (and the items they are over, None: each run's
+    own) and notes, once every check of :func:`compare_runs` has passed."""
     summaries = [read_summary(r) for r in runs]
     missing = [str(r) for r, s in zip(runs, summaries) if metric not in s]
     if missing:
@@ -751,70 +830,17 @@ def compare_runs(
     if incomplete:
         figures, common = _common_figures(runs, models, metric, summaries[0].get("n"))
         incomplete.append(_common_note(len(common), summaries[0].get("n")))
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    values = [f["value"] for f in figures]
-    counts = [f["n"] for f in figures]
-    bar_plot(
-        out / "models.png",
-        models,
-        values,
-        f"{metric} by model",
-        metric,
-        counts=counts if None not in counts else None,
-        intervals=[f["ci95"] for f in figures],
-    )
-    warnings = _settings_warnings([str(r) for r in runs], summaries)
     notes = [n for n in (_counting_note(m, s) for m, s in zip(models, summaries)) if n] + incomplete
-    result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
-    tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples, items=common)
-    ranking = _ranking_entries(models, figures, tests["pairs"])
-    result.update(
-        tests,
-        ties=[
-            [e["model"], e["vs_next"]["model"]]
-            for e in ranking
-            if e["vs_next"] is not None and not e["vs_next"]["tell_apart"]
-        ],
-    )
-    published = _read_external(external) if external else None
-    theirs = None if published is None else {m: published[n] for m, n in zip(models, names) if n in published}
-    if theirs is not None:
-        pairs = [(m, v, theirs[m]) for m, v in zip(models, values) if m in theirs]
-        result["not_in_external"] = [m for m in models if m not in theirs]
-        if len(pairs) >= 2:
-            xs, ys = [p[2] for p in pairs], [p[1] for p in pairs]
-            result["pearson"] = (
-                float(np.corrcoef(xs, ys)[0, 1]) if len(set(xs)) > 1 and len(set(ys)) > 1 else float("nan")
-            )
-            _scatter(out / "scatter.png", pairs, metric, external_name, result["pearson"])
-    header, rows = ranking_table(models, values, metric, theirs, external_name)
-    result["ranking"] = markdown_table(header, rows)
-    text = _comparison_markdown(
-        result,
-        len(rows),
-        _paired_markdown(metric, ranking, tests),
-        [(m, s["signature"]) for m, s in zip(models, summaries) if s.get("signature")],
-    )
-    write_text(out / "comparison.md", text)
-    write_text(
-        out / "comparison.json",
-        summary_json(
-            {
-                "metric": metric,
-                "runs": dict(zip(models, map(str, runs))),
-                **tests,
-                **({} if common is None else {"common": {"n": len(common), "of": summaries[0].get("n")}}),
-                "ranking": ranking,
-                "alpha": ALPHA,
-                "correction": "holm",
-                "warnings": warnings,
-                "notes": notes,
-            }
-        ),
-    )
-    for line in warnings:
-        logger.warning(line)
-    for line in notes:
-        logger.info(line)
-    return result
+    return summaries, models, figures, common, notes
+
+
+def _external(result: dict, models, values, theirs: dict, metric: str, external_name: str, out: Path) -> list:
+    """The correlation of ours with the published figures into ``result``; the scatter's writer
+    (none with fewer than two models in both)."""
+    pairs = [(m, v, theirs[m]) for m, v in zip(models, values) if m in theirs]
+    result["not_in_external"] = [m for m in models if m not in theirs]
+    if len(pairs) < 2:
+        return []
+    xs, ys = [p[2] for p in pairs], [p[1] for p in pairs]
+    result["pearson"] = float(np.corrcoef(xs, ys)[0, 1]) if len(set(xs)) > 1 and len(set(ys)) > 1 else float("nan")
+    return [(out / "scatter.png", lambda tmp: _scatter(tmp, pairs, metric, external_name, result["pearson"]))]

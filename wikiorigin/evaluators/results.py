@@ -17,10 +17,16 @@ from ..errors import ParameterError, WikioriginError
 from .itemsets import failed_item, item_set
 from .signature import signature
 
-__all__ = ["Summary", "RunResult", "check_directory", "RESULT_FILES"]
+__all__ = ["Summary", "RunResult", "check_directory", "RESULT_FILES", "COMPARISON_FILES", "REPORT_MARK"]
 
 RESULT_FILES = ("items.parquet", "summary.json", "report.md")
 """The files every run writes into its results directory (with its plots, ``*.png``)."""
+COMPARISON_FILES = ("comparison.md", "comparison.json")
+"""The files ``eval compare`` writes into its directory (with ``models.png``, ``scatter.png``)."""
+REPORT_MARK = "<!-- wikiorigin eval: this report is replaced by the next run written into this directory -->"
+"""The last line of every ``report.md`` a run writes: how a report of ours is told from a
+hand-written one, which is never replaced."""
+COMPARISON_MARK = "<!-- wikiorigin eval compare: replaced by the next comparison written into this directory -->"
 
 
 _INPUTS = ("questions", "responses", "articles", "paraphrases", "human_ratings")  # the meta that names files read
@@ -34,11 +40,40 @@ def _written_there(source, directory: Path) -> bool:
     return path.parent == directory and (path.name in RESULT_FILES or path.suffix == ".png")
 
 
-def check_directory(directory, inputs=()) -> Path:
+def _ours(path: Path) -> bool:
+    """Whether the file ``path`` in a results directory is one a run (or a comparison) wrote:
+    Parquet whose provenance says the eval stage, a summary or comparison with our keys, a
+    report with our last line (or, written before it had one, our signature line)."""
+    import json
+
+    from ..files import read_provenance
+
+    if not path.is_file():
+        return False
+    if path.suffix == ".parquet":
+        try:
+            return read_provenance(path).get("stage") == "eval"
+        except (OSError, ValueError):  # not Parquet, or no provenance: not ours
+            return False
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    if path.suffix == ".md":
+        return REPORT_MARK in text or COMPARISON_MARK in text or "\nSignature: `" in text
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(found, dict) and bool(
+        {"signature", "item_set"} & set(found) or {"metric", "ranking"} <= set(found)
+    )
+
+
+def check_directory(directory, inputs=(), files=RESULT_FILES) -> Path:
     """A results directory, checked before any model is loaded or any request sent: not an
     existing file, none of the run's ``inputs`` (paths; other values are passed over) is the
-    directory or a file the run writes there (:data:`RESULT_FILES`, a plot), and writable (or
-    to be made in a writable folder). Nothing is made. Raises :class:`~wikiorigin.errors.ParameterError` naming ``directory``."""
+    directory or a file the run writes there (:data:`RESULT_FILES`, a plot), none of ``files``
+    there is one the tool did not write (a hand-written ``report.md``, someone's
+    ``summary.json``: a previous run's are replaced), and writable (or to be made in a writable
+    folder). Nothing is made. Raises :class:`~wikiorigin.errors.ParameterError` naming ``directory``."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise ParameterError("directory", f"{directory}: a file, not a results directory; give another {{directory}}")
@@ -49,6 +84,13 @@ def check_directory(directory, inputs=()) -> Path:
                 "directory",
                 f"{directory}: the results written there would replace the input {source}; give another {{directory}}",
             )
+    foreign = [name for name in files if (where / name).exists() and not _ours(where / name)]
+    if foreign:
+        raise ParameterError(
+            "directory",
+            f"{directory}: {', '.join(foreign)} not written by wikiorigin eval; the results would replace "
+            f"{'them' if len(foreign) > 1 else 'it'}: move {'them' if len(foreign) > 1 else 'it'}, or give another {{directory}}",
+        )
     existing = next(p for p in (where, *where.parents) if p.exists())  # what would be made, made in
     if not existing.is_dir():
         raise ParameterError(

@@ -1,0 +1,55 @@
+"""A results directory holds the files of one run, ours only (issue 27): `eval ... --out DIR`
+never replaces a hand-written report.md or someone's summary.json (exit 2 before any request),
+a previous run's files are replaced, and a comparison's too."""
+
+import json
+
+from tests.evaluators.test_mcq_eval import _answering, _mcq_parquet
+from tests.openai_server import ChatServer
+from wikiorigin import cli
+
+
+def _eval(path, server, out, cache, model="m"):
+    argv = ["eval", "mcq", "--questions", str(path), "--model", model, "--endpoint", server.url]
+    return cli.main([*argv, "--cache", str(cache), "--out", str(out)])
+
+
+def test_files_the_command_did_not_write_are_never_replaced(tmp_path, capsys):
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "report.md").write_text("my notes\n")
+    (notes / "summary.json").write_text('{"mine": 1}')
+    with ChatServer(_answering) as server:
+        assert _eval(path, server, notes, tmp_path / "c.sqlite") == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert f"{notes}: summary.json, report.md not written by wikiorigin eval" in err and "--out" in err
+        assert not server.calls  # before any request
+        (notes / "summary.json").unlink()
+        assert _eval(path, server, notes, tmp_path / "c.sqlite") == 2
+        assert f"{notes}: report.md not written" in capsys.readouterr().err
+        assert (notes / "report.md").read_text() == "my notes\n" and not server.calls
+        # a run of ours is replaced by the next, of another model too
+        run = tmp_path / "run"
+        assert _eval(path, server, run, tmp_path / "c.sqlite") == 0
+        assert (run / "report.md").read_text().rstrip().splitlines()[-1].startswith("<!-- wikiorigin eval:")
+        assert _eval(path, server, run, tmp_path / "c.sqlite", model="other") == 0
+    assert json.loads((run / "summary.json").read_text())["model"].startswith("other")
+
+
+def test_a_comparison_never_replaces_a_hand_written_one(tmp_path, capsys):
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
+    with ChatServer(_answering) as server:
+        for model in ("a", "b"):
+            assert _eval(path, server, tmp_path / model, tmp_path / "c.sqlite", model=model) == 0
+    cmp = tmp_path / "cmp"
+    cmp.mkdir()
+    (cmp / "comparison.md").write_text("hand\n")
+    argv = ["eval", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(cmp)]
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    assert f"{cmp}: comparison.md not written by wikiorigin eval" in capsys.readouterr().err
+    assert (cmp / "comparison.md").read_text() == "hand\n"
+    (cmp / "comparison.md").unlink()
+    assert cli.main(argv) == 0 and cli.main(argv) == 0  # our own comparison is replaced
