@@ -223,7 +223,7 @@ def extract_entities(dump, items: Iterable, out) -> ExtractReport:
     languages, _ = needs(wikis)
     stats = EntityStats()
     meta = provenance(
-        stage="wikidata extract", dump=Path(dump).name, items=[str(p) for p in items], n_items=len(wanted)
+        stage="wikidata extract", dump=Path(dump).name, items=[p.name for p in items], n_items=len(wanted)
     )
     kept = partial_path(out)
     before = kept.stat().st_mtime_ns if kept.exists() else None  # an earlier run's: not this one's

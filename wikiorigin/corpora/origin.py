@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -347,11 +348,11 @@ def build_origin_corpus(
             corpus="origin",
             text=report.text,
             wiki=wiki,
-            items=str(items),
-            wikidata=str(wikidata) if wikidata else None,
+            items=Path(items).name,  # files by name: no local path of this machine
+            wikidata=Path(wikidata).name if wikidata else None,
             sparql=sparql,
             dump=dump.dump.name,
-            entities=str(entities_file) if entities_file else None,
+            entities=Path(entities_file).name if entities_file else None,
             renamed=len(report.renamed),
             mismatched=len(report.mismatched),
             several_regions=len(report.several_regions),
