@@ -101,7 +101,8 @@ def test_provenance_names_the_engine_and_the_store_is_reused(el_dump, capsys):
     again = out.with_name("again.parquet")
     args = ["corpus", "yokai", "--dump", str(dump), "--index", str(index), "--out", str(again), "--list-page", LIST]
     assert main(args) == 0  # the default: MediaWiki, installed here
-    assert "text: mediawiki" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "text: mediawiki" in printed and "page furniture left out:" in printed and " files" in printed
     assert (store / "store.json").stat().st_mtime_ns == made  # not made again
     assert pq.read_table(again).column("text").to_pylist() == pq.read_table(out).column("text").to_pylist()
 
@@ -193,7 +194,8 @@ def test_japanese_pages_without_their_templates(ja_multistream, tmp_path, capsys
     source, note = text_source("mediawiki", ms, tmp_path / "x.parquet")
     assert isinstance(source, MediaWikiText) and note is None
     pages = list(ms.get(["河童", "地理"]).values())
-    for page, article in zip(pages, source.articles(pages)):
+    for page, (article, left_out) in zip(pages, source.articles(pages)):
         assert not article.fallback and len(article.text) > 500, page.title
         assert "Template:" not in article.text and "テンプレート:" not in article.text, page.title
         assert article.references, page.title
+        assert left_out["missing_templates"] >= 1, page.title

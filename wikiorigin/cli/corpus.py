@@ -62,6 +62,13 @@ def _text(args) -> str | None:
     return "html-dump" if args.html_dump else args.text
 
 
+def _furniture(counts: dict) -> str:
+    from ..render.html import FURNITURE
+
+    listed = ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in FURNITURE if counts.get(k))
+    return f"; page furniture left out: {listed}" if listed else ""
+
+
 def cmd_corpus_yokai(args) -> int:
     """`wikiorigin corpus yokai`: the articles a list page's entries link to, from a multistream dump."""
     from ..files import check_output
@@ -87,7 +94,7 @@ def cmd_corpus_yokai(args) -> int:
         print(f"wikiorigin: warning: {problem}", file=sys.stderr)
     if r.note:
         print(f"wikiorigin: note: {r.note}", file=sys.stderr)
-    print(f"text: {r.text}")
+    print(f"text: {r.text}{_furniture(r.furniture)}")
     left_out = ", ".join(f"{r.left_out[k]} {k.replace('_', ' ')}" for k in LEFT_OUT if r.left_out.get(k))
     print(
         f"{args.list_page}: {r.entries} entries ({r.unlinked} unlinked), {r.linked} linked, "
@@ -129,7 +136,7 @@ def cmd_corpus_origin(args) -> int:
         + [f"item {q}: no Wikidata entity" for q in r.missing_entities[:20]]
     ):
         print(f"wikiorigin: warning: {note}", file=sys.stderr)
-    print(f"text: {r.text}")
+    print(f"text: {r.text}{_furniture(r.furniture)}")
     print(
         f"{r.wiki}: {r.items} items ({r.other_wiki} of other editions), "
         f"{len(r.missing_pages)} pages not in the dump, {len(r.renamed)} renamed (kept), "

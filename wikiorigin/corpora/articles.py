@@ -142,13 +142,15 @@ class ArticleTask:
 @dataclass(slots=True)
 class Converted:
     """What became of one :class:`ArticleTask` (``key`` is its key): ``written`` (False: the
-    page has no section ``anchor``), ``fallback`` (converted by the plain fallback) and the
-    number of ``references`` of its row."""
+    page has no section ``anchor``), ``fallback`` (converted by the plain fallback), the
+    number of ``references`` of its row and the page furniture its text source ``left_out``
+    (by kind: :data:`wikiorigin.render.html.FURNITURE`)."""
 
     key: object
     written: bool
     fallback: bool
     references: int
+    left_out: dict | None = None
 
 
 def _convert_chunk(
@@ -160,15 +162,21 @@ def _convert_chunk(
     import pyarrow as pa
 
     rows, outcomes = [], []
-    texts = source.articles([t.page for t in tasks]) if source is not None else [None] * len(tasks)
-    for task, text in zip(tasks, texts):
+    texts = source.articles([t.page for t in tasks]) if source is not None else [(None, None)] * len(tasks)
+    for task, (text, left_out) in zip(tasks, texts):
         row, article = article_row(task.page, wiki, domain, namespaces, task.anchor, task.qid, text)
         if row is not None:
             if task.more:
                 row.update(task.more)
             rows.append(row)
         outcomes.append(
-            Converted(task.key, row is not None, article.fallback, len(row["references"]) if row is not None else 0)
+            Converted(
+                task.key,
+                row is not None,
+                article.fallback,
+                len(row["references"]) if row is not None else 0,
+                left_out,
+            )
         )
     return pa.RecordBatch.from_pylist(rows, schema=schema), outcomes
 

@@ -71,7 +71,8 @@ class OriginCorpusReport:
     ``mismatched``: pages left out because the dump has them under another title or as a
     redirect (one line each, with the item, the page id and both titles); ``several_regions``:
     items whose P131 values end in different first-level divisions, so without a region (one
-    line each: the item and the divisions); ``text``: where the articles' text came from."""
+    line each: the item and the divisions); ``text``: where the articles' text came from;
+    ``furniture``: what a rendered text left out, by kind (:data:`~wikiorigin.render.html.FURNITURE`)."""
 
     wiki: str = ""
     items: int = 0
@@ -88,6 +89,7 @@ class OriginCorpusReport:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     text: str = ""
+    furniture: dict[str, int] = field(default_factory=dict)
 
 
 def names_of(entity: Entity, languages: list[str]) -> list[str]:
@@ -379,5 +381,8 @@ def build_origin_corpus(
                 sink.write(batch)
                 progress.update(len(outcomes))
                 report.articles += len(outcomes)
+                for outcome in outcomes:
+                    for kind, n in (outcome.left_out or {}).items():
+                        report.furniture[kind] = report.furniture.get(kind, 0) + n
     report.seconds = time.perf_counter() - started
     return report

@@ -305,7 +305,8 @@ class ListCorpusReport:
     page's other links left out by reason (:data:`LEFT_OUT`), articles found, redirects
     followed, titles missing, articles without references, duplicates, linked sections missing,
     articles converted by the fallback, articles written and the time taken; ``text``, where
-    the text came from, and ``note``, how to get a more faithful one when the default fell back."""
+    the text came from, ``note``, how to get a more faithful one when the default fell back, and
+    ``furniture``, what a rendered text left out by kind (:data:`~wikiorigin.render.html.FURNITURE`)."""
 
     entries: int = 0
     unlinked: int = 0
@@ -322,6 +323,7 @@ class ListCorpusReport:
     seconds: float = 0.0
     text: str = ""
     note: str | None = None
+    furniture: dict[str, int] = field(default_factory=dict)
 
 
 def list_entries(wikitext: str, dump: Multistream) -> ListEntries:
@@ -462,6 +464,8 @@ def build_list_corpus(
             progress.update(len(outcomes))
             for outcome in outcomes:
                 report.fallback += outcome.fallback
+                for kind, n in (outcome.left_out or {}).items():
+                    report.furniture[kind] = report.furniture.get(kind, 0) + n
                 if not outcome.written:
                     report.sections_missing.append(outcome.key)
                     continue

@@ -6,7 +6,8 @@
   modules (:mod:`~wikiorigin.render.mediawiki`), then read by :func:`~wikiorigin.render.html.html_article`.
 - :class:`HtmlDumpText`: the page's HTML from a Wikimedia Enterprise HTML dump, read the same way.
 
-Each gives an :class:`~wikiorigin.wikitext.Article` per page (:meth:`articles`) and says what
+Each gives an :class:`~wikiorigin.wikitext.Article` per page with the furniture left out of it
+by kind (:meth:`articles`; :data:`~wikiorigin.render.html.FURNITURE`) and says what
 it is (:meth:`describe`, the corpus's provenance). A page the engine fails on, or one the HTML
 dump lacks, takes the wikitext path (``Article.fallback``). :func:`text_source` picks one by
 name; with none named, the most faithful the machine has.
@@ -41,9 +42,9 @@ class WikitextText:
         """What this source is, as the corpus\'s provenance records it."""
         return "wikitext (wikiorigin's reader, templates dropped)"
 
-    def articles(self, pages: list[PageText]) -> list[Article]:
-        """The text of each of ``pages``, in order."""
-        return [convert(p.text, self.namespaces) for p in pages]
+    def articles(self, pages: list[PageText]) -> list[tuple[Article, dict]]:
+        """The text of each of ``pages``, in order, with the furniture left out of it by kind."""
+        return [(convert(p.text, self.namespaces), {}) for p in pages]
 
 
 def _fallback(page: PageText, namespaces: dict) -> Article:
@@ -63,18 +64,19 @@ class MediaWikiText:
         """What this source is, as the corpus\'s provenance records it."""
         return f"mediawiki (MediaWiki {self.engine.version} with {', '.join(EXTENSIONS)}; store {self.store.name})"
 
-    def articles(self, pages: list[PageText]) -> list[Article]:
-        """The text of each of ``pages``, in order."""
+    def articles(self, pages: list[PageText]) -> list[tuple[Article, dict]]:
+        """The text of each of ``pages``, in order, with the furniture left out of it by kind."""
         pool = renderer(self.engine, self.store, self.processes)
         answers = pool.render([(p.title, p.text) for p in pages])
         out = []
         for page, answer in zip(pages, answers):
             if "html" not in answer:
                 logger.warning("%s: MediaWiki failed (%s): its wikitext taken", page.title, answer.get("error"))
-                out.append(_fallback(page, self.namespaces))
+                out.append((_fallback(page, self.namespaces), {}))
             else:
                 templates = ("Template", self.namespaces.get(10) or "Template", pool.template)
-                out.append(html_article(answer["html"], answer.get("categories"), templates)[0])
+                article, found = html_article(answer["html"], answer.get("categories"), templates)
+                out.append((article, found.left_out))
         return out
 
 
@@ -89,13 +91,17 @@ class HtmlDumpText:
         """What this source is, as the corpus\'s provenance records it."""
         return f"html-dump ({self.index.dump.name})"
 
-    def articles(self, pages: list[PageText]) -> list[Article]:
-        """The text of each of ``pages``, in order."""
+    def articles(self, pages: list[PageText]) -> list[tuple[Article, dict]]:
+        """The text of each of ``pages``, in order, with the furniture left out of it by kind."""
         out = []
         for page in pages:
             html = self.index.get(page.title)
             templates = ("Template", self.namespaces.get(10) or "Template")
-            out.append(_fallback(page, self.namespaces) if html is None else html_article(html, None, templates)[0])
+            if html is None:
+                out.append((_fallback(page, self.namespaces), {}))
+            else:
+                article, found = html_article(html, None, templates)
+                out.append((article, found.left_out))
         return out
 
 
