@@ -36,6 +36,7 @@ items before it is trusted:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable
@@ -319,7 +320,9 @@ def build_origin_corpus(
             qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql, entities_file=entities_file
         )
         domain = lookup(wiki).domain
-        source, note = text_source(text, dump, out, html_dump=html_dump)
+        source, note = text_source(
+            text, dump, out, html_dump=html_dump, processes=max(1, (os.cpu_count() or 1) // jobs)
+        )
         report.text = source.describe()
         report.notes += [note] if note else []
 

@@ -14,6 +14,7 @@ language is the same job.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -424,7 +425,9 @@ def build_list_corpus(
     indexed = {t: dump.entry(t) is not None for t in titles}  # each title looked up once
     report.missing = [t for t in titles if not indexed[t]]
     domain = domain or f"{dump.site.dbname.removesuffix('wiki').replace('_', '-')}.wikipedia.org"
-    source, report.note = text_source(text, dump, out, html_dump=html_dump)
+    source, report.note = text_source(
+        text, dump, out, html_dump=html_dump, processes=max(1, (os.cpu_count() or 1) // jobs)
+    )
     report.text = source.describe()
     meta = provenance(
         text=report.text,

@@ -92,8 +92,8 @@ class _Process:
             if line.startswith(b"{"):  # anything else is MediaWiki talking
                 return json.loads(line)
 
-    def render(self, title: str, text: str) -> dict:
-        request = json.dumps({"title": title, "text": text}, ensure_ascii=False) + "\n"
+    def render(self, title: str, text: str, timestamp: str | None = None) -> dict:
+        request = json.dumps({"title": title, "text": text, "timestamp": timestamp}, ensure_ascii=False) + "\n"
         self.proc.stdin.write(request.encode("utf-8"))
         self.proc.stdin.flush()
         return self._answer()
@@ -125,14 +125,14 @@ class Renderer:
         self.template = proc.template
         return proc
 
-    def _one(self, title: str, text: str) -> dict:
+    def _one(self, title: str, text: str, timestamp: str | None = None) -> dict:
         try:
             proc = self._idle.get_nowait()
         except queue.Empty:
             proc = self._start()
             self._all.append(proc)
         try:
-            answer = proc.render(title, text)
+            answer = proc.render(title, text, timestamp)
         except (OSError, ValueError) as exc:  # the process died on this page: a new one next time
             self._all.remove(proc)
             proc.close()
@@ -140,8 +140,10 @@ class Renderer:
         self._idle.put(proc)
         return answer
 
-    def render(self, pages: list[tuple[str, str]]) -> list[dict]:
-        """``{"html", "categories"}`` (or ``{"error"}``) of each ``(title, wikitext)``, in order."""
+    def render(self, pages: list[tuple]) -> list[dict]:
+        """``{"html", "categories", "templates"}`` (or ``{"error"}``) of each ``(title, wikitext)``
+        or ``(title, wikitext, timestamp)``, in order; the timestamp (ISO 8601) is the time the
+        page is rendered at (``{{CURRENTYEAR}}``), so that a page renders the same on every run."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.processes)
         return list(self._pool.map(lambda p: self._one(*p), pages))

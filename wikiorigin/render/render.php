@@ -1,5 +1,5 @@
 <?php
-// Renders pages for wikiorigin: one JSON request a line on stdin ({"title", "text"}), one JSON
+// Renders pages for wikiorigin: one JSON request a line on stdin ({"title", "text", "timestamp"}), one JSON
 // answer a line on stdout ({"html", "categories", "templates"} or {"error"}), in one PHP process.
 // Run as: php render.php --conf STORE/LocalSettings.php (MW_INSTALL_PATH: the MediaWiki tree).
 $IP = getenv( 'MW_INSTALL_PATH' ) ?: '/usr/share/mediawiki';
@@ -17,6 +17,9 @@ class WikioriginRender extends Maintenance {
 			try {
 				$title = Title::newFromText( $req['title'] ) ?? Title::newFromText( 'Page' );
 				$opts = ParserOptions::newFromAnon();
+				if ( isset( $req['timestamp'] ) ) { // "now" is the revision's time: the same text on every run
+					$opts->setTimestamp( wfTimestamp( TS_MW, $req['timestamp'] ) );
+				}
 				$out = $parser->parse( $req['text'], $title, $opts, true, true );
 				$html = $out->getText( [ 'enableSectionEditLinks' => false, 'allowTOC' => false ] );
 				$used = [];

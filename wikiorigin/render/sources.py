@@ -67,7 +67,7 @@ class MediaWikiText:
     def articles(self, pages: list[PageText]) -> list[tuple[Article, dict]]:
         """The text of each of ``pages``, in order, with the furniture left out of it by kind."""
         pool = renderer(self.engine, self.store, self.processes)
-        answers = pool.render([(p.title, p.text) for p in pages])
+        answers = pool.render([(p.title, p.text, p.revision_timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")) for p in pages])
         out = []
         for page, answer in zip(pages, answers):
             if "html" not in answer:
@@ -112,7 +112,8 @@ def text_source(
     else the wikitext) for the pages of ``dump``, its files kept beside ``out`` (MediaWiki's
     store, the HTML dump's index), and a note when the default fell back to the wikitext (no
     MediaWiki here, or a dump without its templates and modules, which MediaWiki would render
-    no better)."""
+    no better). ``processes``: MediaWiki's PHP processes in each converting process (None: one
+    per core)."""
     from .store import prepare_store, store_pages
 
     if text not in (None, *TEXT_SOURCES):
