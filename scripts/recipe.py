@@ -14,6 +14,10 @@ tasks (``tests/openai_server.py``, :func:`scripted_model`), and a tiny random lo
 ``wikiorigin`` process; the script stops at the first that fails.
 
     python scripts/recipe.py [--out demo-out/recipe] [--wiki jawiki]
+    python scripts/recipe.py --page docs/tutorials/yokaieval.md [--out DIR]
+
+``--page`` runs the commands of a how-to guide or a walkthrough instead, as written, each as a
+process, against the same stand-ins (and a jawiki run of yokai articles on the mirror).
 
 ``tests/test_recipe.py`` runs the same steps (:func:`steps`) in-process and checks each
 step's rows against ``tests/data/tree/EXPECTED.json``.
@@ -340,10 +344,36 @@ def _wikiorigin() -> str:
     return str(beside) if beside.exists() else (shutil.which("wikiorigin") or "wikiorigin")
 
 
+def _run_page(page: Path, work: Path, model_dir: Path) -> int:
+    """A docs page's commands, each as its own ``wikiorigin`` process in ``work``, against the
+    stand-ins (the mirror with the yokai run, the scripted server answering every task)."""
+    import os
+
+    from tests.mirror import Mirror
+    from tests.openai_server import ChatServer
+
+    text = page.read_text(encoding="utf-8")
+    (work / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+    tree = mirror_tree(work / ".mirror")
+    with Mirror(tree) as mirror, ChatServer(answer=scripted_any) as llm:
+        env = {**os.environ, "OPENAI_API_KEY": "recipe", "OPENAI_BASE_URL": llm.url}
+        for line, command, _ in console_commands(text):
+            print(f"\n# {page.name}:{line}\n$ {command}", flush=True)
+            argv = page_argv(command, mirror.url, llm.url, model_dir)
+            code = subprocess.call([_wikiorigin(), *argv], cwd=work, env=env)
+            if code != 0:
+                print(f"recipe: stopped: {page.name}:{line} exited {code}", file=sys.stderr)
+                return code
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="demo-out/recipe", help="scratch directory (emptied first)")
     parser.add_argument("--wiki", default="jawiki", help="the language's edition")
+    parser.add_argument(
+        "--page", type=Path, help="run this docs page's `console` commands instead (docs/tutorials/yokaieval.md)"
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from tests.mirror import Mirror
@@ -354,6 +384,10 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     model_dir = make_tiny_model(work / "tiny-model", positions=1024)
+    if args.page:
+        code = _run_page(args.page.resolve(), work, model_dir)
+        print(f"\nrecipe: {'done' if code == 0 else 'stopped'}; everything is in {work}")
+        return code
     with Mirror(TREE) as mirror, ChatServer(answer=scripted_model, models=[MODEL]) as llm:
         print(
             f"# loopback dump mirror: {mirror.url}\n# loopback OpenAI-compatible server: {llm.url}\n"
