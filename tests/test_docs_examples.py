@@ -1,4 +1,5 @@
-"""The Python examples of the README, the how-to guides and the tutorials run as written.
+"""The Python examples of the README, the how-to guides and the tutorials run as written (their
+shell commands, the ``console`` blocks, run in tests/test_walkthroughs.py).
 
 Every ``python`` code block runs in a fresh directory, once on a Greek and once on an English
 set, unless the line before it is ``<!-- not run -->`` (a tour of names whose files stand for
