@@ -178,6 +178,8 @@ def test_yokaieval_walkthrough_builds_with_the_paper_s_preset_and_makes_the_tabl
     assert rows[0]["type"] in report and rows[0]["region"] in report
     croissant = json.loads((work / "work" / "yokaieval-reviewed" / "croissant.json").read_text(encoding="utf-8"))
     assert "preset yokaieval" in croissant["rai:dataCollection"]
+    based_on = [s["name"] for s in croissant["isBasedOn"]]
+    assert based_on == ["articles: yokai-articles.parquet", "reviewed: test.parquet"]
     assert "alice and bob: Cohen's kappa" in croissant["rai:dataAnnotationAnalysis"]
 
 

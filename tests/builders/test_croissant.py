@@ -65,7 +65,7 @@ def test_a_built_set_s_croissant_loads_its_rows(articles, tmp_path, capsys):  # 
     assert meta["license"] == "https://creativecommons.org/licenses/by-sa/4.0/" and meta["inLanguage"] == ["ja"]
     assert [s["name"] for s in meta["isBasedOn"]] == ["articles: articles.parquet"]
     assert meta["rai:machineAnnotationTools"] == ["checker: gen", "generator: gen"]
-    assert "`wikiorigin build mcq`, after YokaiEval's" in meta["rai:dataCollection"]
+    assert "`wikiorigin build mcq`, YokaiEval's method (" in meta["rai:dataCollection"]
     assert "no human review" in meta["rai:dataAnnotationProtocol"]
     records = loaded(directory)
     assert list(records) == ["test"] and records["test"]

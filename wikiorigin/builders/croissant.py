@@ -67,10 +67,16 @@ LICENCES = {
     "cc-by-nc-sa-4.0": "https://creativecommons.org/licenses/by-nc-sa/4.0/",
 }
 _METHODS = {
-    "mcq": "YokaiEval's (multiple-choice questions written from an article's footnoted facts, checked by a second model)",
-    "freeform": "WikiOriginQA's (questions whose answer is the item's name, refined, translated, scored on "
-    "seven criteria and checked for giving the answer away)",
-    "preference": "CARE's (chosen and rejected answers to culture-specific questions, by ratings)",
+    "mcq": (
+        "YokaiEval's",
+        "multiple-choice questions written from an article's footnoted facts, checked by a second model",
+    ),
+    "freeform": (
+        "WikiOriginQA's",
+        "questions whose answer is the item's name, refined, translated, scored on seven criteria and checked "
+        "for giving the answer away",
+    ),
+    "preference": ("CARE's", "chosen and rejected answers to culture-specific questions, by their ratings"),
 }
 
 
@@ -140,7 +146,8 @@ def _file_object(path: Path) -> dict:
 
 
 def _sources(meta: dict) -> list[dict]:
-    """The inputs a build names by file and checksum (``{"file", "sha256"}`` values)."""
+    """The inputs a build names by file and checksum (``{"file", "sha256"}`` values), those of
+    the set a review exported (its ``source``), and that set itself (``input``)."""
     found = []
     for key, value in sorted(meta.items()):
         if isinstance(value, dict) and "sha256" in value and ("file" in value or "name" in value):
@@ -148,6 +155,10 @@ def _sources(meta: dict) -> list[dict]:
             found.append(
                 {"@type": "sc:CreativeWork", "name": f"{key}: {Path(str(name)).name}", "sha256": value["sha256"]}
             )
+    if isinstance(meta.get("source"), dict):
+        found += _sources(meta["source"])
+    if isinstance(meta.get("input"), str):
+        found.append({"@type": "sc:CreativeWork", "name": f"reviewed: {Path(meta['input']).name}"})
     if meta.get("released"):
         found.append({"@type": "sc:CreativeWork", "name": f"released: {meta['released']}"})
     return found
@@ -164,11 +175,13 @@ def _models(meta: dict) -> list[str]:
 
 
 def _method(meta: dict) -> str:
+    """How the file was made: the builder, the paper whose method it follows, and the preset."""
     builder = meta.get("builder") or (meta.get("source") or {}).get("builder")
     preset = meta.get("preset") or (meta.get("source") or {}).get("preset")
     if builder not in _METHODS:
         return "rows of a released dataset"
-    said = f"`wikiorigin build {builder}`, after {_METHODS[builder]} method"
+    paper, what = _METHODS[builder]
+    said = f"`wikiorigin build {builder}`, {paper} method ({what})"
     return said + (f", with the paper's settings (preset {preset})" if preset else ", with wikiorigin's defaults")
 
 
