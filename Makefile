@@ -14,7 +14,7 @@ PIP := $(BIN)/python -m pip install -q $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
 # what an install depends on: a change to any of them installs again
 SETUP := pyproject.toml setup.py $(CONSTRAINTS)
 
-.PHONY: demo test lint docs docs-serve recipe bench clean
+.PHONY: demo test lint docs docs-serve recipe bench bench-quick bench-table clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,18 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_eval.py
 	$(BIN)/python bench/bench_chrf.py
 	$(BIN)/python bench/bench_review.py
+	$(BIN)/python bench/bench_startup.py
+
+# Every bench on small inputs, in a minute or two (CI runs it after the tests: a bench that
+# breaks fails the build). Their figures go to bench/out/results/NAME.quick.json, never the docs.
+QUICK_BENCHES := scan qids reduce pipeline pages index wikitext wikidata llm startup eval chrf review corpus
+bench-quick: $(VENV)/.test
+	set -e; for name in $(QUICK_BENCHES); do echo "== bench_$$name --quick"; $(BIN)/python bench/bench_$$name.py --quick; done
+
+# The performance page's table (docs/reference/performance.md, its marked block) from the figures
+# the benches wrote (bench/out/results/*.json): run the benches first.
+bench-table:
+	$(BIN)/python scripts/bench_table.py
 
 clean:
 	rm -rf demo-out bench/out .pytest_cache site

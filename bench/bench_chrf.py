@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common import QUICK  # noqa: E402
 from wikiorigin.evaluators.freeform import chrf, normalize  # noqa: E402
 
 FORMS = ["{}", "The answer is {}.", "{}です", "答えは「{}」", "Ответ: {}", "**{}**"]
@@ -43,7 +44,7 @@ def main() -> int:
     except ImportError:
         print("bench_chrf: needs sacrebleu (pip install -e .[test])")
         return 2
-    data = pairs()
+    data = pairs(400 if QUICK else 4000)
     metric = CHRF()
 
     def ours():
@@ -57,7 +58,7 @@ def main() -> int:
         return time.perf_counter() - started, scores
 
     times_ours, times_theirs = [], []
-    for _ in range(5):
+    for _ in range(1 if QUICK else 5):
         (t_ours, a), (t_theirs, b) = ours(), theirs()
         times_ours.append(t_ours)
         times_theirs.append(t_theirs)
@@ -68,7 +69,7 @@ def main() -> int:
         f"{min(times_theirs) * 1e3:.0f} ms -> ratio {ratio:.2f} (anchor <= 1.2); largest difference "
         f"{worst:.1e} (anchor < 1e-9)"
     )
-    return 0 if ratio <= 1.2 and worst < 1e-9 else 1
+    return 0 if (ratio <= 1.2 or QUICK) and worst < 1e-9 else 1  # quick: only the numbers must agree
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ or five times under other titles and page ids, as a multistream dump with a list
 links every article: a list corpus of 189 or 945 articles. Each figure is the whole command in
 a child process (start-up, the list page, fetching, converting, writing), timed best of three,
 alternating; peak memory is the child's largest resident set (with `--jobs 2`: the largest of
-its processes). Size: WIKIORIGIN_BENCH_CORPUS_COPIES (default 5).
+its processes). Size: WIKIORIGIN_BENCH_CORPUS_COPIES (default 5; --quick: 2 of the sample's first 10
+pages, best of one).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 import warnings
 from pathlib import Path
 
-from common import OUT, PY, cached, peak_rss_mb
+from common import OUT, PY, QUICK, cached, peak_rss_mb, size
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.testing import page_xml, write_multistream_pages
 
@@ -32,7 +33,9 @@ SAMPLE = (
     / "dumps"
     / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 )
-COPIES = int(os.environ.get("WIKIORIGIN_BENCH_CORPUS_COPIES", "5"))
+COPIES = size(5, 2, "WIKIORIGIN_BENCH_CORPUS_COPIES")
+PAGES = 10 if QUICK else None  # the sample's first pages only (None: all)
+TRIES = 1 if QUICK else 3
 LIST = "ベンチマーク用の一覧"
 
 
@@ -44,7 +47,7 @@ def make_dump(copies: int):
     head = head[: head.index(b"</siteinfo>") + len(b"</siteinfo>\n")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pages = list(iter_pages(SAMPLE, namespaces=[0]))
+        pages = list(iter_pages(SAMPLE, namespaces=[0]))[:PAGES]
     name = lambda title, k: f"{title} ({k})" if k else title  # noqa: E731
     xml, links = [], []
     for k in range(copies):
@@ -60,8 +63,9 @@ def make_dump(copies: int):
     text = f"'''{LIST}'''\n== 記事 ==\n" + "\n".join(links) + "\n"
     xml.insert(0, page_xml(90_000_000, LIST, text))
 
-    index = OUT / f"corpus-jawiki-{copies}x-index.txt.bz2"  # written before the dump is renamed
-    dump = cached(f"corpus-jawiki-{copies}x.xml.bz2", lambda path: write_multistream_pages(head, xml, path, index))
+    tag = f"{copies}x" + (f"-{PAGES}" if PAGES else "")
+    index = OUT / f"corpus-jawiki-{tag}-index.txt.bz2"  # written before the dump is renamed
+    dump = cached(f"corpus-jawiki-{tag}.xml.bz2", lambda path: write_multistream_pages(head, xml, path, index))
     return dump, index
 
 
@@ -94,7 +98,7 @@ def origin_inputs(dump, index, copies: int) -> tuple[Path, Path]:
     ms = Multistream(dump, index)
     pages = [p for _, p in ms.each(ms.page_ids()) if p.redirect is None and p.namespace == 0 and p.title != LIST]
     rows = sorted((f"Q{(p.page_id * 7919) % 1_000_003 + 1}", "jawiki", p.page_id, p.title) for p in pages)
-    folder = OUT / f"corpus-origin-{copies}x"
+    folder = OUT / (f"corpus-origin-{copies}x" + (f"-{PAGES}" if PAGES else ""))
     folder.mkdir(exist_ok=True)
     items = write_items(folder / "items.parquet", rows)
     lines = [entity_json(qid, {"ja": title, "en": title}) for qid, _, _, title in rows]
@@ -117,7 +121,7 @@ def wikitext_mb() -> tuple[float, int]:
     of one copy, the figure the projection scales (docs/reference/performance.md)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        articles = [p for p in iter_pages(SAMPLE, namespaces=[0]) if not p.redirect]
+        articles = [p for p in list(iter_pages(SAMPLE, namespaces=[0]))[:PAGES] if not p.redirect]
     return sum(len(p.text.encode()) for p in articles) / 1e6, len(articles)
 
 
@@ -132,7 +136,7 @@ def main() -> None:
     one, many = make_dump(1), make_dump(COPIES)
     out = OUT / "corpus-bench.parquet"
     times: dict[int, list[float]] = {1: [], 2: []}
-    for _ in range(3):
+    for _ in range(TRIES):
         for jobs in (1, 2):
             times[jobs].append(timed(command(*many, jobs, out)))
     one_s, two_s = min(times[1]), min(times[2])

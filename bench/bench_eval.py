@@ -68,14 +68,14 @@ def timed(fn):
     return time.perf_counter() - started, result
 
 
-def cpu(work: Path) -> None:
+def cpu(work: Path, n: int = 200, tries: int = 3) -> None:
     import torch
 
     torch.set_num_threads(2)
     directory = make_tiny_model(work / "tiny", sentences=tokenizer_texts(), vocab_size=8000)
     model = LocalModel(directory, device="cpu", max_batch_size=64)
-    rows = questions()
-    tokens = sum(len(model.encode(mcq.question_prompt(r) + c)) for r in rows for c in r["choices"]) / 800
+    rows = questions(n)
+    tokens = sum(len(model.encode(mcq.question_prompt(r) + c)) for r in rows for c in r["choices"]) / (4 * n)
     mcq.evaluate_loglikelihood(rows[:8], model)  # warm up
     best = {}
     runs = (
@@ -83,7 +83,7 @@ def cpu(work: Path) -> None:
         ("our runner, one question per call", lambda: [mcq.evaluate_loglikelihood([r], model)[0] for r in rows]),
         ("batched", lambda: mcq.evaluate_loglikelihood(rows, model, batch_size=64)),
     )
-    for _ in range(3):
+    for _ in range(tries):
         for name, run in runs:
             seconds, items = timed(run)
             best[name] = min(best.get(name, (1e9,))[0], seconds), items
@@ -95,7 +95,7 @@ def cpu(work: Path) -> None:
         for a, b in zip(x["loglikelihoods"], y["loglikelihoods"])
     )
     print(
-        f"bench_eval (cpu): 200 questions x 4 options (~{tokens:.0f} tokens each), tiny random GPT-2, best of 3; "
+        f"bench_eval (cpu): {n} questions x 4 options (~{tokens:.0f} tokens each), tiny random GPT-2, best of {tries}; "
         f"same numbers: {same}"
     )
     for name, _ in runs[:2]:
@@ -105,7 +105,9 @@ def cpu(work: Path) -> None:
         )
 
 
-def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int = 256, layers: int = 4) -> None:
+def against_lmeval(
+    work: Path, n: int = 100, batch_size: int = 32, hidden: int = 256, layers: int = 4, tries: int = 3
+) -> None:
     """lm-eval's HFLM.loglikelihood and ours on the same requests, same run, best of 3."""
     import torch
     from lm_eval.api.instance import Instance
@@ -127,7 +129,7 @@ def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int =
     for run in runs.values():  # warm up
         run()
     times, results = {}, {}
-    for _ in range(3):
+    for _ in range(tries):
         for name, run in runs.items():
             seconds, results[name] = timed(run)
             times[name] = min(times.get(name, seconds), seconds)
@@ -139,7 +141,7 @@ def against_lmeval(work: Path, n: int = 100, batch_size: int = 32, hidden: int =
     print(
         f"bench_eval (cpu, 2 threads): {n} questions x 4 options (~{tokens:.0f} tokens each, <s> included), "
         f"random Llama {params:.1f}M parameters ({layers} layers, {hidden} wide, float32), batch {batch_size}, "
-        f"best of 3; same numbers (largest difference {worst:.1e})"
+        f"best of {tries}; same numbers (largest difference {worst:.1e})"
     )
     print(f"  lm-eval {lm_s:.2f} s vs ours {our_s:.2f} s: ratio {lm_s / our_s:.1f}x")
 
@@ -239,10 +241,12 @@ def main() -> None:
     parser.add_argument("--gpu", action="store_true", help="also the GPU figures (needs CUDA)")
     parser.add_argument("--hidden", type=int, default=256, help="width of the Llama scored by lm-eval and us")
     parser.add_argument("--layers", type=int, default=4, help="layers of that Llama")
+    parser.add_argument("--quick", action="store_true", help="20 and 40 questions, best of one (make bench-quick)")
     args = parser.parse_args()
+    tries = 1 if args.quick else 3
     with tempfile.TemporaryDirectory() as d:
-        against_lmeval(Path(d), hidden=args.hidden, layers=args.layers)
-        cpu(Path(d))
+        against_lmeval(Path(d), 20 if args.quick else 100, hidden=args.hidden, layers=args.layers, tries=tries)
+        cpu(Path(d), 40 if args.quick else 200, tries)
         if args.gpu:
             gpu(Path(d))
 

@@ -15,10 +15,10 @@ import subprocess
 import sys
 import time
 
-from common import PY, cached
+from common import PY, cached, size
 from wikiorigin.dumps.pages import MultistreamIndex
 
-LINES = int(os.environ.get("WIKIORIGIN_BENCH_INDEX_LINES", "3000000"))
+LINES = size(3_000_000, 30_000, "WIKIORIGIN_BENCH_INDEX_LINES")
 WORDS = [
     "River",
     "Kappa",
@@ -100,7 +100,7 @@ def main() -> None:
     print(f"{'load time, dictionaries / arrays':<44} {dicts_s / arrays_s:7.2f}")
     print(f"{'peak memory, dictionaries / arrays':<44} {dicts_mb / arrays_mb:7.2f}")
     index = MultistreamIndex(path)
-    wanted = random.Random(1).sample(index.titles(), 10_000)
+    wanted = random.Random(1).sample(index.titles(), min(10_000, LINES // 2))
     started = time.perf_counter()
     assert all(index.by_title(t) is not None for t in wanted)
     print(f"  10,000 title look-ups: {(time.perf_counter() - started) * 100:.1f} µs each")

@@ -34,12 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from common import PY, cached, write_results  # noqa: E402
+from common import PY, QUICK, cached, write_results  # noqa: E402
 from wikiorigin.builders.mcq import MCQBuilder  # noqa: E402
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache  # noqa: E402
 from wikiorigin.llm.client import strict_schema  # noqa: E402
 
-QUICK = "--quick" in sys.argv
 ROUNDS = 3 if QUICK else 5
 ARTICLES = 40 if QUICK else None  # None: every article of the sample
 CONCURRENCY = 16
@@ -208,7 +207,6 @@ def report(n: int, times: dict[str, list[float]], lookup: float) -> None:
                 "anchor": "≤ 0.2 ms: " + ("met" if hit <= 0.2 else "**not met**"),
             },
         ],
-        quick=QUICK,
     )
 
 

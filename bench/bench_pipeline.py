@@ -12,7 +12,8 @@ keeps more than a core busy: isal decompresses in its own thread beside the scan
 the machine itself gives two processes: pure computing, and copying memory (decompressing and
 scanning stream through memory: where two cores share its bandwidth, two scans cannot run at
 twice the speed of one). Size:
-WIKIORIGIN_BENCH_PIPELINE_MB per wiki on average (default 105, i.e. 2.1 GB of XML in all).
+WIKIORIGIN_BENCH_PIPELINE_MB per wiki on average (default 105, i.e. 2.1 GB of XML in all; --quick:
+1, best of one).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ import time
 
 from isal import igzip
 
-from common import OUT
+from common import OUT, QUICK, size as input_size
 from wikiorigin.languages import open_wikis
 from wikiorigin.origin import build_origins, shard_dir_for
 from wikiorigin.testing import gzip_text, write_history_xml, write_page_props_sql
 
-PER_WIKI = int(os.environ.get("WIKIORIGIN_BENCH_PIPELINE_MB", "105")) * 1_000_000
+PER_WIKI = input_size(105_000_000, 1_000_000, "WIKIORIGIN_BENCH_PIPELINE_MB", 1_000_000)
+TRIES = 1 if QUICK else 3
 N_WIKIS = 20
 DOMINANT, PARTS = 0.6, 6  # enwiki's share of all XML, in this many part files
 DATE = "20260801"
@@ -113,7 +115,7 @@ def scan_scaling(tree) -> float:
     one, two = [], []
     with ProcessPoolExecutor(2) as pool:
         list(pool.map(_scan_part, parts))  # started, modules imported
-        for _ in range(3):
+        for _ in range(TRIES):
             one.append(sum(_scan_part(p) for p in parts))
             started = time.perf_counter()
             list(pool.map(_scan_part, parts))
@@ -122,8 +124,8 @@ def scan_scaling(tree) -> float:
 
 
 _MACHINE = {
-    "computing": "sum(range(4 * 10**7))",
-    "copying memory": "a = bytearray(1 << 28)\nb = bytearray(1 << 28)\nfor _ in range(16):\n    b[:] = a",
+    "computing": f"sum(range({4 * 10**5 if QUICK else 4 * 10**7}))",
+    "copying memory": f"a = bytearray(1 << {20 if QUICK else 28})\nb = bytearray(len(a))\nfor _ in range(16):\n    b[:] = a",
 }
 
 
@@ -141,7 +143,7 @@ def machine_scaling() -> dict[str, float]:
         return time.perf_counter() - started
 
     return {
-        name: 2 * min(wall(code, 1) for _ in range(3)) / min(wall(code, 2) for _ in range(3))
+        name: 2 * min(wall(code, 1) for _ in range(TRIES)) / min(wall(code, 2) for _ in range(TRIES))
         for name, code in _MACHINE.items()
     }
 
@@ -151,7 +153,7 @@ def main() -> None:
         f"bench_pipeline: origins over {N_WIKIS} wikis of synthetic stub dumps, enwiki "
         f"{DOMINANT:.0%} of them in {PARTS} parts"
     )
-    tree = OUT / f"pipeline-tree-parts-{PER_WIKI // 1_000_000}mb"
+    tree = OUT / f"pipeline-tree-parts-{PER_WIKI}"
     started = time.perf_counter()
     make_tree(tree)
     gz = sum(p.stat().st_size for p in tree.rglob("*stub-meta-history*.xml.gz"))
@@ -159,7 +161,7 @@ def main() -> None:
     _, xml = run(tree, 1)  # the files into the page cache
     times: dict[str, list[float]] = {"one": [], "single": [], "two": []}
     busy: dict[str, list[float]] = {"one": [], "two": []}  # cores kept busy: CPU time / wall time
-    for _ in range(3):  # alternating, so that a slower moment of the machine hits each
+    for _ in range(TRIES):  # alternating, so that a slower moment of the machine hits each
         times["one"].append(run(tree, 1, cpu=busy["one"])[0])
         times["two"].append(run(tree, 2, cpu=busy["two"])[0])
         times["single"].append(run(tree, 1, scan_threads=1)[0])

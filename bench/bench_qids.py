@@ -1,19 +1,18 @@
 """page_props -> qids: rows per second against a regex-split baseline, on 10 M rows.
 
 The baseline is the obvious approach: split each INSERT at '),(' and parse every row with a
-regex in Python. Rows: WIKIORIGIN_BENCH_ROWS (default 10,000,000).
+regex in Python. Rows: WIKIORIGIN_BENCH_ROWS (default 10,000,000; --quick: 200,000).
 """
 
 from __future__ import annotations
 
-import os
 import re
 
-from common import cached, timed
+from common import cached, size, timed
 from wikiorigin.dumps.sql import qids_table
 from wikiorigin.testing import page_props_rows, write_page_props_sql
 
-ROWS = int(os.environ.get("WIKIORIGIN_BENCH_ROWS", "10000000"))
+ROWS = size(10_000_000, 200_000, "WIKIORIGIN_BENCH_ROWS")
 _ROW = re.compile(r"^\(?(\d+),'((?:[^'\\]|\\.)*)','((?:[^'\\]|\\.)*)',([^)]*)\)?;?$", re.S)
 
 
@@ -38,7 +37,7 @@ def baseline(path) -> int:
 
 def main() -> None:
     print(f"bench_qids: page_props dump of {ROWS:,} rows")
-    path = cached(f"page_props-{ROWS // 1_000_000}M.sql", make)
+    path = cached(f"page_props-{ROWS}.sql", make)
     ours_s, table = timed(qids_table, path, "testwiki")
     base_s, found = timed(baseline, path)
     assert found == table.num_rows, (found, table.num_rows)

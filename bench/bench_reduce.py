@@ -2,12 +2,12 @@
 
 Prints the time and peak RSS of `reduce_origins` (DuckDB) for 5 M and 50 M rows (anchor:
 50 M in <= 90 s with peak RSS <= 6 GB, and the cost growing linearly), and a plain pandas
-groupby baseline on the same 5 M rows as a ratio. Rows: WIKIORIGIN_BENCH_REDUCE_M (default 50).
+groupby baseline on the same 5 M rows as a ratio. Rows: WIKIORIGIN_BENCH_REDUCE_M (default 50;
+--quick: 0.5).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
@@ -15,11 +15,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from common import OUT, PY, peak_rss_mb
+from common import OUT, PY, peak_rss_mb, size, write_results
 from wikiorigin.schemas import EDITIONS
 
 WIKIS = 300
-BIG = int(os.environ.get("WIKIORIGIN_BENCH_REDUCE_M", "50")) * 1_000_000
+BIG = size(50_000_000, 500_000, "WIKIORIGIN_BENCH_REDUCE_M", 1_000_000)
 
 
 def make_shards(rows: int, directory) -> list:
@@ -103,28 +103,53 @@ def pandas_baseline(shards, out) -> float:
 
 def main() -> None:
     print(f"bench_reduce: origins reduction over {WIKIS} wikis")
-    results = {}
+    results, rss = {}, {}
     for rows in (BIG // 10, BIG):
-        directory = OUT / f"reduce-editions-{rows // 1_000_000}M"
+        directory = OUT / f"reduce-editions-{rows}"
         started = time.perf_counter()
         make_shards(rows, directory)
         made = time.perf_counter() - started
-        seconds, items, rss = run_reduce(directory)
-        results[rows] = seconds
+        results[rows], items, rss[rows] = run_reduce(directory)
         print(
-            f"  {rows / 1e6:,.0f} M rows ({items:,} items; shards made in {made:.0f} s): "
-            f"{seconds:,.1f} s, peak RSS {rss / 1024:,.2f} GB"
+            f"  {rows / 1e6:,.1f} M rows ({items:,} items; shards made in {made:.0f} s): "
+            f"{results[rows]:,.1f} s, peak RSS {rss[rows] / 1024:,.2f} GB"
         )
     small, big = BIG // 10, BIG
-    print(f"{'reduce 50 M rows, seconds':<44} {results[big]:7.1f} (anchor <= 90 s)")
-    print(f"{'growth 50 M / 5 M (linear = 10)':<44} {results[big] / results[small]:7.1f}")
-    directory = OUT / f"reduce-editions-{small // 1_000_000}M"
+    print(f"{f'reduce {big / 1e6:g} M rows, seconds':<44} {results[big]:7.1f} (anchor <= 90 s at 50 M)")
+    print(f"{f'growth {big / 1e6:g} M / {small / 1e6:g} M (linear = 10)':<44} {results[big] / results[small]:7.1f}")
+    directory = OUT / f"reduce-editions-{small}"
     baseline = pandas_baseline(make_shards(small, directory), directory / "pandas.parquet")
     print(
-        f"  pandas sort + groupby baseline, 5 M rows: {baseline:,.1f} s (origin, runner-up, "
+        f"  pandas sort + groupby baseline, {small / 1e6:g} M rows: {baseline:,.1f} s (origin, runner-up, "
         "count, list of editions' wikis; written to Parquet)"
     )
-    print(f"{'reduce / pandas baseline, 5 M rows':<44} {baseline / results[small]:7.2f} (speed ratio)")
+    print(f"{f'reduce / pandas baseline, {small / 1e6:g} M rows':<44} {baseline / results[small]:7.2f} (speed ratio)")
+    report(small, big, results, rss, baseline)
+
+
+def report(small: int, big: int, results: dict, rss: dict, baseline: float) -> None:
+    """The figures for the performance page (scripts/bench_table.py)."""
+    met = results[big] <= 90 * big / 50e6 and rss[big] <= 6 * 1024
+    write_results(
+        "bench_reduce",
+        [
+            {
+                "benchmark": f"origins reduction, {big / 1e6:g} M editions over {WIKIS} wikis (`bench_reduce.py`)",
+                "figure": f"**{results[big]:,.1f} s**, peak RSS **{rss[big] / 1024:,.2f} GB**",
+                "anchor": "≤ 90 s, ≤ 6 GB at 50 M: " + ("met" if met else "**not met**"),
+            },
+            {
+                "benchmark": f"reduction time {big / 1e6:g} M / {small / 1e6:g} M rows",
+                "figure": f"**{results[big] / results[small]:.1f}** ({results[small]:,.1f} s for {small / 1e6:g} M)",
+                "anchor": "linear (10)",
+            },
+            {
+                "benchmark": f"reduction / pandas sort + groupby baseline, {small / 1e6:g} M rows",
+                "figure": f"**{baseline / results[small]:.1f}×** ({results[small]:,.1f} s vs {baseline:,.1f} s)",
+                "anchor": "—",
+            },
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyarrow.parquet as pq  # noqa: E402
 
+from common import QUICK  # noqa: E402
 from wikiorigin.review.app import Review  # noqa: E402
 from wikiorigin.review.export import export_reviewed  # noqa: E402
 from wikiorigin.review.items import load_dataset  # noqa: E402
@@ -28,7 +29,7 @@ from wikiorigin.review.store import ReviewStore  # noqa: E402
 from wikiorigin.schemas import MCQ_REGIONS, MCQ_TYPES  # noqa: E402
 from wikiorigin.testing import mcq_row, write_mcq
 
-N, DECIDED = 50_000, 20_000
+N, DECIDED = (5_000, 2_000) if QUICK else (50_000, 20_000)
 
 
 def make_set(path: Path) -> None:
@@ -79,7 +80,7 @@ def main() -> None:
             )
         store.close()
         review = Review(d / "mcq.parquet", d / "r.sqlite", "carol")
-        view = best(lambda: [review.item(k) for k in range(0, 20_000, 2_000)], 1) / 10
+        view = best(lambda: [review.item(k) for k in range(0, DECIDED, DECIDED // 10)], 1) / 10
         state = best(lambda: review.state(), 1)
         review.store.close()
         export = best(lambda: export_reviewed(d / "mcq.parquet", d / "r.sqlite", d / "out.parquet", "majority"), 1)

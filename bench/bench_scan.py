@@ -32,7 +32,7 @@ from pathlib import Path
 
 from isal import igzip
 
-from common import PY, cached, command_seconds, peak_rss_mb, timed
+from common import PY, QUICK, cached, command_seconds, peak_rss_mb, size, timed
 from wikiorigin.dumps import scanner as fast_scan
 from wikiorigin.dumps.compression import open_dump
 from wikiorigin.dumps.scan import scan_to_parquet
@@ -40,9 +40,10 @@ from wikiorigin.dumps.stubs import scan_pages, scan_pages_mwxml
 from wikiorigin.testing import write_history_xml
 from wikiorigin.testing.xml import SHA1
 
-BIG = int(os.environ.get("WIKIORIGIN_BENCH_MB", "500")) * 1_000_000
-GZ6 = int(os.environ.get("WIKIORIGIN_BENCH_GZ6_MB", "400")) * 1_000_000
-RUNS = int(os.environ.get("WIKIORIGIN_BENCH_RUNS", "5"))
+BIG = size(500_000_000, 10_000_000, "WIKIORIGIN_BENCH_MB", 1_000_000)
+GZ6 = size(400_000_000, 5_000_000, "WIKIORIGIN_BENCH_GZ6_MB", 1_000_000)
+RUNS = 1 if QUICK else int(os.environ.get("WIKIORIGIN_BENCH_RUNS", "5"))
+SMALL, HISTORY = (2_000_000, 2_000_000) if QUICK else (50_000_000, 150_000_000)  # --quick: all a few MB
 REAL_SAMPLE = Path(__file__).resolve().parent.parent / "tests/data/dumps/elwikivoyage-stub-meta-history-sample.xml.gz"
 _HASHED = re.compile(rb'bytes="\d+" sha1="' + SHA1.encode() + rb'"([^>]*)/>(\s*)<sha1>' + SHA1.encode() + rb"</sha1>")
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -211,8 +212,8 @@ def real_ratio() -> float:
 
 def main() -> None:
     print("bench_scan: page-creation scan (synthetic stub-meta-history, real structure)")
-    realistic = cached(f"stub-gzip6-{GZ6 // 1_000_000}MB.xml.gz", stub_gzip6(GZ6, seed=7))
-    uniform = cached(f"stub-gzip6-one-sha1-{GZ6 // 1_000_000}MB.xml.gz", stub_gzip6(GZ6, seed=7, own_hashes=False))
+    realistic = cached(f"stub-gzip6-{GZ6}.xml.gz", stub_gzip6(GZ6, seed=7))
+    uniform = cached(f"stub-gzip6-one-sha1-{GZ6}.xml.gz", stub_gzip6(GZ6, seed=7, own_hashes=False))
     tiny = cached("stub-gzip6-one-page.xml.gz", stub_gzip6(500, seed=7))
     print(
         f"  the real elwikivoyage stub sample compresses {real_ratio():.1f}x at gzip -6; load average "
@@ -221,19 +222,19 @@ def main() -> None:
     whole_command(realistic, tiny, goal=0.5)
     whole_command(uniform, tiny, goal=None)
 
-    small = cached("stub-50MB.xml.gz", stub(50_000_000, seed=1))
-    big = cached(f"stub-{BIG // 1_000_000}MB.xml.gz", stub(BIG, seed=2))
-    full = cached("history-150MB.xml.bz2", history_bz2(150_000_000))
+    small = cached(f"stub-{SMALL}.xml.gz", stub(SMALL, seed=1))
+    big = cached(f"stub-{BIG}.xml.gz", stub(BIG, seed=2))
+    full = cached(f"history-{HISTORY}.xml.bz2", history_bz2(HISTORY))
 
     # Best of three, alternating, for both: the machine is noisy.
-    d_s, nbytes, s_s = best_of(3, big)
+    d_s, nbytes, s_s = best_of(1 if QUICK else 3, big)
     print(
         f"  gzip {nbytes / 1e6:,.0f} MB XML: decompress {nbytes / d_s / 1e6:,.0f} MB/s, "
         f"scan {nbytes / s_s / 1e6:,.0f} MB/s"
     )
     ratio_line("scan / decompression, gzip", s_s, d_s, 0.4, "throughput ratio")
 
-    d_s, nbytes, s_s = best_of(2, full, 2)
+    d_s, nbytes, s_s = best_of(1 if QUICK else 2, full, 2)
     print(
         f"  bzip2 full history {nbytes / 1e6:,.0f} MB XML, 2 threads: decompress "
         f"{nbytes / d_s / 1e6:,.0f} MB/s, scan {nbytes / s_s / 1e6:,.0f} MB/s"
@@ -241,7 +242,7 @@ def main() -> None:
     ratio_line("scan / decompression, bzip2 (2 threads)", s_s, d_s, 0.7, "throughput ratio")
 
     # mwxml on the first pages of the small file; the fast scan on the same pages.
-    pages = 3000
+    pages = 300 if QUICK else 3000
     m_s, _ = timed(mwxml_scan, small, pages)
     scanner = scan_pages(small)
     f_s, _ = timed(lambda: [b for b in scanner.batches()])
@@ -251,7 +252,7 @@ def main() -> None:
 
     core, fast_scan.CORE = fast_scan.CORE, None  # the path taken where no C compiler built it
     try:
-        d_s, nbytes, s_s = best_of(3, small)
+        d_s, nbytes, s_s = best_of(1 if QUICK else 3, small)
     finally:
         fast_scan.CORE = core
     print(

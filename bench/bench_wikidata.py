@@ -37,13 +37,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from common import cached
+from common import QUICK, cached, size
 from wikiorigin.dumps.compression import open_dump
 from wikiorigin.dumps.wikidata import read_entities
 from wikiorigin.testing.wikidata import entity_json
 
-SIZE = int(os.environ.get("WIKIORIGIN_BENCH_WIKIDATA_MB", "300")) * 1_000_000
-RUNS = int(os.environ.get("WIKIORIGIN_BENCH_RUNS", "3"))
+SIZE = size(300_000_000, 10_000_000, "WIKIORIGIN_BENCH_WIKIDATA_MB", 1_000_000)
+RUNS = 1 if QUICK else int(os.environ.get("WIKIORIGIN_BENCH_RUNS", "3"))
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "tests" / "data" / "dumps" / "wikidata-20151109-five-entities.json"
 JAWIKI = ROOT / "tests" / "data" / "dumps" / "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
@@ -434,7 +434,7 @@ def main() -> None:
     pages = _pages()
     multi = cached("jawiki-items-multistream", make_multistream)
     multistream = (multi / "jawiki-multistream.xml.bz2", multi / "jawiki-multistream-index.txt.bz2")
-    path = cached(f"wikidata-chain-v3-{SIZE // 1_000_000}MB.json.gz", lambda p: make_dump(p, pages))
+    path = cached(f"wikidata-chain-v3-{SIZE}.json.gz", lambda p: make_dump(p, pages))
     corpus_figures(path, pages, multistream)
     filtered_figure(path)
     screen_figure(path)

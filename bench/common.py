@@ -11,6 +11,18 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "out"
 
+QUICK = "--quick" in sys.argv
+"""``--quick``: the bench on small inputs, in seconds (``make bench-quick``, run by CI so that a
+bench that breaks fails the build); its figures go to ``NAME.quick.json``, never to the docs."""
+
+
+def size(full: int, quick: int, variable: str | None = None, unit: int = 1) -> int:
+    """An input's size: ``quick`` under ``--quick``, else the environment's ``variable`` (when
+    set, in ``unit``s: megabytes, millions) or ``full``."""
+    if QUICK:
+        return quick
+    return int(float(os.environ[variable]) * unit) if variable and os.environ.get(variable) else full
+
 
 def cached(name: str, make) -> Path:
     """``bench/out/NAME``, made by ``make(path)`` once (written to a temporary name first)."""
@@ -68,7 +80,7 @@ PY = sys.executable
 RESULTS = OUT / "results"
 
 
-def write_results(name: str, rows: list[dict], *, quick: bool = False) -> Path:
+def write_results(name: str, rows: list[dict], *, quick: bool = QUICK) -> Path:
     """A bench's figures for the performance page: ``rows`` of ``benchmark``, ``figure`` and
     ``anchor`` (Markdown), written to ``bench/out/results/NAME.json`` (``NAME.quick.json`` for
     small inputs), from which ``scripts/bench_table.py`` writes the page's table."""
