@@ -238,6 +238,25 @@ def test_build_card_keeps_a_hand_written_readme_unless_forced(tmp_path, capsys):
     assert "# Again" in readme.read_text(encoding="utf-8")
 
 
+def test_build_card_keeps_hand_written_croissant_metadata_unless_forced(tmp_path, capsys):
+    directory = tmp_path / "set"
+    _built_set(tmp_path, directory)
+    card = ["build", "card", str(directory), "--kind", "mcq", "--title", "T"]
+    assert main(card) == 0
+    ours = (directory / "croissant.json").read_text(encoding="utf-8")
+    assert main([*card[:-1], "Again"]) == 0  # ours: rewritten
+    mine = '{"@type": "sc:Dataset", "name": "written by hand"}\n'
+    (directory / "croissant.json").write_text(mine, encoding="utf-8")
+    (directory / "README.md").unlink()
+    capsys.readouterr()
+    assert main(card) == 2
+    assert "croissant.json: Croissant metadata not written by wikiorigin; it is kept" in capsys.readouterr().err
+    assert (directory / "croissant.json").read_text(encoding="utf-8") == mine
+    assert not (directory / "README.md").exists()  # nothing written
+    assert main([*card, "--force"]) == 0
+    assert (directory / "croissant.json").read_text(encoding="utf-8") == ours
+
+
 # --- 5. empty and repeated articles cost no call -----------------------------------------------
 
 

@@ -187,6 +187,23 @@ def _check_own(path: Path, force: bool) -> None:
         )
 
 
+def _check_own_croissant(path: Path, force: bool) -> None:
+    """``croissant.json`` may be (re)written: absent, ours (its data collection says it was
+    built with wikiorigin, as :func:`~wikiorigin.builders.croissant.croissant` writes), or
+    ``force``; metadata written by hand is kept."""
+    if force or not path.exists():
+        return
+    try:
+        said = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        said = None
+    if not (isinstance(said, dict) and str(said.get("rai:dataCollection", "")).startswith("Built with wikiorigin")):
+        raise ParameterError(
+            "force",
+            f"{path}: Croissant metadata not written by wikiorigin; it is kept: move it, or give {{force}} to replace it",
+        )
+
+
 def write_card(
     directory, kind: str, title: str, description: str, *, force: bool = False, url: str | None = None
 ) -> Path:
@@ -198,6 +215,7 @@ def write_card(
     (:func:`~wikiorigin.builders.croissant.croissant`); ``url``: where the set is published."""
     directory = Path(directory)
     _check_own(directory / "README.md", force)
+    _check_own_croissant(directory / CROISSANT, force)
     files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
     if not files:
         raise WikioriginError(f"{directory}: no Parquet files to describe")
