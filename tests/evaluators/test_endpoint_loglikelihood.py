@@ -394,3 +394,101 @@ def test_no_context_length_is_one_line_and_a_long_text_needs_the_tokenizer(tmp_p
         assert cli.main([*args, "--max-length", "16"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "longer than the context of 16: give --tokenizer PATH" in err[0], err
+
+
+def _scored(questions, url, tmp_path, out, *more):
+    """`eval mcq --mode loglikelihood` one prompt a request, in order, no retries."""
+    options = ("--retries", "0", "--batch-size", "1", "--concurrency", "1", "--out", str(out), *more)
+    return cli.main(["eval", *_served(questions, url, tmp_path, *options)])
+
+
+def test_an_outage_in_loglikelihood_mode_is_an_incomplete_run(tmp_path, tiny_model_dir, capsys):
+    """The server fails after 16 of 32 prompts (questions 0-3 scored): exit 1, complete: false,
+    the 4 questions unscored `failed` and out of the figures; --allow-failures accepts it; the
+    same command again asks only the 16 and completes the run. (It was exit 2, no summary.)"""
+    questions = str(_questions(tmp_path / "mcq.parquet", 8))
+    out = tmp_path / "o"
+    with CompletionsServer(tiny_model_dir) as server:
+        server.faults = [None] * 16 + ["500"] * 16
+        assert _scored(questions, server.url, tmp_path, out) == 1
+        err = capsys.readouterr().err
+        assert "16 of 32 requests failed after their retries" in err and "500" in err
+        summary = json.loads((out / "summary.json").read_text())
+        assert (summary["complete"], summary["failed"], summary["n"], summary["answered"]) == (False, 4, 8, 4)
+        items = pq.read_table(out / "items.parquet").to_pylist()
+        assert [i["read_as"] for i in items] == [None] * 4 + ["failed"] * 4
+        assert all(i["correct"] is None for i in items[4:])
+        assert summary["acc"] == sum(i["correct"] for i in items[:4]) / 4
+        server.faults = ["500"] * 16
+        assert _scored(questions, server.url, tmp_path, tmp_path / "accepted", "--allow-failures") == 0
+        assert json.loads((tmp_path / "accepted" / "summary.json").read_text())["complete"] is False
+        asked = len(server.calls)
+        assert _scored(questions, server.url, tmp_path, out) == 0
+        assert len(server.calls) - asked == 16  # only the unscored prompts
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["complete"], summary["failed"], summary["answered"]) == (True, 0, 8)
+
+
+def test_an_outage_in_the_leakage_check_is_an_incomplete_run(tmp_path, tiny_model_dir, capsys):
+    """Six articles, the server failing after 8 of the 12 texts (the originals and two
+    paraphrases): exit 1, 4 articles `failed`, the figures over the 2 scored; again: 4 asked."""
+    out = tmp_path / "o"
+    with CompletionsServer(tiny_model_dir) as server:
+
+        def args(where, *more):
+            one = ("--retries", "0", "--batch-size", "1", "--concurrency", "1", *more)
+            return _leakage_args(tmp_path, server.url, "--out", str(where), *one)
+
+        server.faults = [None] * 8 + ["500"] * 4
+        assert cli.main(args(out)) == 1
+        assert "4 of 12 requests failed after their retries" in capsys.readouterr().err
+        summary = json.loads((out / "summary.json").read_text())
+        assert (summary["complete"], summary["failed"], summary["n"], summary["answered"]) == (False, 4, 6, 2)
+        assert math.isfinite(summary["mean_difference"])
+        items = pq.read_table(out / "items.parquet").to_pylist()
+        assert sorted(i["failed"] for i in items) == [False] * 2 + [True] * 4
+        server.faults = ["500"] * 4
+        assert cli.main(args(tmp_path / "accepted", "--allow-failures")) == 0
+        server.faults, asked = [], len(server.calls)
+        assert cli.main(args(out)) == 0 and len(server.calls) - asked == 4
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["complete"], summary["failed"], summary["answered"]) == (True, 0, 6)
+
+
+class _Overflowing(CompletionsServer):
+    """A server whose log-probabilities are all -1e308 while ``overflow`` is set: each one
+    finite, their sums over two tokens or more not (``-inf``)."""
+
+    overflow = True
+
+    def complete(self, prompt, body, index):
+        choice = super().complete(prompt, body, index)
+        found = choice.get("logprobs")
+        if self.overflow and found:
+            found["token_logprobs"] = [None if v is None else -1e308 for v in found["token_logprobs"]]
+            found["top_logprobs"] = [None if t is None else dict.fromkeys(t, -1e308) for t in found["top_logprobs"]]
+        return choice
+
+
+@pytest.mark.parametrize("task", ["loglikelihood", "leakage"])
+def test_log_probabilities_that_sum_past_a_float_are_refused_and_not_cached(tmp_path, tiny_model_dir, capsys, task):
+    """-1e308 a token: every option tied at -inf (a silent 0.25), or a leakage check ending in
+    "unexpected ZeroDivisionError", and cached. Now one line naming the server and the prompt,
+    exit 2, nothing written or cached: the mended server is asked again."""
+    out = tmp_path / "o"
+    with _Overflowing(tiny_model_dir) as server:
+        if task == "leakage":
+            args = _leakage_args(tmp_path, server.url, "--out", str(out))
+        else:
+            args = [
+                "eval",
+                *_served(str(_questions(tmp_path / "mcq.parquet", 4)), server.url, tmp_path, "--out", str(out)),
+            ]
+        capsys.readouterr()
+        assert cli.main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"wikiorigin: error: {server.url}: "), err
+        assert "sum to -inf over the prompt's" in err[0] and "for the prompt '" in err[0]
+        assert not (out / "summary.json").exists()
+        server.overflow, asked = False, len(server.calls)
+        assert cli.main(args) == 0 and len(server.calls) > asked

@@ -192,6 +192,7 @@ def test_summary_with_nan_is_written_as_null(tmp_path):
     import numpy as np
 
     from wikiorigin.evaluators.report import write_results
+    from wikiorigin.evaluators.results import REPORT_MARK
 
     summary = {
         "model": "m",
@@ -216,7 +217,7 @@ def test_summary_with_nan_is_written_as_null(tmp_path):
     assert written["arr"] == [0.5, None] and written["settings"] == settings
     assert written["signature"] == "wikiorigin-eval|task:judge|model:m@x|version:0.1.0"
     assert (tmp_path / "run" / "report.md").read_text() == (
-        "# Report\n\nSignature: `wikiorigin-eval|task:judge|model:m@x|version:0.1.0`\n"
+        "# Report\n\nSignature: `wikiorigin-eval|task:judge|model:m@x|version:0.1.0`\n\n" + REPORT_MARK + "\n"
     )
 
 

@@ -394,8 +394,8 @@ def cmd_eval_leakage(args, lock) -> int:
         result,
         args,
         lock,
-        f"{s.n} articles, mean difference {s.mean_difference:.4f} "
-        f"NLL/char, p = {s.p_value:.3g}, r = {s.rank_biserial:.3f}",
+        f"{s.n} articles, mean difference {_num(s.mean_difference, '.4f')} "
+        f"NLL/char, p = {_num(s.p_value, '.3g')}, r = {_num(s.rank_biserial)}",
     )
 
 

@@ -36,10 +36,13 @@ makes no request), its retries, timeouts and bounded waits, and its usage counte
 the first request the endpoint is checked and one prompt goes alone: a server that refuses
 ``echo`` or ``logprobs``, or answers without the prompt's log-probabilities (llama.cpp's own
 server), is an :class:`~wikiorigin.llm.EndpointError` before anything is scored; a prompt
-that gets no answer after its retries stops the run (the answers so far stay cached).
+that gets no answer after its retries (an outage, a request refused) is left unscored (None:
+its question or article a failed item, the run incomplete), the answers got being cached, so
+that the next run asks only the unscored.
 
 Every number is checked: a log-probability that is NaN, infinite, above 0 (beyond float
-rounding) or missing after the first token, or such a most likely token's, refuses that
+rounding) or missing after the first token, or such a most likely token's, or values whose sum
+over the prompt is not finite (``-1e308`` a token), refuses that
 answer (the model, the prompt's first characters and the token in one line), never retried
 (a server at temperature 0 gives it again) and never cached (an impossible answer cached by
 an earlier version is asked again). It is an :class:`~wikiorigin.llm.EndpointError`, exit 2,
@@ -144,12 +147,17 @@ def _impossible(value) -> bool:
 def _check_values(scored: dict) -> None:
     """Raise :class:`_Impossible` naming the first token of a scored prompt (as
     :func:`_prompt_part` gives it, or as the cache kept it) whose log-probability, or most
-    likely token's, is impossible; the first token's may be None."""
+    likely token's, is impossible; the first token's may be None. Their sum over the prompt
+    must be finite too (every sum over a part of it, a continuation or a window, then is: the
+    values are at most 0): ``-1e308`` a token sums to ``-inf``, which no figure can use."""
     for i, (value, best) in enumerate(zip(scored["logprob"], scored["best"])):
         if (value is not None or i > 0) and _impossible(value):
             raise _Impossible(f"{value!r} at token {i} ({scored['text'][i]!r})")
         if best is not None and _impossible(best):
             raise _Impossible(f"{best!r} as the most likely token's at token {i} ({scored['text'][i]!r})")
+    total = sum(v for v in scored["logprob"] if v is not None)
+    if not math.isfinite(total):
+        raise _Impossible(f"values that sum to {total!r} over the prompt's {len(scored['logprob'])} tokens")
 
 
 def _prompt_tokens(prompt: str, tokens: list) -> int:
@@ -269,9 +277,10 @@ class EchoScoring:
 
     def loglikelihood(
         self, requests: list[tuple[str, str]], *, batch_size: int | None = None
-    ) -> list[tuple[float, bool]]:
+    ) -> list[tuple[float, bool] | None]:
         """``(sum of log-probabilities, greedy)`` of each continuation given its context, as
-        local mode computes them (see the module docstring for the two kinds of prompt)."""
+        local mode computes them (see the module docstring for the two kinds of prompt); None
+        for a request whose prompt got no answer after its retries (:meth:`echo`)."""
         if self.tokenizer is None:
             return self._loglikelihood_text(requests, batch_size)
         pairs = self._split_many(requests)
@@ -286,13 +295,19 @@ class EchoScoring:
             whole = head + tail
             prompts.append(whole[-(length + 1) :])
         scored = self.echo(prompts, batch_size)
-        return [_summed(s, max(1, len(p) - len(tail)), len(p)) for s, p, (_, tail) in zip(scored, prompts, pairs)]
+        return [
+            None if s is None else _summed(s, max(1, len(p) - len(tail)), len(p))
+            for s, p, (_, tail) in zip(scored, prompts, pairs)
+        ]
 
-    def _loglikelihood_text(self, requests, batch_size) -> list[tuple[float, bool]]:
+    def _loglikelihood_text(self, requests, batch_size) -> list[tuple[float, bool] | None]:
         self.context()
         scored = self._fitting(self.echo([context + continuation for context, continuation in requests], batch_size))
         out, spanning = [], 0
         for i, ((context, continuation), s) in enumerate(zip(requests, scored)):
+            if s is None:  # no answer after its retries
+                out.append(None)
+                continue
             cut = len(context.rstrip())
             first = continuation_start(s, cut) if cut else _text_start(s)  # no context: the whole text
             if first == len(s["text"]):
@@ -329,7 +344,8 @@ class EchoScoring:
         with token ids: the text after the BOS token (EOS where there is none), in ``windows``
         of ``max_length`` (:meth:`context`). As text: the server's own special tokens, each
         text whole (one longer than the context is an error asking for a tokenizer), its first token
-        left out when the server gives it no log-probability (counted in ``unscored_first``)."""
+        left out when the server gives it no log-probability (counted in ``unscored_first``).
+        None for a text of which a prompt got no answer after its retries (:meth:`echo`)."""
         if windows not in WINDOWS:
             raise ValueError(f"{type(self).__name__}.token_logprobs: windows must be one of {WINDOWS}, got {windows!r}")
         if stride is not None and windows == "disjoint":
@@ -338,6 +354,9 @@ class EchoScoring:
         if self.tokenizer is None:
             out = []
             for s in self._fitting(self.echo(list(texts), batch_size)):
+                if s is None:
+                    out.append(None)
+                    continue
                 values = s["logprob"][_text_start(s) :]
                 if values and values[0] is None:
                     values = values[1:]
@@ -347,8 +366,11 @@ class EchoScoring:
         sequences = [[self._prefix()] + ids for ids in self.encode_many(texts)]
         jobs = window_jobs(sequences, self._windows(windows, stride), length)
         prompts = [inputs + targets[-1:] for _, inputs, targets in jobs]
-        out: list[list[float]] = [[] for _ in texts]
+        out: list[list[float] | None] = [[] for _ in texts]
         for (t, _, targets), prompt, s in zip(jobs, prompts, self.echo(prompts, batch_size)):
+            if s is None or out[t] is None:  # a window unscored: the text is
+                out[t] = None
+                continue
             out[t].extend(s["logprob"][len(prompt) - len(targets) :])
         return out
 
@@ -404,7 +426,7 @@ class EchoScoring:
         """Scored text prompts, each checked to fit the context: a text cannot be cut into
         windows without the tokenizer (the server would refuse it, or score it past its context)."""
         for i, s in enumerate(scored):
-            if len(s["text"]) > self.max_length + 1:
+            if s is not None and len(s["text"]) > self.max_length + 1:
                 text = "".join(s["text"])
                 raise ParameterError(
                     "tokenizer",
@@ -424,7 +446,10 @@ class EchoScoring:
         tokens' ``text``, ``logprob`` (None for the first), ``best`` (the most likely token's
         log-probability at that step, None when not given) and ``start`` (where a token's text
         starts in a text prompt: counted from the prompt's end, so a token the server puts
-        before the text starts before 0)."""
+        before the text starts before 0). A prompt that got no answer after its retries (the
+        server down, a request refused) is None: counted in the client's ``usage.failures``
+        (its first error in ``first_error``) and asked again by the next run, the answers got
+        being cached."""
         client = self.client
         if not hasattr(client.backend, "base_url"):
             raise WikioriginError(
@@ -444,7 +469,7 @@ class EchoScoring:
         todo = {k: p for k, p in zip(keys, prompts) if k not in found}
         if todo:
             found.update(_run(self._fetch(todo, batch_size or self.batch_size)))
-        return [found[k] for k in keys]
+        return [found.get(k) for k in keys]
 
     async def _fetch(self, todo: dict, size: int) -> dict:
         """Answers of the prompts not in the cache: the endpoint checked (once), the first
@@ -459,13 +484,13 @@ class EchoScoring:
             timeout=backend.timeout,
             max_retries=0,
         )
-        items, found, failed = list(todo.items()), {}, []
+        items, found, failed, broken = list(todo.items()), {}, [], []
         bar = Progress(f"{self.name}: scored prompts", total=len(items), unit="prompt")
         try:
             if not self._checked:
                 await backend.check()
                 self._checked = True
-            await self._first(sdk, items[0], found)
+            await self._first(sdk, items[0], found, failed)
             bar.update()
             gate = asyncio.Semaphore(client.concurrency)
 
@@ -480,10 +505,10 @@ class EchoScoring:
                     try:
                         found[key] = _prompt_part(prompt, choice)
                     except _Impossible as exc:
-                        failed.append(self._impossible(prompt, exc))
+                        broken.append(self._impossible(prompt, exc))
                         continue
                     except _Unusable as exc:
-                        failed.append(f"an answer without the prompt's log-probabilities: {exc}")
+                        broken.append(f"an answer without the prompt's log-probabilities: {exc}")
                         continue
                     if client.cache is not None:
                         await asyncio.to_thread(client.cache.put, key, found[key])
@@ -495,18 +520,21 @@ class EchoScoring:
             await sdk.close()
             if hasattr(backend, "aclose"):
                 await backend.aclose()
-        if failed:
-            client.usage.failures += len(items) - len(found)
+        client.usage.failures += len(items) - len(found)
+        if broken:
             raise EndpointError(
                 f"{backend.url}: {len(items) - len(found)} of {len(items)} prompts were not scored; "
-                f"the first: {failed[0]} (the {len(found)} scored are cached: run again to go on)",
+                f"the first: {broken[0]} (the {len(found)} scored are cached: run again to go on)",
                 url=backend.url,
             )
+        if failed:
+            client.first_error = client.first_error or failed[0]
         return found
 
-    async def _first(self, sdk, item, found: dict) -> None:
+    async def _first(self, sdk, item, found: dict, failed: list) -> None:
         """The run's first prompt, alone: a server that refuses to score prompts, or answers
-        without their log-probabilities, is an EndpointError before anything else is sent."""
+        without their log-probabilities, is an EndpointError before anything else is sent; one
+        that gives no answer after the retries (an outage) leaves it unscored (in ``failed``)."""
         key, prompt = item
         backend, cache = self.client.backend, self.client.cache
         where = f"{backend.url}/completions for the model {backend.model!r}"
@@ -520,7 +548,8 @@ class EchoScoring:
                 url=backend.url,
             ) from None
         except TransientError as exc:
-            raise EndpointError(f"{where}: {exc}", url=backend.url) from None
+            failed.append(f"{exc}")
+            return
         except _Impossible as exc:
             raise EndpointError(f"{backend.url}: {self._impossible(prompt, exc)}", url=backend.url) from None
         except _Unusable as exc:

@@ -98,6 +98,9 @@ def passage(text: str, max_chars: int) -> str:
     return text[:max_chars]
 
 
+_LARGEST_EXP = 709.0  # math.exp of more overflows (the perplexity is then infinite)
+
+
 def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
     """Scores of one text from its tokens' log-probabilities."""
     if not logprobs or not text:
@@ -109,7 +112,7 @@ def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
         "chars": len(text),
         "nll_per_char": nll / len(text),
         "nll_per_token": nll / n,
-        "perplexity": math.exp(nll / n),
+        "perplexity": math.exp(nll / n) if nll / n < _LARGEST_EXP else math.inf,
         "min_k": sum(lowest) / len(lowest),
         "zlib_ratio": (nll / n) / len(zlib.compress(text.encode("utf-8"))),
     }
@@ -198,28 +201,28 @@ def leakage_check(
     originals = [passage(articles[t], max_chars) for t in titles]
     others = [passage(paraphrases[t], max_chars) for t in titles]
     logprobs = model.token_logprobs(originals + others, windows=windows, stride=stride)
-    items = []
+    items, unscored = [], []
     for i, title in enumerate(titles):
+        if logprobs[i] is None or logprobs[len(titles) + i] is None:  # a request failed after its retries
+            unscored.append({"title": title, "model": model.name, "failed": True})
+            continue
         a = text_scores(logprobs[i], originals[i], k)
         b = text_scores(logprobs[len(titles) + i], others[i], k)
         items.append(
             {
                 "title": title,
                 "model": model.name,
+                "failed": False,
                 **{f"original_{x}": v for x, v in a.items()},
                 **{f"paraphrase_{x}": v for x, v in b.items()},
                 "difference": a["nll_per_char"] - b["nll_per_char"],
             }
         )
-    diffs = [i["difference"] for i in items]
-    from scipy.stats import wilcoxon
-
-    test = wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items])
-    mean = lambda key: sum(i[key] for i in items) / len(items)  # noqa: E731
     summary = {
         "model": model.name,
         "mode": "leakage",
-        "n": len(items),
+        "n": len(titles),
+        "answered": len(items),
         "max_chars": max_chars,
         "without_paraphrase": len(candidates) - len(titles),
         "k": k,
@@ -227,12 +230,35 @@ def leakage_check(
         "sample": None
         if sample is None
         else {"n": sample.n, "seed": sample.seed, "population": sample.population, "titles": list(sample.titles)},
-        "original_nll_per_char": mean("original_nll_per_char"),
-        "paraphrase_nll_per_char": mean("paraphrase_nll_per_char"),
-        "original_perplexity": mean("original_perplexity"),
-        "paraphrase_perplexity": mean("paraphrase_perplexity"),
-        "original_min_k": mean("original_min_k"),
-        "paraphrase_min_k": mean("paraphrase_min_k"),
+        **_figures(items),
+    }
+    return items + unscored, summary
+
+
+_FIGURES = (
+    "original_nll_per_char",
+    "paraphrase_nll_per_char",
+    "original_perplexity",
+    "paraphrase_perplexity",
+    "original_min_k",
+    "paraphrase_min_k",
+)
+
+
+def _figures(items: list[dict]) -> dict:
+    """The means of the scored articles' figures, their paired differences and the Wilcoxon
+    test; None each where fewer than 2 articles were scored (requests that failed)."""
+    if len(items) < 2:
+        return dict.fromkeys(
+            (*_FIGURES, "mean_difference", "median_difference", "original_more_likely")
+            + ("wilcoxon_statistic", "p_value", "rank_biserial")
+        )
+    from scipy.stats import wilcoxon
+
+    diffs = [i["difference"] for i in items]
+    test = wilcoxon([i["original_nll_per_char"] for i in items], [i["paraphrase_nll_per_char"] for i in items])
+    return {
+        **{key: sum(i[key] for i in items) / len(items) for key in _FIGURES},
         "mean_difference": sum(diffs) / len(diffs),
         "median_difference": statistics.median(diffs),
         "original_more_likely": sum(d < 0 for d in diffs) / len(diffs),
@@ -240,7 +266,6 @@ def leakage_check(
         "p_value": float(test.pvalue),
         "rank_biserial": _rank_biserial(diffs),
     }
-    return items, summary
 
 
 def leakage_settings(
@@ -323,6 +348,19 @@ def _chosen(sample: dict | None) -> str:
     )
 
 
+def _test_lines(s: dict) -> list[str]:
+    """The report's lines on the paired differences and the Wilcoxon test (none: too few scored)."""
+    if s["mean_difference"] is None:
+        return [f"Paired difference: none: only {s.get('answered', s['n'])} articles were scored (2 at least)."]
+    return [
+        f"Paired difference (original − paraphrase, NLL per char): mean {s['mean_difference']:.4f}, "
+        f"median {s['median_difference']:.4f}; the original is more likely for "
+        f"{s['original_more_likely']:.1%} of the articles.",
+        f"Wilcoxon signed-rank: W = {s['wilcoxon_statistic']:.1f}, p = {s['p_value']:.3g}; "
+        f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
+    ]
+
+
 def write_leakage_results(
     out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None
 ):
@@ -347,20 +385,17 @@ def write_leakage_results(
             ],
         ),
         "",
-        f"Paired difference (original − paraphrase, NLL per char): mean {s['mean_difference']:.4f}, "
-        f"median {s['median_difference']:.4f}; the original is more likely for "
-        f"{s['original_more_likely']:.1%} of the articles.",
-        f"Wilcoxon signed-rank: W = {s['wilcoxon_statistic']:.1f}, p = {s['p_value']:.3g}; "
-        f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
+        *_test_lines(s),
         "",
         "Plot: `leakage.png` (both distributions and the paired differences).",
     ]
+    scored = [i for i in items if not i.get("failed")]
     return write_results(
         out,
         items,
         summary,
         "\n".join(lines),
-        plots=[("leakage.png", lambda path: _plot(path, items, s["model"]))],
+        plots=[("leakage.png", lambda path: _plot(path, scored, s["model"]))],
         meta=meta,
         settings=settings,
     )

@@ -197,7 +197,10 @@ def evaluate_loglikelihood(
     delimiter (lm-eval's ``acc_norm``: ``len(choice)``), ``pred_bytes`` the highest per UTF-8
     byte of the option (lm-eval's ``acc_bytes``); ties go to the first option, as
     ``numpy.argmax``. Each item has ``loglikelihoods``, the three predictions and
-    ``correct``, ``correct_norm``, ``correct_bytes``."""
+    ``correct``, ``correct_norm``, ``correct_bytes``. A question of which an option got no
+    score (its request failed after its retries: the model gives None) is unanswered:
+    ``read_as`` ``failed``, the predictions and verdicts None, out of the figures (as
+    :func:`summarize` counts it); the others' ``read_as`` is None."""
     language = prompt_language(rows, language)
     sep, cue = delimiter(language), answer_cue(language) if cue is None else cue
     contexts = [question_prompt(r) + cue for r in rows]  # one per question, shared by its options
@@ -206,8 +209,12 @@ def evaluate_loglikelihood(
     items, k = [], 0
     for row in rows:
         n = len(row["choices"])
-        ll = [s for s, _ in scores[k : k + n]]
+        got = scores[k : k + n]
         k += n
+        if any(s is None for s in got):
+            items.append(_unscored(row, model.name, [None if s is None else s[0] for s in got]))
+            continue
+        ll = [s for s, _ in got]
         chars = [x / max(1, len(c)) for x, c in zip(ll, row["choices"])]
         octets = [x / max(1, len(c.encode("utf-8"))) for x, c in zip(ll, row["choices"])]
         pick = [max(range(n), key=v.__getitem__) for v in (ll, chars, octets)]
@@ -221,9 +228,16 @@ def evaluate_loglikelihood(
                 "correct": pick[0] == row["answer_index"],
                 "correct_norm": pick[1] == row["answer_index"],
                 "correct_bytes": pick[2] == row["answer_index"],
+                "read_as": None,
             }
         )
     return items
+
+
+def _unscored(row: dict, model: str, ll: list) -> dict:
+    """The item of a question whose options were not all scored (a request that failed)."""
+    verdicts = dict.fromkeys(("pred", "pred_norm", "pred_bytes", "correct", "correct_norm", "correct_bytes"))
+    return {**_item(row, model, "loglikelihood"), "loglikelihoods": ll, **verdicts, "read_as": "failed"}
 
 
 # Summary names of the log-likelihood verdicts: lm-evaluation-harness's acc and acc_norm (log-

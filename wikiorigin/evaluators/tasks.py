@@ -423,7 +423,8 @@ class LeakageTask:
         """Score the sampled articles and their paraphrases under ``model``
         (``token_logprobs``), writing the paraphrases first when none were given (the first
         few that failed are logged; their articles are left out of the comparison, and the run
-        is ``complete: false``)."""
+        is ``complete: false``). An article whose texts' scoring requests failed after their
+        retries is an item marked ``failed``, out of the figures, and the run is incomplete too."""
         _needs(model, "token_logprobs", "a leakage task")
         clients = (self.paraphraser, _client(model))
         before = _failures(clients)
@@ -451,4 +452,4 @@ class LeakageTask:
             (paraphraser, _client(model)),
             None,
             leakage.write_leakage_results,
-        ).finished(_failures(clients) - before, len(failed))
+        ).finished(_failures(clients) - before, len(failed) + sum(i["failed"] for i in items))
