@@ -230,7 +230,10 @@ class RequestCache:
         claims (None: at once, after the answers waiting to be written). A claim that cannot be
         removed (a full disk) is left: it ends with this process."""
         if key is not None:
-            self._enqueue(("release", key, None))
+            try:
+                self._enqueue(("release", key, None))
+            except CacheError:  # a write failed: the run stops on it (put, flush) anyway
+                pass
             return
         try:
             self.flush()
@@ -292,7 +295,7 @@ class RequestCache:
                     writes.changed.notify_all()
                     return
                 batch, writes.queue, writes.busy = writes.queue, [], True
-            error = "the writer thread stopped"
+            error = f"{self.path}: cannot store an answer (the cache's writer stopped)"
             try:
                 error = self._write(batch)
             finally:

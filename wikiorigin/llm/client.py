@@ -36,9 +36,16 @@ server sent, usable or not: it billed them all.
 
 Nothing is paid twice: identical requests in one run are sent once (they share the one in
 flight), and a request that another run on the same cache is sending is waited for, not sent
-(:meth:`RequestCache.claim`); a cache row that cannot be read is named in a warning and asked
+(:meth:`RequestCache.claim_many`: the request about to go is claimed with the next ones
+waiting, in one transaction); a cache row that cannot be read is named in a warning and asked
 again. A run that stops on an error (a full disk under the cache) ends its other requests
 before it raises.
+
+What a request costs beyond the server's time: a schema is checked and its validator built
+once; an answer that satisfies it is cached with the schema's digest, so that a cache hit is a
+look-up and a decode; answers are written in batches by the cache's writer thread (see
+:mod:`wikiorigin.llm.cache` for what a kill may lose); tokens are estimated only under a
+tokens-per-minute limit.
 """
 
 from __future__ import annotations
