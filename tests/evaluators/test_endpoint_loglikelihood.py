@@ -422,7 +422,7 @@ def test_an_outage_in_loglikelihood_mode_is_an_incomplete_run(tmp_path, tiny_mod
         server.faults = ["500"] * 16
         assert _scored(questions, server.url, tmp_path, tmp_path / "accepted", "--allow-failures") == 0
         assert json.loads((tmp_path / "accepted" / "summary.json").read_text())["complete"] is False
-        asked = len(server.calls)
+        server.faults, asked = [], len(server.calls)
         assert _scored(questions, server.url, tmp_path, out) == 0
         assert len(server.calls) - asked == 16  # only the unscored prompts
     summary = json.loads((out / "summary.json").read_text())
@@ -492,3 +492,36 @@ def test_log_probabilities_that_sum_past_a_float_are_refused_and_not_cached(tmp_
         assert not (out / "summary.json").exists()
         server.overflow, asked = False, len(server.calls)
         assert cli.main(args) == 0 and len(server.calls) > asked
+
+
+def test_a_server_down_from_the_first_prompt_is_asked_no_more(tmp_path, tiny_model_dir, capsys):
+    """The first prompt unanswered after its retries: no other prompt is sent (a dead server is
+    not asked 32 times over), every question `failed`, exit 1 even with --allow-failures."""
+    questions = str(_questions(tmp_path / "mcq.parquet", 8))
+    out = tmp_path / "o"
+    with CompletionsServer(tiny_model_dir) as server:
+        server.faults = ["500"] * 40
+        assert _scored(questions, server.url, tmp_path, out, "--allow-failures") == 1
+        assert len(server.calls) == 1
+    assert "all 32 requests failed; the first: gave up after 1 tries: 500" in capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["complete"], summary["failed"], summary["answered"], summary["acc"]) == (False, 8, 0, None)
+
+
+class _OneIndex(CompletionsServer):
+    """A server that numbers every choice of an answer 0: which prompt each scores is unknown."""
+
+    def complete(self, prompt, body, index):
+        return {**super().complete(prompt, body, index), "index": 0}
+
+
+def test_choices_whose_indices_do_not_number_the_prompts_are_not_used(tmp_path, tiny_model_dir, capsys):
+    """Batches of 4 prompts answered with every choice at index 0: not scored (the run
+    incomplete), where they were taken in the order sent."""
+    questions = str(_questions(tmp_path / "mcq.parquet", 4))
+    with _OneIndex(tiny_model_dir) as server:
+        options = ("--retries", "0", "--batch-size", "4", "--out", str(tmp_path / "o"))
+        assert cli.main(["eval", *_served(questions, server.url, tmp_path, *options)]) == 1
+    assert "15 of 16 requests failed" in (err := capsys.readouterr().err) and "choices' indices [0, 0" in err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["complete"] is False and summary["answered"] < 4

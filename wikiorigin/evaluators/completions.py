@@ -473,7 +473,8 @@ class EchoScoring:
 
     async def _fetch(self, todo: dict, size: int) -> dict:
         """Answers of the prompts not in the cache: the endpoint checked (once), the first
-        prompt alone (a server that cannot score prompts stops here), then the rest in
+        prompt alone (a server that cannot score prompts stops here; one that does not answer
+        it after its retries leaves every prompt unscored, none sent), then the rest in
         batches of ``size``, at most ``concurrency`` requests at a time."""
         import openai
 
@@ -514,7 +515,8 @@ class EchoScoring:
                         await asyncio.to_thread(client.cache.put, key, found[key])
                 bar.update(len(batch))
 
-            await asyncio.gather(*(one(items[i : i + size]) for i in range(1, len(items), size)))
+            if not failed:  # the first unanswered after its retries: the server is down, none sent
+                await asyncio.gather(*(one(items[i : i + size]) for i in range(1, len(items), size)))
         finally:
             bar.close()
             await sdk.close()
@@ -630,7 +632,20 @@ class EchoScoring:
         self.client.usage.calls += 1
         self.client.usage.input_tokens += usage.get("prompt_tokens") or 0
         self.client.usage.output_tokens += usage.get("completion_tokens") or 0
-        return sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
+        return _in_order(choices)
+
+
+def _in_order(choices: list) -> list:
+    """An answer's choices in the order of their ``index`` (as given where none has one); an
+    index repeated or missing (which choice scores which prompt is then unknown) is a
+    :class:`TransientError`."""
+    indices = [c.get("index") if isinstance(c, dict) else None for c in choices]
+    if all(i is None for i in indices):
+        return choices
+    whole = all(isinstance(i, int) and not isinstance(i, bool) for i in indices)
+    if not whole or sorted(indices) != list(range(len(choices))):
+        raise TransientError(f"an answer whose choices' indices {indices[:8]} are not 0 to {len(choices) - 1}")
+    return sorted(choices, key=lambda c: c["index"])
 
 
 def _run(coroutine):
