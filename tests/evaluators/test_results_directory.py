@@ -53,3 +53,25 @@ def test_a_comparison_never_replaces_a_hand_written_one(tmp_path, capsys):
     assert (cmp / "comparison.md").read_text() == "hand\n"
     (cmp / "comparison.md").unlink()
     assert cli.main(argv) == 0 and cli.main(argv) == 0  # our own comparison is replaced
+
+
+def test_a_run_of_another_kind_leaves_no_plot_of_the_one_before(tmp_path, data_dir, capsys):
+    """An mcq run's accuracy plots are removed when a judge run replaces it in the directory:
+    the directory holds one run's files, never another's plots beside them; a plot of
+    someone else's there is kept."""
+    from tests.evaluators.test_judge import _server_answer
+
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
+    run = tmp_path / "run"
+    with ChatServer(_answering) as server:
+        assert _eval(path, server, run, tmp_path / "c.sqlite") == 0
+    assert (run / "accuracy_by_type.png").exists()
+    (run / "mine.png").write_bytes(b"not ours")
+    care_file = data_dir.parent / "care-Japanese-test.json"
+    with ChatServer(_server_answer) as server:
+        argv = ["eval", "judge", "--questions", str(care_file), "--model", "a", "--endpoint", server.url]
+        argv += ["--judge-model", "j", "--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]
+        assert cli.main([*argv, "--out", str(run)]) == 0
+    pngs = sorted(p.name for p in run.glob("*.png"))
+    assert "accuracy_by_type.png" not in pngs and "accuracy_by_region.png" not in pngs
+    assert "mine.png" in pngs and any(p.startswith("rating_by") for p in pngs)

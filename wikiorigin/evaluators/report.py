@@ -153,7 +153,9 @@ def write_results(
     """Write one run: ``items.parquet`` (with provenance), ``summary.json``, ``report.md``;
     ``plots`` are ``(file name, function(path))`` pairs drawn into the directory. The files
     are written together or not at all (:func:`~wikiorigin.files.write_all`: a full disk leaves
-    the previous run's files as they were), the report ending with :data:`~wikiorigin.evaluators.results.REPORT_MARK`. ``settings``
+    the previous run's files as they were), the report ending with
+    :data:`~wikiorigin.evaluators.results.REPORT_MARK`; the plots are named in the provenance,
+    and a previous run's plots that this one does not draw are removed. ``settings``
     (see :mod:`~wikiorigin.evaluators.signature`) go into the summary as ``settings`` and
     ``signature``, into the report as its signature line, and into the Parquet provenance.
     Unless ``intervals`` is false (a report that shows them itself), the report ends with
@@ -176,6 +178,8 @@ def write_results(
         meta = {**(meta or {}), "signature": line}
     table = pa.Table.from_pylist(items, schema=schema) if schema is not None else pa.Table.from_pylist(items)
     report = f"{report.rstrip()}\n\n{REPORT_MARK}\n"
+    drawn, before = [name for name, _ in plots], _plots_written(out)
+    meta = {**(meta or {}), "plots": drawn}
     write_all(
         [
             (
@@ -187,7 +191,21 @@ def write_results(
             (out / "report.md", lambda tmp: tmp.write_text(report, encoding="utf-8")),
         ]
     )
+    for name in set(before) - set(drawn):  # a previous run's plots that this one does not draw
+        (out / name).unlink(missing_ok=True)
     return out
+
+
+def _plots_written(out: Path) -> list[str]:
+    """The plots the run in ``out`` drew, as its ``items.parquet`` records them (none: no run)."""
+    from ..files import read_provenance
+
+    path = out / "items.parquet"
+    try:
+        found = read_provenance(path).get("plots") if path.is_file() else None
+    except (OSError, ValueError):  # not a run's file: nothing of it to remove
+        return []
+    return [p for p in found or [] if isinstance(p, str) and p.endswith(".png") and "/" not in p and "\\" not in p]
 
 
 def incomplete_note(summary: dict) -> str:
@@ -732,7 +750,8 @@ def compare_runs(
     missing count as unanswered, as a paper scoring every row counts them). The result holds the
     ``ranking`` (a Markdown table) and the ``ties`` (neighbours not told apart). Writes ``models.png`` (95% intervals as error bars),
     ``scatter.png``, ``comparison.md`` and ``comparison.json`` (``pairs``, ``unpaired``,
-    ``ranking``, ``warnings``, ``notes``).
+    ``ranking``, ``warnings``, ``notes``), together or not at all
+    (:func:`~wikiorigin.files.write_all`).
 
     Only runs over the same items are compared: the same ids with the same content
     (:mod:`~wikiorigin.evaluators.itemsets`; a run's ``items.parquet``, else its summary's
