@@ -212,3 +212,13 @@ def test_a_killed_run_leaves_whole_answers_and_pays_only_for_the_rest(tmp_path):
         llm = LLMClient(OpenAIBackend("m", base_url=server.url), cache, concurrency=16)
         llm.run([ChatRequest([{"role": "user", "content": f"q{i}"}]) for i in range(1000)])
         assert len(server.calls) - paid == 1000 - len(stored) and llm.usage.cache_hits == len(stored)
+
+
+def test_a_cache_opened_again_in_the_same_process_finds_every_answer_written(tmp_path):
+    """Answers are written by the cache's writer thread: a second cache object on the same file
+    (the next command run in the same process, as a notebook does) has them all on disk first."""
+    first = RequestCache(tmp_path / "c.sqlite")
+    for i in range(3000):
+        first.put(f"k{i}", {"text": f"answer {i}" * 1000, "input_tokens": 1, "output_tokens": 1})
+    RequestCache(tmp_path / "c.sqlite")
+    assert sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT count(*) FROM answers").fetchone()[0] == 3000

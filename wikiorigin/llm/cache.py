@@ -11,7 +11,8 @@ had arrived since the last write began (a few milliseconds' worth, under load; a
 answer at a time when answers come slower than a write takes), and never half an answer: a
 transaction is written whole or not at all. A power cut may lose the last writes too, never
 the file. A look-up finds an answer from the moment it is given to :meth:`RequestCache.put`;
-:meth:`RequestCache.flush` waits until it is written (the client does at the end of each run).
+:meth:`RequestCache.flush` waits until it is written (the client does at the end of each run,
+and a cache opened on the same file in the same process does first).
 
 Runs that share a cache do not pay twice for one request: a run about to send requests claims
 their keys (:meth:`RequestCache.claim_many`: the request it sends now and the next ones it
@@ -38,6 +39,7 @@ import sqlite3
 import threading
 import time
 import uuid
+import weakref
 from pathlib import Path
 
 from ..errors import ParameterError
@@ -106,6 +108,13 @@ class RequestCache:
         self._owner = uuid.uuid4().hex  # this object's claims (another in this process waits on them)
         self._damaged: set[str] = set()  # rows already said to be damaged
         self._writes = _Writes()
+        for other in list(_OPEN):  # answers another object of this process has not written yet
+            if other.path.absolute() == self.path.absolute():
+                try:
+                    other.flush()
+                except CacheError:
+                    pass
+        _OPEN.add(self)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
             self._open()
@@ -361,6 +370,7 @@ class RequestCache:
 
 
 _LINGER = 0.05  # seconds the writer thread waits for more before it ends
+_OPEN: weakref.WeakSet[RequestCache] = weakref.WeakSet()  # the caches of this process
 
 
 class _Writes:
