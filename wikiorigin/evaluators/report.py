@@ -769,21 +769,7 @@ def compare_runs(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     values = [f["value"] for f in figures]
-    counts = [f["n"] for f in figures]
-    writers = [
-        (
-            out / "models.png",
-            lambda tmp: bar_plot(
-                tmp,
-                models,
-                values,
-                f"{metric} by model",
-                metric,
-                counts=counts if None not in counts else None,
-                intervals=[f["ci95"] for f in figures],
-            ),
-        )
-    ]
+    writers = [(out / "models.png", lambda tmp: _bars(tmp, models, figures, metric))]
     warnings = _settings_warnings([str(r) for r in runs], summaries)
     result = {"models": dict(zip(models, values)), "warnings": warnings, "notes": notes}
     tests = paired_comparisons(runs, models, metric, seed=seed, resamples=resamples, items=common)
@@ -830,6 +816,20 @@ def compare_runs(
     for line in notes:
         logger.info(line)
     return result
+
+
+def _bars(path, models: list[str], figures: list[dict], metric: str) -> None:
+    """models.png: each model's figure with its interval and count."""
+    counts = [f["n"] for f in figures]
+    bar_plot(
+        path,
+        models,
+        [f["value"] for f in figures],
+        f"{metric} by model",
+        metric,
+        counts=counts if None not in counts else None,
+        intervals=[f["ci95"] for f in figures],
+    )
 
 
 def _checked(runs: list, metric: str, allow_failures: bool) -> tuple:
