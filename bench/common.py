@@ -1,9 +1,16 @@
 """Helpers shared by the benchmarks: cached synthetic inputs, child-process peak RSS and the
-wall and CPU time of a whole command."""
+wall and CPU time of a whole command; the figures a bench prints, kept for the performance page.
+
+A bench's figure lines (a label, two spaces or more, a number, the anchor in brackets: what every
+bench prints last) are kept as they are printed and written to ``bench/out/results/NAME.json``
+when the bench ends well (:func:`write_results`, unless the bench wrote its own rows);
+``scripts/bench_table.py`` makes the page's table from them."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import re
 import subprocess
 import sys
 import time
@@ -92,4 +99,49 @@ def write_results(name: str, rows: list[dict], *, quick: bool = QUICK) -> Path:
     path.write_text(
         json.dumps({"bench": name, "date": stamp, "quick": quick, "rows": rows}, ensure_ascii=False, indent=1)
     )
+    _printed.written = True
     return path
+
+
+_FIGURE = re.compile(r"^(?P<label>\S.*?)\s{2,}(?P<value>-?[\d.,]+(?: ?(?:MB|GB|s|ms|µs|x|×))?)(?P<rest>(?:\s.*)?)$")
+
+
+class _Printed:
+    """The figure lines a bench prints (see the module docstring), passed on to ``stream``."""
+
+    def __init__(self, stream):
+        self.stream, self.rows, self.line, self.written, self.failed = stream, [], "", False, False
+
+    def write(self, text: str) -> int:
+        self.line += text
+        *lines, self.line = self.line.split("\n")
+        for line in lines:
+            found = _FIGURE.match(line)
+            if found:
+                anchor, more = re.fullmatch(r"(?:\((.*?)\))?\s*(.*)", found["rest"].strip()).groups()
+                self.rows.append(
+                    {
+                        "benchmark": f"{found['label']} (`{Path(sys.argv[0]).name}`)",
+                        "figure": f"**{found['value']}**" + (f" {more}" if more else ""),
+                        "anchor": anchor or "—",
+                    }
+                )
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def save(self) -> None:
+        """At exit: the rows, when the bench ended well and wrote none of its own."""
+        if self.rows and not self.written and not self.failed and Path(sys.argv[0]).stem.startswith("bench_"):
+            write_results(Path(sys.argv[0]).stem, self.rows)
+
+
+def _failed(kind, value, trace, hook=sys.excepthook) -> None:
+    _printed.failed = True
+    hook(kind, value, trace)
+
+
+_printed = _Printed(sys.stdout)
+sys.stdout, sys.excepthook = _printed, _failed
+atexit.register(_printed.save)

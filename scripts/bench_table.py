@@ -23,7 +23,10 @@ FIGURES = ROOT / "bench" / "figures.json"
 PAGE = ROOT / "docs" / "reference" / "performance.md"
 START = "<!-- bench-table: written by scripts/bench_table.py from bench/figures.json; do not edit by hand -->"
 END = "<!-- /bench-table -->"
-ORDER = ["bench_scan", "bench_qids", "bench_reduce", "bench_pipeline", "bench_wikidata", "bench_startup", "bench_llm"]
+ORDER = [  # the page's order: the Makefile's
+    f"bench_{name}"
+    for name in "scan qids reduce pipeline pages index wikitext wikidata startup llm eval chrf review corpus".split()
+]
 
 
 def merged() -> dict:
