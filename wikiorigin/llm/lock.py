@@ -66,7 +66,7 @@ class RunLock:
             if _same_file(fd, self.path):  # not a file the run before us removed meanwhile
                 break
             os.close(fd)
-        first = os.read(fd, 64).split(b"\n", 1)[0].strip()
+        first = os.pread(fd, 64, 0).split(b"\n", 1)[0].strip()  # the offset stays at 0
         if first and not first.isdigit():  # a file of that name that no run wrote: never replaced
             os.close(fd)
             raise ParameterError(
