@@ -299,8 +299,16 @@ def refuse_partial(path, made_by: str) -> None:
 def read_parquet(path, columns: list[str] | None = None) -> pa.Table:
     """One Parquet file (the ``columns`` given, in their order; all: None), read as one table.
     Not ``pq.read_table``: that imports ``pyarrow.dataset``, and with it pandas (a fifth of a
-    second of start-up)."""
+    second of start-up). A file whose columns share a name is refused, as ``pq.read_table``
+    refuses it (one line naming the file): which of them a stage reads would be a guess."""
     with pq.ParquetFile(path) as file:
+        names = file.schema_arrow.names
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise WikioriginError(
+                f"{path}: cannot be read (ArrowInvalid: more than one column named "
+                f"{', '.join(map(repr, twice))}): a damaged file, or not one this command reads"
+            )
         return file.read(columns=columns)
 
 
