@@ -81,6 +81,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_chrf.py
 	$(BIN)/python bench/bench_review.py
 	$(BIN)/python bench/bench_startup.py
+	$(BIN)/python bench/bench_render.py  # MediaWiki's rendering against the wikitext path (needs Debian's mediawiki)
 
 # Every bench on small inputs, in a minute or two (CI runs it after the tests: a bench that
 # breaks fails the build). Their figures go to bench/out/results/NAME.quick.json, never the docs.

@@ -522,6 +522,8 @@ class EchoScoring:
             await sdk.close()
             if hasattr(backend, "aclose"):
                 await backend.aclose()
+        if client.cache is not None:  # the answers written before the run goes on (a full disk: said here)
+            await asyncio.to_thread(client.cache.flush)
         client.usage.failures += len(items) - len(found)
         if broken:
             raise EndpointError(
