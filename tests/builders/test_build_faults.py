@@ -14,6 +14,7 @@ import pytest
 
 from tests.builders.test_mcq import scripted
 from tests.builders.test_preference import CARE
+from tests.commands import build_mcq
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
 from wikiorigin.files import read_provenance
@@ -41,25 +42,7 @@ def _articles(path, rows=None):
 
 
 def _mcq(articles, out, url, *extra):
-    return [
-        "build",
-        "mcq",
-        "--articles",
-        str(articles),
-        "--out",
-        str(out),
-        "--model",
-        "gen",
-        "--base-url",
-        url,
-        "--cache",
-        str(out.with_name("c.sqlite")),
-        "--retries",
-        "0",
-        "--concurrency",
-        "1",
-        *extra,
-    ]
+    return build_mcq(articles, out, url, "--retries", "0", "--concurrency", "1", *extra)
 
 
 def _errors(err: str) -> list[str]:

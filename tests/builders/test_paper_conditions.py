@@ -13,6 +13,7 @@ from tests.builders import test_freeform, test_mcq, test_preference
 from tests.builders.test_freeform import _corpus, origin_articles  # noqa: F401 (fixture)
 from tests.builders.test_mcq import articles  # noqa: F401 (fixture)
 from tests.builders.test_preference import CARE, RATED, questions  # noqa: F401 (fixture)
+from tests.commands import build_mcq
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
 from wikiorigin.files import read_provenance
@@ -20,21 +21,7 @@ from wikiorigin.labels import load_labels
 
 
 def _mcq(articles, out, url, *extra):
-    return [
-        "build",
-        "mcq",
-        "--articles",
-        str(articles),
-        "--out",
-        str(out),
-        "--model",
-        "gen",
-        "--base-url",
-        url,
-        "--cache",
-        str(out.with_name("c.sqlite")),
-        *extra,
-    ]
+    return build_mcq(articles, out, url, *extra)
 
 
 def _task(call) -> str:

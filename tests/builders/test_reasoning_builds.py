@@ -8,6 +8,7 @@ from tests.builders import test_freeform, test_mcq, test_preference
 from tests.builders.test_freeform import origin_articles  # noqa: F401 (fixture)
 from tests.builders.test_mcq import articles  # noqa: F401 (fixture)
 from tests.builders.test_preference import questions  # noqa: F401 (fixture)
+from tests.commands import build_mcq
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
 from wikiorigin.files import read_provenance
@@ -16,21 +17,7 @@ SAMPLING = ("temperature", "top_p", "max_tokens")
 
 
 def _mcq(articles, out, url, *extra):
-    return [
-        "build",
-        "mcq",
-        "--articles",
-        str(articles),
-        "--out",
-        str(out),
-        "--model",
-        "gpt-5",
-        "--base-url",
-        url,
-        "--cache",
-        str(out.with_name("c.sqlite")),
-        *extra,
-    ]
+    return build_mcq(articles, out, url, *extra, model="gpt-5")
 
 
 def _no_sampling(calls, effort="low"):

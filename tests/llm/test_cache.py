@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.builders.test_mcq import scripted
+from tests.commands import build_mcq
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
@@ -43,20 +44,7 @@ def articles(tmp_path):
 
 
 def build(articles, out, url, cache):
-    return [
-        "build",
-        "mcq",
-        "--articles",
-        str(articles),
-        "--out",
-        str(out),
-        "--model",
-        "gen",
-        "--base-url",
-        url,
-        "--cache",
-        str(cache),
-    ]
+    return build_mcq(articles, out, url, cache=cache)
 
 
 def one_line(capsys) -> str:

@@ -18,55 +18,22 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.builders.test_mcq import scripted
+from tests.commands import build_mcq, yokai_articles
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
 from wikiorigin.errors import WikioriginError
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache, RunLock, worst_case_seconds
-from wikiorigin.schemas import ARTICLES
 
 TITLES = ["河童", "天狗", "座敷童子"]
 
 
 @pytest.fixture
 def articles(tmp_path):
-    path = tmp_path / "articles.parquet"
-    pq.write_table(
-        pa.Table.from_pylist(
-            [
-                {
-                    "wiki": "jawiki",
-                    "page_id": i,
-                    "title": t,
-                    "text": f"{t}は日本の妖怪である[1]。",
-                    "revision_id": 5,
-                    "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}],
-                    "url": f"https://ja.wikipedia.org/wiki/{t}",
-                }
-                for i, t in enumerate(TITLES)
-            ],
-            schema=ARTICLES,
-        ),
-        path,
-    )
-    return path
+    return yokai_articles(tmp_path / "articles.parquet", TITLES)
 
 
 def build(articles, out, url, *extra, cache=None):
-    return [
-        "build",
-        "mcq",
-        "--articles",
-        str(articles),
-        "--out",
-        str(out),
-        "--model",
-        "gen",
-        "--base-url",
-        url,
-        "--cache",
-        str(cache or out.with_name("c.sqlite")),
-        *extra,
-    ]
+    return build_mcq(articles, out, url, *extra, cache=cache)
 
 
 def closed_port() -> int:

@@ -9,11 +9,11 @@ import subprocess
 import sys
 import time
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from tests.builders.test_mcq import scripted
+from tests.commands import yokai_articles
 from tests.llm.test_failures import build, error_line
 from tests.openai_server import ChatServer
 from wikiorigin.cli import main
@@ -21,31 +21,12 @@ from wikiorigin.files import read_provenance
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
 from wikiorigin.llm.cache import request_key
 from wikiorigin.llm.openai_backend import endpoint_key
-from wikiorigin.schemas import ARTICLES
 
 REFUSAL = "I'm sorry, but I can't help with that."
 
 
 def _articles(path, titles):
-    pq.write_table(
-        pa.Table.from_pylist(
-            [
-                {
-                    "wiki": "jawiki",
-                    "page_id": i,
-                    "title": t,
-                    "text": f"{t}は日本の妖怪である[1]。",
-                    "revision_id": 5,
-                    "references": [{"number": 1, "text": "柳田国男『妖怪談義』"}],
-                    "url": f"https://ja.wikipedia.org/wiki/{t}",
-                }
-                for i, t in enumerate(titles)
-            ],
-            schema=ARTICLES,
-        ),
-        path,
-    )
-    return path
+    return yokai_articles(path, titles)
 
 
 @pytest.fixture

@@ -91,6 +91,18 @@ def add_commands(sub) -> None:
     )
 
 
+def _max_length(e) -> None:
+    """``--max-length``: the context log-probabilities are scored in (eval mcq, eval leakage)."""
+    e.add_argument(
+        "--max-length",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help="log-probabilities: the model's context in tokens, texts longer scored in windows (default: a "
+        "local model's own; an endpoint's max_model_len in /v1/models less 2, as vLLM lists it)",
+    )
+
+
 # --- mcq ---------------------------------------------------------------------------------------
 
 
@@ -143,14 +155,7 @@ def _add_mcq(e) -> None:
         "a thinking model needs a --max-new-tokens budget for its trace (the paper's 128 cuts "
         "it off: a cut response is no answer, counted as truncated). Endpoints: --reasoning-effort",
     )
-    e.add_argument(
-        "--max-length",
-        type=positive(int),
-        default=None,
-        metavar="N",
-        help="log-probabilities: the model's context in tokens, texts longer scored in windows (default: a "
-        "local model's own; an endpoint's max_model_len in /v1/models less 2, as vLLM lists it)",
-    )
+    _max_length(e)
     model_options(e, required=False)
     llm_options(e)
 
@@ -351,14 +356,7 @@ def _add_leakage(e) -> None:
         default=None,
         help="tokens each overlapping window predicts (default half the model's context)",
     )
-    e.add_argument(
-        "--max-length",
-        type=positive(int),
-        default=None,
-        metavar="N",
-        help="log-probabilities: the model's context in tokens, texts longer scored in windows (default: a "
-        "local model's own; an endpoint's max_model_len in /v1/models less 2, as vLLM lists it)",
-    )
+    _max_length(e)
     model_options(e)
     llm_options(e)
 
