@@ -11,6 +11,7 @@ temporary files and worker processes go)."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -20,7 +21,6 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import ParameterError, WikioriginError
-from . import build, corpus, dumps, eval, export, options, origins, review, wikidata
 
 __all__ = ["main", "parser"]
 
@@ -54,24 +54,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-_STAGES = (dumps, origins, wikidata, corpus, build, eval, export, review)
-# The stage of each command, so that a command builds only its own stage's options (all of them
-# take 0.03 s, a tenth of a scan's start). Only a hint: a command its stage turns out not to
-# have is parsed with every stage's commands, as is a name missing here.
+_STAGES = ("dumps", "origins", "wikidata", "corpus", "build", "eval", "export", "review")
+# The stage module of each command, so that a command imports and builds only its own stage's
+# options (all of them take 0.03 s, a tenth of a scan's start). Only a hint: a command its stage
+# turns out not to have is parsed with every stage's commands, as is a name missing here.
 _STAGE_OF = {
-    "languages": dumps,
-    "download": dumps,
-    "scan": dumps,
-    "qids": dumps,
-    "origins": origins,
-    "subset": origins,
-    "wikidata": wikidata,
-    "corpus": corpus,
-    "build": build,
-    "eval": eval,
-    "export": export,
-    "review": review,
+    "languages": "dumps",
+    "download": "dumps",
+    "scan": "dumps",
+    "qids": "dumps",
+    "origins": "origins",
+    "subset": "origins",
+    "wikidata": "wikidata",
+    "corpus": "corpus",
+    "build": "build",
+    "eval": "eval",
+    "export": "export",
+    "review": "review",
 }
+
+
+def _stage(name: str):
+    """The stage module ``wikiorigin.cli.NAME``, imported when a command needs it."""
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -86,7 +91,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     stage = _STAGE_OF.get(command)
     for each in (stage,) if stage is not None else _STAGES:
-        each.add_commands(sub)
+        _stage(each).add_commands(sub)
     if stage is not None and command not in sub.choices:
         return parser()
     return p
@@ -264,7 +269,9 @@ def _run(args, received: list[int]) -> int:
         _clear_leftovers(args)
         return args.func(args)
     except WikioriginError as exc:  # a library parameter said as the command's flag (``--cache``)
-        said = exc.said(options.flags(args, exc)) if isinstance(exc, ParameterError) else exc
+        from .options import flags
+
+        said = exc.said(flags(args, exc)) if isinstance(exc, ParameterError) else exc
         print(f"wikiorigin: error: {said}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `wikiorigin languages | head`

@@ -17,7 +17,6 @@ missing (:meth:`EntityTable.items`).
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -201,6 +200,8 @@ def one_pass(dump, qids: Iterable[str], wiki: str, beside, stats: EntityStats | 
     dump for these items of ``wiki`` alone (``corpus origin --wikidata``), in a folder beside
     ``beside`` that is removed when the block ends (or by the next run writing there, if this
     one is killed: :mod:`wikiorigin.leftovers`)."""
+    import tempfile  # not on wikidata extract's path (2 ms of start-up)
+
     folder = Path(tempfile.mkdtemp(prefix=spill_prefix(), dir=Path(beside).parent))
     try:
         path = folder / "entities.parquet"
