@@ -12,6 +12,7 @@ another way (``localhost`` or ``127.0.0.1``, a trailing slash, the default port)
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import json
 import os
@@ -144,10 +145,14 @@ class OpenAIBackend:
 
     def _client_for_this_loop(self):
         """An async client bound to the running event loop (each ``LLMClient.run`` has its
-        own loop; an HTTP client cannot outlive the loop it was made in)."""
+        own loop; an HTTP client cannot outlive the loop it was made in). Its TLS settings are
+        the SDK's own, made once (:func:`_tls`): not again for each step of a build."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             openai = self._openai
+            http = openai.DefaultAsyncHttpxClient(
+                verify=_tls(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+            )
             if self.azure_endpoint:
                 self._client = openai.AsyncAzureOpenAI(
                     azure_endpoint=self.azure_endpoint,
@@ -155,6 +160,7 @@ class OpenAIBackend:
                     api_key=os.environ.get("AZURE_OPENAI_API_KEY"),
                     timeout=self.timeout,
                     max_retries=0,
+                    http_client=http,
                 )
             else:  # retries are ours: backoff, jitter, Retry-After
                 self._client = openai.AsyncOpenAI(
@@ -162,6 +168,7 @@ class OpenAIBackend:
                     api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
                     timeout=self.timeout,
                     max_retries=0,
+                    http_client=http,
                 )
             self._loop = loop
         return self._client
@@ -336,6 +343,20 @@ class OpenAIBackend:
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@functools.lru_cache(maxsize=4)
+def _tls(cert_file: str | None, cert_dir: str | None):
+    """The TLS context the SDK's HTTP client makes by default (the system's certificates, or
+    those ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` name: the arguments, so that another value makes
+    another), made once: loading the certificates takes 20 ms, a tenth of a small build."""
+    import importlib
+
+    import openai
+
+    http = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])  # httpx(2)
+    make = getattr(http, "create_ssl_context", None)
+    return make() if make is not None else True  # True: the client makes its own
 
 
 def endpoint_key(url: str) -> str:
