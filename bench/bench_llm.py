@@ -39,6 +39,7 @@ from common import PY, QUICK, cached, write_results  # noqa: E402
 from wikiorigin.builders.mcq import MCQBuilder  # noqa: E402
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache  # noqa: E402
 from wikiorigin.llm.client import strict_schema  # noqa: E402
+from wikiorigin.llm.openai_backend import _certificates, _no_certificates  # noqa: E402
 
 ROUNDS = 3 if QUICK else 5
 ARTICLES = 40 if QUICK else None  # None: every article of the sample
@@ -132,7 +133,10 @@ def ours(url: str, requests: list[ChatRequest], cache: Path) -> float:
 
 
 def build(url: str, articles: Path, cache: Path) -> float:
-    """Seconds ``MCQBuilder`` takes for ``articles``, every step, with a new cache (in process)."""
+    """Seconds ``MCQBuilder`` takes for ``articles``, every step, with a new cache (in process),
+    its TLS settings made again as in a new process (the plain loop makes its own each round)."""
+    _certificates.cache_clear()
+    _no_certificates.cache_clear()
     started = time.perf_counter()
     store = RequestCache(cache)
     result = MCQBuilder().run(articles, LLMClient(OpenAIBackend("bench", base_url=url), store, concurrency=CONCURRENCY))

@@ -1,6 +1,6 @@
 """An instant OpenAI-compatible server for ``bench_llm.py``, in a process of its own (so that its
 work is not counted against the client's): it answers each step of ``build mcq`` with valid
-JSON at once, prints its URL, and serves until its standard input closes.
+JSON at once (no Nagle delay), prints its URL, and serves until its standard input closes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.openai_server import ChatServer, _Server  # noqa: E402
+from tests.openai_server import ChatServer, _Handler, _Server  # noqa: E402
 from wikiorigin.schemas import MCQ_TYPES  # noqa: E402
 
 
@@ -46,6 +46,10 @@ def answer(messages: list[dict]) -> str:
 
 def main() -> None:
     _Server.request_queue_size = 128  # 16 connections at once and more: none refused
+    # Each answer sent at once (TCP_NODELAY, as asyncio servers such as vLLM's do): else its body
+    # waits for the client's delayed acknowledgement of the headers, 40 ms an answer, and the
+    # bench measures that wait instead of the client.
+    _Handler.disable_nagle_algorithm = True
     with ChatServer(answer=answer) as server:
         server.calls = _Dropped()  # keeps no bodies: a long bench would hold them all
         print(server.url, flush=True)

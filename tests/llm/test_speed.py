@@ -2,11 +2,15 @@
 answers written in batches, a cache hit no more than a look-up and a decode (a schema checked
 once, not at every answer). Against the loopback server of tests/openai_server.py."""
 
+import hashlib
 import json
 import time
 
+from tests.commands import yokai_articles
 from tests.openai_server import ChatServer
+from wikiorigin.builders.mcq import MCQBuilder
 from wikiorigin.llm import ChatRequest, LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.schemas import MCQ_TYPES
 
 # A schema of the size of the builders' (the generation step's): checking the schema itself at
 # every answer used to cost more than the rest of a cache hit together.
@@ -80,3 +84,47 @@ def test_a_cached_answer_is_checked_again_against_another_schema(tmp_path):
         results = again.run([ChatRequest(r.messages, r.params, r.prompt_version, stricter) for r in asks(2)])
         assert again.usage.repairs == 2 and len(server.calls) == 4
         assert all("'source' is a required property" in r.error for r in results)
+
+
+def test_answers_are_written_a_statement_a_batch(tmp_path):
+    """The writer thread stores a batch of answers in one statement, not one a row: each
+    statement lets go of the interpreter's lock and waits to take it back from the run."""
+    cache = RequestCache(tmp_path / "c.sqlite")
+    statements = []
+    cache._db.set_trace_callback(statements.append)
+    with ChatServer(answer=lambda messages: ANSWER) as server:
+        llm = LLMClient(OpenAIBackend("m", base_url=server.url), cache, concurrency=16)
+        assert not [r.error for r in llm.run(asks(300)) if r.error]
+    inserts = sum(s.startswith("INSERT OR REPLACE INTO answers") for s in statements)
+    assert inserts <= 60, inserts  # one a row before: 300
+    assert len(cache) == 300 and {
+        json.loads(a)["text"] for (a,) in cache._db.execute("SELECT answer FROM answers")
+    } == {ANSWER}
+
+
+def _steps(messages) -> str:
+    """Valid answers to each step of ``build mcq``: one question an article, answered right."""
+    task = messages[0]["content"].splitlines()[0].removeprefix("task: ")
+    title = messages[-1]["content"].splitlines()[0]
+    if task == "generate":
+        tag = hashlib.sha1(title.encode()).hexdigest()[:12]  # questions far apart: none a near-duplicate
+        asked = {"question": f"{title}はどこの妖怪か（{tag}）", "choices": ["甲", "乙", "丙", "丁"], "answer": "乙"}
+        return json.dumps({"questions": [asked]}, ensure_ascii=False)
+    if task == "check":
+        return json.dumps({"answer_index": 1})
+    if task == "attribute":
+        return json.dumps({"refs": [1]})
+    return json.dumps({"type": MCQ_TYPES[0], "region": "関東"}, ensure_ascii=False)
+
+
+def test_a_builds_steps_share_one_http_client(tmp_path):
+    """The four steps of a build run on one event loop and HTTP client: its connections are
+    opened once, not again at each step."""
+    articles = yokai_articles(tmp_path / "a.parquet", [f"妖怪{i}" for i in range(12)])
+    with ChatServer(answer=_steps) as server:
+        accepted, serve = [], server.server.process_request
+        server.server.process_request = lambda request, address: (accepted.append(address), serve(request, address))
+        llm = LLMClient(OpenAIBackend("m", base_url=server.url), RequestCache(tmp_path / "c.sqlite"), concurrency=4)
+        result = MCQBuilder().run(articles, llm)
+        assert result.report.kept == 12 and len(server.calls) == 4 * 12
+    assert len(accepted) <= 4 + 1, accepted  # 4 a step before (16 and the check's)

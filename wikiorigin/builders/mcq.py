@@ -614,7 +614,8 @@ class MCQBuilder:
         run = _Run(llm, checker, config, report, language, labels)
         count = RequestCount([llm, checker])
         rows = screen_inputs(rows, run.fail, _same_article)  # empty and repeated articles: no call
-        out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
+        with llm.session(), checker.session():  # the steps on one loop and HTTP client
+            out_rows = run.deduplicate(run.label(run.attribute(run.check(run.generate(rows)))))
         place_answers(out_rows, config.answer_positions, config.seed)  # step 7
         report.kept = len(out_rows)
         count.settle(report)

@@ -45,7 +45,7 @@ from pathlib import Path
 from ..errors import ParameterError
 from ..log import logger
 
-__all__ = ["RequestCache", "CacheError", "request_key", "SCHEMA_VERSION"]
+__all__ = ["RequestCache", "CacheError", "request_key", "request_keys", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
 """The layout of the cache file (SQLite's ``user_version``): the table ``answers(key, answer)``,
@@ -67,10 +67,16 @@ class CacheError(ParameterError):
 def request_key(backend: str, model: str, messages: list[dict], params: dict, prompt_version: str) -> str:
     """The cache key of a request: the SHA-256 of the backend, model, messages, sampling
     parameters and prompt version (canonical JSON)."""
-    blob = json.dumps(
-        [backend, model, messages, params, prompt_version], ensure_ascii=False, sort_keys=True, separators=(",", ":")
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return request_keys([backend], model, messages, params, prompt_version)[0]
+
+
+def request_keys(backends: list[str], model: str, messages: list[dict], params: dict, prompt_version: str) -> list[str]:
+    """:func:`request_key` of the request for each of ``backends``, the request encoded once
+    (the canonical JSON of a list is its items' joined: ``[backend,`` and the rest)."""
+    rest = json.dumps(
+        [model, messages, params, prompt_version], ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )[1:]
+    return [hashlib.sha256(f"[{json.dumps(b, ensure_ascii=False)},{rest}".encode()).hexdigest() for b in backends]
 
 
 def _problem(exc: sqlite3.Error) -> str:

@@ -57,11 +57,12 @@ import sys
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from ..progress import Progress
 from ..retry import Backoff
-from .cache import RequestCache, request_key
+from .cache import RequestCache, request_key, request_keys
 from .openai_backend import EndpointError, RequestError, TransientError
 
 __all__ = [
@@ -288,6 +289,8 @@ class LLMClient:
         self._claimed: set[str] = set()  # keys this run has claimed in the cache and not sent yet
         self._ahead_count = min(4 * concurrency, 256)  # keys claimed with the one about to go
         self.poll = 0.2  # seconds between looks at a request another run is sending
+        self._session: asyncio.Runner | None = None  # the loop runs share (session)
+        self._on_session = False  # the run under way is on the session's loop
 
     def params(self, params: dict) -> dict:
         """The parameters a request is sent with: as given, or, with a ``reasoning_effort``,
@@ -339,11 +342,14 @@ class LLMClient:
             self.backend.key, self.backend.model, request.messages, self.params(request.params), request.prompt_version
         )
 
-    def _typed_key(self, messages, params: dict, prompt_version: str) -> str | None:
-        """The key of a request as caches held it before endpoints were normalised (the
-        backend's ``typed_key``), when it differs."""
-        typed = getattr(self.backend, "typed_key", None)
-        return request_key(typed, self.backend.model, messages, params, prompt_version) if typed else None
+    def _keys(self, messages, params: dict, prompt_version: str) -> tuple[str, str | None]:
+        """The key of a request, and its key as caches held it before endpoints were normalised
+        (the backend's ``typed_key``) when that differs, the request encoded once."""
+        typed = getattr(self.backend, "typed_key", None) if self.cache is not None else None
+        keys = request_keys(
+            [self.backend.key, *([typed] if typed else [])], self.backend.model, messages, params, prompt_version
+        )
+        return keys[0], (keys[1] if typed else None)
 
     def _stored(self, key: str, stored: dict | None) -> dict | None:
         """``stored`` when it serves this run: a row without an answer's fields is damaged
@@ -357,11 +363,11 @@ class LLMClient:
             return None
         return None if self.retry_refusals and _declined(stored) else stored
 
-    def _lookup(self, key: str, messages, params: dict, prompt_version: str) -> tuple[str, dict | None]:
-        """The answer stored for a request, and the key it was found under (its key, or the
-        key as typed before normalisation)."""
+    def _lookup(self, key: str, typed: str | None) -> tuple[str, dict | None]:
+        """The answer stored for a request, and the key it was found under (its ``key``, or the
+        key ``typed`` before normalisation)."""
         stored = self._stored(key, self.cache.get(key))
-        if stored is None and (typed := self._typed_key(messages, params, prompt_version)):
+        if stored is None and typed:
             stored = self._stored(typed, self.cache.get(typed))
             return typed, stored
         return key, stored
@@ -372,7 +378,7 @@ class LLMClient:
             r
             for r in requests
             if self.cache is None
-            or self._lookup(self.key(r), r.messages, self.params(r.params), r.prompt_version)[1] is None
+            or self._lookup(*self._keys(r.messages, self.params(r.params), r.prompt_version))[1] is None
         ]
         return {
             "requests": len(requests),
@@ -382,15 +388,40 @@ class LLMClient:
 
     def run(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Answers in the order of ``requests``. Works in a notebook too (whose event loop is
-        already running): then the requests run on a loop of their own in another thread."""
+        already running): then the requests run on a loop of their own in another thread.
+        Inside :meth:`session`, the runs share one loop and HTTP client."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
+            if self._session is not None:
+                return self._session.run(self._run(requests, kept=True))
             return asyncio.run(self._run(requests))
         with ThreadPoolExecutor(1) as pool:
             return pool.submit(asyncio.run, self._run(requests)).result()
 
-    async def _run(self, requests):
+    @contextmanager
+    def session(self):
+        """``with llm.session():`` the runs inside share one event loop, and so the backend's HTTP
+        client and its connections (a build's steps, one after the other: not a new client and
+        new connections for each step); both are closed when the block ends."""
+        if self._session is not None:  # inside one already
+            yield self
+            return
+        self._session = asyncio.Runner()
+        try:
+            yield self
+        finally:
+            runner, self._session = self._session, None
+            try:
+                if hasattr(self.backend, "aclose"):
+                    runner.run(self.backend.aclose())
+            finally:
+                runner.close()
+
+    async def _run(self, requests, kept: bool = False):
+        """The run on this loop; ``kept``: the loop of a :meth:`session`, whose HTTP client
+        stays open for the next run."""
+        self._on_session = kept
         gate = asyncio.Semaphore(self.concurrency)
         limit = _RateLimit(self.rpm, self.tpm)
         self._check_lock = asyncio.Lock()
@@ -429,7 +460,7 @@ class LLMClient:
         self._progress.close()
         if self.cache is not None:
             self.cache.release()
-        if hasattr(self.backend, "aclose"):
+        if hasattr(self.backend, "aclose") and not self._on_session:
             await self.backend.aclose()
 
     def _progress_note(self) -> str:
@@ -485,9 +516,9 @@ class LLMClient:
     async def _ask(self, messages, request: ChatRequest, gate, limit) -> ChatResult:
         """The answer from the cache, from an identical request in flight in this run, or asked."""
         params = self.params(request.params)
-        key = request_key(self.backend.key, self.backend.model, messages, params, request.prompt_version)
+        key, typed = self._keys(messages, params, request.prompt_version)
         if self.cache is not None:
-            found, stored = self._lookup(key, messages, params, request.prompt_version)
+            found, stored = self._lookup(key, typed)
             if stored is not None:
                 if found != key:  # stored under the endpoint as typed: found at once next time
                     self.cache.put(key, stored)

@@ -103,8 +103,12 @@ class OpenAIBackend:
 
     @property
     def key(self) -> str:
-        """The backend's part of a cache key: the endpoint, normalised (:func:`endpoint_key`)."""
-        return f"{self.name}:{endpoint_key(self._endpoint)}"
+        """The backend's part of a cache key: the endpoint, normalised (:func:`endpoint_key`;
+        once an endpoint, not at each request)."""
+        endpoint, keyed = self._endpoint, getattr(self, "_keyed", None)
+        if keyed is None or keyed[0] != endpoint:
+            keyed = self._keyed = (endpoint, f"{self.name}:{endpoint_key(endpoint)}")
+        return keyed[1]
 
     @property
     def typed_key(self) -> str | None:
@@ -146,13 +150,11 @@ class OpenAIBackend:
     def _client_for_this_loop(self):
         """An async client bound to the running event loop (each ``LLMClient.run`` has its
         own loop; an HTTP client cannot outlive the loop it was made in). Its TLS settings are
-        the SDK's own, made once (:func:`_tls`): not again for each step of a build."""
+        the SDK's own, made once (:meth:`_tls`): not again for each step of a build."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             openai = self._openai
-            http = openai.DefaultAsyncHttpxClient(
-                verify=_tls(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-            )
+            http = openai.DefaultAsyncHttpxClient(verify=self._tls())
             if self.azure_endpoint:
                 self._client = openai.AsyncAzureOpenAI(
                     azure_endpoint=self.azure_endpoint,
@@ -172,6 +174,17 @@ class OpenAIBackend:
                 )
             self._loop = loop
         return self._client
+
+    def _tls(self):
+        """The TLS context of the HTTP client: the SDK's default (:func:`_certificates`); for an
+        ``http://`` endpoint reached without a proxy, which never speaks TLS, one without
+        certificates (loading them takes 20 ms, a tenth of a small build; a TLS connection it
+        was ever used for would fail, never go unverified)."""
+        from urllib.request import getproxies  # what the HTTP client reads the proxies from
+
+        if urlsplit(self._endpoint).scheme == "http" and not getproxies():
+            return _no_certificates()
+        return _certificates(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
     async def chat(self, messages: list[dict], params: dict) -> dict:
         """``{"text", "input_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
@@ -346,7 +359,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @functools.lru_cache(maxsize=4)
-def _tls(cert_file: str | None, cert_dir: str | None):
+def _certificates(cert_file: str | None, cert_dir: str | None):
     """The TLS context the SDK's HTTP client makes by default (the system's certificates, or
     those ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` name: the arguments, so that another value makes
     another), made once: loading the certificates takes 20 ms, a tenth of a small build."""
@@ -357,6 +370,14 @@ def _tls(cert_file: str | None, cert_dir: str | None):
     http = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])  # httpx(2)
     make = getattr(http, "create_ssl_context", None)
     return make() if make is not None else True  # True: the client makes its own
+
+
+@functools.cache
+def _no_certificates():
+    """A TLS context that trusts no certificate (it verifies, and so refuses every server)."""
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def endpoint_key(url: str) -> str:
