@@ -55,7 +55,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from ..errors import ParameterError, WikioriginError
-from ..files import read_input
+from ..files import input_schema, read_input
 from ..labels import WIKIDATA, Labels, load_labels
 from ..languages import language_parameter, wiki_language
 from ..llm import ChatRequest, LLMClient
@@ -547,6 +547,7 @@ class _Run:
 
 # What the builder reads of an article corpus (``wikiorigin corpus yokai`` or ``corpus origin``).
 ARTICLE_COLUMNS = ("wiki", "page_id", "title", "revision_id", "url", "text", "references")
+_ALSO_USED = ("qid", "region")  # read where the corpus has them
 _STAGE = "wikiorigin corpus yokai (or corpus origin)"
 
 
@@ -583,7 +584,9 @@ def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     config.check()
     language = language_parameter(config.language) if config.language else None
     labels = load_labels(config.labels) if isinstance(config.labels, str) else config.labels
-    table = read_input(articles, ARTICLE_COLUMNS, _STAGE)  # read once, checked before any call
+    present = input_schema(articles, ARTICLE_COLUMNS, _STAGE).names
+    used = [c for c in (*ARTICLE_COLUMNS, *_ALSO_USED) if c in present]  # not the sections, categories
+    table = read_input(articles, ARTICLE_COLUMNS, _STAGE, columns=used)  # read once, checked before any call
     rows, has_region = table.to_pylist(), "region" in table.column_names
     labels = labels or _default_labels(rows, has_region, articles, language)
     _check_regions(has_region, articles, labels)
