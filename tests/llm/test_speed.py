@@ -128,3 +128,20 @@ def test_a_builds_steps_share_one_http_client(tmp_path):
         result = MCQBuilder().run(articles, llm)
         assert result.report.kept == 12 and len(server.calls) == 4 * 12
     assert len(accepted) <= 4 + 1, accepted  # 4 a step before (16 and the check's)
+
+
+def test_an_answer_is_checked_in_microseconds_and_a_wrong_one_said_as_before():
+    """An answer under a builder's schema is checked by the schema compiled (fastjsonschema,
+    30 times jsonschema's time: 0.11 ms a generated answer, a third of the client's own time a
+    request); a wrong one is still refused with jsonschema's reason."""
+    from wikiorigin.llm.client import ChatResult, _check
+
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        for _ in range(2000):
+            assert _check(ChatResult(ANSWER), SCHEMA) is None
+        best = min(best, (time.process_time() - started) / 2000)
+    assert best < 40e-6, f"{best * 1e6:.0f} µs an answer"  # 110-130 µs with jsonschema alone
+    wrong = json.dumps({"questions": [{"question": "q", "choices": ["a"], "answer": 1}]})
+    assert _check(ChatResult(wrong), SCHEMA) == "schema: ['a'] is too short"

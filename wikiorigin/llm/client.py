@@ -841,7 +841,16 @@ def _check(result: ChatResult, schema: dict) -> str | None:
         data = parse_json(result.text or "")
     except json.JSONDecodeError as exc:
         return f"not JSON: {exc}"
-    validator = _schema(schema).validator
+    checker = _schema(schema)
+    if checker.fast is not None:
+        try:
+            checker.fast(data)
+        except Exception:  # jsonschema has the last word, and says why
+            pass
+        else:
+            result.data = data
+            return None
+    validator = checker.validator
     if not validator.is_valid(data):
         import jsonschema
 
@@ -853,10 +862,44 @@ def _check(result: ChatResult, schema: dict) -> str | None:
 @dataclass(slots=True, frozen=True)
 class _Checker:
     """A schema's jsonschema ``validator`` and its ``digest`` (the mark of a cached answer
-    checked against it)."""
+    checked against it); ``fast``: the schema compiled by fastjsonschema (30 times faster),
+    for the schemas whose keywords the two read alike (:func:`_fast`), else None."""
 
     validator: object
     digest: str
+    fast: object = None
+
+
+# The keywords fastjsonschema and jsonschema read alike, for the answers json.loads makes (an
+# answer it finds valid is valid; one it refuses is checked by jsonschema, which says why).
+_SIMPLE = {"type", "properties", "required", "items", "minItems", "maxItems", "minLength", "maxLength"}
+_SIMPLE |= {"additionalProperties", "enum", "minimum", "maximum", "description", "title"}
+
+
+def _simple(schema) -> bool:
+    """Whether ``schema`` uses only :data:`_SIMPLE` keywords, its enums strings, its bounds on
+    numbers."""
+    if not isinstance(schema, dict) or not set(schema) <= _SIMPLE:
+        return isinstance(schema, bool) and schema is False  # additionalProperties: false
+    if "enum" in schema and not all(isinstance(v, str) for v in schema["enum"]):
+        return False
+    if {"minimum", "maximum"} & set(schema) and schema.get("type") not in ("integer", "number"):
+        return False
+    subs = list(schema.get("properties", {}).values())
+    subs += [schema[k] for k in ("items", "additionalProperties") if k in schema]
+    return all(_simple(sub) for sub in subs)
+
+
+def _fast(schema: dict):
+    """``schema`` compiled by fastjsonschema, when installed and the schema is :func:`_simple`."""
+    if not _simple(schema):
+        return None
+    try:
+        import fastjsonschema
+
+        return fastjsonschema.compile(schema, use_formats=False)
+    except Exception:  # not installed, or a schema it does not take: jsonschema alone
+        return None
 
 
 # The schemas seen: by identity (the schema object held, so that its id is not reused), then by
@@ -880,7 +923,7 @@ def _schema(schema: dict) -> _Checker:
         kind = jsonschema.validators.validator_for(schema)
         kind.check_schema(schema)
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-        checker = _BY_CONTENT[text] = _Checker(kind(schema), digest)
+        checker = _BY_CONTENT[text] = _Checker(kind(schema), digest, _fast(schema))
     if len(_BY_ID) > 4096:  # schemas made anew for each request: held a while, not forever
         _BY_ID.clear()
     _BY_ID[id(schema)] = (schema, checker)
