@@ -145,3 +145,20 @@ def test_an_answer_is_checked_in_microseconds_and_a_wrong_one_said_as_before():
     assert best < 40e-6, f"{best * 1e6:.0f} µs an answer"  # 110-130 µs with jsonschema alone
     wrong = json.dumps({"questions": [{"question": "q", "choices": ["a"], "answer": 1}]})
     assert _check(ChatResult(wrong), SCHEMA) == "schema: ['a'] is too short"
+
+
+def test_a_request_encoded_once_has_the_keys_caches_hold():
+    """The request is encoded once for its key and its key as typed: each is still the SHA-256
+    of the canonical JSON of the whole request, as the caches written before hold them."""
+    from wikiorigin.llm.cache import request_keys
+
+    messages = [{"role": "user", "content": '河童 "x"\u2028\n' * 50, "name": None}]
+    params = {"temperature": 0.7, "response_format": {"b": [{"y": 2, "x": 1}], "a": True}}
+    for backends in (["openai:127.0.0.1:8000/v1"], ["openai:127.0.0.1:8000/v1", "openai:http://localhost:8000/v1/"]):
+        whole = [
+            json.dumps([b, "m", messages, params, "v1"], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            for b in backends
+        ]
+        assert request_keys(backends, "m", messages, params, "v1") == [
+            hashlib.sha256(w.encode()).hexdigest() for w in whole
+        ]

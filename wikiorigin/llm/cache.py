@@ -75,8 +75,13 @@ def request_keys(backends: list[str], model: str, messages: list[dict], params: 
     (the canonical JSON of a list is its items' joined: ``[backend,`` and the rest)."""
     rest = json.dumps(
         [model, messages, params, prompt_version], ensure_ascii=False, sort_keys=True, separators=(",", ":")
-    )[1:]
-    return [hashlib.sha256(f"[{json.dumps(b, ensure_ascii=False)},{rest}".encode()).hexdigest() for b in backends]
+    )[1:].encode()
+    keys = []
+    for backend in backends:
+        digest = hashlib.sha256(f"[{json.dumps(backend, ensure_ascii=False)},".encode())
+        digest.update(rest)
+        keys.append(digest.hexdigest())
+    return keys
 
 
 def _problem(exc: sqlite3.Error) -> str:
