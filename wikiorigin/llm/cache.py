@@ -151,6 +151,13 @@ class RequestCache:
                     f"{self.path}: its answers table has the columns {columns}, not [key, answer]: "
                     "a cache of another version; give another {cache}"
                 )
+        try:  # the writes and claims go a batch a statement, through SQLite's JSON functions
+            db.execute("SELECT value FROM json_each('[1]')").fetchall()
+        except sqlite3.OperationalError as exc:
+            raise CacheError(
+                f"{self.path}: this Python's SQLite {sqlite3.sqlite_version} has no JSON functions ({exc}); "
+                "the request cache needs SQLite 3.38 or one built with JSON1"
+            ) from None
         check = db.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise CacheError(f"{self.path}: the database is damaged ({check}); move it away or give another {{cache}}")
