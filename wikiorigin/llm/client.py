@@ -403,8 +403,15 @@ class LLMClient:
     def session(self):
         """``with llm.session():`` the runs inside share one event loop, and so the backend's HTTP
         client and its connections (a build's steps, one after the other: not a new client and
-        new connections for each step); both are closed when the block ends."""
-        if self._session is not None:  # inside one already
+        new connections for each step); both are closed when the block ends. Called where an
+        event loop runs already (a notebook), it changes nothing: each run goes on a loop of its
+        own in another thread, as :meth:`run` does there."""
+        try:
+            asyncio.get_running_loop()
+            running = True
+        except RuntimeError:
+            running = False
+        if self._session is not None or running:  # inside one already, or a loop of the caller's
             yield self
             return
         self._session = asyncio.Runner()
