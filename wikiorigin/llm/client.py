@@ -52,16 +52,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sys
-import time
-from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from ..progress import Progress
 from ..retry import Backoff
+from ._answers import _check, _CutOff, _declined, _sample, _schema, _usable, parse_json, strict_schema
+from ._limits import _RateLimit, estimate_tokens, worst_case_seconds
+from ._usage import Usage
 from .cache import RequestCache, request_key, request_keys
 from .openai_backend import EndpointError, RequestError, TransientError
 
@@ -129,107 +129,6 @@ class ChatResult:
     output_tokens: int = 0
     reasoning_tokens: int = 0
     finish_reason: str | None = None
-
-
-@dataclass(slots=True)
-class Usage:
-    """Counters of one run; they add with ``+``. ``requests`` counts what the caller asked
-    (cached or not), ``failures`` those that got no usable answer, ``waited`` the seconds spent
-    sleeping between tries and for the rate limits."""
-
-    requests: int = 0
-    calls: int = 0  # responses the server sent (and billed), usable or not
-    cache_hits: int = 0  # answered without a call: the cache, or a request in flight already
-    retries: int = 0
-    failures: int = 0
-    refused: int = 0  # of the failures, the model's refusals (refusal, content_filter)
-    input_tokens: int = 0
-    output_tokens: int = 0  # reasoning tokens included, as servers count and price them
-    reasoning_tokens: int = 0
-    structured: int = 0  # calls answered under a JSON-schema response_format
-    repairs: int = 0
-    waited: float = 0.0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in self.__slots__})
-
-    def cost(self, prices: dict | None) -> float | None:
-        """USD, from ``{"input": per 1M tokens, "output": per 1M tokens}``."""
-        if not prices:
-            return None
-        return (self.input_tokens * prices["input"] + self.output_tokens * prices["output"]) / 1e6
-
-    def as_dict(self) -> dict:
-        """The counters as a dict (field -> value), for JSON."""
-        return {k: getattr(self, k) for k in self.__slots__}
-
-    def summary(self, prices: dict | None = None) -> str:
-        """One line for the end of a run: calls, cache hits, retries, failures, tokens, the cost
-        at ``prices`` (when given) and the time spent waiting."""
-        cost = self.cost(prices)
-        return (
-            f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
-            f"{self.failures} failed"
-            + (f" ({self.refused} refused by the model)" if self.refused else "")
-            + f", {self.input_tokens:,} input and {self.output_tokens:,} output tokens"
-            + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
-            + (f", ${cost:,.4f}" if cost is not None else "")
-            + f", {self.waited:,.1f} s waiting"
-        )
-
-
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.S)
-
-
-def parse_json(text: str):
-    """JSON from a model's answer (code fences and text around the object tolerated)."""
-    text = _FENCE.sub("", text.strip())
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
-            return json.loads(text[start : end + 1])
-        raise
-
-
-class _RateLimit:
-    """Requests and tokens per minute, over a sliding minute."""
-
-    def __init__(self, rpm: int | None, tpm: int | None):
-        self.rpm, self.tpm = rpm, tpm
-        self.events: deque = deque()
-        self.lock = asyncio.Lock()
-
-    async def wait(self, tokens: int) -> float:
-        """Seconds waited."""
-        if not self.rpm and not self.tpm:
-            return 0.0
-        started = time.monotonic()
-        async with self.lock:
-            while True:
-                now = time.monotonic()
-                while self.events and now - self.events[0][0] > 60:
-                    self.events.popleft()
-                used = sum(t for _, t in self.events)
-                if (not self.rpm or len(self.events) < self.rpm) and (
-                    not self.tpm or used + tokens <= self.tpm or not self.events
-                ):
-                    self.events.append((now, tokens))
-                    return now - started
-                await asyncio.sleep(max(0.01, 60 - (now - self.events[0][0])))
-
-
-def worst_case_seconds(timeout: float, retries: int, max_wait: float) -> float:
-    """The longest one request can take: every try times out and every pause is the longest."""
-    return (retries + 1) * timeout + retries * max_wait
-
-
-def estimate_tokens(messages: list[dict]) -> int:
-    """A rough count (4 characters a token; 1.5 for CJK text) for dry runs and rate limits."""
-    text = "".join(m.get("content") or "" for m in messages)
-    cjk = sum(1 for ch in text if ord(ch) > 0x2E80)
-    return int((len(text) - cjk) / 4 + cjk / 1.5) + 4 * len(messages)
 
 
 class LLMClient:
@@ -752,186 +651,7 @@ class LLMClient:
         return error
 
 
-class _CutOff(Exception):
-    """An answer stopped by the output limit, for a request that wants a whole one."""
-
-
 def _retrieved(future: asyncio.Future) -> None:
     """Marks a shared request's error as seen when no identical request awaited it."""
     if not future.cancelled():
         future.exception()
-
-
-def _declined(answer: dict) -> str | None:
-    """Why the model declined to answer (its ``refusal``, or the server's content filter), or None."""
-    if answer.get("refusal"):
-        return "refusal: " + _one_line(str(answer["refusal"]))
-    if answer.get("finish_reason") == "content_filter":
-        text = _one_line(answer.get("text") or "")
-        return "content_filter: the server's content filter stopped the answer" + (f" ({text})" if text else "")
-    return None
-
-
-def _one_line(text: str, width: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _sample(stored: dict) -> str:
-    return _one_line(json.dumps(stored, ensure_ascii=False), 80)
-
-
-def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
-    """Raises unless ``answer`` may be kept: :class:`_CutOff` for an answer stopped by the
-    output limit (unless the request takes one), :class:`TransientError` for an empty answer or
-    an HTML page (retried: servers and proxies send them when they are in trouble). A refusal
-    is kept: it is the model's answer (:func:`_declined`)."""
-    if _declined(answer):
-        return
-    if answer.get("finish_reason") == "length":
-        if request.truncated_ok:
-            return
-        limit = params.get("max_tokens", params.get("max_completion_tokens"))
-        reasoning = answer.get("reasoning_tokens") or 0
-        raise _CutOff(
-            "cut off by the output limit"
-            + (f" of {limit} tokens" if limit is not None else "")
-            + (f" ({reasoning} of them reasoning)" if reasoning else "")
-            + ": raise max_tokens="
-            + (" or lower reasoning_effort=" if reasoning else "")
-        )
-    text = answer.get("text") or ""
-    if not text.strip():
-        raise TransientError("an empty answer")
-    if text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
-        raise TransientError("an HTML page, not an answer")
-
-
-_STRICT_DROPS = (
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "pattern",
-    "format",
-    "minimum",
-    "maximum",
-    "uniqueItems",
-)
-
-
-def strict_schema(schema: dict) -> dict:
-    """``schema`` in the form strict structured outputs take: every object closed
-    (``additionalProperties: false``) with every property required (one that was optional may
-    also be null), and the keywords strict mode does not take dropped (the answer is still
-    validated against the full ``schema`` here)."""
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: v for k, v in schema.items() if k not in _STRICT_DROPS}
-    if "items" in out:
-        out["items"] = strict_schema(out["items"])
-    if out.get("type") == "object" or "properties" in out:
-        properties = {k: strict_schema(v) for k, v in (out.get("properties") or {}).items()}
-        required = set(out.get("required") or ())
-        for name, value in properties.items():
-            kinds = value.get("type")
-            kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
-            if name not in required and kinds and "null" not in kinds:
-                value["type"] = kinds + ["null"]
-        out.update(properties=properties, required=list(properties), additionalProperties=False)
-    return out
-
-
-def _check(result: ChatResult, schema: dict) -> str | None:
-    """None when the answer is JSON that satisfies ``schema`` (and then sets ``data``)."""
-    try:
-        data = parse_json(result.text or "")
-    except json.JSONDecodeError as exc:
-        return f"not JSON: {exc}"
-    checker = _schema(schema)
-    if checker.fast is not None:
-        try:
-            checker.fast(data)
-        except Exception:  # jsonschema has the last word, and says why
-            pass
-        else:
-            result.data = data
-            return None
-    validator = checker.validator
-    if not validator.is_valid(data):
-        import jsonschema
-
-        return f"schema: {jsonschema.exceptions.best_match(validator.iter_errors(data)).message}"
-    result.data = data
-    return None
-
-
-@dataclass(slots=True, frozen=True)
-class _Checker:
-    """A schema's jsonschema ``validator`` and its ``digest`` (the mark of a cached answer
-    checked against it); ``fast``: the schema compiled by fastjsonschema (30 times faster),
-    for the schemas whose keywords the two read alike (:func:`_fast`), else None."""
-
-    validator: object
-    digest: str
-    fast: object = None
-
-
-# The keywords fastjsonschema and jsonschema read alike, for the answers json.loads makes (an
-# answer it finds valid is valid; one it refuses is checked by jsonschema, which says why).
-_SIMPLE = {"type", "properties", "required", "items", "minItems", "maxItems", "minLength", "maxLength"}
-_SIMPLE |= {"additionalProperties", "enum", "minimum", "maximum", "description", "title"}
-
-
-def _simple(schema) -> bool:
-    """Whether ``schema`` uses only :data:`_SIMPLE` keywords, its enums strings, its bounds on
-    numbers."""
-    if not isinstance(schema, dict) or not set(schema) <= _SIMPLE:
-        return isinstance(schema, bool) and schema is False  # additionalProperties: false
-    if "enum" in schema and not all(isinstance(v, str) for v in schema["enum"]):
-        return False
-    if {"minimum", "maximum"} & set(schema) and schema.get("type") not in ("integer", "number"):
-        return False
-    subs = list(schema.get("properties", {}).values())
-    subs += [schema[k] for k in ("items", "additionalProperties") if k in schema]
-    return all(_simple(sub) for sub in subs)
-
-
-def _fast(schema: dict):
-    """``schema`` compiled by fastjsonschema, when installed and the schema is :func:`_simple`."""
-    if not _simple(schema):
-        return None
-    try:
-        import fastjsonschema
-
-        return fastjsonschema.compile(schema, use_formats=False)
-    except Exception:  # not installed, or a schema it does not take: jsonschema alone
-        return None
-
-
-# The schemas seen: by identity (the schema object held, so that its id is not reused), then by
-# content. A schema is checked and its validator built once, not per answer.
-_BY_ID: dict[int, tuple[dict, _Checker]] = {}
-_BY_CONTENT: dict[str, _Checker] = {}
-
-
-def _schema(schema: dict) -> _Checker:
-    """The validator and digest of ``schema`` (the schema checked once: ``SchemaError`` if bad)."""
-    held = _BY_ID.get(id(schema))
-    if held is not None and held[0] is schema:
-        return held[1]
-    text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
-    checker = _BY_CONTENT.get(text)
-    if checker is None:
-        import hashlib
-
-        import jsonschema
-
-        kind = jsonschema.validators.validator_for(schema)
-        kind.check_schema(schema)
-        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-        checker = _BY_CONTENT[text] = _Checker(kind(schema), digest, _fast(schema))
-    if len(_BY_ID) > 4096:  # schemas made anew for each request: held a while, not forever
-        _BY_ID.clear()
-    _BY_ID[id(schema)] = (schema, checker)
-    return checker

@@ -1,0 +1,59 @@
+"""The counters of a run of :class:`~wikiorigin.llm.client.LLMClient` and what they cost:
+:class:`Usage` counts the requests asked, the calls the server answered (and billed, usable or
+not), the cache hits, retries, failures, refusals, repairs, the tokens (reasoning tokens among the
+output tokens, as servers price them) and the seconds spent waiting; runs add with ``+``, and
+:meth:`Usage.cost` prices the tokens at ``{"input": ..., "output": ...}`` USD per million. Moved
+out of ``client.py``; ``wikiorigin.llm.client`` still exports :class:`Usage`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Usage"]
+
+
+@dataclass(slots=True)
+class Usage:
+    """Counters of one run; they add with ``+``. ``requests`` counts what the caller asked
+    (cached or not), ``failures`` those that got no usable answer, ``waited`` the seconds spent
+    sleeping between tries and for the rate limits."""
+
+    requests: int = 0
+    calls: int = 0  # responses the server sent (and billed), usable or not
+    cache_hits: int = 0  # answered without a call: the cache, or a request in flight already
+    retries: int = 0
+    failures: int = 0
+    refused: int = 0  # of the failures, the model's refusals (refusal, content_filter)
+    input_tokens: int = 0
+    output_tokens: int = 0  # reasoning tokens included, as servers count and price them
+    reasoning_tokens: int = 0
+    structured: int = 0  # calls answered under a JSON-schema response_format
+    repairs: int = 0
+    waited: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in self.__slots__})
+
+    def cost(self, prices: dict | None) -> float | None:
+        """USD, from ``{"input": per 1M tokens, "output": per 1M tokens}``."""
+        if not prices:
+            return None
+        return (self.input_tokens * prices["input"] + self.output_tokens * prices["output"]) / 1e6
+
+    def as_dict(self) -> dict:
+        """The counters as a dict (field -> value), for JSON."""
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def summary(self, prices: dict | None = None) -> str:
+        """One line for the end of a run: calls, cache hits, retries, failures, tokens, the cost
+        at ``prices`` (when given) and the time spent waiting."""
+        cost = self.cost(prices)
+        return (
+            f"{self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
+            f"{self.failures} failed"
+            + (f" ({self.refused} refused by the model)" if self.refused else "")
+            + f", {self.input_tokens:,} input and {self.output_tokens:,} output tokens"
+            + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
+            + (f", ${cost:,.4f}" if cost is not None else "")
+            + f", {self.waited:,.1f} s waiting"
+        )
