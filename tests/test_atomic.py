@@ -3,6 +3,8 @@ the previous good file under its name; a long output name still fits its tempora
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -76,42 +78,57 @@ def test_a_full_disk_at_the_first_bytes_leaves_no_empty_file_and_names_the_file(
         assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
 
 
-@pytest.fixture
-def file_size_limit():
-    """Files of this process limited to 4 KB (RLIMIT_FSIZE), SIGXFSZ ignored: a write past it
-    fails with EFBIG (File too large), as under `ulimit -f`."""
+def _under_file_size_limit(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``code`` in a child Python whose files are limited to 4 KB (RLIMIT_FSIZE), SIGXFSZ
+    ignored: a write past it fails with EFBIG (File too large), as under `ulimit -f`.
+
+    Never in this process: the limit holds for every file it writes, pytest's own log included
+    (CI sends it to a file far past 4 KB)."""
     import resource
     import signal
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, preexec_fn=limit
+    )
+
+
+def test_a_file_size_limit_names_the_file_being_written(tmp_path):
+    code = """
+import json, os, sys
+import pyarrow as pa
+from wikiorigin.files import write_table, write_text
+big = pa.table({"a": [os.urandom(20_000).hex()]})
+seen = []
+for out, write in (
+    ("t.parquet", lambda out: write_table(big, out, big.schema, {})),
+    ("t.md", lambda out: write_text(out, "z" * 20_000)),
+):
     try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, handler)
-
-
-def test_a_file_size_limit_names_the_file_being_written(tmp_path, file_size_limit):
-    big = pa.table({"a": [os.urandom(20_000).hex()]})
-    for out, write in (
-        (tmp_path / "t.parquet", lambda out: write_table(big, out, big.schema, {})),
-        (tmp_path / "t.md", lambda out: write_text(out, "z" * 20_000)),
-    ):
-        with pytest.raises(OSError) as raised:
-            write(out)
-        assert raised.value.filename == str(out) and raised.value.strerror == "File too large"
+        write(os.path.abspath(out))
+    except OSError as error:
+        seen.append([out, error.filename, error.strerror])
+print(json.dumps(seen))
+"""
+    run = _under_file_size_limit(code, tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [
+        [name, str(tmp_path / name), "File too large"] for name in ("t.parquet", "t.md")
+    ]
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_path, capsys, file_size_limit):
+def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_path):
     """`eval mcq` writing its results past the limit: one line naming the file, exit 2."""
     responses = Path(__file__).parent / "data" / "yokaieval" / "responses-calm2-7b-chat.json.xz"
     out = tmp_path / "run"
-    code = cli.main(["eval", "mcq", "--responses", str(responses), "--out", str(out)])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1, err
+    code = f"import sys; from wikiorigin import cli; sys.exit(cli.main({['eval', 'mcq', '--responses', str(responses), '--out', str(out)]!r}))"
+    run = _under_file_size_limit(code, tmp_path)
+    err = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(err) == 1, err
     assert err[0].startswith(f"wikiorigin: error: {out}{os.sep}") and err[0].endswith(": File too large")
     assert not [p for p in out.iterdir() if ".tmp" in p.name]
 
