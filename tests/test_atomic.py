@@ -115,9 +115,7 @@ print(json.dumps(seen))
 """
     run = _under_file_size_limit(code, tmp_path)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == [
-        [name, str(tmp_path / name), "File too large"] for name in ("t.parquet", "t.md")
-    ]
+    assert json.loads(run.stdout) == [[name, str(tmp_path / name), "File too large"] for name in ("t.parquet", "t.md")]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -125,7 +123,8 @@ def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_pat
     """`eval mcq` writing its results past the limit: one line naming the file, exit 2."""
     responses = Path(__file__).parent / "data" / "yokaieval" / "responses-calm2-7b-chat.json.xz"
     out = tmp_path / "run"
-    code = f"import sys; from wikiorigin import cli; sys.exit(cli.main({['eval', 'mcq', '--responses', str(responses), '--out', str(out)]!r}))"
+    argv = ["eval", "mcq", "--responses", str(responses), "--out", str(out)]
+    code = f"import sys; from wikiorigin import cli; sys.exit(cli.main({argv!r}))"
     run = _under_file_size_limit(code, tmp_path)
     err = run.stderr.strip().splitlines()
     assert run.returncode == 2 and len(err) == 1, err
