@@ -77,6 +77,8 @@ _EXPORTS = {
     "evaluate_freeform": ".evaluators.freeform",
     "judge_answers": ".evaluators.judge",
     "leakage_check": ".evaluators.leakage",
+    "compare": ".evaluators.compare",
+    "Comparison": ".evaluators.compare",
     "EvaluatedModel": ".protocols",
     "ChatBackend": ".protocols",
     "FunctionBackend": ".llm",

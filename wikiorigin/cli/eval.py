@@ -419,16 +419,18 @@ def cmd_eval_compare(args, lock) -> int:
     questions both answered, with published figures and warnings where settings differ
     (``lock``: ``OUT.lock``, held while it writes). Runs over different items, and incomplete
     runs without ``--allow-failures``, are refused (exit 2)."""
-    from ..evaluators.report import ALPHA, compare_runs
+    from ..evaluators.compare import compare
+    from ..evaluators.paired import ALPHA
 
-    result = compare_runs(
+    comparison = compare(
         args.runs,
-        args.out,
         metric=args.metric,
         external=args.external,
         external_name=args.external_name,
         allow_failures=args.allow_failures,
     )
+    comparison.save(args.out, lock=lock)
+    result = comparison.as_dict()
     print(result["ranking"])
     for note in result["notes"]:
         print(f"note: {note}")
