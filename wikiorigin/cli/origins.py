@@ -60,25 +60,17 @@ def add_commands(sub) -> None:
 
 def cmd_origins(args) -> int:
     """`wikiorigin origins`: the first edition of every Wikidata item, over the wikis of a dump tree."""
-    from ..files import check_output
-
-    check_output(args.out)  # before any work: not a directory, writable
-    from ..origin import build_origins
+    from ..origin import OriginsConfig, OriginsRun
 
     wikis = None
     if args.wikis:
         from ..languages import lookup
 
-        wikis = [lookup(w).dbname for w in args.wikis.split(",") if w.strip()]
-    report = build_origins(
-        args.tree,
-        args.out,
-        wikis=wikis,
-        source=args.source,
-        jobs=args.jobs,
-        scheduler=args.scheduler,
-        memory_limit=args.memory_limit,
+        wikis = tuple(lookup(w).dbname for w in args.wikis.split(",") if w.strip())
+    config = OriginsConfig(
+        wikis=wikis, source=args.source, jobs=args.jobs, scheduler=args.scheduler, memory_limit=args.memory_limit
     )
+    report = OriginsRun(config).run(args.tree, args.out)
     for wiki, why in report.skipped:
         print(f"wikiorigin: skipped {wiki}: {why}", file=sys.stderr)
     for note in report.notes[:50]:
