@@ -118,7 +118,19 @@ class MCQConfig:
     answer_positions: str = "balanced"
     label_steps: int = 1
     checker_abstains: bool = True
-    preset: str | None = None  # the paper's settings asked for by name (builders.presets), for the provenance
+    _preset: str | None = field(default=None, init=False, repr=False)  # set by from_preset only
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides) -> MCQConfig:
+        """The settings of the preset ``name`` (:data:`~wikiorigin.builders.presets.PRESETS`:
+        ``yokaieval``), the ``overrides`` (any field) winning; a ``ValueError`` for another
+        builder's preset or an unknown name."""
+        return configured(cls, "mcq", name, overrides)
+
+    @property
+    def preset(self) -> str | None:
+        """The preset this configuration was made from (:meth:`from_preset`), else None."""
+        return self._preset
 
     def check(self) -> None:
         """A :class:`~wikiorigin.errors.WikioriginError` naming the setting out of range."""

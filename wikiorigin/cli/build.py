@@ -68,21 +68,26 @@ def _unit(text: str) -> float:
 
 
 def _apply_preset(args, builder: str) -> dict:
-    """Fill the options the user left out from ``--preset`` (a one-line error for another
-    builder's preset); returns the sampling overrides (``temperature``, ``top_p``,
-    ``max_tokens``) that are set, for the builder's params."""
-    from ..builders.presets import preset_for
+    """Check ``--preset`` for ``builder`` (a one-line error for another builder's); returns the
+    sampling options given (``temperature``, ``top_p``, ``max_tokens``), which win over the
+    preset's and the builder's defaults."""
+    from ..builders.presets import PRESETS
     from ..errors import WikioriginError
 
-    try:
-        preset = preset_for(args.preset, builder)
-    except ValueError as exc:
-        raise WikioriginError(f"--preset: {exc}") from None
-    for key, value in (preset.settings if preset else {}).items():
-        given = getattr(args, key, None)
-        if given is None or given is False:  # not `in (None, False)`: a 0 given (0 == False) wins
-            setattr(args, key, value)
+    preset = PRESETS[args.preset] if args.preset else None  # argparse's choices: a name of PRESETS
+    if preset is not None and preset.builder != builder:
+        raise WikioriginError(
+            f"--preset: the preset {args.preset!r} is {preset.paper}'s, for `build {preset.builder}`, "
+            f"not `build {builder}`"
+        )
     return {k: getattr(args, k) for k in ("temperature", "top_p", "max_tokens") if getattr(args, k) is not None}
+
+
+def _config(cls, args, **options):
+    """``cls.from_preset(--preset, ...)`` (or ``cls(...)`` without one) with the ``options``
+    given on the command line (those not None) winning over the preset."""
+    given = {k: v for k, v in options.items() if v is not None}
+    return cls.from_preset(args.preset, **given) if args.preset else cls(**given)
 
 
 def _params(defaults: dict, given: dict) -> dict:
@@ -222,20 +227,16 @@ def cmd_build_mcq(args) -> int:
 
     # bad labels, language or preset: a one-line error before any client, cache or call is made
     sampling = _apply_preset(args, "mcq")
-    given = {
-        k: getattr(args, k)
-        for k in ("max_article_chars", "answer_positions", "label_steps")
-        if getattr(args, k) is not None
-    }
-    config = MCQConfig(
+    config = _config(
+        MCQConfig,
+        args,
         language=language_parameter(args.language) if args.language else None,
         labels=load_labels(args.labels) if args.labels else None,
-        per_article=args.per_article or 1,
+        per_article=args.per_article,
         seed=args.seed,
-        keep_unreferenced=args.keep_unreferenced,
-        checker_abstains=args.checker_abstains != "no",
-        preset=args.preset,
-        **given,
+        keep_unreferenced=args.keep_unreferenced or None,
+        checker_abstains=None if args.checker_abstains is None else args.checker_abstains != "no",
+        **{k: getattr(args, k) for k in ("max_article_chars", "answer_positions", "label_steps")},
     )
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
@@ -295,12 +296,13 @@ def cmd_build_freeform(args) -> int:
     from ..builders.freeform import FreeformBuilder, FreeformConfig
 
     sampling = _apply_preset(args, "freeform")
-    config = FreeformConfig(
-        rounds=3 if args.rounds is None else args.rounds,
+    config = _config(
+        FreeformConfig,
+        args,
+        rounds=args.rounds,
         cutoff=args.cutoff,
-        instructions=args.instructions or "auto",
-        preset=args.preset,
-        **({"max_article_chars": args.max_article_chars} if args.max_article_chars is not None else {}),
+        instructions=args.instructions,
+        max_article_chars=args.max_article_chars,
     )
     config.params = _params(config.params, sampling)
     generator = llm_client(args, args.model)
@@ -395,21 +397,21 @@ def _add_preference(build) -> None:
 def cmd_build_preference(args) -> int:
     """`wikiorigin build preference`: CARE preference pairs from rated responses (--rated), or from
     several models' answers rated by a judge."""
-    from ..builders.preference import ANSWER_PARAMS, PreferenceBuilder, PreferenceConfig
-    from ..care import JUDGE_PARAMS
+    from ..builders.preference import PreferenceBuilder, PreferenceConfig
     from ..errors import WikioriginError
 
     sampling = _apply_preset(args, "preference")
-    config = PreferenceConfig(
-        pairs=args.pairs or "best-worst",
+    config = _config(
+        PreferenceConfig,
+        args,
+        pairs=args.pairs,
         min_gap=args.min_gap,
         format=args.format,
         language=args.language,
-        preset=args.preset,
-        answer_params=_params(ANSWER_PARAMS, sampling),
-        judge_params=_params(JUDGE_PARAMS, sampling),
-        **({"rating_scale": args.rating_scale} if args.rating_scale else {}),
+        rating_scale=args.rating_scale,
     )
+    config.answer_params = _params(config.answer_params, sampling)
+    config.judge_params = _params(config.judge_params, sampling)
     if args.rated:
         return _rated_preferences(args, config)
     if not args.models or not args.judge_model:
