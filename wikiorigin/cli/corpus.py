@@ -73,21 +73,15 @@ def cmd_corpus_yokai(args) -> int:
     """`wikiorigin corpus yokai`: the articles a list page's entries link to, from a multistream dump."""
     from ..files import check_output
 
-    check_output(args.out, inputs=[args.dump, args.index])  # not a directory, writable, no input
-    from ..corpora.yokai import LEFT_OUT, build_list_corpus
+    check_output(args.out, inputs=[args.dump, args.index])  # before the dump is opened
+    from ..corpora.list_run import ListCorpusConfig, ListCorpusRun
+    from ..corpora.yokai import LEFT_OUT
     from ..dumps.pages import Multistream
 
     text = _text(args)
     dump = Multistream(args.dump, args.index, threads=args.threads)
-    r = build_list_corpus(
-        dump,
-        args.out,
-        list_page=args.list_page,
-        jobs=args.jobs,
-        scheduler=args.scheduler,
-        text=text,
-        html_dump=args.html_dump,
-    )
+    config = ListCorpusConfig(list_page=args.list_page, text=text, jobs=args.jobs, scheduler=args.scheduler)
+    r = ListCorpusRun(config).run(dump, args.out, html_dump=args.html_dump)
     for title in r.missing[:20]:
         print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
     for problem in dump.problems[:20]:
@@ -110,23 +104,21 @@ def cmd_corpus_origin(args) -> int:
     """`wikiorigin corpus origin`: the articles of an origin subset, with Wikidata names and regions."""
     from ..files import check_output
 
-    # not a directory, writable, no input
+    # before the dump is opened: not a directory, writable, no input
     check_output(args.out, inputs=[args.items, args.dump, args.wikidata, args.entities])
-    from ..corpora.origin import build_origin_corpus
+    from ..corpora.origin import OriginCorpusConfig, OriginCorpusRun
     from ..dumps.pages import Multistream
 
     text = _text(args)
     dump = Multistream(args.dump, args.index, threads=args.threads)
-    r = build_origin_corpus(
+    config = OriginCorpusConfig(text=text, jobs=args.jobs, scheduler=args.scheduler)
+    r = OriginCorpusRun(config).run(
         args.items,
         dump,
         args.out,
         wikidata=args.wikidata,
         sparql=args.sparql,
         entities_file=args.entities,
-        jobs=args.jobs,
-        scheduler=args.scheduler,
-        text=text,
         html_dump=args.html_dump,
     )
     for note in (

@@ -37,60 +37,36 @@ items before it is trusted:
 from __future__ import annotations
 
 import os
-import re
 import time
-from collections.abc import Callable
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from ..dumps.pages import Multistream, PageText
+from ..dumps.pages import Multistream
 from ..dumps.wikidata import Entity, EntityStats, query_entities
-from ..errors import ParameterError, WikioriginError
-from ..files import ParquetSink, check_output, provenance, read_input
+from ..errors import ParameterError
+from ..files import ParquetSink, check_output, provenance
 from ..languages import lookup
 from ..progress import Progress
 from ..render.sources import text_source
 from ..schemas import ORIGIN_ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
 from .entities import EntityTable, one_pass
+from .pagecheck import _read_items, check_pages, dump_wiki
 from .pagespill import PageSpill
 from .regions import RegionReading, resolve_regions
+from .result import CorpusResult, OriginCorpusReport, corpus_result
 
-__all__ = ["OriginCorpusReport", "build_origin_corpus", "names_of", "dump_wiki", "check_pages"]
-
-_COLUMNS = ["qid", "origin_wiki", "n_wikis", "editions"]
-_FILE_WIKI = re.compile(r"([a-z0-9_]+?)-(?:\d{8}|latest)-")
-
-
-@dataclass(slots=True)
-class OriginCorpusReport:
-    """What :func:`build_origin_corpus` did. ``renamed``: pages kept under their new title;
-    ``mismatched``: pages left out because the dump has them under another title or as a
-    redirect (one line each, with the item, the page id and both titles); ``several_regions``:
-    items whose P131 values end in different first-level divisions, so without a region (one
-    line each: the item and the divisions); ``text``: where the articles' text came from;
-    ``furniture``: what a rendered text left out, by kind (:data:`~wikiorigin.render.html.FURNITURE`)."""
-
-    wiki: str = ""
-    items: int = 0
-    other_wiki: int = 0
-    missing_pages: list[str] = field(default_factory=list)
-    missing_entities: list[str] = field(default_factory=list)
-    renamed: list[str] = field(default_factory=list)
-    mismatched: list[str] = field(default_factory=list)
-    several_regions: list[str] = field(default_factory=list)
-    articles: int = 0
-    bad_wikidata_lines: int = 0
-    with_region: int = 0
-    region_fetches: int = 0
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    text: str = ""
-    furniture: dict[str, int] = field(default_factory=dict)
+__all__ = [
+    "OriginCorpusConfig",
+    "OriginCorpusRun",
+    "OriginCorpusReport",
+    "CorpusResult",
+    "build_origin_corpus",
+    "names_of",
+    "dump_wiki",
+    "check_pages",
+]
 
 
 def names_of(entity: Entity, languages: list[str]) -> list[str]:
@@ -99,116 +75,6 @@ def names_of(entity: Entity, languages: list[str]) -> list[str]:
     for lang in languages:
         names += entity.aliases.get(lang, [])
     return list(dict.fromkeys(n for n in names if n))
-
-
-def dump_wiki(dump: Multistream) -> str:
-    """The dump's wiki: the dbname of its ``<siteinfo>``, else the one its file name starts
-    with (``jawiki-20250601-pages-articles-multistream.xml.bz2``)."""
-    if dump.site.dbname:
-        return dump.site.dbname
-    m = _FILE_WIKI.match(dump.dump.name)
-    if m is None:
-        raise WikioriginError(
-            f"{dump.dump}: no <dbname> in its <siteinfo> and no wiki in its file name "
-            "(WIKI-YYYYMMDD-...): cannot tell which wiki's dump it is"
-        )
-    return m.group(1)
-
-
-def _read_items(items, wiki: str, dump: Multistream) -> tuple[pa.Table, list[dict]]:
-    """All items and those of ``wiki``; items of none of them is an error naming their wikis."""
-    table = read_input(items, _COLUMNS, "wikiorigin subset", columns=list(_COLUMNS))
-    rows = table.filter(pc.field("origin_wiki") == wiki).to_pylist()
-    if table.num_rows and not rows:
-        counts = (
-            table.group_by("origin_wiki")
-            .aggregate([("qid", "count")])
-            .sort_by([("qid_count", "descending")])
-            .to_pylist()
-        )
-        theirs = ", ".join(f"{c['origin_wiki']} ({c['qid_count']})" for c in counts[:5])
-        raise WikioriginError(
-            f"{items}: none of its {table.num_rows} items originates in {wiki}, the wiki of "
-            f"{dump.dump}; they originate in {theirs}: give the multistream dump of their wiki"
-        )
-    return table, rows
-
-
-def _edition(item: dict, wiki: str) -> dict:
-    for edition in item["editions"] or []:
-        if edition["wiki"] == wiki:
-            return edition
-    raise WikioriginError(
-        f"item {item['qid']}: originates in {wiki} but has no {wiki} edition "
-        "(is the items file from `wikiorigin subset`?)"
-    )
-
-
-@dataclass(slots=True)
-class _Found:
-    """What the checks need of a page (its title, its redirect), and the page as ``keep`` keeps it."""
-
-    title: str
-    redirect: str | None
-    kept: object
-
-
-def check_pages(
-    rows: list[dict],
-    wiki: str,
-    dump: Multistream,
-    items,
-    report: OriginCorpusReport,
-    keep: Callable[[PageText], object] = lambda page: page,
-) -> list[tuple[dict, object]]:
-    """``(item, page)`` for the items whose page the dump has under the recorded title, or
-    under a new title it was evidently moved to (see the module's rules); the others go to
-    ``report.missing_pages`` / ``report.mismatched``. Raises if most titles differ. The pages
-    are read stream by stream in the dump's order and each passed to ``keep`` as it comes
-    (what it returns stands for the page: :class:`~.pagespill.PageSpill` puts it on disk)."""
-    editions = [_edition(r, wiki) for r in rows]
-    with closing(dump.each([e["page_id"] for e in editions])) as found_pages:  # its threads end, whatever fails
-        pages = {
-            page_id: _Found(page.title, page.redirect, None if page.redirect is not None else keep(page))
-            for page_id, page in found_pages
-        }
-    same = dump.normalize
-    moved = [
-        e["title"] for e in editions if e["page_id"] in pages and same(pages[e["page_id"]].title) != same(e["title"])
-    ]
-    old_titles = dump.get(moved, follow_redirects=False) if moved else {}
-    kept, found = [], 0
-    for item, edition in zip(rows, editions):
-        page_id, title = edition["page_id"], edition["title"]
-        page = pages.get(page_id)
-        where = f"{item['qid']}: page {page_id}"
-        if page is None:
-            report.missing_pages.append(f"{item['qid']} (page {page_id})")
-            continue
-        found += 1
-        old = old_titles.get(title)
-        if page.redirect is not None:
-            said = "" if same(page.title) == same(title) else f" (the items say {title!r})"
-            report.mismatched.append(f"{where} {page.title!r} is a redirect to {page.redirect!r} in the dump{said}")
-        elif same(page.title) == same(title):
-            kept.append((item, page.kept))
-        elif old is not None and old.redirect is not None and same(old.redirect) == same(page.title):
-            report.renamed.append(f"{where}: {title!r} is now {page.title!r} (the old title redirects to it)")
-            kept.append((item, page.kept))
-        else:
-            report.mismatched.append(f"{where} is {page.title!r} in the dump, the items say {title!r}")
-    if rows and not found:
-        raise WikioriginError(
-            f"{dump.dump}: none of the {len(rows)} pages of {items} is in it: the dump is not the "
-            f"one the items were made from (another {wiki} dump, or one part of a split dump?)"
-        )
-    if report.mismatched and 2 * len(report.mismatched) > found:
-        raise WikioriginError(
-            f"{dump.dump}: {len(report.mismatched)} of the {found} pages of {items} found in it have "
-            f"another title (first: {report.mismatched[0]}): the dump is not the one the items were "
-            f"made from (another {wiki} dump?); give the {wiki} multistream dump of the items' date"
-        )
-    return kept
 
 
 def _regions(entities: dict, qids: list[str], parents, languages: list[str], report: OriginCorpusReport) -> dict:
@@ -270,6 +136,151 @@ def _wikidata(
         return _from_table(path, qids, wiki, items, languages, report)
 
 
+@dataclass(frozen=True)
+class OriginCorpusConfig:
+    """The settings of an origin corpus run (:class:`OriginCorpusRun`). ``text``: where the
+    articles' text comes from (:func:`~wikiorigin.render.sources.text_source`: ``"wikitext"``,
+    ``"mediawiki"``, ``"html-dump"``; None: the most faithful this machine has); ``jobs``: the
+    processes converting articles (or a Dask cluster: ``scheduler``); the file is the same for
+    any ``jobs``."""
+
+    text: str | None = None
+    jobs: int = 1
+    scheduler: str | None = None
+
+
+class OriginCorpusRun:
+    """The articles of the items that originate in one edition (see the module's docstring):
+    ``OriginCorpusRun(config).run(items, dump, out, entities_file=...)`` returns a
+    :class:`~wikiorigin.corpora.result.CorpusResult`."""
+
+    def __init__(self, config: OriginCorpusConfig | None = None):
+        self.config = config or OriginCorpusConfig()
+
+    def run(self, items, dump: Multistream, out, *, wikidata=None, entities_file=None, sparql=None, html_dump=None):
+        """Write the articles of ``items`` that originate in the dump's wiki to ``out``, Wikidata
+        from one of an entities file (``entities_file``), the JSON dump (``wikidata``) or a
+        SPARQL endpoint (``sparql``); ``html_dump``: the Enterprise HTML dump of ``text="html-dump"``.
+
+        The dump's wiki and each page's title are checked against the items first (see the
+        module's docstring): a dump of another wiki, or a dump in which most pages carry other
+        titles, is an error before anything is read from Wikidata or the output is written.
+        The pages wait for their conversion on disk, in a folder beside ``out`` removed at the
+        end: about a third of the size of their wikitext (zlib) must be free there. The whole
+        run is guarded (:func:`~wikiorigin.runs.guarded_run`: ``out`` none of the inputs, what
+        a killed run left swept, ``OUT.lock`` held)."""
+        from ..runs import guarded_run
+
+        if sum(source is not None for source in (wikidata, sparql, entities_file)) != 1:
+            raise ParameterError(
+                "entities_file",
+                "give one of an entities file ({entities_file}), the Wikidata JSON "
+                "dump ({wikidata}) or a SPARQL endpoint ({sparql})",
+                also=("wikidata", "sparql"),
+            )
+        inputs = {"items": items, "dump": dump.dump, "index": dump.index, "wikidata": wikidata}
+        inputs.update(entities_file=entities_file, html_dump=html_dump)
+        check_output(out, inputs=[items, dump.dump, dump.index, wikidata, entities_file])  # before any work
+        if entities_file is not None:
+            EntityTable(entities_file).close()  # a file of the right kind, before any work
+        sources = {"wikidata": wikidata, "sparql": sparql, "entities_file": entities_file}
+        with guarded_run(out, inputs={k: v for k, v in inputs.items() if v is not None}):
+            report = self._write(items, dump, out, sources, html_dump)
+        settings = {"corpus": "origin", "wiki": report.wiki, "text": report.text, "sparql": sparql}
+        return corpus_result(out, report, settings, inputs)
+
+    def _write(self, items, dump: Multistream, out, sources: dict, html_dump) -> OriginCorpusReport:
+        started = time.perf_counter()
+        wiki = dump_wiki(dump)
+        table, rows = _read_items(items, wiki, dump)
+        report = OriginCorpusReport(wiki=wiki, items=table.num_rows, other_wiki=table.num_rows - len(rows))
+        with PageSpill(out) as spill:  # the pages' texts on disk between their check and their conversion
+            kept = check_pages(rows, wiki, dump, items, report, keep=spill.put)
+            languages = list(dict.fromkeys(["en", lookup(wiki).language]))
+            qids = [item["qid"] for item, _ in kept]
+            entities, regions = _wikidata(qids, wiki, items, out, languages, report, **sources)
+            processes = max(1, (os.cpu_count() or 1) // self.config.jobs)
+            source, note = text_source(self.config.text, dump, out, html_dump=html_dump, processes=processes)
+            report.text = source.describe()
+            report.notes += [note] if note else []
+            tasks = _tasks(kept, entities, regions, languages, wiki, spill, report)
+            self._convert(tasks, dump, out, source, _meta(report, items, dump, sources), report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _convert(self, tasks, dump: Multistream, out, source, meta: dict, report: OriginCorpusReport) -> None:
+        """The articles converted (in order, on the config's jobs) and written as they come."""
+        wiki = report.wiki
+        converted = convert_articles(
+            tasks,
+            wiki,
+            lookup(wiki).domain,
+            dump.site.namespaces,
+            ORIGIN_ARTICLES,
+            jobs=self.config.jobs,
+            scheduler=self.config.scheduler,
+            source=source,
+        )
+        with (
+            ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
+            closing(converted),
+            Progress("corpus", unit="article") as progress,
+        ):
+            for batch, outcomes in converted:
+                sink.write(batch)
+                progress.update(len(outcomes))
+                report.articles += len(outcomes)
+                for outcome in outcomes:
+                    for kind, n in (outcome.left_out or {}).items():
+                        report.furniture[kind] = report.furniture.get(kind, 0) + n
+
+
+def _tasks(kept: list, entities: dict, regions: dict, languages: list[str], wiki: str, spill, report):
+    """The articles' tasks in the items' order, each item let go of once given out, its page
+    read back from the spill then."""
+    for i in range(len(kept)):
+        (item, ref), kept[i] = kept[i], None
+        entity, region = entities.get(item["qid"]), regions.get(item["qid"])
+        if entity is None or not (entity.labels or entity.sitelinks):
+            report.missing_entities.append(item["qid"])
+            entity = Entity(item["qid"])
+        yield ArticleTask(
+            spill.take(ref),
+            qid=item["qid"],
+            key=item["qid"],
+            more=dict(
+                label_en=entity.labels.get("en"),
+                aliases=names_of(entity, languages),
+                enwiki_title=entity.sitelinks.get("enwiki"),
+                origin_wiki=wiki,
+                n_wikis=item["n_wikis"],
+                region=None if region is None else region.label,
+                region_qid=None if region is None else region.qid,
+            ),
+        )
+
+
+def _meta(report: OriginCorpusReport, items, dump: Multistream, sources: dict) -> dict:
+    """The articles file's provenance: its inputs by name (no local path of this machine)."""
+    wikidata, entities_file = sources["wikidata"], sources["entities_file"]
+    return provenance(
+        stage="corpus",
+        corpus="origin",
+        text=report.text,
+        wiki=report.wiki,
+        items=Path(items).name,
+        wikidata=Path(wikidata).name if wikidata else None,
+        sparql=sources["sparql"],
+        dump=dump.dump.name,
+        entities=Path(entities_file).name if entities_file else None,
+        renamed=len(report.renamed),
+        mismatched=len(report.mismatched),
+        several_regions=len(report.several_regions),
+        region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
+        "first-level division; several divisions: none",
+    )
+
+
 def build_origin_corpus(
     items,
     dump: Multistream,
@@ -282,110 +293,11 @@ def build_origin_corpus(
     scheduler=None,
     text: str | None = None,
     html_dump=None,
-) -> OriginCorpusReport:
-    """Write the articles of ``items`` that originate in the dump's wiki to ``out``.
-
-    The dump's wiki and each page's title are checked against the items first (see the
-    module's docstring): a dump of another wiki, or a dump in which most pages carry other
-    titles, is an error before anything is read from Wikidata or the output is written.
-
-    The pages wait for their conversion on disk, in a folder beside ``out`` removed at the
-    end: about a third of the size of their wikitext (zlib) must be free there.
-
-    The articles are converted on ``jobs`` processes (or a Dask cluster: ``scheduler``) and
-    written as they come, in the items' order: the same file for any ``jobs``
-    (:func:`~wikiorigin.corpora.articles.convert_articles`). ``text`` names where their text
-    comes from (:func:`~wikiorigin.render.sources.text_source`: ``"wikitext"``,
-    ``"mediawiki"``, ``"html-dump"`` with ``html_dump``; None: the most faithful this machine
-    has; its note, if any, in the report's ``notes``)."""
-    if sum(source is not None for source in (wikidata, sparql, entities_file)) != 1:
-        raise ParameterError(
-            "entities_file",
-            "give one of an entities file ({entities_file}), the Wikidata JSON "
-            "dump ({wikidata}) or a SPARQL endpoint ({sparql})",
-            also=("wikidata", "sparql"),
-        )
-    check_output(out, inputs=[items, dump.dump, dump.index, wikidata, entities_file])  # before any work
-    if entities_file is not None:
-        EntityTable(entities_file).close()  # a file of the right kind, before any work
-    started = time.perf_counter()
-    wiki = dump_wiki(dump)
-    table, rows = _read_items(items, wiki, dump)
-    report = OriginCorpusReport(wiki=wiki, items=table.num_rows, other_wiki=table.num_rows - len(rows))
-    with PageSpill(out) as spill:  # the pages' texts on disk between their check and their conversion
-        kept = check_pages(rows, wiki, dump, items, report, keep=spill.put)
-        languages = list(dict.fromkeys(["en", lookup(wiki).language]))
-        qids = [item["qid"] for item, _ in kept]
-        entities, regions = _wikidata(
-            qids, wiki, items, out, languages, report, wikidata=wikidata, sparql=sparql, entities_file=entities_file
-        )
-        domain = lookup(wiki).domain
-        source, note = text_source(
-            text, dump, out, html_dump=html_dump, processes=max(1, (os.cpu_count() or 1) // jobs)
-        )
-        report.text = source.describe()
-        report.notes += [note] if note else []
-
-        def tasks():  # each item let go of once given out, its page read back from the spill then
-            for i in range(len(kept)):
-                (item, ref), kept[i] = kept[i], None
-                entity, region = entities.get(item["qid"]), regions.get(item["qid"])
-                if entity is None or not (entity.labels or entity.sitelinks):
-                    report.missing_entities.append(item["qid"])
-                    entity = Entity(item["qid"])
-                yield ArticleTask(
-                    spill.take(ref),
-                    qid=item["qid"],
-                    key=item["qid"],
-                    more=dict(
-                        label_en=entity.labels.get("en"),
-                        aliases=names_of(entity, languages),
-                        enwiki_title=entity.sitelinks.get("enwiki"),
-                        origin_wiki=wiki,
-                        n_wikis=item["n_wikis"],
-                        region=None if region is None else region.label,
-                        region_qid=None if region is None else region.qid,
-                    ),
-                )
-
-        meta = provenance(
-            stage="corpus",
-            corpus="origin",
-            text=report.text,
-            wiki=wiki,
-            items=Path(items).name,  # files by name: no local path of this machine
-            wikidata=Path(wikidata).name if wikidata else None,
-            sparql=sparql,
-            dump=dump.dump.name,
-            entities=Path(entities_file).name if entities_file else None,
-            renamed=len(report.renamed),
-            mismatched=len(report.mismatched),
-            several_regions=len(report.several_regions),
-            region_rule="current best-rank P131 (no end time) up to the item's P17 country's "
-            "first-level division; several divisions: none",
-        )
-        with (
-            ParquetSink(out, ORIGIN_ARTICLES, meta, row_group_rows=ARTICLE_GROUP_ROWS) as sink,
-            closing(
-                convert_articles(
-                    tasks(),
-                    wiki,
-                    domain,
-                    dump.site.namespaces,
-                    ORIGIN_ARTICLES,
-                    jobs=jobs,
-                    scheduler=scheduler,
-                    source=source,
-                )
-            ) as converted,
-            Progress("corpus", unit="article") as progress,
-        ):
-            for batch, outcomes in converted:
-                sink.write(batch)
-                progress.update(len(outcomes))
-                report.articles += len(outcomes)
-                for outcome in outcomes:
-                    for kind, n in (outcome.left_out or {}).items():
-                        report.furniture[kind] = report.furniture.get(kind, 0) + n
-    report.seconds = time.perf_counter() - started
-    return report
+) -> CorpusResult:
+    """Write the articles of ``items`` that originate in the dump's wiki to ``out``: the
+    settings as :class:`OriginCorpusConfig` takes them, run by :meth:`OriginCorpusRun.run` (see
+    there). The result's fields include the report's (``result.articles``, ``result.renamed``)."""
+    config = OriginCorpusConfig(text=text, jobs=jobs, scheduler=scheduler)
+    return OriginCorpusRun(config).run(
+        items, dump, out, wikidata=wikidata, entities_file=entities_file, sparql=sparql, html_dump=html_dump
+    )

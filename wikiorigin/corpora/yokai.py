@@ -28,6 +28,7 @@ from ..progress import Progress
 from ..render.sources import text_source
 from ..schemas import ARTICLES
 from .articles import ARTICLE_GROUP_ROWS, ArticleTask, convert_articles
+from .result import guarded_corpus
 
 __all__ = [
     "YOKAI_LIST_PAGE",
@@ -391,6 +392,7 @@ def _list_tasks(links: list, dump: Multistream, indexed: dict, report: ListCorpu
         kept = {t: p for t, p in pages.items() if last[t] >= end}
 
 
+@guarded_corpus  # the whole run guarded; returns a CorpusResult (its fields include the report's)
 def build_list_corpus(
     dump: Multistream,
     out,
