@@ -148,6 +148,34 @@ def _repeated(value: str, n: int) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
 
 
+def _write_scan(batches, wiki: str, sink: ParquetSink, bar: Progress, out) -> None:
+    """Write the scanned ``batches`` into ``sink`` (the wiki's column added). A dump that breaks
+    part way keeps the pages scanned before it (``OUT.partial.parquet``; ``.unverified`` when its
+    checksum failed) and its error says where they are."""
+    try:
+        with sink:
+            try:
+                for batch in batches:
+                    wikis = _repeated(wiki, batch.num_rows)
+                    sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
+                    bar.update(batch.num_rows)
+            except ChecksumError:
+                sink.keep_partial = partial_path(out, unverified=True)
+                raise
+    except ChecksumError as exc:
+        if not sink.rows:
+            raise
+        raise ChecksumError(
+            f"{exc}; the {sink.rows:,} pages scanned before it are kept in "
+            f"{sink.keep_partial}, unverified: any of them may hold a wrong value; scan "
+            f"another copy of the dump (or download it again) to trust them"
+        ) from exc
+    except DumpError as exc:
+        if not sink.rows:
+            raise
+        raise DumpError(f"{exc}; the {sink.rows:,} pages scanned before it are kept in {partial_path(out)}") from exc
+
+
 def scan_to_parquet(
     paths: Iterable,
     wiki: str,
@@ -175,40 +203,18 @@ def scan_to_parquet(
         inputs=[{"file": p.name, "bytes": p.stat().st_size if p.exists() else None} for p in paths],
         **(meta or {}),
     )
-    bar = Progress(f"scan {wiki}", unit="page")
     started = time.perf_counter()
     sink = ParquetSink(out, PAGES, meta, keep_partial=partial_path(out), dictionary=DICTIONARY)
-    try:
-        with sink:
-            try:
-                for batch in scan_batches(
-                    paths,
-                    engine=engine,
-                    namespaces=namespaces,
-                    threads=threads,
-                    stats=stats,
-                    dbname=wiki,
-                    scan_threads=scan_threads,
-                ):
-                    wikis = _repeated(wiki, batch.num_rows)
-                    sink.write(pa.RecordBatch.from_arrays([wikis, *batch.columns], schema=PAGES))
-                    bar.update(batch.num_rows)
-            except ChecksumError:
-                sink.keep_partial = partial_path(out, unverified=True)
-                raise
-    except ChecksumError as exc:
-        if not sink.rows:
-            raise
-        raise ChecksumError(
-            f"{exc}; the {sink.rows:,} pages scanned before it are kept in "
-            f"{sink.keep_partial}, unverified: any of them may hold a wrong value; scan "
-            f"another copy of the dump (or download it again) to trust them"
-        ) from exc
-    except DumpError as exc:
-        if not sink.rows:
-            raise
-        raise DumpError(f"{exc}; the {sink.rows:,} pages scanned before it are kept in {partial_path(out)}") from exc
-    finally:
-        bar.close()
+    batches = scan_batches(
+        paths,
+        engine=engine,
+        namespaces=namespaces,
+        threads=threads,
+        stats=stats,
+        dbname=wiki,
+        scan_threads=scan_threads,
+    )
+    with Progress(f"scan {wiki}", unit="page") as bar:
+        _write_scan(batches, wiki, sink, bar, out)
     stats.seconds = time.perf_counter() - started
     return stats
