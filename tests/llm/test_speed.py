@@ -157,7 +157,8 @@ def test_an_answer_is_checked_in_microseconds_and_a_wrong_one_said_as_before():
     request); a wrong one is still refused with jsonschema's reason."""
     import jsonschema
 
-    from wikiorigin.llm.client import ChatResult, _check
+    from wikiorigin.llm._answers import _check
+    from wikiorigin.llm.client import ChatResult
 
     built_once = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)  # the anchor, in the same run
     ours = _best(lambda: [_check(ChatResult(ANSWER), SCHEMA) is None or 1 / 0 for _ in range(2000)])

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .openai_backend import TransientError
 
 if TYPE_CHECKING:
-    from .client import ChatRequest, ChatResult
+    from jsonschema.protocols import Validator
+
+    from ._requests import ChatRequest, ChatResult
 
 __all__ = [
     "parse_json",
@@ -161,9 +164,9 @@ class _Checker:
     checked against it); ``fast``: the schema compiled by fastjsonschema (30 times faster),
     for the schemas whose keywords the two read alike (:func:`_fast`), else None."""
 
-    validator: object
+    validator: Validator
     digest: str
-    fast: object = None
+    fast: Callable[[object], object] | None = None
 
 
 # The keywords fastjsonschema and jsonschema read alike, for the answers json.loads makes (an
@@ -186,7 +189,7 @@ def _simple(schema) -> bool:
     return all(_simple(sub) for sub in subs)
 
 
-def _fast(schema: dict):
+def _fast(schema: dict) -> Callable[[object], object] | None:
     """``schema`` compiled by fastjsonschema, when installed and the schema is :func:`_simple`."""
     if not _simple(schema):
         return None

@@ -51,19 +51,18 @@ tokens-per-minute limit.
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from ..progress import Progress
-from ..retry import Backoff
-from ._answers import _check, _CutOff, _declined, _sample, _schema, _usable, parse_json, strict_schema
+from . import _client_cache, _client_calls
+from ._answers import _check, parse_json, strict_schema
+from ._client_calls import _Runner
 from ._limits import _RateLimit, estimate_tokens, worst_case_seconds
+from ._requests import REASONING_EFFORTS, SAMPLING_PARAMS, ChatRequest, ChatResult
 from ._usage import Usage
 from .cache import RequestCache, request_key, request_keys
-from .openai_backend import EndpointError, RequestError, TransientError
 
 __all__ = [
     "ChatRequest",
@@ -76,59 +75,6 @@ __all__ = [
     "SAMPLING_PARAMS",
     "strict_schema",
 ]
-
-REASONING_EFFORTS = ("minimal", "low", "medium", "high")
-"""The values of ``reasoning_effort`` that OpenAI's reasoning models take."""
-
-SAMPLING_PARAMS = (
-    "temperature",
-    "top_p",
-    "presence_penalty",
-    "frequency_penalty",
-    "logprobs",
-    "top_logprobs",
-    "logit_bias",
-    "n",
-)
-"""The parameters a request to a reasoning model goes without."""
-
-# What a user changes when a server refuses one of these parameters ({name}: a parameter of
-# the client, said by ParameterError).
-_OPTION_FOR = {
-    "temperature": "this looks like a reasoning model: give {reasoning_effort} (then no sampling parameter is sent)",
-    "top_p": "this looks like a reasoning model: give {reasoning_effort} (then no sampling parameter is sent)",
-    "reasoning_effort": "leave out {reasoning_effort} (the model does not take it) or give another level",
-    "max_completion_tokens": "the server takes no max_completion_tokens: leave out {reasoning_effort}",
-    "seed": "the server takes no seed",
-}
-
-
-@dataclass(slots=True)
-class ChatRequest:
-    """One chat request: the ``messages``, sampling ``params``, the ``prompt_version`` that keys
-    the cache, and an optional JSON ``schema`` the answer must satisfy."""
-
-    messages: list[dict]
-    params: dict = field(default_factory=dict)
-    prompt_version: str = ""
-    schema: dict | None = None  # JSON schema the answer must satisfy
-    truncated_ok: bool = False  # an answer cut off by the output limit is still an answer
-
-
-@dataclass(slots=True)
-class ChatResult:
-    """The answer to one :class:`ChatRequest`: its ``text``, the parsed JSON (``data``, for a
-    request with a schema), whether it came from the cache, the ``error`` of a request that
-    failed (then ``text`` is None), and the tokens counted."""
-
-    text: str | None
-    data: object = None  # the parsed JSON, for requests with a schema
-    cached: bool = False
-    error: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    finish_reason: str | None = None
 
 
 class LLMClient:
@@ -181,14 +127,15 @@ class LLMClient:
         self._checked = not check or not hasattr(backend, "check")
         self._check_error: Exception | None = None
         self.stop_after = stop_after
-        self._given_up, self._down = 0, None
+        self._given_up = 0
+        self._down: str | None = None  # why the rest of the run is not sent
         self._first_sent = not check
         self._inflight: dict[str, asyncio.Future] = {}
         self._waiting: dict[str, None] = {}  # keys waiting to be sent, in the order they will go
         self._claimed: set[str] = set()  # keys this run has claimed in the cache and not sent yet
         self._ahead_count = min(4 * concurrency, 256)  # keys claimed with the one about to go
         self.poll = 0.2  # seconds between looks at a request another run is sending
-        self._session: asyncio.Runner | None = None  # the loop runs share (session)
+        self._session: _Runner | None = None  # the loop runs share (session)
         self._on_session = False  # the run under way is on the session's loop
 
     def params(self, params: dict) -> dict:
@@ -202,6 +149,14 @@ class LLMClient:
         if "max_tokens" in kept:  # reasoning models count their reasoning in this limit
             kept["max_completion_tokens"] = kept.pop("max_tokens")
         return {**kept, "reasoning_effort": self.reasoning_effort}
+
+    def describe(self) -> dict:
+        """What answers through this client, for a run's signature (a judge's, an endpoint
+        model's): ``model`` (``NAME@HOST``), the normalised ``base_url``, the reasoning effort
+        (:func:`~wikiorigin.llm.describe.describe_client`)."""
+        from .describe import describe_client
+
+        return describe_client(self)
 
     def settings(self) -> dict:
         """How this client asks, for a dataset's provenance: the backend, model, reasoning
@@ -250,34 +205,13 @@ class LLMClient:
         )
         return keys[0], (keys[1] if typed else None)
 
-    def _stored(self, key: str, stored: dict | None) -> dict | None:
-        """``stored`` when it serves this run: a row without an answer's fields is damaged
-        (named in a warning, asked again), and a refusal is asked again with ``retry_refusals``."""
-        if stored is None:
-            return None
-        if not isinstance(stored.get("text"), str) or not all(
-            isinstance(stored.get(k), int) for k in ("input_tokens", "output_tokens")
-        ):
-            self.cache.damaged(key, f"no text and tokens: {_sample(stored)}")
-            return None
-        return None if self.retry_refusals and _declined(stored) else stored
-
-    def _lookup(self, key: str, typed: str | None) -> tuple[str, dict | None]:
-        """The answer stored for a request, and the key it was found under (its ``key``, or the
-        key ``typed`` before normalisation)."""
-        stored = self._stored(key, self.cache.get(key))
-        if stored is None and typed:
-            stored = self._stored(typed, self.cache.get(typed))
-            return typed, stored
-        return key, stored
-
     def dry_run(self, requests: list[ChatRequest]) -> dict:
         """How many calls a run would make (cache hits excluded) and their input tokens."""
         todo = [
             r
             for r in requests
             if self.cache is None
-            or self._lookup(*self._keys(r.messages, self.params(r.params), r.prompt_version))[1] is None
+            or _client_cache.lookup(self, *self._keys(r.messages, self.params(r.params), r.prompt_version))[1] is None
         ]
         return {
             "requests": len(requests),
@@ -313,7 +247,7 @@ class LLMClient:
         if self._session is not None or running:  # inside one already, or a loop of the caller's
             yield self
             return
-        self._session = asyncio.Runner()
+        self._session = _Runner()
         try:
             yield self
         finally:
@@ -347,45 +281,11 @@ class LLMClient:
                 await asyncio.to_thread(self.cache.flush)
             return results
         finally:
-            await self._wind_down(tasks)
-
-    async def _wind_down(self, tasks) -> None:
-        """However the run ended: the requests still going are stopped and awaited (an error
-        such as a full disk leaves no task behind to be reported at the loop's end), this run's
-        claims in the cache end, and the HTTP client goes with this loop, not after it (no
-        "Event loop is closed")."""
-        pending = []
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-                pending.append(task)
-            elif not task.cancelled():
-                task.exception()  # seen: not reported when the loop closes
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-        self._progress.close()
-        if self.cache is not None:
-            self.cache.release()
-        if hasattr(self.backend, "aclose") and not self._on_session:
-            await self.backend.aclose()
+            await _client_calls.wind_down(self, tasks)
 
     def _progress_note(self) -> str:
         cost = self.usage.cost(self.prices)
         return f"{self.usage.failures} failed" + (f", ${cost:.2f} so far" if cost is not None else "")
-
-    async def _ensure_checked(self) -> None:
-        """The endpoint check, once, before the first call that is not in the cache; every
-        request waiting on it raises the same :class:`EndpointError` when it fails."""
-        async with self._check_lock:
-            if self._check_error is not None:
-                raise self._check_error
-            if not self._checked:
-                try:
-                    await self.backend.check()
-                except EndpointError as exc:  # said once; every waiting request raises it
-                    self._check_error = exc
-                    raise
-                self._checked = True
 
     async def _one(self, request: ChatRequest, gate, limit) -> ChatResult:
         self.usage.requests += 1
@@ -424,11 +324,11 @@ class LLMClient:
         params = self.params(request.params)
         key, typed = self._keys(messages, params, request.prompt_version)
         if self.cache is not None:
-            found, stored = self._lookup(key, typed)
+            found, stored = _client_cache.lookup(self, key, typed)
             if stored is not None:
                 if found != key:  # stored under the endpoint as typed: found at once next time
                     self.cache.put(key, stored)
-                return self._from_cache(stored, request.schema)
+                return _client_cache.from_cache(self, stored, request.schema)
         shared = self._inflight.get(key)
         if shared is not None:
             result = replace(await asyncio.shield(shared), cached=True)
@@ -447,34 +347,11 @@ class LLMClient:
         future.set_result(result)
         return replace(result)
 
-    def _from_cache(self, stored: dict, schema: dict | None = None) -> ChatResult:
-        """A stored answer; its JSON decoded, without checking it again, when it was checked
-        against this very ``schema`` before it was stored (its ``checked``: the schema's digest)."""
-        self.usage.cache_hits += 1
-        declined = _declined(stored)
-        if declined:
-            self.usage.refused += 1
-        result = ChatResult(
-            None if declined else stored["text"],
-            cached=True,
-            error=declined,
-            input_tokens=stored["input_tokens"],
-            output_tokens=stored["output_tokens"],
-            reasoning_tokens=stored.get("reasoning_tokens", 0),
-            finish_reason=stored.get("finish_reason"),
-        )
-        if schema is not None and not declined and stored.get("checked") == _schema(schema).digest:
-            try:
-                result.data = parse_json(result.text)
-            except json.JSONDecodeError:  # a row changed since: checked as any other
-                pass
-        return result
-
     async def _asked(self, key: str, messages, params: dict, request: ChatRequest, gate, limit) -> ChatResult:
         """A request that is not in the cache: sent (the first of the run alone), unless another
         run sends it already: then its answer."""
         if not self._checked:
-            await self._ensure_checked()
+            await _client_calls.ensure_checked(self)
         if request.schema is not None and self.structured_outputs and self._takes_schema():
             params = {
                 **params,
@@ -495,160 +372,15 @@ class LLMClient:
             async with gate:
                 if self._down is not None:
                     return ChatResult(None, error=f"not sent: {self._down}")
-                answered = await self._claim(key, request.schema)
+                answered = await _client_cache.claim(self, key, request.schema)
                 if answered is not None:
                     return answered
-                answer, error = await self._call(messages, params, limit, request, first)
+                answer, error = await _client_calls.call(self, messages, params, limit, request, first)
         finally:
             self._waiting.pop(key, None)
             if first:  # set after its first try already; here whatever ended it
                 self._first_tried.set()
-        return self._kept(key, answer, error, request.schema)
-
-    async def _claim(self, key: str, schema: dict | None) -> ChatResult | None:
-        """None once this run has claimed ``key`` in the cache (it sends the request); the
-        answer, when another run that had claimed it stored one meanwhile (waited for, polling,
-        as long as that run lives and its claim lasts). Keys are claimed in batches: ``key``
-        with the next ones waiting to be sent (:meth:`_ahead`), in one transaction."""
-        if self.cache is None:
-            return None
-        while True:
-            async with self._claiming:
-                if key in self._claimed:
-                    self._claimed.discard(key)
-                    return None
-                timeout = getattr(self.backend, "timeout", None) or 600.0
-                worst = worst_case_seconds(timeout, self.retries, self.max_wait)
-                seconds = worst * (1 + self._ahead_count // self.concurrency) + 60  # the last is sent that late
-                found = await asyncio.to_thread(self.cache.claim_many, self._ahead(key), seconds)
-                self._claimed.update(k for k, (answer, holder) in found.items() if answer is None and holder is None)
-            answer, holder = found[key]
-            if holder is None:  # claimed now, or answered meanwhile
-                self._claimed.discard(key)
-                stored = self._stored(key, answer)
-                return self._from_cache(stored, schema) if stored is not None else None
-            self.usage.waited += self.poll
-            await asyncio.sleep(self.poll)
-
-    def _ahead(self, key: str) -> list[str]:
-        """``key``, and the next keys waiting to be sent that this run has not claimed yet."""
-        ahead = [key]
-        for waiting in self._waiting:
-            if len(ahead) > self._ahead_count:
-                break
-            if waiting != key and waiting not in self._claimed:
-                ahead.append(waiting)
-        return ahead
-
-    def _kept(self, key: str, answer: dict | None, error: str | None, schema: dict | None) -> ChatResult:
-        """The result of one call; an answer is cached (written by the cache's writer thread
-        with those that arrive meanwhile), a refusal too; a failed request ends its claim, for
-        another run to send. An answer that satisfies its ``schema`` is stored marked so (the
-        schema's digest), and is not checked again when it is found in the cache."""
-        if error is not None:
-            if self.cache is not None:
-                self.cache.release(key)
-            return ChatResult(None, error=error)
-        self.usage.structured += bool(answer.pop("json_schema", False))
-        declined = _declined(answer)
-        if declined:
-            self.usage.refused += 1
-        result = ChatResult(
-            None if declined else answer["text"],
-            error=declined,
-            input_tokens=answer["input_tokens"],
-            output_tokens=answer["output_tokens"],
-            reasoning_tokens=answer.get("reasoning_tokens", 0),
-            finish_reason=answer.get("finish_reason"),
-        )
-        if schema is not None and not declined and _check(result, schema) is None:
-            answer["checked"] = _schema(schema).digest
-        if self.cache is not None:
-            self.cache.put(key, answer)
-        return result
-
-    def _refusal(self, exc: RequestError) -> EndpointError:
-        """A server's refusal of one of the run's parameters, as one line before anything is paid."""
-        hint = _OPTION_FOR.get(exc.param, "change the parameter that sets it")
-        url = getattr(self.backend, "url", None)
-        return EndpointError(
-            f"{url or self.backend.key} refuses the parameter {exc.param!r} for the model "
-            f"{self.backend.model!r} ({exc}): " + hint,
-            exc.param,
-            also=tuple({"reasoning_effort"} - {exc.param}) if "{reasoning_effort}" in hint else (),
-            url=url,
-        )
-
-    async def _call(
-        self, messages, params, limit, request: ChatRequest, first: bool = False
-    ) -> tuple[dict | None, str | None]:
-        """The backend's answer, retried with backoff; or why there is none. An empty answer or
-        an HTML page is retried like a server error; an answer cut off by the output limit is no
-        answer unless the request takes one (``truncated_ok``). On the run's ``first`` call, a
-        refused parameter raises :class:`EndpointError` for the whole run."""
-        backoff = Backoff(self.retries, self.backoff, self.max_wait, jitter=True)
-        for attempt in backoff.tries:
-            if limit.rpm or limit.tpm:  # the tokens are counted only for a limit of tokens
-                self.usage.waited += await limit.wait(estimate_tokens(messages) if limit.tpm else 0)
-            try:
-                try:
-                    answer = await self._try(messages, params)
-                finally:
-                    if first and attempt == 0 and not isinstance(sys.exc_info()[1], RequestError):
-                        self._first_tried.set()  # the others go now (after a refusal: with its error)
-                self._count(answer)
-                _usable(answer, request, params)
-            except _CutOff as exc:
-                return None, str(exc)
-            except RequestError as exc:
-                if first and attempt == 0:
-                    if exc.param:
-                        self._check_error = self._refusal(exc)
-                    self._first_tried.set()
-                    if exc.param:
-                        raise self._check_error from None
-                return None, f"refused: {exc}"
-            except TransientError as exc:
-                if backoff.exhausted(attempt):
-                    return None, self._gave_up(f"gave up after {attempt + 1} tries: {exc}")
-                if backoff.refuses(exc.retry_after):
-                    return None, (
-                        f"the server asked to wait {exc.retry_after:,.0f} s, longer than "
-                        f"max_wait {self.max_wait:g} s: {exc}"
-                    )
-                self.usage.retries += 1
-                delay = backoff.delay(attempt, exc.retry_after)
-                self.usage.waited += delay
-                await asyncio.sleep(delay)
-            else:
-                self._given_up = 0
-                return answer, None
-
-    def _count(self, answer: dict) -> None:
-        """A response's usage, whatever comes of it: the server billed it."""
-        self.usage.calls += 1
-        self.usage.input_tokens += answer.get("input_tokens") or 0
-        self.usage.output_tokens += answer.get("output_tokens") or 0
-        self.usage.reasoning_tokens += answer.get("reasoning_tokens") or 0
-
-    async def _try(self, messages, params) -> dict:
-        """One try, bounded as a whole by the backend's ``timeout`` (a server that drips its
-        answer a byte at a time is cut off there, not after one timeout per read)."""
-        timeout = getattr(self.backend, "timeout", None)
-        if not timeout:
-            return await self.backend.chat(messages, params)
-        try:
-            return await asyncio.wait_for(self.backend.chat(messages, params), timeout)
-        except asyncio.TimeoutError:
-            raise TransientError(f"no answer within {timeout:g} s (timeout)") from None
-
-    def _gave_up(self, error: str) -> str:
-        """Counts the requests given up in a row: after ``stop_after`` of them the endpoint is
-        taken for down, and the rest of the run is not sent (failed rows, retried by a re-run)."""
-        self._given_up += 1
-        if self._given_up >= self.stop_after and self._down is None:
-            self._down = f"the endpoint seems down ({self._given_up} requests in a row gave up; the last: {error})"
-        return error
+        return _client_cache.kept(self, key, answer, error, request.schema)
 
 
 def _retrieved(future: asyncio.Future) -> None:

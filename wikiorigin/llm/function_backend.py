@@ -46,7 +46,7 @@ class FunctionBackend:
     async def chat(self, messages: list[dict], params: dict) -> dict:
         """``{"text", "input_tokens", "output_tokens", "finish_reason"}`` of ``fn``'s answer.
         Raises ``TypeError`` when ``fn`` returns neither a string nor a dict with ``text``."""
-        from .client import estimate_tokens
+        from ._limits import estimate_tokens
 
         args = (messages, params) if self._params else (messages,)
         answer = await self.fn(*args) if self._async else await asyncio.to_thread(self.fn, *args)
