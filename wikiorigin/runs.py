@@ -22,7 +22,7 @@ from .errors import ParameterError
 from .leftovers import sweep
 from .lock import RunLock, clear_stale
 
-__all__ = ["guarded_run", "check_paths", "sweep_leftovers"]
+__all__ = ["guarded_run", "check_paths", "check_cache", "sweep_leftovers"]
 
 PathLike = str | os.PathLike
 Inputs = Mapping[str, object] | Iterable[object]
@@ -36,7 +36,8 @@ def _named(inputs: Inputs | None) -> list[tuple[str | None, Path]]:
     return [(name, Path(v)) for name, v in pairs if isinstance(v, (str, os.PathLike)) and str(v)]
 
 
-def _caches(cache: PathLike | Iterable[PathLike | None] | None) -> list[Path]:
+def cache_paths(cache: PathLike | Iterable[PathLike | None] | None) -> list[Path]:
+    """The request caches given as one path, several (None passed over), or None."""
     if cache is None:
         return []
     if isinstance(cache, (str, os.PathLike)):
@@ -52,25 +53,47 @@ def check_paths(
     parameter: str = "out",
     siblings: Iterable[PathLike] = (),
 ) -> None:
-    """Before any work: ``out`` is none of the run's ``inputs`` (paths, or a mapping of parameter
-    names to paths: the messages name them), and the request ``cache`` (a path, or several) is
-    none of the inputs, not ``out``, not a file written beside it (its lock, ``siblings``) nor
-    inside it (a results directory): opening a cache as SQLite would destroy that file, writing
-    ``out`` would destroy the cache. Raises :class:`~wikiorigin.errors.ParameterError`."""
+    """Before any work: ``out``, and the files written beside it (``siblings``), are none of the
+    run's ``inputs`` (paths, or a mapping of parameter names to paths: the messages name them),
+    and the request ``cache`` (a path, or several) is none of the inputs, not ``out``, not a file
+    written beside it (its lock, ``siblings``) nor inside it (a results directory): opening a
+    cache as SQLite would destroy that file, writing ``out`` would destroy the cache. Raises :class:`~wikiorigin.errors.ParameterError`."""
     target = Path(out).resolve()
-    named = _named(inputs)
-    for _, path in named:
+    beside = [Path(s) for s in siblings]
+    for _, path in _named(inputs):
         if path.resolve() == target:
             raise ParameterError(
                 parameter, f"{out}: the output would overwrite the input {path}; give another {{{parameter}}}"
             )
+        for written in beside:
+            if path.resolve() == written.resolve():
+                raise ParameterError(
+                    parameter,
+                    f"{out}: the file written beside it, {written.name}, would overwrite the input {path}; "
+                    f"give another {{{parameter}}}",
+                )
+    check_cache(cache, out, inputs=inputs, parameter=parameter, siblings=siblings)
+
+
+def check_cache(
+    cache: PathLike | Iterable[PathLike | None] | None,
+    out: PathLike,
+    *,
+    inputs: Inputs | None = (),
+    parameter: str = "out",
+    siblings: Iterable[PathLike] = (),
+) -> None:
+    """The request ``cache`` (a path, or several) none of the ``inputs``, nor ``out``, its lock,
+    a file of ``siblings`` or one inside ``out`` (see :func:`check_paths`): checked before the
+    cache is opened. Raises :class:`~wikiorigin.errors.ParameterError` about ``cache``."""
+    target = Path(out).resolve()
     beside = {target, RunLock(target).path, *(Path(s).resolve() for s in siblings)}
-    for cache_path in _caches(cache):
-        _check_cache(cache_path, Path(out), target, beside, named, parameter)
+    named = _named(inputs)
+    for path in cache_paths(cache):
+        _check_one(path, Path(out), target, beside, named, parameter)
 
 
-def _check_cache(cache: Path, out: Path, target: Path, beside: set, named: list, parameter: str) -> None:
-    """The request cache none of the inputs, nor ``out``, a file beside it or inside it."""
+def _check_one(cache: Path, out: Path, target: Path, beside: set, named: list, parameter: str) -> None:
     where = cache.resolve()
     found = next(((name, path) for name, path in named if path.resolve() == where), None)
     if found is not None:

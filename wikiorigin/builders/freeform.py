@@ -47,8 +47,8 @@ from .result import (
     BuildResult,
     FailedRows,
     RequestCount,
-    check_build_output,
     input_file,
+    saved_run,
     screen_inputs,
     sibling_path,
 )
@@ -422,12 +422,13 @@ class FreeformBuilder:
 
     def run(self, articles, llm: LLMClient, *, out=None) -> BuildResult:
         """Build the set; dropped items carry their step (``instructions``, ``generate``,
-        ``translate``, ``leak``, ``score``, ``giveaway``) and reason. ``out``: where the set will
-        be saved, checked before any call is paid for."""
+        ``translate``, ``leak``, ``score``, ``giveaway``) and reason. ``out``: the set saved
+        there, the whole run under ``OUT.lock`` (:func:`~wikiorigin.builders.result.saved_run`:
+        checked before any call is paid for)."""
+        if out is not None:
+            return saved_run(lambda: self.run(articles, llm), out, [articles], [llm], names=["articles"])
         config = self.config
         rows = read_origin_articles(articles)
-        if out is not None:
-            check_build_output(out, [articles])
         report = BuildReport("freeform", articles=len(rows))
         count, screened = RequestCount([llm]), []
         rows = screen_inputs(rows, lambda *dropped: screened.append(dropped), _same_item)  # before any call
@@ -503,9 +504,7 @@ def build_freeform(articles, out, generator: LLMClient, config: FreeformConfig |
     generator translated into ``OUT.instructions.json`` (:func:`instructions_path`), under
     ``OUT.lock``: :class:`FreeformBuilder` run and saved. Returns counts: ``articles``, those
     dropped at each step, ``kept`` (its report's, as a dict)."""
-    result = FreeformBuilder(config).run(articles, generator, out=out)
-    result.save(out)
-    report = result.report
+    report = FreeformBuilder(config).run(articles, generator, out=out).report
     return {"articles": report.articles, **report.dropped, "kept": report.kept}
 
 

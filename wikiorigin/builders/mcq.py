@@ -63,7 +63,7 @@ from ._mcq_steps import (  # the steps, one article at a time
     _Run,
     near_duplicates,
 )
-from .result import BuildReport, BuildResult, RequestCount, check_build_output, input_file, screen_inputs
+from .result import BuildReport, BuildResult, RequestCount, input_file, saved_run, screen_inputs
 
 __all__ = [
     "MCQConfig",
@@ -275,13 +275,15 @@ class MCQBuilder:
 
     def run(self, articles, llm: LLMClient, *, checker: LLMClient | None = None, out=None) -> BuildResult:
         """Build the set: ``checker`` answers each question with its article (default: ``llm``
-        itself; the paper's was a separate, smaller model). ``out``: where the set will be saved,
-        checked before any call is paid for. The articles, the language and the labels are
-        checked before any call too."""
+        itself; the paper's was a separate, smaller model). ``out``: the set saved there, the
+        whole run under ``OUT.lock`` (:func:`~wikiorigin.builders.result.saved_run`: checked before
+        any call is paid for). The articles, the language and the labels are checked before any
+        call too."""
+        if out is not None:
+            build = lambda: self.run(articles, llm, checker=checker)  # noqa: E731
+            return saved_run(build, out, [articles], [llm, checker], names=["articles"])
         config, checker = self.config, checker or llm
         rows, language, labels = _setup(articles, config)
-        if out is not None:
-            check_build_output(out, [articles])
         report = BuildReport("mcq", articles=len(rows), generated=0)
         run = _Run(llm, checker, config, report, language, labels)
         count = RequestCount([llm, checker])
@@ -355,9 +357,8 @@ def build_mcq(
     """Questions for the articles in ``articles.parquet`` into ``out`` (the ``mcq`` schema);
     dropped rows with their reason into ``failed`` (default ``<out>.failed.parquet``), under
     ``OUT.lock``: :class:`MCQBuilder` run and saved. Returns its report."""
-    result = MCQBuilder(config).run(articles, generator, checker=checker, out=out)
-    result.save(out, failed=failed)
-    return result.report
+    build = lambda: MCQBuilder(config).run(articles, generator, checker=checker)  # noqa: E731
+    return saved_run(build, out, [articles], [generator, checker], failed=failed, names=["articles"]).report
 
 
 def plan_mcq(articles, generator: LLMClient, config: MCQConfig | None = None) -> dict:

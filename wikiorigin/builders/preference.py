@@ -48,8 +48,8 @@ from .result import (
     BuildResult,
     FailedRows,
     RequestCount,
-    check_build_output,
     input_file,
+    saved_run,
     screen_inputs,
 )
 
@@ -278,7 +278,11 @@ class PreferenceBuilder:
     def run(self, questions, responders: dict, judge, *, out=None) -> BuildResult:
         """Pairs of the answers of ``responders`` to the questions of ``questions`` (a CARE file),
         rated by ``judge``; failed answers (step ``answer``) and ratings (``judge``) are the
-        dropped rows. ``out``: where the pairs will be saved, checked before any call."""
+        dropped rows. ``out``: the pairs saved there, the whole run under ``OUT.lock``
+        (:func:`~wikiorigin.builders.result.saved_run`: checked before any call)."""
+        if out is not None:
+            build = lambda: self.run(questions, responders, judge)  # noqa: E731
+            return saved_run(build, out, [questions], [*responders.values(), judge], names=["questions"])
         config = self.config
         gap = config.gap()
         if tuple(config.rating_scale) != RATING_SCALE:
@@ -288,8 +292,6 @@ class PreferenceBuilder:
             )
         rows = read_care(questions)
         language = _language(rows, config.language, questions)
-        if out is not None:
-            check_build_output(out, [questions])  # before any answer is paid for
         report = BuildReport("preference")
         failed = FailedRows(report)
         rows = screen_inputs(  # a question asked twice is answered and rated once
@@ -348,7 +350,11 @@ class PreferenceBuilder:
         calling no model: chosen and rejected are the rated texts. ``questions`` (a CARE file)
         gives each question's culture and category and chooses the questions: a rated question
         not in it is a dropped row (step ``match``) and counted (``report.unmatched``); when none
-        is in it, a :class:`~wikiorigin.errors.WikioriginError` before anything is written."""
+        is in it, a :class:`~wikiorigin.errors.WikioriginError` before anything is written.
+        ``out``: the pairs saved there, under ``OUT.lock`` (:func:`~wikiorigin.builders.result.saved_run`)."""
+        if out is not None:
+            build = lambda: self.run_rated(questions, rated)  # noqa: E731
+            return saved_run(build, out, [questions, rated], names=["questions", "rated"])
         config = self.config
         gap = config.gap()
         known = {}
@@ -356,8 +362,6 @@ class PreferenceBuilder:
             known.setdefault(question_key(row["question"]), row)
         responses = read_rated(rated, config.rating_scale)
         language = _language(list(known.values()), config.language, questions)
-        if out is not None:
-            check_build_output(out, [questions, rated])
         report = BuildReport("preference")
         failed = FailedRows(report)
         grouped: dict[str, tuple[str, list]] = {}
@@ -447,9 +451,7 @@ def build_rated_preferences(
     paper's settings asked for by name, recorded. Returns counts (questions: rated and matched,
     responses: theirs, unmatched_questions, pairs)."""
     config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language, preset=preset)
-    result = PreferenceBuilder(config).run_rated(questions, rated, out=out)
-    result.save(out)
-    report = result.report
+    report = PreferenceBuilder(config).run_rated(questions, rated, out=out).report
     return {
         "questions": report.questions,
         "responses": report.generated,
@@ -488,9 +490,7 @@ def build_preferences(
         answer_params=dict(ANSWER_PARAMS if answer_params is None else answer_params),
         judge_params=dict(JUDGE_PARAMS if judge_params is None else judge_params),
     )
-    result = PreferenceBuilder(config).run(questions, responders, judge, out=out)
-    result.save(out)
-    report = result.report
+    report = PreferenceBuilder(config).run(questions, responders, judge, out=out).report
     return {
         "questions": report.questions,
         "answer_errors": report.dropped.get("answer", 0),

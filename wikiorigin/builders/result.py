@@ -4,7 +4,8 @@
 (:class:`BuildReport`: inputs read, counts by step, kept, usage), one writer of the rows a step
 dropped (:class:`FailedRows`, the ``FAILED`` schema of every builder), and a
 :class:`BuildResult` that saves the set and its failed rows together, with the build's
-provenance, under ``OUT.lock``.
+provenance, under ``OUT.lock``; :func:`saved_run` runs a build and saves it holding the
+whole-run lock (:func:`~wikiorigin.runs.guarded_run`), as ``Builder.run(..., out=)`` does.
 
 Every file a build writes beside its set (:data:`SIBLINGS`: the failed rows, the translated
 instructions, the lock) is checked against the build's inputs as the set itself is
@@ -41,6 +42,7 @@ __all__ = [
     "input_file",
     "RequestCount",
     "screen_inputs",
+    "saved_run",
 ]
 
 SIBLINGS = {"failed": ".failed.parquet", "instructions": ".instructions.json", "lock": ".parquet.lock"}
@@ -306,10 +308,12 @@ class BuildResult:
         """Write the set to ``out`` (``.parquet``) and its dropped rows to ``failed`` (default
         ``OUT.failed.parquet``), together or not at all, with the provenance; returns ``out``.
         ``out``, and every file written beside it (:data:`SIBLINGS`), may be none of the build's
-        inputs. ``OUT.lock`` is held while they are written (a second run writing ``out`` is
-        refused); ``lock``: a :class:`~wikiorigin.llm.lock.RunLock` on ``out`` the caller already
-        holds (the command line holds one over the whole build)."""
-        from ..llm.lock import RunLock
+        inputs nor its clients' request caches. Written under
+        :func:`~wikiorigin.runs.guarded_run`: what a killed run left is swept and ``OUT.lock``
+        held (a second run writing ``out`` is refused); ``lock``: a
+        :class:`~wikiorigin.lock.RunLock` on ``out`` the caller already holds (``run(out=)``
+        holds one over the whole build)."""
+        from ..runs import guarded_run
 
         out = Path(out)
         check_build_output(out, self.inputs, failed)
@@ -320,7 +324,7 @@ class BuildResult:
                     "none, and one is taken while the files are written"
                 )
             return self._write(out, failed)
-        with RunLock(out):
+        with guarded_run(out, inputs=self.inputs, cache=caches(self.clients.values()), siblings=written_paths(out)):
             return self._write(out, failed)
 
     def _write(self, out: Path, failed) -> Path:
@@ -333,3 +337,27 @@ class BuildResult:
             ]
         )
         return out
+
+
+def caches(clients) -> list[Path]:
+    """The request caches of LLM ``clients`` (None, and clients without a cache, passed over)."""
+    found = (getattr(getattr(c, "cache", None), "path", None) for c in clients if c is not None)
+    return [Path(p) for p in found if p is not None]
+
+
+def saved_run(build: Callable[[], BuildResult], out, inputs, clients=(), *, failed=None, names=None) -> BuildResult:
+    """``build()`` run and its result saved into ``out``, the whole run under
+    :func:`~wikiorigin.runs.guarded_run`: ``out`` and the files beside it checked against the
+    ``inputs`` (:func:`check_build_output`) and the ``clients``' request caches before any call,
+    what a killed run left swept, and ``OUT.lock`` held until the set is written (a second run
+    on ``out`` is refused, naming the first). ``names``: the inputs' parameter names, for the
+    messages. Returns the result, saved."""
+    from ..runs import guarded_run
+
+    given = [i for i in inputs if i is not None]
+    check_build_output(out, given, failed)
+    named = dict(zip(names, inputs)) if names is not None else given
+    with guarded_run(out, inputs=named, cache=caches(clients), siblings=written_paths(out, failed)) as lock:
+        result = build()
+        result.save(out, failed=failed, lock=lock)
+    return result

@@ -6,7 +6,9 @@ beside its handler; the option groups several share (LLM, model under evaluation
 
 :func:`main` is the top level: exit 0 done, 2 bad input or environment, 1 an unexpected error,
 130 interrupted (Ctrl-C), 143 stopped by SIGTERM (handled as Ctrl-C: the work finished is kept,
-temporary files and worker processes go)."""
+temporary files and worker processes go). What a run holds (its output checked, what killed
+runs left swept, the whole-run lock) is the library's (:mod:`wikiorigin.runs`), not the
+command line's."""
 
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 
 from .. import __version__
 from ..errors import ParameterError, WikioriginError
@@ -158,25 +159,6 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _clear_leftovers(args, mine: bool = False) -> None:
-    """What runs killed outright left beside this command's output (temporary files, DuckDB
-    spill folders, ``OUT.lock``) and inside it when it is a directory (a results directory);
-    with ``mine``, this process's too (a run stopping)."""
-    from ..leftovers import sweep
-
-    out = getattr(args, "out", None)
-    if not isinstance(out, str) or not out:
-        return
-    out = Path(out)
-    sweep(out.parent, [out], mine=mine)
-    if out.is_dir():
-        sweep(out, mine=mine)
-    if not mine and out.with_name(out.name + ".lock").is_file():
-        from ..llm.lock import clear_stale  # the LLM layer only where a lock file is
-
-        clear_stale(out)
-
-
 def _input_files(args) -> list[str]:
     """The files a command was given to read (options naming existing files, not ``--out``)."""
     values = []
@@ -237,8 +219,9 @@ def _symlink_loop(exc: RuntimeError) -> str | None:
     return None
 
 
-def _interrupted(args, received: list[int]) -> int:
-    _clear_leftovers(args, mine=True)
+def _interrupted(received: list[int]) -> int:
+    """The resume line of a run stopped by Ctrl-C or SIGTERM (what it wrote so far, its lock and
+    its temporary files, were let go by the library as the interrupt passed through it)."""
     what = "interrupted" if not received else f"stopped by {signal.Signals(received[0]).name}"
     print(
         f"wikiorigin: {what}; finished work is kept (completed files, shards, the request cache): "
@@ -266,7 +249,6 @@ def _missing_extra(exc: ImportError, args) -> int:
 def _run(args, received: list[int]) -> int:
     """The command, its errors one line each (see :func:`main`)."""
     try:
-        _clear_leftovers(args)
         return args.func(args)
     except WikioriginError as exc:  # a library parameter said as the command's flag (``--cache``)
         from .options import flags
@@ -278,7 +260,7 @@ def _run(args, received: list[int]) -> int:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
-        return _interrupted(args, received)
+        return _interrupted(received)
     except ImportError as exc:  # an optional dependency not installed: the environment
         return _missing_extra(exc, args)
     except Exception as exc:  # the last boundary: one line, not a traceback, for the user

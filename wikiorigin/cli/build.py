@@ -112,19 +112,11 @@ def _failed_rows(out) -> str:
     return str(failed_path(out))
 
 
-def _built(builder, args, *inputs, files=None, **clients):
-    """Run ``builder`` on ``inputs`` holding ``OUT.lock`` (two builds never write one file, nor
-    pay twice for its calls) and save the set; returns the build's result. The output and every
-    file written beside it are checked against the input ``files`` (default: the first input)
-    before the lock is taken."""
-    from ..builders.result import check_build_output
-    from ..llm.lock import RunLock
-
-    check_build_output(args.out, files if files is not None else inputs[:1])
-    with RunLock(args.out) as lock:
-        result = builder.run(*inputs, out=args.out, **clients)
-        result.save(args.out, lock=lock)
-    return result
+def _built(builder, args, *inputs, **clients):
+    """``builder`` run on ``inputs`` into ``--out``: the library's one call, which checks the
+    output, clears what a killed run left, holds ``OUT.lock`` over the whole build and saves the
+    set; returns the build's result."""
+    return builder.run(*inputs, out=args.out, **clients)
 
 
 def _ended(result, status: int, out) -> int:
@@ -438,9 +430,7 @@ def cmd_build_preference(args) -> int:
 def _rated_preferences(args, config) -> int:
     """`build preference --rated`: pairs from recorded ratings; no model, so no model option."""
     from ..builders.preference import PreferenceBuilder
-    from ..builders.result import check_build_output
     from ..errors import WikioriginError
-    from ..llm.lock import RunLock
 
     given = [
         o for o, v in (("--models", args.models), ("--judge-model", args.judge_model), ("--dry-run", args.dry_run)) if v
@@ -449,10 +439,7 @@ def _rated_preferences(args, config) -> int:
         raise WikioriginError(
             f"--rated makes pairs from recorded ratings and calls no model: leave out {', '.join(given)}"
         )
-    check_build_output(args.out, [args.questions, args.rated])
-    with RunLock(args.out) as lock:
-        result = PreferenceBuilder(config).run_rated(args.questions, args.rated, out=args.out)
-        result.save(args.out, lock=lock)
+    result = PreferenceBuilder(config).run_rated(args.questions, args.rated, out=args.out)
     report = result.report
     left = (
         (f"; {report.unmatched} rated questions not in {args.questions} left out, listed in {_failed_rows(args.out)}")

@@ -1,47 +1,41 @@
 """The evaluation stage's commands: ``eval mcq``, ``freeform``, ``judge``, ``leakage`` and
-``compare``. Each turns its options into a task (:mod:`wikiorigin.evaluators.tasks`) and a
-model, runs it and saves the result (items.parquet, summary.json, report.md, plots), holding
-``OUT.lock`` while it runs, then says one line."""
+``compare``. Each turns its options (:mod:`.eval_options`) into a task
+(:mod:`wikiorigin.evaluators.tasks`) and a model, and makes one library call that runs it and
+saves the result (:func:`~wikiorigin.evaluators.results.saved_run`: items.parquet,
+summary.json, report.md, plots; the directory checked, swept and locked by the library), then
+says one line."""
 
 from __future__ import annotations
 
-import functools
 import sys
 
 from ..errors import WikioriginError
-from .options import (
-    flags,
-    llm_client,
-    llm_options,
-    model,
-    model_options,
-    positive,
-    rating_scale,
-    sampling,
-    speaks_flags,
-)
+from .eval_options import add_freeform, add_judge, add_leakage, add_mcq
+from .options import flags, llm_client, model, sampling, speaks_flags
 from .outcome import print_usage, requests_outcome
 
 __all__ = ["add_commands"]
 
 
-_INPUTS = ("questions", "responses", "human_ratings", "articles", "paraphrases", "external", "cache")
-"""The options that name files an eval command reads: its results directory is none of them."""
+_INPUTS = ("questions", "responses", "human_ratings", "articles", "paraphrases", "external")
+"""The options that name files an eval command reads: its results directory is none of them
+(nor of ``--cache``)."""
 
 
-def _locked(func, args) -> int:
-    """Run an eval command holding ``OUT.lock`` (two runs never write one results directory),
-    its library errors in the command line's words. The results directory is checked first,
-    before a file is read, a model loaded or a server called
-    (:func:`~wikiorigin.evaluators.results.check_directory`: not a file, writable, none of the
-    command's inputs, then its lock free)."""
-    from ..evaluators.results import COMPARISON_FILES, RESULT_FILES, check_directory
-    from ..llm.lock import RunLock
+def _evaluated(args, make):
+    """``make()`` gives the task and the model; the task run on the model and its result saved
+    into ``--out``: the library's one call
+    (:func:`~wikiorigin.evaluators.results.saved_run`), which checks the results directory
+    before a file is read, a model loaded or a server called, and holds ``OUT.lock`` over the
+    whole run. Returns the result, saved."""
+    from ..evaluators.results import saved_run
 
-    files = COMPARISON_FILES if args.evaluator == "compare" else RESULT_FILES
-    check_directory(args.out, [getattr(args, name, None) for name in _INPUTS], files)
-    with RunLock(args.out) as lock:
-        return speaks_flags(func)(args, lock)
+    def run():
+        task, answering = make()
+        return task.run(answering)
+
+    inputs = {name: getattr(args, name, None) for name in _INPUTS}
+    return saved_run(args.out, run, inputs=inputs, cache=getattr(args, "cache", None))
 
 
 def _num(value, spec: str = ".3f") -> str:
@@ -49,11 +43,9 @@ def _num(value, spec: str = ".3f") -> str:
     return "–" if value is None or value != value else format(value, spec)
 
 
-def _saved(kind: str, result, args, lock, line: str) -> int:
-    """Save ``result`` into ``--out`` (under the run's ``lock``), say its closing line, and
-    return its status from the LLM clients it used (an endpoint model, a judge, a
-    paraphraser): 1 when every request failed."""
-    result.save(args.out, lock=lock)
+def _said(kind: str, result, args, line: str) -> int:
+    """Say the closing line of a run saved into ``--out``, and return its status from the LLM
+    clients it used (an endpoint model, a judge, a paraphraser): 1 when every request failed."""
     if not result.complete:
         line += f" (complete: false: {result.summary.failed} items unanswered, left out of the figures)"
     print(f"{kind}: {line} -> {args.out}/ (items.parquet, summary.json, report.md)")
@@ -70,15 +62,15 @@ def add_commands(sub) -> None:
 
     def command(name, help_text, func):
         e = evals.add_parser(name, help=help_text)
-        e.set_defaults(func=functools.partial(_locked, func))
+        e.set_defaults(func=speaks_flags(func))
         return e
 
-    _add_mcq(command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq))
-    _add_freeform(
+    add_mcq(command("mcq", "multiple choice: generation + answer parsing, or log-likelihoods", cmd_eval_mcq))
+    add_freeform(
         command("freeform", "free-form answers: exact match and chrF against the item's names", cmd_eval_freeform)
     )
-    _add_judge(command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge))
-    _add_leakage(
+    add_judge(command("judge", "1-10 ratings by an LLM judge against CARE reference answers", cmd_eval_judge))
+    add_leakage(
         command("leakage", "perplexity of articles against paraphrases (training-data leakage)", cmd_eval_leakage)
     )
     _add_compare(
@@ -91,73 +83,7 @@ def add_commands(sub) -> None:
     )
 
 
-def _max_length(e) -> None:
-    """``--max-length``: the context log-probabilities are scored in (eval mcq, eval leakage)."""
-    e.add_argument(
-        "--max-length",
-        type=positive(int),
-        default=None,
-        metavar="N",
-        help="log-probabilities: the model's context in tokens, texts longer scored in windows (default: a "
-        "local model's own; an endpoint's max_model_len in /v1/models less 2, as vLLM lists it)",
-    )
-
-
 # --- mcq ---------------------------------------------------------------------------------------
-
-
-def _add_mcq(e) -> None:
-    e.add_argument(
-        "--questions",
-        default=None,
-        help="mcq.parquet or released YokaiEval rows (JSON/Parquet); with --responses, the rows "
-        "the responses are joined to (type, region; questions without a response count "
-        "as unanswered)",
-    )
-    e.add_argument(
-        "--responses",
-        default=None,
-        help="recorded responses to score instead of asking a model: a released responses "
-        "file, the released human answers, or rows with a `response`",
-    )
-    e.add_argument(
-        "--mode",
-        choices=("generate", "loglikelihood"),
-        default="generate",
-        help="generate: ask and read the answer; loglikelihood: score each option (a local model, or "
-        "--endpoint with echo + logprobs on /v1/completions: vLLM, llama-cpp-python's server)",
-    )
-    e.add_argument(
-        "--language",
-        default=None,
-        help="the language of the instruction line, answer cue and delimiter: the code of any open "
-        "Wikipedia (default: the rows' own language, the released YokaiEval rows' from their wiki: ja; "
-        "rows that say none need it; English lines where ours has none)",
-    )
-    e.add_argument(
-        "--instruction",
-        default=None,
-        help="line after the options (default: ours for --language; '' for none, as released)",
-    )
-    e.add_argument(
-        "--answer-cue",
-        default=None,
-        help="log-likelihood mode: what follows the options before each option (default: ours for "
-        "--language, e.g. '\\n回答：', '\\nAnswer:'; \\n is a new line)",
-    )
-    e.add_argument("--judge-model", default=None, help="an LLM that reads the answers the parser cannot")
-    e.add_argument(
-        "--thinking",
-        choices=("on", "off", "template-default"),
-        default="template-default",
-        help="generation with a local model whose chat template can think (Qwen3-style "
-        "enable_thinking): switch its reasoning on or off (recorded in the signature); "
-        "a thinking model needs a --max-new-tokens budget for its trace (the paper's 128 cuts "
-        "it off: a cut response is no answer, counted as truncated). Endpoints: --reasoning-effort",
-    )
-    _max_length(e)
-    model_options(e, required=False)
-    llm_options(e)
 
 
 def _mcq_task(args):
@@ -205,12 +131,11 @@ def _mcq_task(args):
     return task, m
 
 
-def cmd_eval_mcq(args, lock) -> int:
+def cmd_eval_mcq(args) -> int:
     """`wikiorigin eval mcq`: a multiple-choice set answered by a model (generation or log-likelihood) or recorded answers, scored."""
     from ..evaluators.recorded import join_said
 
-    task, answering = _mcq_task(args)
-    result = task.run(answering)
+    result = _evaluated(args, lambda: _mcq_task(args))
     if result.join is not None:
         print(join_said(args.responses, result.join), file=sys.stderr)
     summary = result.summary
@@ -219,32 +144,25 @@ def cmd_eval_mcq(args, lock) -> int:
         if "coverage" in summary
         else f", acc {_num(summary.acc)}, acc_norm {_num(summary.acc_norm)}"
     )
-    return _saved("mcq", result, args, lock, f"{summary.n} questions, accuracy {_num(summary.accuracy)}{extra}")
+    return _said("mcq", result, args, f"{summary.n} questions, accuracy {_num(summary.accuracy)}{extra}")
 
 
 # --- freeform ----------------------------------------------------------------------------------
 
 
-def _add_freeform(e) -> None:
-    e.add_argument("--questions", required=True, help="freeform.parquet")
-    e.add_argument("--source-language", action="store_true", help="ask in the item's language")
-    model_options(e)
-    llm_options(e)
-    e.set_defaults(temperature=0.0, max_new_tokens=32)
-
-
-def cmd_eval_freeform(args, lock) -> int:
+def cmd_eval_freeform(args) -> int:
     """`wikiorigin eval freeform`: free-form questions answered by a model, scored by exact match and chrF."""
     from ..evaluators.tasks import FreeformTask
 
-    task = FreeformTask.from_file(args.questions, source_language=args.source_language, **sampling(args))
-    result = task.run(model(args))
-    s = result.summary
-    return _saved(
+    def make():
+        task = FreeformTask.from_file(args.questions, source_language=args.source_language, **sampling(args))
+        return task, model(args)
+
+    s = (result := _evaluated(args, make)).summary
+    return _said(
         "freeform",
         result,
         args,
-        lock,
         f"{s.n} questions, exact {_num(s.exact)}, chrF {_num(s.chrf, '.1f')}, failed {s.failed}",
     )
 
@@ -252,32 +170,26 @@ def cmd_eval_freeform(args, lock) -> int:
 # --- judge -------------------------------------------------------------------------------------
 
 
-def _add_judge(e) -> None:
-    e.add_argument("--questions", required=True, help="a CARE test file (or rows with a `response`)")
-    e.add_argument("--judge-model", required=True, help="the LLM that rates each answer 1-10")
-    e.add_argument(
-        "--human-ratings",
-        default=None,
-        metavar="FILE",
-        help="people's ratings of responses (JSON, JSON Lines, CSV or Parquet with question, model, "
-        "response, rating): the judge's agreement with them (Pearson, Spearman, Kendall, with "
-        "intervals); without --model or recorded responses, the judge rates these responses",
-    )
-    e.add_argument(
-        "--rating-scale",
-        type=rating_scale,
-        default=None,
-        metavar="LOW-HIGH",
-        help="the scale of the --human-ratings (default: CARE's 1-10); a rating outside it is an error "
-        "naming the file and row, before any request",
-    )
-    model_options(e, required=False)
-    llm_options(e)
-    e.set_defaults(temperature=0.7, max_new_tokens=512)
-
-
-def cmd_eval_judge(args, lock) -> int:
+def cmd_eval_judge(args) -> int:
     """`wikiorigin eval judge`: CARE answers rated 1-10 by an LLM judge against the references."""
+    result = _evaluated(args, lambda: _judge_task(args))
+    summary = result.summary
+    unmatched = (summary.get("agreement") or {}).get("unmatched")
+    if unmatched:
+        print(
+            f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer here)",
+            file=sys.stderr,
+        )
+    return _said(
+        "judge",
+        result,
+        args,
+        f"{summary.rated} of {summary.n} answers rated, mean {_num(summary.mean, '.2f')}{_agreement_said(summary)}",
+    )
+
+
+def _judge_task(args):
+    """The options' judge task, and what it rates: a model's answers, or the recorded ones."""
     from ..evaluators.recorded import Recorded
     from ..evaluators.tasks import JudgeTask
 
@@ -292,21 +204,7 @@ def cmd_eval_judge(args, lock) -> int:
         raise WikioriginError(
             f"{args.questions}: no --model given and the rows carry no `response` (nor --human-ratings FILE to rate)"
         )
-    result = task.run(model(args) if args.model else Recorded())
-    summary = result.summary
-    unmatched = (summary.get("agreement") or {}).get("unmatched")
-    if unmatched:
-        print(
-            f"{args.human_ratings}: {unmatched} rated responses not compared (no such question and answer here)",
-            file=sys.stderr,
-        )
-    return _saved(
-        "judge",
-        result,
-        args,
-        lock,
-        f"{summary.rated} of {summary.n} answers rated, mean {_num(summary.mean, '.2f')}{_agreement_said(summary)}",
-    )
+    return task, model(args) if args.model else Recorded()
 
 
 def _agreement_said(summary: dict) -> str:
@@ -322,53 +220,21 @@ def _agreement_said(summary: dict) -> str:
 # --- leakage -----------------------------------------------------------------------------------
 
 
-def _add_leakage(e) -> None:
-    e.add_argument("--articles", required=True, help="articles.parquet (title, text)")
-    e.add_argument("--paraphrases", default=None, help="Parquet/JSON with title, paraphrase")
-    e.add_argument("--paraphrase-model", default=None, help="an LLM that writes the paraphrases")
-    e.add_argument("--max-chars", type=positive(int), default=1500, help="the passage of each article compared")
-    chosen = e.add_mutually_exclusive_group()
-    chosen.add_argument(
-        "--sample",
-        type=_sample_size,
-        default=20,
-        metavar="N",
-        help="N articles drawn at random with --seed (default 20, as the YokaiEval paper; "
-        "'all': every one), the same for the same N and seed whatever the rows' order; "
-        "with --paraphrases, among the articles the file paraphrases",
-    )
-    chosen.add_argument(
-        "--limit",
-        type=positive(int),
-        default=None,
-        help="the first N articles in file order instead of a random sample",
-    )
-    e.add_argument(
-        "--windows",
-        choices=("overlap", "disjoint"),
-        default="overlap",
-        help="texts longer than the model's context: overlapping windows (default; every token "
-        "after at least half a context) or lm-evaluation-harness's disjoint ones",
-    )
-    e.add_argument(
-        "--stride",
-        type=positive(int),
-        default=None,
-        help="tokens each overlapping window predicts (default half the model's context)",
-    )
-    _max_length(e)
-    model_options(e)
-    llm_options(e)
-
-
-def _sample_size(text: str):
-    """``--sample``: a whole number > 0, or ``all`` (None: every article)."""
-    return None if text == "all" else positive(int)(text)
-
-
-def cmd_eval_leakage(args, lock) -> int:
+def cmd_eval_leakage(args) -> int:
     """`wikiorigin eval leakage`: perplexity of articles against paraphrases under a local model or an
     endpoint (echo + logprobs on /v1/completions)."""
+    s = (result := _evaluated(args, lambda: _leakage_task(args))).summary
+    return _said(
+        "leakage",
+        result,
+        args,
+        f"{s.n} articles, mean difference {_num(s.mean_difference, '.4f')} "
+        f"NLL/char, p = {_num(s.p_value, '.3g')}, r = {_num(s.rank_biserial)}",
+    )
+
+
+def _leakage_task(args):
+    """The options' leakage task, and the model whose perplexities it compares."""
     from ..evaluators.tasks import LeakageTask
 
     if not args.paraphrases and not args.paraphrase_model:
@@ -385,16 +251,7 @@ def cmd_eval_leakage(args, lock) -> int:
         windows=args.windows,
         stride=args.stride,
     )
-    result = task.run(model(args))
-    s = result.summary
-    return _saved(
-        "leakage",
-        result,
-        args,
-        lock,
-        f"{s.n} articles, mean difference {_num(s.mean_difference, '.4f')} "
-        f"NLL/char, p = {_num(s.p_value, '.3g')}, r = {_num(s.rank_biserial)}",
-    )
+    return task, model(args)
 
 
 # --- compare -----------------------------------------------------------------------------------
@@ -414,10 +271,10 @@ def _add_compare(e) -> None:
     )
 
 
-def cmd_eval_compare(args, lock) -> int:
+def cmd_eval_compare(args) -> int:
     """`wikiorigin eval compare`: several runs over the same items ranked, every pair tested on the
     questions both answered, with published figures and warnings where settings differ
-    (``lock``: ``OUT.lock``, held while it writes). Runs over different items, and incomplete
+    (``OUT.lock`` held while it writes, by the library). Runs over different items, and incomplete
     runs without ``--allow-failures``, are refused (exit 2)."""
     from ..evaluators.compare import compare
     from ..evaluators.paired import ALPHA
@@ -429,7 +286,7 @@ def cmd_eval_compare(args, lock) -> int:
         external_name=args.external_name,
         allow_failures=args.allow_failures,
     )
-    comparison.save(args.out, lock=lock)
+    comparison.save(args.out)
     result = comparison.as_dict()
     print(result["ranking"])
     for note in result["notes"]:

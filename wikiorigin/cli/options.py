@@ -49,6 +49,10 @@ FLAGS = {
     "format": "--format",
     "source_language": "--source-language",
     "model": "--model",
+    "articles": "--articles",
+    "questions": "--questions",
+    "responses": "--responses",
+    "rated": "--rated",
     "out": "--out",
     "directory": "--out",
     "cache": "--cache",
@@ -290,33 +294,25 @@ def llm_options(b) -> None:
     )
 
 
-# The options that name a command's inputs and outputs: --cache may be none of them.
-_FILES = ("out", "articles", "questions", "responses", "rated", "paraphrases", "labels")
+# The options that name a command's inputs: --cache may be none of them, nor --out.
+_FILES = ("articles", "questions", "responses", "rated", "paraphrases", "labels")
 
 
 def check_cache(args) -> None:
-    """``--cache`` is none of the command's inputs or outputs (nor the files written beside
-    ``--out``, nor inside a results directory): opening it as SQLite would destroy that file.
-    A one-line error before anything is opened."""
-    from pathlib import Path
+    """``--cache`` checked before it is opened (opening it as SQLite would destroy the file it
+    names) by the library's rule (:func:`wikiorigin.runs.check_cache`): none of the command's
+    inputs, nor ``--out``, a file written beside it or inside it (a results directory)."""
+    from ..runs import check_cache as check
 
-    from ..errors import WikioriginError
+    out = getattr(args, "out", None)
+    if not isinstance(out, str) or not out:
+        return
+    siblings = []
+    if out.endswith(".parquet"):  # a set: the files its build writes beside it
+        from ..builders.result import written_paths
 
-    cache = Path(args.cache).resolve()
-    for option in _FILES:
-        value = getattr(args, option, None)
-        if not isinstance(value, str) or not value:
-            continue
-        path = Path(value).resolve()
-        taken = {path}
-        if option == "out":
-            stem = str(path).removesuffix(".parquet")
-            taken |= {Path(stem + ".failed.parquet"), Path(str(path) + ".lock"), Path(stem + ".instructions.json")}
-        if cache in taken or (option == "out" and cache.is_relative_to(path)):
-            raise WikioriginError(
-                f"--cache {args.cache}: the request cache would overwrite "
-                f"{'a file of ' if cache != path else ''}--{option} {value}; give another --cache"
-            )
+        siblings = written_paths(out)
+    check(args.cache, out, inputs={o: getattr(args, o, None) for o in _FILES}, siblings=siblings)
 
 
 def llm_client(args, name):

@@ -1,6 +1,8 @@
 """What an evaluation task returns (:mod:`~wikiorigin.evaluators.tasks`): the scored items, the
 summary, the settings that ran and their signature, and a :meth:`RunResult.save` that writes
-the results directory as ``wikiorigin eval`` does.
+the results directory as ``wikiorigin eval`` does, under :func:`~wikiorigin.runs.guarded_run`
+(what a killed run left swept, ``DIRECTORY.lock`` held); :func:`saved_run` holds it over a
+whole run (model, requests and writing), as the command line does.
 
 :class:`Summary` is the summary as ``summary.json`` holds it (a dict, its keys unchanged) whose
 keys read as attributes too: ``result.summary.accuracy``, ``result.summary["by_type"]``.
@@ -17,7 +19,15 @@ from ..errors import ParameterError, WikioriginError
 from .itemsets import failed_item, item_set
 from .signature import signature
 
-__all__ = ["Summary", "RunResult", "check_directory", "RESULT_FILES", "COMPARISON_FILES", "REPORT_MARK"]
+__all__ = [
+    "Summary",
+    "RunResult",
+    "check_directory",
+    "saved_run",
+    "RESULT_FILES",
+    "COMPARISON_FILES",
+    "REPORT_MARK",
+]
 
 RESULT_FILES = ("items.parquet", "summary.json", "report.md")
 """The files every run writes into its results directory (with its plots, ``*.png``)."""
@@ -173,12 +183,13 @@ class RunResult:
     def save(self, directory, *, lock=None) -> Path:
         """Write the results directory: ``items.parquet`` (with provenance), ``summary.json``
         (the summary with ``settings`` and ``signature``), ``report.md`` and the plots, as
-        ``wikiorigin eval`` writes them; returns the directory. The directory is locked while it
-        is written (``DIRECTORY.lock``, :class:`~wikiorigin.llm.lock.RunLock`): a second run
-        writing it is refused. ``lock``: a :class:`~wikiorigin.llm.lock.RunLock` on
-        ``directory`` the caller already holds (the command line holds one over the whole
-        run), used instead of taking another."""
-        from ..llm.lock import RunLock
+        ``wikiorigin eval`` writes them; returns the directory. Written under
+        :func:`~wikiorigin.runs.guarded_run`: the directory is none of the run's inputs nor its
+        request caches, what a killed run left there is swept, and ``DIRECTORY.lock`` is held
+        (:class:`~wikiorigin.lock.RunLock`: a second run writing it is refused). ``lock``: a
+        :class:`~wikiorigin.lock.RunLock` on ``directory`` the caller already holds
+        (:func:`saved_run` holds one over the whole run), used instead of taking another."""
+        from ..runs import guarded_run
 
         directory = check_directory(directory, self.inputs())
         if lock is not None:
@@ -188,9 +199,33 @@ class RunResult:
                     f"({lock.out}); give none, and one is taken while the files are written"
                 )
             return self._write(directory)
-        with RunLock(directory, parameter="directory"):
+        with guarded_run(directory, inputs=self.inputs(), cache=_caches(self.clients), parameter="directory"):
             return self._write(directory)
 
     def _write(self, directory: Path) -> Path:
         self.writer(directory, self.items, dict(self.summary), self.meta, settings=self.settings)
         return directory
+
+
+def _caches(clients) -> list[Path]:
+    """The request caches of LLM ``clients`` (None, and clients without a cache, passed over)."""
+    found = (getattr(getattr(c, "cache", None), "path", None) for c in clients if c is not None)
+    return [Path(p) for p in found if p is not None]
+
+
+def saved_run(directory, run: Callable[[], RunResult], *, inputs=(), cache=None, files=RESULT_FILES) -> RunResult:
+    """``run()`` (a task run: ``lambda: task.run(model)``) and its result saved into the results
+    ``directory``, the whole run under :func:`~wikiorigin.runs.guarded_run`: the directory
+    checked first (:func:`check_directory`: against the ``inputs``, paths or a mapping of
+    parameter names to paths, and ``files`` there), then against the request ``cache`` (a path
+    or several), what a killed run left swept, and ``DIRECTORY.lock`` held until the results are
+    written, so that a second run into it is refused before it loads a model or sends a
+    request. Returns the result, saved."""
+    from ..runs import cache_paths, guarded_run
+
+    paths = list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
+    check_directory(directory, [*paths, *cache_paths(cache)], files)  # the cache: an input too
+    with guarded_run(directory, inputs=inputs, cache=cache, parameter="directory") as lock:
+        result = run()
+        result.save(directory, lock=lock)
+    return result
