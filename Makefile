@@ -14,7 +14,7 @@ PIP := $(BIN)/python -m pip install -q $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
 # what an install depends on: a change to any of them installs again
 SETUP := pyproject.toml setup.py $(CONSTRAINTS)
 
-.PHONY: demo test lint docs docs-serve recipe bench bench-quick bench-table clean
+.PHONY: demo test test-fast lint typecheck docs docs-serve recipe bench bench-quick bench-table clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ test: $(VENV)/.test
 lint: $(VENV)/.lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# mypy on the package, with the settings of pyproject.toml ([tool.mypy]).
+typecheck: $(VENV)/.lint
+	$(BIN)/mypy wikiorigin
 
 # The documentation site (MkDocs, Material, mkdocstrings) in site/: the command and file-schema
 # references are generated while it builds (scripts/gen_reference.py); any warning fails it.

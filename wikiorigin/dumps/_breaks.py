@@ -67,7 +67,8 @@ def is_closed(buf: bytes, at: int, end: int, tag: bytes) -> bool:
 def _head(buf: bytes, page: int, bound: int) -> list[tuple[bytes, int, int, bool]]:
     """The head's fields as the core reads them: ``(tag, text start, text end, closed)`` of
     title, ns and id in order, up to the first missing; none when <title> does not come first."""
-    at, fields = page + 6, []
+    fields: list[tuple[bytes, int, int, bool]] = []
+    at = page + 6
     while at < bound and buf[at] in _WS:
         at += 1
     if not buf.startswith(b"<title>", at):  # <title> comes first in a page

@@ -213,7 +213,7 @@ class Columns:
         )
 
 
-def expect_head(buf: bytes, start: int, end: int, base: int, where) -> re.Match:
+def expect_head(buf: bytes, start: int, end: int, base: int, where) -> re.Match[bytes]:
     """The head of the first page in ``buf[start:end]``; a :class:`DumpError` without one."""
     at = buf.find(b"<page>", start, end)
     head = HEAD.match(buf, at, end) if at >= 0 else None
@@ -234,19 +234,18 @@ def walk(buf: bytes, page: int, end: int, nested: int, base: int, places: Places
     return brk is not None
 
 
-def _page(buf: bytes, page: int, end: int, nested: int, base: int, places: Places):
+def _page(buf: bytes, page: int, end: int, nested: int, base: int, places: Places) -> tuple[Head, Summary] | None:
     """``(Head, Summary)`` of the page from ``page`` to its ``</page>`` at ``end``, or None
     when it is left out for a structural break (reported). ``nested``: a ``<page>`` inside."""
     find = buf.find
-    head = HEAD.match(buf, page)
+    match = HEAD.match(buf, page)
     stamps = _TIMESTAMP.findall(buf, page, end)
     # Every page is walked as the core walks it: no cheaper sign keeps this path equal to the
     # core on damaged input (a lost ">" or a lost "<username>" leaves every count of tags as it
     # was; the earlier tag-count check was true for every sound page anyway).
     if walk(buf, page, end, nested, base, places):
         return None
-    head = head or expect_head(buf, page, end, base, places.where)
-    head = Head._make(head.groups())
+    head = Head._make((match or expect_head(buf, page, end, base, places.where)).groups())
     if not stamps or find(b"&gt;", page, end) >= 0:
         return head, summarize_at(buf, page, end, base, head.page_id, places.where)
     earliest = min(stamps)
@@ -255,7 +254,7 @@ def _page(buf: bytes, page: int, end: int, nested: int, base: int, places: Place
     if rid is None:
         if walk(buf, page, end, -1, base, places):  # its <id> not closed
             return None
-        summarize_at(buf, page, end, base, head.page_id, places.where)  # raises with the place
+        return head, summarize_at(buf, page, end, base, head.page_id, places.where)  # raises with the place
     first = Earliest(rid.group(1), earliest)
     return head, Summary(len(stamps), 0, first, first)
 

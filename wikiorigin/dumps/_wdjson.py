@@ -9,13 +9,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
+_fast_loads: Callable[[bytes], Any]
 try:  # several times faster than json on the lines kept; json where it is missing
-    from orjson import JSONDecodeError as _OrjsonError, loads as _fast_loads
+    from orjson import loads as _fast_loads
 except ImportError:  # pragma: no cover - orjson is a dependency
-    _OrjsonError, _fast_loads = json.JSONDecodeError, json.loads
+    _fast_loads = json.loads
 
 __all__ = [
     "Entity",
@@ -127,7 +129,7 @@ def _loads(line: bytes):
     escaped in a string), so that the result is json's."""
     try:
         return _fast_loads(line)
-    except _OrjsonError:
+    except json.JSONDecodeError:  # orjson's is a subclass
         return json.loads(line)
 
 
@@ -148,7 +150,7 @@ def _array(line: bytes, start: int) -> list | None:
             continue
         try:
             value = _fast_loads(line[start:end])
-        except _OrjsonError:
+        except json.JSONDecodeError:
             continue
         return value if isinstance(value, list) else None
     return None
@@ -189,7 +191,8 @@ def _fast_place(line: bytes, qid: str, languages: list[str], named: int = 0) -> 
         end -= 1
     if line[:1] != b"{" or line[end - 1 : end] != b"}" or _NOT_ARRAY.search(line, named):
         return None  # not whole, or P131 or P17 holding no array: read whole, to say where
-    values, first = {}, end
+    values: dict[str, list] = {}
+    first = end
     for prop, key in _ARRAYS.items():
         at = line.find(key, named)
         if at < 0:

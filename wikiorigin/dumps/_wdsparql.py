@@ -96,9 +96,12 @@ def query_entities(
         items = " ".join(f"wd:{q}" for q in qids[start : start + batch])
         client.setQuery(_PREFIXES + _QUERY.format(items=items, languages=langs))
         try:
-            rows = client.queryAndConvert()["results"]["bindings"]
+            answer = client.queryAndConvert()
+            rows = answer["results"]["bindings"] if isinstance(answer, dict) else None
         except (SPARQLWrapperException, OSError, KeyError, ValueError) as exc:
             raise WikioriginError(f"{endpoint}: SPARQL query for items {start + 1}.. failed: {exc}") from None
+        if not isinstance(rows, list):
+            raise WikioriginError(f"{endpoint}: SPARQL query for items {start + 1}..: no JSON result rows")
         _read_rows(rows, entities, statements)
     for (qid, prop), found in statements.items():
         setattr(entities[qid], "located_in" if prop == "P131" else "country", best_rank(found))

@@ -27,9 +27,14 @@ import os
 import queue
 import threading
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
 from ..errors import DumpError
+
+if TYPE_CHECKING:
+    import zstandard
 
 __all__ = ["ChecksumError", "DumpStream", "open_dump", "detect_format", "FORMATS"]
 
@@ -54,15 +59,15 @@ _DECODE_ERRORS: tuple[type[BaseException], ...] = (
     RuntimeError,
 )
 try:  # pragma: no cover - depends on the install
-    import zstandard as _zstd
+    from zstandard import ZstdError as _ZstdError
 
-    _DECODE_ERRORS += (_zstd.ZstdError,)
+    _DECODE_ERRORS += (_ZstdError,)
 except ImportError:  # pragma: no cover
-    _zstd = None
+    pass
 try:  # pragma: no cover - depends on the install
     from isal import igzip_lib as _igzip_lib
 
-    _DECODE_ERRORS += (_igzip_lib.IsalError,)
+    _DECODE_ERRORS += (_igzip_lib.IsalError,)  # type: ignore[operator]  # isal's stub types the class as an instance
 except ImportError:  # pragma: no cover
     pass
 
@@ -129,8 +134,8 @@ class DumpStream:
         self._reader = reader
         self.pos = 0
         self.compressed_size = os.path.getsize(path)
-        self._salvaged: bytes | None = None
-        self._error: tuple[str, str] | None = None
+        self._salvaged = b""  # what decodes cleanly after a damaged read, not yet delivered
+        self._error: tuple[str, str] | None = None  # the message around the place, once damaged
         self._unverified = False  # the damage showed only in a closing check
 
     @property
@@ -141,22 +146,22 @@ class DumpStream:
     def read(self, n: int = 1 << 22) -> bytes:
         """Up to ``n`` decompressed bytes (``b""`` at the end). Corrupt or truncated data does not
         raise here: what decodes cleanly is delivered, then the error is raised at its place."""
-        if self._salvaged is not None:
-            return self._read_salvaged(n)
+        if self._error is not None:
+            return self._read_salvaged(n, self._error)
         try:
             data = self._reader.read(n)
         except _DECODE_ERRORS as exc:
-            self._error = (
+            self._error = error = (
                 f"{self.path}: {self.format} data is corrupt or truncated near compressed byte "
                 f"{self.compressed_pos} (after ",
                 f" decompressed bytes): {type(exc).__name__}: {exc}",
             )
             self._salvaged, self._unverified = _salvage(self.path, self.format, self.pos)
-            return self._read_salvaged(n)
+            return self._read_salvaged(n, error)
         self.pos += len(data)
         return data
 
-    def _read_salvaged(self, n: int) -> bytes:
+    def _read_salvaged(self, n: int, error: tuple[str, str]) -> bytes:
         """What decodes cleanly after the last delivered byte, then the error."""
         data = self._salvaged[:n]
         self._salvaged = self._salvaged[n:]
@@ -169,7 +174,7 @@ class DumpStream:
                     f"member, so what was read from it is unverified (a stored block passes a "
                     f"changed byte through)"
                 )
-            raise DumpError(f"{self._error[0]}{self.pos}{self._error[1]}")
+            raise DumpError(f"{error[0]}{self.pos}{error[1]}")
         self.pos += len(data)
         return data
 
@@ -195,6 +200,18 @@ class DumpStream:
         self.close()
 
 
+class _Decompressor(Protocol):
+    """What :func:`_salvage` asks of an incremental decompressor (zlib's, bz2's, lzma's)."""
+
+    @property
+    def eof(self) -> bool: ...
+
+    @property
+    def unused_data(self) -> bytes: ...
+
+    def decompress(self, data: bytes) -> bytes: ...
+
+
 def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> tuple[bytes, bool]:
     """Decode ``path`` again, incrementally, and return the clean bytes after ``skip``, and
     whether the damage showed only in a gzip member's closing CRC-32/length check.
@@ -203,7 +220,7 @@ def _salvage(path: Path, fmt: str, skip: int, limit: int = 1 << 28) -> tuple[byt
     even its queue). So that nothing before the damage is lost, the file is decoded once more
     with the standard library's incremental decompressors, up to the first bad byte.
     """
-    makers = {
+    makers: dict[str, Callable[[], _Decompressor]] = {
         "gzip": lambda: zlib.decompressobj(wbits=31),
         "bzip2": bz2.BZ2Decompressor,
         "xz": lzma.LZMADecompressor,
@@ -245,7 +262,8 @@ class _GzipThread:
     def __init__(self, raw: _CountingFile, block: int = GZIP_BLOCK, ahead: int = GZIP_AHEAD):
         from isal import isal_zlib
 
-        self._gzip = isal_zlib._GzipReader(raw, 1 << 20)  # what igzip.open reads with, unbuffered
+        # what igzip.open reads with, unbuffered; a raw binary file, where the stub says BinaryIO
+        self._gzip = isal_zlib._GzipReader(cast(BinaryIO, raw), 1 << 20)
         self._block = block
         self._queue: queue.Queue = queue.Queue(ahead)
         self._stop = threading.Event()
@@ -319,9 +337,9 @@ def _open_bzip2(raw: _CountingFile, threads: int):
 class _ZstdReader:
     """zstd frames one after another; a frame cut short is an error, not a quiet end."""
 
-    def __init__(self, raw: _CountingFile):
+    def __init__(self, raw: _CountingFile, dctx: zstandard.ZstdDecompressor):
         self._raw = raw
-        self._dctx = _zstd.ZstdDecompressor()
+        self._dctx = dctx
         self._obj = self._dctx.decompressobj()
         self._fed = False  # bytes fed to the current frame
 
@@ -349,9 +367,11 @@ class _ZstdReader:
 
 
 def _open_zstd(raw: _CountingFile, threads: int):
-    if _zstd is None:
-        raise DumpError(f"{raw._f.name}: zstd file, but zstandard is not installed (pip install zstandard)")
-    return _ZstdReader(raw)
+    try:
+        import zstandard
+    except ImportError:  # pragma: no cover - zstandard is a dependency
+        raise DumpError(f"{raw._f.name}: zstd file, but zstandard is not installed (pip install zstandard)") from None
+    return _ZstdReader(raw, zstandard.ZstdDecompressor())
 
 
 _OPENERS = {

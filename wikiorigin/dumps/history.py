@@ -160,8 +160,8 @@ def history_batches(
                 pos = _positions(len(fields), path, line_no)
                 row = [fields[i].decode("utf-8") or None for i in pos]
                 try:
-                    page_id, ns = int(row[0]), int(row[2])
-                except (TypeError, ValueError):
+                    page_id, ns = int(row[0] or ""), int(row[2] or "")
+                except ValueError:
                     raise DumpError(f"{path}: line {line_no}: bad page_id or namespace") from None
                 if page_id in seen or (wanted is not None and ns not in wanted):
                     continue
@@ -175,12 +175,12 @@ def history_batches(
 
 
 def _batch(rows: list[tuple], path) -> pa.RecordBatch:
-    ids, nss, titles, redirects, created, first = zip(*rows)
+    ids, nss, named, redirects, created, first = zip(*rows)
     try:
         created_at, first_at = _timestamps(list(created)), _timestamps(list(first))
     except pa.ArrowInvalid as exc:
         raise DumpError(f"{path}: malformed timestamp in a page event: {exc}") from None
-    titles = [t.replace("_", " ") if t else t for t in titles]
+    titles = [t.replace("_", " ") if t else t for t in named]
     n = len(rows)
     return pa.RecordBatch.from_arrays(
         [

@@ -106,11 +106,14 @@ def _mwxml_place(path, page, last: int | None, position: tuple[int, int] | None 
     return f"{where}, page id {found[1]} (at decompressed byte {found[0]})" if found else where
 
 
-def _find_page(path, page_id=None, after=None, line=None) -> tuple[int, int] | None:
+def _find_page(
+    path, page_id: int | None = None, after: int | None = None, line: int | None = None
+) -> tuple[int, int | None] | None:
     """``(decompressed offset, page id)`` of the page with id ``page_id``, else of the last
     page starting on or before line ``line``, else of the page after the page ``after`` (the
     first page when None). Reads the file once more (only on an error), in blocks."""
-    found, previous = None, None
+    found: tuple[int, int | None] | None = None
+    previous = None
     for offset, head_line, head_id in _page_heads(path):
         if page_id is not None:
             if head_id == page_id:

@@ -161,7 +161,7 @@ class StubScanner:
             chunk_base = base + len(rest)
             last = chunk.rfind(b"</page>") + 7
             segments = [(joined, 0, len(joined), base), (chunk, first + 7, last, chunk_base)]
-            started = self._start(segments) if big is None and self._pool is not None else None
+            started = self._start(segments, self._pool) if big is None and self._pool is not None else None
             if pending is not None:
                 yield from self._block(*pending)
             pending = (segments, big, started)
@@ -171,13 +171,13 @@ class StubScanner:
             yield from self._block(*pending)
         self._finish(rest, base, big and big.head)
 
-    def _start(self, segments) -> list:
+    def _start(self, segments, pool: ThreadPoolExecutor) -> list:
         """The core scans of ``segments`` started on the scan threads: for each segment, its
         ``((start, stop), future)`` parts in file order."""
         started = []
         for buf, start, stop, _ in segments:
             parts = self._parts(buf, start, stop) if start < stop else []
-            started.append([(r, self._pool.submit(CORE.scan_block, buf, *r)) for r in parts])
+            started.append([(r, pool.submit(CORE.scan_block, buf, *r)) for r in parts])
         return started
 
     def _big_piece(self, big, rest: bytes, cut: int, base: int):
@@ -237,7 +237,7 @@ class StubScanner:
         ``buf[start:stop]`` ending with ``</page>`` and ``base`` the offset of ``buf[0]``.
         The first segment may begin with the end of a page larger than a block. ``started``:
         the segments' core scans already under way (:meth:`_start`)."""
-        batches = []
+        batches: list[pa.RecordBatch] = []
         try:
             for i, (buf, start, stop, base) in enumerate(segments):
                 if big is not None:
@@ -274,10 +274,10 @@ class StubScanner:
         """Scan ``buf[start:stop]`` with the C core, in parallel parts (it releases the GIL).
 
         Returns ``((start, stop), result)`` pairs in file order."""
-        ranges = self._parts(buf, start, stop)
-        if len(ranges) == 1:
+        ranges, pool = self._parts(buf, start, stop), self._pool
+        if len(ranges) == 1 or pool is None:
             return [(ranges[0], CORE.scan_block(buf, start, stop))]
-        results = self._pool.map(lambda r: CORE.scan_block(buf, *r), ranges)
+        results = pool.map(lambda r: CORE.scan_block(buf, *r), ranges)
         return list(zip(ranges, results))
 
     def _core_batch(self, result, start: int, base: int, out: list) -> None:

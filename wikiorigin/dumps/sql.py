@@ -120,6 +120,7 @@ class SqlDump:
         self.table = table
         self.columns: list[str] = []
         self.stats = SqlStats()
+        self._create: bytes | None = None  # a CREATE TABLE statement being read, line by line
 
     def statements(self) -> Iterator[bytes]:
         """The ``VALUES`` part of each ``INSERT`` into the table, in file order (see
@@ -173,7 +174,7 @@ class SqlDump:
             return m.end(), line[m.end() : line.rstrip().rfind(b";")]
         if line.startswith(b"CREATE TABLE"):
             self._create = line
-        elif getattr(self, "_create", None) is not None:
+        elif self._create is not None:
             self._create += b"\n" + line
             if line.startswith(b")"):
                 m = _CREATE.search(self._create)

@@ -133,10 +133,10 @@ class _Walk:
     def marker(self, sup) -> None:
         a = next(sup.iter("a"), None)
         m = _MARKER.search(sup.text_content())
-        if a is None or m is None or not _target(a):
+        if a is None or m is None or not (target := _target(a)):
             return
         group, number = m.group(1), int(m.group(2))
-        self.cited.setdefault(_target(a), (group, number))
+        self.cited.setdefault(target, (group, number))
         self.out.append(f"[{group} {number}]" if group else f"[{number}]")
 
     def notes_list(self, ol) -> None:

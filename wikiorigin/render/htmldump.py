@@ -30,9 +30,9 @@ def iter_html_dump(path) -> Iterator[dict]:
     try:
         with tarfile.open(path, "r:gz") as tar:
             for member in tar:
-                if not member.isfile():
+                if not member.isfile() or (file := tar.extractfile(member)) is None:
                     continue
-                with tar.extractfile(member) as f:
+                with file as f:
                     for number, line in enumerate(f, 1):
                         if line.strip():
                             yield _article(line, f"{path}: {member.name}: line {number}")

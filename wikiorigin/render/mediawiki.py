@@ -81,12 +81,14 @@ class _Process:
             stderr=subprocess.DEVNULL,
             env=env,
         )
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self._stdin, self._stdout = self.proc.stdin, self.proc.stdout
         hello = self._answer()
         self.version, self.template = hello.get("version"), hello.get("template") or "Template"
 
     def _answer(self) -> dict:
         while True:
-            line = self.proc.stdout.readline()
+            line = self._stdout.readline()
             if not line:
                 raise OSError("render.php stopped")
             if line.startswith(b"{"):  # anything else is MediaWiki talking
@@ -94,13 +96,13 @@ class _Process:
 
     def render(self, title: str, text: str, timestamp: str | None = None) -> dict:
         request = json.dumps({"title": title, "text": text, "timestamp": timestamp}, ensure_ascii=False) + "\n"
-        self.proc.stdin.write(request.encode("utf-8"))
-        self.proc.stdin.flush()
+        self._stdin.write(request.encode("utf-8"))
+        self._stdin.flush()
         return self._answer()
 
     def close(self) -> None:
         if self.proc.poll() is None:
-            self.proc.stdin.close()
+            self._stdin.close()
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:

@@ -68,7 +68,7 @@ class MediaWikiText:
         """The text of each of ``pages``, in order, with the furniture left out of it by kind."""
         pool = renderer(self.engine, self.store, self.processes)
         answers = pool.render([(p.title, p.text, p.revision_timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")) for p in pages])
-        out = []
+        out: list[tuple[Article, dict]] = []
         for page, answer in zip(pages, answers):
             if "html" not in answer:
                 logger.warning("%s: MediaWiki failed (%s): its wikitext taken", page.title, answer.get("error"))
@@ -93,7 +93,7 @@ class HtmlDumpText:
 
     def articles(self, pages: list[PageText]) -> list[tuple[Article, dict]]:
         """The text of each of ``pages``, in order, with the furniture left out of it by kind."""
-        out = []
+        out: list[tuple[Article, dict]] = []
         for page in pages:
             html = self.index.get(page.title)
             templates = ("Template", self.namespaces.get(10) or "Template")

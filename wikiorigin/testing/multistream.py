@@ -27,13 +27,16 @@ def write_multistream_pages(
     ``</siteinfo>``) in the first bzip2 stream, then ``pages_per_stream`` of ``pages`` (each a
     whole ``<page>`` element, bytes) per stream, then the footer; the index lists
     ``offset:page_id:title`` (bzip2). Returns the number of pages."""
-    count, offset, group = 0, 0, []
+    count, offset = 0, 0
+    group: list[bytes] = []
     with open(dump_out, "wb") as out, bz2.open(index_out, "wt", encoding="utf-8") as index:
 
         def flush():
             nonlocal offset
             for page in group:
                 m = _META.search(page)
+                if m is None:
+                    raise ValueError(f"a page without <title>, <ns>, <id>: {page[:80]!r}")
                 index.write(f"{offset}:{int(m.group(2))}:{html.unescape(m.group(1).decode())}\n")
             chunk = bz2.compress(b"".join(group), compresslevel)
             out.write(chunk)

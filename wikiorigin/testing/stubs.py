@@ -70,7 +70,7 @@ def _page(rng, pid, rid, version, with_text, text_size) -> tuple[str, PageCreati
     kinds, n_imported = _revision_times(rng)
     target = rng.choice(xml.WORDS) if redirect else None
     first_rid = rid
-    best = {False: None, True: None}
+    best: dict[bool, tuple[int, int] | None] = {False: None, True: None}  # imported: (time, id)
     revisions = []
     for i, (t, imported) in enumerate(kinds):
         who = _contributor(rng, imported)
