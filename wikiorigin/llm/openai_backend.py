@@ -12,18 +12,28 @@ another way (``localhost`` or ``127.0.0.1``, a trailing slash, the default port)
 from __future__ import annotations
 
 import asyncio
-import functools
-import ipaddress
 import json
 import os
-import posixpath
-import re
 from urllib.parse import urlsplit
 
 from ..errors import ParameterError
-from ..retry import retry_after
+from ._endpoint import _certificates, _no_certificates, endpoint_key
+from ._server_errors import (
+    _about_response_format,
+    _connection_problem,
+    _reason,
+    _refused_parameter,
+    _retry_after,
+    _sample,
+)
 
-__all__ = ["OpenAIBackend", "TransientError", "RequestError", "EndpointError", "endpoint_key"]
+__all__ = [
+    "OpenAIBackend",
+    "TransientError",
+    "RequestError",
+    "EndpointError",
+    "endpoint_key",
+]
 
 OPENAI_URL = "https://api.openai.com/v1"
 
@@ -353,136 +363,3 @@ class OpenAIBackend:
             also=given[1:],
             url=self.url,
         )
-
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-@functools.lru_cache(maxsize=4)
-def _certificates(cert_file: str | None, cert_dir: str | None):
-    """The TLS context the SDK's HTTP client makes by default (the system's certificates, or
-    those ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` name: the arguments, so that another value makes
-    another), made once: loading the certificates takes 20 ms, a tenth of a small build."""
-    import importlib
-
-    import openai
-
-    http = importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])  # httpx(2)
-    make = getattr(http, "create_ssl_context", None)
-    return make() if make is not None else True  # True: the client makes its own
-
-
-@functools.cache
-def _no_certificates():
-    """A TLS context that trusts no certificate (it verifies, and so refuses every server)."""
-    import ssl
-
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-
-
-def endpoint_key(url: str) -> str:
-    """``url`` as one server is one key: the scheme and host in lower case, the default port
-    (80, 443) left out, no trailing slash, no user name or password, and every loopback name
-    (``localhost``, ``127.x.x.x``, ``::1``) as ``localhost``."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:  # not a URL the SDK could use either: kept as typed
-        return url
-    scheme, host = parts.scheme.lower(), (parts.hostname or "").rstrip(".")
-    if _loopback(host):
-        host = "localhost"
-    elif ":" in host:
-        host = f"[{host}]"
-    if port is not None and port != _DEFAULT_PORTS.get(scheme):
-        host += f":{port}"
-    path = posixpath.normpath("/" + parts.path).lstrip("/")  # /./v1, //v1/, /v1/ -> v1
-    path = f"/{path}" if path not in ("", ".") else ""
-    return f"{scheme}://{host}{path}" + (f"?{parts.query}" if parts.query else "")
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return _short_ipv4(host)
-    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
-    return address.is_loopback or (mapped is not None and mapped.is_loopback)
-
-
-def _short_ipv4(host: str) -> bool:
-    """``127.1`` and other short forms the resolver takes for an IPv4 loopback address."""
-    import socket
-
-    if not re.fullmatch(r"[0-9.]+|0x[0-9a-f.x]+", host):
-        return False
-    try:
-        return ipaddress.ip_address(socket.inet_aton(host)).is_loopback
-    except (OSError, ValueError):
-        return False
-
-
-def _connection_problem(exc, timeout: float) -> str:
-    """What the socket said, from the bottom of the chain the SDK and httpx wrap it in
-    (``Connection refused``, ``Name or service not known``), or the timeout."""
-    import openai
-
-    if isinstance(exc, openai.APITimeoutError):
-        return f"no answer within {timeout:g} s (timeout)"
-    chain, link = [], exc
-    while link is not None and link not in chain and len(chain) < 20:
-        chain.append(link)
-        link = link.__cause__ or link.__context__
-    for link in reversed(chain):
-        if isinstance(link, OSError) and link.errno and link.errno > 0:
-            return os.strerror(link.errno)
-        if isinstance(link, OSError) and link.strerror:
-            return link.strerror
-    return str(exc.__cause__ or exc)
-
-
-def _refused_parameter(exc) -> tuple[str | None, str | None]:
-    """The parameter a 400 refuses and the server's code for it (OpenAI's error body names
-    both: ``{"error": {"param": "temperature", "code": "unsupported_value"}}``); servers that
-    only say it in words (``Unsupported parameter: 'max_tokens'``) are read too."""
-    body = getattr(exc, "body", None)
-    error = body.get("error", body) if isinstance(body, dict) else None
-    param = error.get("param") if isinstance(error, dict) else None
-    code = error.get("code") if isinstance(error, dict) else None
-    if not param:
-        said = re.search(r"[Uu]nsupported (?:parameter|value)[^'\"]*['\"]([a-z_]+)['\"]", _reason(exc))
-        param = said.group(1) if said else None
-    return (param if isinstance(param, str) else None), (code if isinstance(code, str) else None)
-
-
-def _about_response_format(exc: RequestError) -> bool:
-    """Whether a refusal is of the ``response_format`` (a server without structured outputs)."""
-    return exc.param == "response_format" or any(
-        word in str(exc).lower() for word in ("response_format", "json_schema", "response format")
-    )
-
-
-def _sample(response) -> str:
-    """The start of a body that is not what was asked for, on one line."""
-    text = " ".join(str(response).split())
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _reason(exc) -> str:
-    """The server's own message (not the SDK's repr of the whole body), cut to one short line."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        body = body.get("error", body)
-    if isinstance(body, dict):
-        body = body.get("message", body)
-    text = str(body if isinstance(body, str) and body else getattr(exc, "message", exc))
-    text = " ".join(text.split())
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
-def _retry_after(response) -> float | None:
-    """The server's wait in seconds (:func:`~wikiorigin.retry.retry_after`); None when it
-    sent none or there is no response."""
-    return None if response is None else retry_after(response.headers)
