@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..dumps.pages import PageText
@@ -205,7 +205,7 @@ def convert_articles(
     jobs: int = 1,
     scheduler=None,
     source=None,
-) -> Iterator[tuple[object, list[Converted]]]:
+) -> Generator[tuple[object, list[Converted]], None, None]:
     """``(batch, converted)`` for consecutive runs of ``tasks``: the rows (Arrow, ``schema``)
     and what became of each task, in the order of ``tasks``, whatever ``jobs`` (local
     processes; 1: here) or ``scheduler`` (a Dask scheduler's address or client). ``tasks`` is

@@ -201,7 +201,7 @@ class OriginCorpusRun:
             entities, regions = _wikidata(qids, wiki, items, out, languages, report, **sources)
             processes = max(1, (os.cpu_count() or 1) // self.config.jobs)
             source, note = text_source(self.config.text, dump, out, html_dump=html_dump, processes=processes)
-            report.text = source.describe()
+            report.text = source.describe()  # type: ignore[attr-defined]  # every text source describes itself
             report.notes += [note] if note else []
             tasks = _tasks(kept, entities, regions, languages, wiki, spill, report)
             self._convert(tasks, dump, out, source, _meta(report, items, dump, sources), report)

@@ -7,9 +7,10 @@ out and listed); a dump in which most titles differ is refused.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from contextlib import closing
 from dataclasses import dataclass
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -91,7 +92,8 @@ def check_pages(
     are read stream by stream in the dump's order and each passed to ``keep`` as it comes
     (what it returns stands for the page: :class:`~.pagespill.PageSpill` puts it on disk)."""
     editions = [_edition(r, wiki) for r in rows]
-    with closing(dump.each([e["page_id"] for e in editions])) as found_pages:  # its threads end, whatever fails
+    each = cast(Generator, dump.each([e["page_id"] for e in editions]))  # a generator: closed, its threads end
+    with closing(each) as found_pages:
         pages = {
             page_id: _Found(page.title, page.redirect, None if page.redirect is not None else keep(page))
             for page_id, page in found_pages

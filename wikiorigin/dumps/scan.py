@@ -108,8 +108,9 @@ def _xml_batches(path, engine, namespaces, threads, stats: ScanStats, dbname, sc
         return
     scanner = StubScanner(open_dump(path, threads=threads), namespaces, scan_threads)
     for batch in scanner.batches():
-        if dbname and scanner.siteinfo.dbname and scanner.siteinfo.dbname != dbname:
-            raise DumpError(f"{path}: this dump is of {scanner.siteinfo.dbname}, not of {dbname} (--wiki)")
+        found = scanner.siteinfo.dbname if scanner.siteinfo is not None else None
+        if dbname and found and found != dbname:
+            raise DumpError(f"{path}: this dump is of {found}, not of {dbname} (--wiki)")
         yield batch
     _add(stats, scanner.stats)
 

@@ -87,7 +87,7 @@ def ranking_table(
     if theirs is not None:
         header += [external_name, "difference"]
         for row in rows:
-            published = theirs.get(row[1], float("nan"))
+            published = theirs.get(str(row[1]), float("nan"))
             row += [published, row[2] - published]
     return header, rows
 

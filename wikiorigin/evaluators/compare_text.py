@@ -7,6 +7,7 @@ only: the figures and tests are :mod:`~wikiorigin.evaluators.compare`'s and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ def _versus(entry: dict, last: bool) -> str:
     return f"{'>' if nxt['tell_apart'] else '≈'} {nxt['model']} (Holm p = {nxt['p_holm']:.3g})"
 
 
-def _ranking_lines(metric: str, ranking: list[dict], pairs: int) -> list[str]:
+def _ranking_lines(metric: str, ranking: Sequence[dict], pairs: int) -> list[str]:
     """The head of the paired tests' section: the ranking with intervals and neighbour tests."""
     rows = [
         [
@@ -81,7 +82,7 @@ def _pair_lines(pairs: list[dict]) -> list[str]:
     return lines
 
 
-def paired_markdown(metric: str, ranking: list[dict], tests: dict) -> str:
+def paired_markdown(metric: str, ranking: Sequence[dict], tests: dict) -> str:
     """The ranking with intervals and the neighbour tests, then every pair, for comparison.md."""
     lines = _ranking_lines(metric, ranking, len(tests["pairs"]))
     if tests["pairs"]:

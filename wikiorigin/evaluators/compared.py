@@ -181,19 +181,19 @@ def check_same_runs(runs: list[ComparedRun]) -> None:
     """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming the two runs) runs over
     different item sets. Each run's items are keyed from its items (:meth:`ComparedRun.keys`),
     else taken from its summary's ``item_set``; a run with neither is not checked."""
-    known = []
+    known: list[tuple[str, set[str] | None, str]] = []
     for run in runs:
         keys = run.keys()
         if keys is not None:
             known.append((run.label, set(keys), fingerprint(keys)))
         elif (run.summary.get("item_set") or {}).get("fingerprint"):
             known.append((run.label, None, run.summary["item_set"]["fingerprint"]))
-    for label, keys, mark in known[1:]:
+    for label, own, mark in known[1:]:
         first, first_keys, first_mark = known[0]
         if mark == first_mark:
             continue
-        if keys is not None and first_keys is not None:
-            said = f"{len(first_keys)} and {len(keys)} items, {len(first_keys & keys)} of them the same"
+        if own is not None and first_keys is not None:
+            said = f"{len(first_keys)} and {len(own)} items, {len(first_keys & own)} of them the same"
         else:
             said = f"item sets {first_mark} and {mark}"
         raise WikioriginError(

@@ -63,7 +63,7 @@ def bar_plot(
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.6))
     heights = [0 if v is None or math.isnan(v) else v for v in values]
-    small = [n is not None and n < SMALL for n in (counts or [None] * len(labels))]
+    small = [n is not None and n < SMALL for n in (counts if counts is not None else [None] * len(labels))]
     bars = ax.bar(
         range(len(labels)), heights, color=["#a6bddb" if s else "#4c72b0" for s in small], edgecolor="#2b4a7a"
     )

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -225,7 +226,7 @@ def paired_test(a, b, *, binary: bool, seed: int | None = None, resamples: int |
     if len(x) == 0:
         raise ValueError("paired_test: no questions in common")
     d = x - y
-    out = {
+    out: dict[str, Any] = {
         "difference": float(d.mean()),
         "ci95": _bootstrap_interval((d,), np.mean, paired=False, vectorized=True, seed=seed, resamples=resamples),
         "n": len(d),
