@@ -73,7 +73,8 @@ def test_a_run_whose_cache_is_its_output_or_input_is_refused_before_any_call(art
             wo.MCQBuilder().run(articles, llm, out=out)
         assert not server.calls
     assert refused.value.parameter == "cache"
-    assert articles.read_bytes() == before and not out.exists()
+    written = [p for p in (out, tmp_path / "mcq.failed.parquet") if p.exists() and p.name != cache]
+    assert articles.read_bytes() == before and written == []  # nothing written, the cache kept
 
 
 def test_the_output_is_checked_against_its_inputs_and_cache_by_guarded_run(tmp_path):
@@ -136,3 +137,21 @@ def test_a_lock_given_to_save_must_be_held_on_its_output(tmp_path):
         with pytest.raises(WikioriginError, match="the lock given is not held on this directory"):
             result.save(tmp_path / "other", lock=lock)
         assert result.save(tmp_path / "run", lock=lock) == tmp_path / "run"
+
+
+def test_every_stage_that_checks_its_output_sweeps_what_a_killed_run_left(tmp_path):
+    """A stage without a run lock (here `wikidata extract`) still finds and removes a killed run's
+    temporary file beside its output: the library's output check sweeps it, not the command line."""
+    import gzip
+
+    from wikiorigin.cli import main
+
+    dump = tmp_path / "wikidata-20260801-all.json.gz"
+    dump.write_bytes(gzip.compress(b"[\n]\n"))
+    items = tmp_path / "items.parquet"
+    pq.write_table(pa.table({"qid": ["Q1"], "origin_wiki": ["jawiki"]}), items)
+    out = tmp_path / "entities.parquet"
+    left = tmp_path / f".entities.parquet.{_dead_pid()}.tmp.parquet"
+    left.write_text("half written")
+    assert main(["wikidata", "extract", str(dump), "--items", str(items), "--out", str(out)]) == 0
+    assert out.exists() and not left.exists()

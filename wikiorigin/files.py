@@ -466,7 +466,9 @@ def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet", s
     (writing it would destroy what the run reads), nor is any of the ``siblings`` (the files
     the run writes beside it: ``OUT.failed.parquet``, ``OUT.parquet.lock``, ...), not a
     directory, its name ending in ``suffix`` (the format written: Parquet unless told otherwise;
-    None: any name), its directory made if missing, and writable."""
+    None: any name), its directory made if missing, and writable. What runs killed outright
+    left beside it (their temporary files of ``path``, spill folders) is swept
+    (:func:`wikiorigin.leftovers.sweep`), whichever stage writes it."""
     path = Path(path)
     inputs = [Path(source) for source in inputs if source is not None]
     for source in inputs:
@@ -491,4 +493,7 @@ def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet", s
         raise WikioriginError(f"{parent}: cannot make the directory for {path.name} ({exc.strerror})") from None
     if not os.access(parent, os.W_OK):
         raise WikioriginError(f"{parent}: not writable, so {path.name} cannot be written there")
+    from .leftovers import sweep
+
+    sweep(parent, [path])
     return path
