@@ -44,6 +44,7 @@ from pathlib import Path
 
 from ..errors import ParameterError
 from ..log import logger
+from ._cache_writes import _problem, _Writes
 
 __all__ = ["RequestCache", "CacheError", "request_key", "request_keys", "SCHEMA_VERSION"]
 
@@ -84,20 +85,6 @@ def request_keys(backends: list[str], model: str, messages: list[dict], params: 
     return keys
 
 
-def _problem(exc: sqlite3.Error) -> str:
-    """SQLite's reason in words a user acts on."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return f"{text}: another process is writing it; wait for it, or give another {{cache}}"
-    if "full" in text:
-        return f"{text}: free some space (every answer stored so far is kept)"
-    if "readonly" in text or "read-only" in text:
-        return f"{text}: give a {{cache}} you can write"
-    if "not a database" in text or "malformed" in text or "unable to open" in text:
-        return f"{text}: not a usable request cache; move it away or give another {{cache}}"
-    return text
-
-
 class RequestCache:
     """A request cache in the SQLite file ``path`` (created with its directory): ``get(key)`` is
     the stored answer or None, ``put(key, answer)`` stores one (written within moments by the
@@ -118,7 +105,7 @@ class RequestCache:
         self._read_lock = threading.Lock()  # the reading connection: look-ups
         self._owner = uuid.uuid4().hex  # this object's claims (another in this process waits on them)
         self._damaged: set[str] = set()  # rows already said to be damaged
-        self._writes = _Writes()
+        self._writes = _Writes(self.path, self._lock, self._owner)
         for other in list(_OPEN):  # answers another object of this process has not written yet
             if other.path.absolute() == self.path.absolute():
                 try:
@@ -127,7 +114,7 @@ class RequestCache:
                     pass
         _OPEN.add(self)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
+            self._db = self._writes.db = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
             self._open()
             self._reader = sqlite3.connect(self.path, check_same_thread=False, timeout=busy_seconds)
         except sqlite3.Error as exc:
@@ -240,7 +227,7 @@ class RequestCache:
     def _states(self, keys: list[str]) -> dict[str, tuple[str | None, int | None]]:
         """Each key's stored answer text, and the process of a live claim of another (or None),
         read in two statements."""
-        states = {key: (self._writes.pending.get(key), None) for key in keys}
+        states: dict[str, tuple[str | None, int | None]] = {key: (self._writes.pending.get(key), None) for key in keys}
         asked = json.dumps([key for key, (text, _) in states.items() if text is None])
         of_keys = "WHERE key IN (SELECT value FROM json_each(?))"
         for key, text in self._db.execute(f"SELECT key, answer FROM answers {of_keys}", (asked,)).fetchall():
@@ -260,7 +247,7 @@ class RequestCache:
         removed (a full disk) is left: it ends with this process."""
         if key is not None:
             try:
-                self._enqueue(("release", key, None))
+                self._writes.enqueue(("release", key, None))
             except CacheError:  # a write failed: the run stops on it (put, flush) anyway
                 pass
             return
@@ -283,118 +270,12 @@ class RequestCache:
         by :meth:`get` at once, written with the next write (the module docstring). A write that
         failed (a full disk) raises :class:`CacheError` here, or from :meth:`flush`, with every
         answer written before it kept."""
-        self._enqueue(("put", key, json.dumps(answer, ensure_ascii=False)))
-
-    def _enqueue(self, op: tuple) -> None:
-        writes = self._writes
-        with writes.changed:
-            if writes.error is not None:
-                raise CacheError(writes.error)
-            writes.queue.append(op)
-            if op[0] == "put":
-                writes.pending[op[1]] = op[2]
-            if len(writes.queue) == 1 or len(writes.queue) >= _MOST:  # the writer waits for the first, or is due
-                writes.changed.notify_all()
-            if writes.thread is None or not writes.thread.is_alive():
-                writes.thread = threading.Thread(target=self._writer, name="wikiorigin-cache", daemon=False)
-                writes.thread.start()
+        self._writes.enqueue(("put", key, json.dumps(answer, ensure_ascii=False)))
 
     def flush(self) -> None:
         """Wait until every answer given to :meth:`put` is written; :class:`CacheError` if a
         write failed (a full disk)."""
-        writes = self._writes
-        with writes.changed:
-            writes.flushing += 1  # the writer writes what waits at once
-            writes.changed.notify_all()
-            try:
-                while (writes.queue or writes.busy) and writes.error is None:
-                    if writes.thread is None or not writes.thread.is_alive():  # gone with a fork
-                        writes.thread = threading.Thread(target=self._writer, name="wikiorigin-cache", daemon=False)
-                        writes.thread.start()
-                    writes.changed.wait(0.5)
-            finally:
-                writes.flushing -= 1
-            if writes.error is not None:
-                raise CacheError(writes.error)
-
-    def _writer(self) -> None:
-        """The writer thread: what arrives within ``_INTERVAL`` of the first answer waiting is
-        written in one transaction (at once when ``_MOST`` wait, or :meth:`flush` is called),
-        then the next; it ends when nothing more comes for a moment (or a write failed)."""
-        writes = self._writes
-        while True:
-            with writes.changed:
-                if not writes.queue:
-                    writes.changed.wait(_LINGER)
-                if not writes.queue or writes.error is not None:
-                    writes.thread = None if writes.thread is threading.current_thread() else writes.thread
-                    writes.changed.notify_all()
-                    return
-                due = time.monotonic() + _INTERVAL
-                while len(writes.queue) < _MOST and not writes.flushing and (left := due - time.monotonic()) > 0:
-                    writes.changed.wait(left)
-                batch, writes.queue, writes.busy = writes.queue, [], True
-            error = f"{self.path}: cannot store an answer (the cache's writer stopped)"
-            try:
-                error = self._write(batch)
-            finally:
-                self._written(batch, error)
-
-    def _written(self, batch: list[tuple], error: str | None) -> None:
-        writes = self._writes
-        with writes.changed:
-            for op, key, text in batch:
-                if op == "put" and writes.pending.get(key) is text and error is None:
-                    del writes.pending[key]
-            writes.busy, writes.error = False, writes.error or error
-            writes.changed.notify_all()
-
-    def _write(self, batch: list[tuple]) -> str | None:
-        """``batch`` in one transaction; after a failure, one at a time, so that every answer that
-        fits is kept. The error's message, or None."""
-        try:
-            self._commit(batch)
-            return None
-        except sqlite3.Error as exc:
-            if len(batch) == 1:
-                return f"{self.path}: cannot store an answer ({_problem(exc)})"
-        for op in batch:
-            try:
-                self._commit([op])
-            except sqlite3.Error as exc:
-                return f"{self.path}: cannot store an answer ({_problem(exc)})"
-        return None
-
-    def _commit(self, batch: list[tuple]) -> None:
-        """``batch`` in one transaction: a statement for its answers and one for each kind of
-        claim it ends (the rows as a JSON array), not one a row: each statement lets go of the
-        interpreter's lock and waits to take it back from the run's thread."""
-        puts = {key: text for op, key, text in batch if op == "put"}  # the last answer of a key
-        released = [key for op, key, _ in batch if op != "put"]
-        with self._lock:
-            try:
-                if puts:
-                    rows = json.dumps(list(puts.items()), ensure_ascii=False)
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO answers SELECT json_extract(value, '$[0]'), "
-                        "json_extract(value, '$[1]') FROM json_each(?)",
-                        (rows,),
-                    )
-                    self._db.execute(
-                        "DELETE FROM claims WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(list(puts)),)
-                    )
-                if released:
-                    self._db.execute(
-                        "DELETE FROM claims WHERE owner = ? AND key IN (SELECT value FROM json_each(?))",
-                        (self._owner, json.dumps(released)),
-                    )
-                self._db.commit()
-            except sqlite3.Error:
-                try:
-                    self._db.rollback()
-                except sqlite3.Error:
-                    pass
-                raise
+        self._writes.flush()
 
     def __len__(self) -> int:
         self.flush()
@@ -413,21 +294,4 @@ class RequestCache:
                 self._reader.close()
 
 
-_LINGER = 0.05  # seconds the writer thread waits for more before it ends
-_INTERVAL = 0.02  # seconds an answer waits at most for others to be written with it
-_MOST = 256  # answers (and releases) written at once without waiting longer
 _OPEN: weakref.WeakSet[RequestCache] = weakref.WeakSet()  # the caches of this process
-
-
-class _Writes:
-    """What waits to be written (``queue``: puts and releases; ``pending``: the answers by key,
-    found by look-ups meanwhile), whether a write is under way, the error of one that failed."""
-
-    def __init__(self):
-        self.changed = threading.Condition()
-        self.queue: list[tuple] = []
-        self.pending: dict[str, str] = {}
-        self.busy = False
-        self.flushing = 0  # flush() calls waiting: the writer does not wait for more
-        self.error: str | None = None
-        self.thread: threading.Thread | None = None
