@@ -110,7 +110,10 @@ def test_utf8_bom_is_read(tmp_path):
             "regions: expected a list of classes or the string 'wikidata' (lower case: regions from Wikidata), "
             "got 'Wikidata'",
         ),
-        ({"types": TYPES, "regions": "wikidata", "prompts": "yokai"}, "prompts: the one accepted value is 'yokai-ja'"),
+        (
+            {"types": TYPES, "regions": "wikidata", "prompts": "yokai"},
+            "prompts: expected the name of a culture's prompts (yokai-ja), got 'yokai'",
+        ),
     ],
 )
 def test_bad_labels_file_through_the_cli(articles, tmp_path, capsys, data, place):

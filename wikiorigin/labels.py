@@ -14,17 +14,15 @@ optionally the ``letter`` labellers used for it (as YokaiEval's authors did for 
 region is the item's first-level administrative division, which ``corpus origin`` derives from
 Wikidata (``region`` column of an origin corpus), never asked of the model. ``subject``
 (optional) is how the question prompts speak of an article's subject; without it they say
-"the article's subject". ``prompts`` (optional, only ``"yokai-ja"``) asks for the paper's
-Japanese yokai prompts when the questions are in Japanese; without it Japanese questions get
-the any-language prompts (English instructions naming Japanese and the ``subject``), so an
-origin corpus of jawiki is not asked about yokai.
+"the article's subject". ``prompts`` (optional) asks by name for a culture's own prompts
+(:func:`wikiorigin.presets.by_prompts`: ``"yokai-ja"``, YokaiEval's Japanese prompts) when
+the questions are in their language; without it every build gets the any-language prompts
+(English instructions naming the language and the ``subject``), so an origin corpus of jawiki
+is not asked about yokai.
 
-Three presets: ``yokai-ja`` (YokaiEval's six question types and our eleven regions of Japan,
-the default for Japanese list-page articles: the regions of the paper's Table 6, 中国 and 四国
-as one class as that table reports them, with 不明 and 複数の地域 for a yokai told in several),
-``yokaieval`` (the classes the paper's authors labelled with: the six types and the region
-letters A-K, 中国 and 四国 apart and 不明, a yokai of several regions given several; the
-``yokaieval`` build preset's) and ``origin`` (general types for any culture's
+Three presets: ``yokai-ja`` and ``yokaieval``, YokaiEval's (:mod:`wikiorigin.presets.yokaieval`:
+our classes, the default of its list-page corpora; and the classes the paper's authors
+labelled with, the ``yokaieval`` build preset's) and ``origin`` (general types for any culture's
 items, region from Wikidata; the default for an origin corpus). :func:`load_labels` takes a
 preset's name or a file's path; a file that breaks a rule is a one-line
 :class:`~wikiorigin.errors.WikioriginError` naming the file and the place (``types[2].description``).
@@ -47,7 +45,8 @@ WIKIDATA = "wikidata"
 """The ``regions`` value of a labels file whose region comes from Wikidata, not the model."""
 
 YOKAI_PROMPTS = "yokai-ja"
-"""The ``prompts`` value of a labels file whose Japanese questions use the paper's yokai prompts."""
+"""The ``prompts`` value of a labels file asking for YokaiEval's Japanese prompts (one of the
+names :func:`wikiorigin.presets.by_prompts` knows)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +64,8 @@ class Labels:
     """A labels file: its ``name``, the ``types`` and ``regions`` classes (``regions`` empty
     when ``region_source`` is ``"wikidata"``; else ``"model"``), the ``subject`` phrase of the
     prompts (None: the article's subject), where it came from (``source``), the ``sha1`` of
-    its content and ``prompts`` (``"yokai-ja"``: the paper's Japanese prompts for Japanese
-    questions; None: the any-language prompts)."""
+    its content and ``prompts`` (the name of a culture's own prompts, used for questions in
+    their language: :func:`wikiorigin.presets.by_prompts`; None: the any-language prompts)."""
 
     name: str
     types: tuple[LabelClass, ...]
@@ -148,6 +147,13 @@ def _phrase(data: dict, field: str, where: str) -> str | None:
     return value.strip() if value else None
 
 
+def _prompt_sets() -> dict:
+    """The cultures' own prompts by name (:mod:`wikiorigin.presets`)."""
+    from .presets import cultures
+
+    return {c.prompts.name: c.prompts for c in cultures() if c.prompts}
+
+
 def parse_labels(data, where: str) -> Labels:
     """The :class:`Labels` of a parsed labels file (``where`` names it in errors)."""
     if not isinstance(data, dict):
@@ -158,10 +164,10 @@ def parse_labels(data, where: str) -> Labels:
     name, subject = _phrase(data, "name", where), _phrase(data, "subject", where)
     _phrase(data, "description", where)
     prompts = data.get("prompts")
-    if prompts is not None and prompts != YOKAI_PROMPTS:
+    if prompts is not None and _prompt_sets().get(prompts) is None:
         raise WikioriginError(
-            f"{where}: prompts: the one accepted value is {YOKAI_PROMPTS!r} (the paper's "
-            f"Japanese yokai prompts), got {prompts!r}"
+            f"{where}: prompts: expected the name of a culture's prompts "
+            f"({', '.join(sorted(_prompt_sets()))}), got {prompts!r}"
         )
     types = _classes(data.get("types"), "types", where)
     regions_raw = data.get("regions")

@@ -16,8 +16,6 @@ __all__ = [
     "SECTION",
     "REFERENCE",
     "ORIGIN_ARTICLES",
-    "MCQ_TYPES",
-    "MCQ_REGIONS",
     "MCQ",
     "FREEFORM_CRITERIA",
     "FREEFORM",
@@ -30,20 +28,6 @@ __all__ = [
     "NOT_NULL",
     "column_mismatch",
 ]
-
-# The values of the mcq schema's ``type`` (the YokaiEval paper's six question types) and
-# ``region`` (our eleven classes: the regions of Japan, nationwide, several, unknown).
-MCQ_TYPES = [
-    "妖怪の行う行動",
-    "妖怪の形状・見た目",
-    "妖怪の伝承のある地域",
-    "妖怪の生まれ・生態",
-    "現代における伝承",
-    "妖怪の典拠",
-]
-"""The values of the mcq schema's ``type``: the YokaiEval paper's six question types."""
-MCQ_REGIONS = ["北海道", "東北", "関東", "中部", "近畿", "中国・四国", "九州", "沖縄", "日本全国", "複数の地域", "不明"]
-"""The values of the mcq schema's ``region``: the regions of Japan, nationwide, several, unknown."""
 
 # Parquet has no unit of seconds: pyarrow stores timestamp[s] as milliseconds and reads back
 # milliseconds. So the file schema says ms (values are whole seconds), and what we write is
@@ -182,8 +166,8 @@ MCQ = pa.schema(
         ("choices", pa.list_(pa.string())),  # 4 options
         ("answer", pa.string()),
         ("answer_index", pa.int8()),
-        ("type", pa.string()),  # one of MCQ_TYPES
-        ("region", pa.string()),  # one of MCQ_REGIONS
+        ("type", pa.string()),  # a class of the set's labels (wikiorigin.labels)
+        ("region", pa.string()),  # a region class of its labels, or Wikidata's
         ("ref", pa.list_(pa.int32())),  # the footnotes that back the answer
         ("refs_detail", pa.list_(pa.string())),  # their texts
         ("url", pa.string()),
@@ -403,3 +387,14 @@ def column_mismatch(name: str, found: pa.DataType) -> str | None:
     nor text for a number: those go wrong in prompts or after calls are paid for."""
     expected = COLUMN_TYPES.get(name)
     return None if expected is None else _mismatch(found, expected, name)
+
+
+def __getattr__(name: str):
+    """``MCQ_TYPES`` and ``MCQ_REGIONS``, YokaiEval's classes, kept importable from here:
+    they live in :mod:`wikiorigin.presets.yokaieval` (a culture's, not a file contract)."""
+    if name in ("MCQ_TYPES", "MCQ_REGIONS"):
+        from .presets import culture
+
+        found = culture("yokaieval")
+        return list(found.types if name == "MCQ_TYPES" else found.regions)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,9 @@ import pytest
 
 from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQConfig, build_mcq
-from wikiorigin.builders.prompts import MCQ_PROMPTS, label_prompt, mcq_prompt, prompt_sha1
+from wikiorigin.builders.prompts import label_prompt, mcq_prompt, prompt_sha1
+from wikiorigin.presets import culture
+from wikiorigin.presets.yokaieval.prompts import STEPS as YOKAI_STEPS
 from wikiorigin.corpora.articles import article_row
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.labels import load_labels
@@ -161,10 +163,12 @@ def test_yokai_prompts_and_hash_are_pinned(ja_list, tmp_path):
             ja_list, tmp_path / "y.parquet", _client(server, tmp_path), config=MCQConfig(keep_unreferenced=True)
         )  # default labels of Japanese list pages
     rows = pq.read_table(tmp_path / "y.parquet").to_pylist()
-    assert rows and {r["prompt_sha1"] for r in rows} == {YOKAI_SHA1} == {prompt_sha1("ja", yokai=True)}
-    assert prompt_sha1("ja", "wikidata", yokai=True) == YOKAI_WIKIDATA_SHA1
+    assert rows and {r["prompt_sha1"] for r in rows} == {YOKAI_SHA1} == {
+        prompt_sha1("ja", own=culture("yokaieval").prompts)
+    }
+    assert prompt_sha1("ja", "wikidata", own=culture("yokaieval").prompts) == YOKAI_WIKIDATA_SHA1
     sent = {s.splitlines()[0].removeprefix("task: "): s for s in scripted.systems}
-    assert sent["generate"] == MCQ_PROMPTS["ja"]["generate"].format(n=1)
+    assert sent["generate"] == YOKAI_STEPS["generate"].format(n=1)
     assert {step: _sha1(text) for step, text in sent.items()} == YOKAI_TEXT_SHA1
     assert _sha1(label_prompt("ja", yokai)) == YOKAI_TEXT_SHA1["label"]
 
@@ -178,7 +182,7 @@ def _examples(prompt: str) -> list[tuple[str, dict]]:
 @pytest.mark.parametrize(
     "prompt, footnote",
     [
-        (MCQ_PROMPTS["ja"]["generate"].format(n=1), r"脚注\[\d\]"),
+        (YOKAI_STEPS["generate"].format(n=1), r"脚注\[\d\]"),
         (mcq_prompt("el", "generate", n=1), r"footnote \[\d\]"),
         (mcq_prompt("ja", "generate", "the festival the article describes", n=2), r"footnote \[\d\]"),
     ],

@@ -11,6 +11,7 @@ from wikiorigin.corpora.yokai import ENTRY_RULE, LEFT_OUT, build_list_corpus, li
 from wikiorigin.dumps.pages import Multistream
 from wikiorigin.errors import WikioriginError
 from wikiorigin.files import read_provenance
+from wikiorigin.presets.yokaieval import LIST_PAGE
 from wikiorigin.schemas import ARTICLES
 from wikiorigin.testing import page_xml
 from wikiorigin.testing.multistream import write_multistream_pages
@@ -38,7 +39,7 @@ def test_list_links(ja_multistream):
 def test_yokai_corpus(ja_multistream, tmp_path):
     dump = Multistream(*ja_multistream[:2])
     out = tmp_path / "yokai.parquet"
-    report = build_list_corpus(dump, out)
+    report = build_list_corpus(dump, out, LIST_PAGE)
     assert (report.linked, report.found, report.redirected, report.missing) == (6, 5, 1, ["河童"])
     assert report.articles == 5 and report.without_references == 1  # the 実演家 section has none
     table = pq.read_table(out)
@@ -73,7 +74,7 @@ def test_cli_and_missing_list_page(ja_multistream, tmp_path, capsys):
 def test_the_library_refuses_an_output_that_is_an_input(ja_multistream):
     dump, index, _ = ja_multistream
     with pytest.raises(WikioriginError, match="would overwrite the input"):
-        build_list_corpus(Multistream(dump, index), index)
+        build_list_corpus(Multistream(dump, index), index, LIST_PAGE)
 
 
 # The entries of tests/data/yokai-list-page-real.wiki, a page written the way the real
@@ -244,7 +245,7 @@ def test_corpus_of_a_page_written_like_the_real_one(real_dump, tmp_path, capsys)
         ("天狗", None),
     }
     assert rows[("河童", "別名")]["text"].startswith("== 別名 ==") and len(rows[("河童", "別名")]["references"]) == 1
-    report = build_list_corpus(Multistream(dump, index), tmp_path / "again.parquet")
+    report = build_list_corpus(Multistream(dump, index), tmp_path / "again.parquet", LIST_PAGE)
     assert report.sections_missing == ["化け狸#赤殿中"] and report.left_out == REAL_LEFT_OUT
     meta = read_provenance(out)
     assert meta["entries"] == ENTRY_RULE and meta["entry_counts"] == {

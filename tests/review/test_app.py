@@ -407,7 +407,7 @@ def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file)
     with pytest.raises(WikioriginError, match="region 'Gangwon' is not one of this set's"):
         check_edits("mcq", {"region": "Gangwon"}, classes=classes)
     yokai = mcq_classes(mcq_file, mcq_rows(), {})  # no labels named, YokaiEval's types in the rows
-    assert yokai["yokai"] and yokai["types"] == MCQ_TYPES and yokai["regions"] == MCQ_REGIONS
+    assert yokai["culture"] == "yokaieval" and yokai["types"] == MCQ_TYPES and yokai["regions"] == MCQ_REGIONS
 
 
 def test_footnotes_are_edited_against_the_article(mcq_file, articles_file, tmp_path):

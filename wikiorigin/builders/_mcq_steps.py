@@ -18,9 +18,9 @@ from .prompts import (
     label_schema,
     label_step_prompt,
     mcq_prompt,
+    own_prompts,
     prompt_sha1,
     region_step_schema,
-    yokai_prompts,
 )
 from .result import BuildReport, FailedRows
 
@@ -152,11 +152,12 @@ class _Run:
     ):
         self.generator, self.checker, self.config, self.report = generator, checker, config, report
         self.language, self.labels = language, labels
-        self.yokai = yokai_prompts(language, labels)
+        self.own = own_prompts(language, labels)  # a culture's own prompts, when the labels ask
+        self.answer_label = self.own.answer_label if self.own else "answer"  # in the attribute request
         self.version = prompt_sha1(
             language,
             labels.region_source,
-            self.yokai,
+            self.own,
             label_steps=config.label_steps,
             abstain=config.checker_abstains,
         )
@@ -166,7 +167,7 @@ class _Run:
         """The system prompt of ``step`` in this build's language (the paper's check when the
         checker may not abstain)."""
         paper = step == "check" and not self.config.checker_abstains
-        return mcq_prompt(self.language, step, self.labels.subject, yokai=self.yokai, paper=paper, **fields)
+        return mcq_prompt(self.language, step, self.labels.subject, own=self.own, paper=paper, **fields)
 
     def fail(self, article, step, reason, question: dict | None = None) -> None:
         """Record a dropped article or question (the ``FAILED`` schema); ``question`` as the
@@ -243,7 +244,7 @@ class _Run:
                 self.generator,
                 self.prompt("attribute"),
                 [
-                    _article_text(a, limit) + "\n\n" + _question_block(q) + f"\n正解/answer: {q['answer']}"
+                    _article_text(a, limit) + "\n\n" + _question_block(q) + f"\n{self.answer_label}: {q['answer']}"
                     for a, _, q in todo
                 ],
                 _ATTRIBUTE,
@@ -274,7 +275,7 @@ class _Run:
     def label(self, backed: list[tuple]) -> list[dict]:
         """Step 5: type and region (the region from the corpus when it comes from Wikidata),
         then the output rows. The model reads the article as far as generation did
-        (``max_article_chars``): where a yokai is told of is often said well into it."""
+        (``max_article_chars``): where a subject is told of is often said well into it."""
         if self.config.label_steps == 2:
             return self.label_apart(backed)
         limit = self.config.max_article_chars

@@ -30,7 +30,7 @@ from urllib.parse import quote
 from ..files import read_input, write_text
 from ..languages import language_name, lookup
 from ..llm import ChatRequest, LLMClient
-from ..llm.client import parse_json
+from ..llm.client import REASONING_EFFORTS, parse_json
 from ..schemas import FREEFORM, FREEFORM_CRITERIA as CRITERIA
 from .freeform_prompts import (
     FREEFORM_PROMPTS,
@@ -42,6 +42,7 @@ from .freeform_prompts import (
     translation_schema,
 )
 from .leaks import find_leak
+from .presets import configured
 from .result import (
     BuildReport,
     BuildResult,
@@ -91,17 +92,37 @@ class FreeformConfig:
     are greedy (temperature 0). With a reasoning effort no sampling parameter is sent at all,
     and the provenance records what was sent.
     ``instructions``: ``"auto"`` (in the item's language: bundled, else translated once by the
-    generator) or ``"en"`` (English)."""
+    generator) or ``"en"`` (English). ``reasoning_effort``: the generator's, given to a client
+    that has none of its own (None: the client's). :meth:`from_preset` makes one with a paper's
+    settings (``wikioriginqa``: effort low, 3 rounds, the whole article), recorded as ``preset``."""
 
     rounds: int = 3
     cutoff: str = "2023-12"
     max_article_chars: int = 6000
     params: dict = field(default_factory=lambda: {"temperature": 0.7})
     instructions: str = "auto"
-    preset: str | None = None  # the paper's settings asked for by name (builders.presets), for the provenance
+    reasoning_effort: str | None = None
+    _preset: str | None = field(default=None, init=False, repr=False)  # set by from_preset only
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides) -> FreeformConfig:
+        """The settings of the preset ``name`` (:data:`~wikiorigin.builders.presets.PRESETS`:
+        ``wikioriginqa``), the ``overrides`` (any field) winning; a ``ValueError`` for another
+        builder's preset or an unknown name."""
+        return configured(cls, "freeform", name, overrides)
+
+    @property
+    def preset(self) -> str | None:
+        """The preset this configuration was made from (:meth:`from_preset`), else None."""
+        return self._preset
 
     def check(self) -> None:
         """Raise ``ValueError`` for a setting out of range."""
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(
+                f"FreeformConfig: reasoning_effort is one of {', '.join(REASONING_EFFORTS)}, "
+                f"not {self.reasoning_effort!r}"
+            )
         if self.instructions not in ("auto", "en"):
             raise ValueError(f"FreeformConfig: instructions must be 'auto' or 'en', not {self.instructions!r}")
         if self.rounds < 0 or self.max_article_chars < 0:
@@ -408,6 +429,13 @@ def _write_instructions(out, sets: dict[str, Instructions]) -> dict[str, str]:
     return {lang: path.name for lang in translated}
 
 
+def _use_effort(llm: LLMClient, effort: str | None) -> None:
+    """Give ``llm`` the configuration's reasoning ``effort`` when it has none of its own (a
+    client's own effort wins)."""
+    if effort is not None and llm.reasoning_effort is None:
+        llm.reasoning_effort = effort
+
+
 class FreeformBuilder:
     """The free-form builder: ``FreeformBuilder(config).run(articles, llm)`` writes questions
     for the origin corpus ``articles`` (``wikiorigin corpus origin``'s) with the chat model
@@ -428,6 +456,7 @@ class FreeformBuilder:
         if out is not None:
             return saved_run(lambda: self.run(articles, llm), out, [articles], [llm], names=["articles"])
         config = self.config
+        _use_effort(llm, config.reasoning_effort)
         rows = read_origin_articles(articles)
         report = BuildReport("freeform", articles=len(rows))
         count, screened = RequestCount([llm]), []
@@ -485,6 +514,7 @@ class FreeformBuilder:
         instructions); each question then costs ``rounds`` + 3 more calls (refine, translate,
         score, giveaway)."""
         config = self.config
+        _use_effort(llm, config.reasoning_effort)
         rows = screen_inputs(read_origin_articles(articles), lambda *dropped: None, _same_item)
         sets, todo = {}, []
         for lang in sorted({_language(r) for r in rows}):

@@ -11,8 +11,8 @@ Steps, each with a reason for every row it drops (kept in the ``failed`` file):
    not have are dropped, and a question with none left is dropped;
    (``keep_unreferenced``: a question of an article without any footnote is kept with none);
 5. **label** type and region into the classes of a labels file (:mod:`wikiorigin.labels`;
-   ``yokai-ja``, the paper's 6 types and our 11 regions, is the default for Japanese list-page
-   articles), enforced by an enum schema, from the article up to ``max_article_chars`` (as
+   for list-page articles their culture's by default, :func:`wikiorigin.presets.list_labels`:
+   ``yokai-ja`` for YokaiEval's), enforced by an enum schema, from the article up to ``max_article_chars`` (as
    generation sees it: the region is often told far into the article); with Wikidata regions
    (the ``origin`` preset, the default for an origin corpus) the region is the corpus's own
    ``region`` column and only the type is asked. ``label_steps=2`` labels the paper's way, in
@@ -33,8 +33,9 @@ Every step samples at the paper's settings (``MCQConfig.params``: temperature 0.
 ``per_article`` (its JSON holds that many questions).
 
 Any language with an open Wikipedia (``language``, a registry code; default: the articles'
-wiki's): Japanese questions with labels that ask for them (``yokai-ja``) keep the paper's
-Japanese yokai prompts; every other build (any other language, or Japanese with other labels,
+wiki's): questions whose labels ask for a culture's own prompts in their language keep them
+(``yokai-ja``: YokaiEval's Japanese prompts, :mod:`wikiorigin.presets.yokaieval`); every other
+build (any other language, or Japanese with other labels,
 such as ``origin``) gets one set of English instructions that name the language the question, options and answer are written in
 (as the free-form builder does) and speak of the article's subject, not of "this creature",
 unless the labels file's ``subject`` says so. The language is in every row, in the prompts
@@ -51,9 +52,10 @@ from dataclasses import dataclass, field
 
 from ..errors import ParameterError, WikioriginError
 from ..files import input_schema, read_input
-from ..labels import WIKIDATA, Labels, load_labels
+from ..labels import WIKIDATA, Labels, load_labels, presets
 from ..languages import language_parameter, wiki_language
 from ..llm import ChatRequest, LLMClient
+from ..presets import list_labels
 from ..schemas import MCQ
 from ._mcq_steps import (  # the steps, one article at a time
     _GENERATE,
@@ -63,6 +65,7 @@ from ._mcq_steps import (  # the steps, one article at a time
     _Run,
     near_duplicates,
 )
+from .presets import configured
 from .result import BuildReport, BuildResult, RequestCount, input_file, saved_run, screen_inputs
 
 __all__ = [
@@ -86,7 +89,8 @@ class MCQConfig:
     """Settings of :func:`build_mcq` that change the questions: the ``language`` of the
     questions (a registry code; None: the articles' wiki's), the ``labels`` (a preset's name,
     a labels file's path or :class:`~wikiorigin.labels.Labels`; None: ``origin`` for an origin
-    corpus, ``yokai-ja`` for Japanese list-page articles, else an error), questions
+    corpus, a list-page corpus's culture's (:func:`wikiorigin.presets.list_labels`), else an
+    error), questions
     ``per_article``, where the answer goes among the options (``answer_positions``:
     ``"balanced"``, 0-3 in turn over a seeded order, the ``seed``; ``"as-generated"``, where the
     generator put it, as the paper's released set has it), the article length sent to every
@@ -233,17 +237,19 @@ def _check_regions(has_region: bool, path, labels: Labels) -> None:
 
 def _default_labels(rows: list[dict], has_region: bool, path, language: str | None = None) -> Labels:
     """The labels of a build that names none: ``origin`` for an origin corpus (it has Wikidata
-    regions), ``yokai-ja`` for Japanese articles from a list page (``language``, else the
-    articles' own); any other corpus needs its culture's own classes."""
+    regions); for articles from a list page, the labels of the culture whose list page is in
+    their language (``language``, else the articles' own; :func:`wikiorigin.presets.list_labels`:
+    ``yokai-ja`` for YokaiEval's Japanese); any other corpus needs its culture's own classes."""
     if has_region:
         return load_labels("origin")
-    if (language or _articles_language(rows, path)) == "ja":
-        return load_labels("yokai-ja")
+    found = list_labels(language or _articles_language(rows, path))
+    if found is not None:
+        return load_labels(found)
     raise ParameterError(
         "labels",
         f"{path}: a list-page corpus of {rows[0]['wiki'] if rows else 'no wiki'} and no "
         "labels: give {labels} with its culture's type and region classes (a labels "
-        "file, or a preset: yokai-ja, origin)",
+        f"file, or a preset: {', '.join(presets())})",
     )
 
 

@@ -43,6 +43,7 @@ from ..care import (
 from ..errors import ParameterError, WikioriginError
 from ..languages import language_parameter
 from ..schemas import PREFERENCES, PREFERENCES_CONVERSATIONAL
+from .presets import configured
 from .result import (
     BuildReport,
     BuildResult,
@@ -185,11 +186,11 @@ class PreferenceConfig:
     rule (``pairs``, ``min_gap``: see the module), the output ``format``, the ``language`` of the
     questions and answers (None: the questions' own; CARE's files say none, so give it), the
     sampling of the responders' answers (``answer_params``, default :data:`ANSWER_PARAMS`) and
-    of the judge (``judge_params``, default :data:`~wikiorigin.care.JUDGE_PARAMS`), the
-    ``preset`` asked for by name (:mod:`~wikiorigin.builders.presets`), and the scale of
+    of the judge (``judge_params``, default :data:`~wikiorigin.care.JUDGE_PARAMS`), and the scale of
     recorded ratings (``rating_scale``: lowest, highest; default CARE's 1-10,
     :data:`~wikiorigin.care.RATING_SCALE`): a rated response outside it is an error naming its
-    row, before anything is written. The judge rates on CARE's 1-10 only."""
+    row, before anything is written. The judge rates on CARE's 1-10 only. :meth:`from_preset`
+    makes one with a paper's settings (``care``), which it records as ``preset``."""
 
     pairs: str = "best-worst"
     min_gap: float | None = None
@@ -197,8 +198,20 @@ class PreferenceConfig:
     language: str | None = None
     answer_params: dict = field(default_factory=lambda: dict(ANSWER_PARAMS))
     judge_params: dict = field(default_factory=lambda: dict(JUDGE_PARAMS))
-    preset: str | None = None
     rating_scale: tuple[float, float] = RATING_SCALE
+    _preset: str | None = field(default=None, init=False, repr=False)  # set by from_preset only
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides) -> PreferenceConfig:
+        """The settings of the preset ``name`` (:data:`~wikiorigin.builders.presets.PRESETS`:
+        ``care``), the ``overrides`` (any field) winning; a ``ValueError`` for another builder's
+        preset or an unknown name."""
+        return configured(cls, "preference", name, overrides)
+
+    @property
+    def preset(self) -> str | None:
+        """The preset this configuration was made from (:meth:`from_preset`), else None."""
+        return self._preset
 
     def gap(self) -> float:
         """The pairing's ``min_gap`` (the rule's default for None), once the settings are checked
@@ -432,6 +445,11 @@ class PreferenceBuilder:
 # --- the functions over it ---------------------------------------------------------------------
 
 
+def _config(preset: str | None, **settings) -> PreferenceConfig:
+    """The configuration of ``settings``, from the preset ``preset`` when one is named."""
+    return PreferenceConfig.from_preset(preset, **settings) if preset else PreferenceConfig(**settings)
+
+
 def build_rated_preferences(
     questions,
     rated,
@@ -450,7 +468,7 @@ def build_rated_preferences(
     ``language``: of the questions (None: their own; CARE's files say none); ``preset``: the
     paper's settings asked for by name, recorded. Returns counts (questions: rated and matched,
     responses: theirs, unmatched_questions, pairs)."""
-    config = PreferenceConfig(pairs=pairs, min_gap=min_gap, format=format, language=language, preset=preset)
+    config = _config(preset, pairs=pairs, min_gap=min_gap, format=format, language=language)
     report = PreferenceBuilder(config).run_rated(questions, rated, out=out).report
     return {
         "questions": report.questions,
@@ -481,15 +499,9 @@ def build_preferences(
     answers and ratings in ``<out>.failed.parquet``). ``language``: of the questions (None:
     their own; CARE's files say none). Returns counts (questions, answer_errors, judge_errors,
     pairs)."""
-    config = PreferenceConfig(
-        pairs=pairs,
-        min_gap=min_gap,
-        format=format,
-        language=language,
-        preset=preset,
-        answer_params=dict(ANSWER_PARAMS if answer_params is None else answer_params),
-        judge_params=dict(JUDGE_PARAMS if judge_params is None else judge_params),
-    )
+    sampling = {"answer_params": answer_params, "judge_params": judge_params}
+    given = {k: dict(v) for k, v in sampling.items() if v is not None}
+    config = _config(preset, pairs=pairs, min_gap=min_gap, format=format, language=language, **given)
     report = PreferenceBuilder(config).run(questions, responders, judge, out=out).report
     return {
         "questions": report.questions,

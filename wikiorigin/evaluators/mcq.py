@@ -1,8 +1,8 @@
 """Multiple-choice evaluation (YokaiEval): reading answers, generation and log-likelihood modes.
 
 Questions come from ``mcq.parquet``, the released YokaiEval rows or a released responses file
-(:func:`read_questions`, messy regions cleaned by :func:`clean_region`; both in
-:mod:`~wikiorigin.evaluators.questions`, re-exported here).
+(:func:`read_questions`, in :mod:`~wikiorigin.evaluators.questions`, re-exported here; a
+released row's messy region read by its culture's adapter, :mod:`wikiorigin.presets`).
 :func:`evaluate_generate` asks a model (or takes recorded responses) and reads each answer;
 :func:`evaluate_loglikelihood` scores every option as a continuation; :func:`summarize` gives
 accuracy overall, by type and by region; :func:`write_mcq_results` writes the run.
@@ -19,12 +19,11 @@ from collections import Counter
 
 from ..errors import ParameterError, WikioriginError
 from ..languages import language_parameter
-from ..schemas import MCQ_REGIONS, MCQ_TYPES
 from . import cues
 from .answers import PARSER_VERSION, Reading, parse_choice, read_choice
 from .cues import ANSWER_CUES, DELIMITERS, INSTRUCTIONS, answer_cue, delimiter, instruction
-from .questions import REGION_LETTERS, attach_responses, clean_region, read_questions
-from .report import bar_plot, markdown_table, write_results
+from .mcq_report import write_mcq_results
+from .questions import attach_responses, read_questions
 from .stats import SMALL, proportion_fields
 from .unread import judge_unread
 
@@ -32,8 +31,6 @@ __all__ = [
     "parse_choice",
     "read_choice",
     "PARSER_VERSION",
-    "clean_region",
-    "REGION_LETTERS",
     "read_questions",
     "question_prompt",
     "evaluate_generate",
@@ -143,33 +140,31 @@ def evaluate_generate(
         sampling = {"temperature": 0.1, "max_new_tokens": 128, **sampling}
         responses = model.generate([question_prompt(r, instruction) for r in rows], **sampling)
         name = model.name
-    items = []
-    for row, response in zip(rows, responses):
-        if getattr(response, "truncated", False):  # cut by the token limit: never read
-            reading = Reading(None, "truncated")
-        else:
-            reading = read_choice(
-                response,
-                row["choices"],
-                question=row["question"],
-                labels=row.get("labels") if model is None else labels,
-            )
-        how = ("missing" if model is None else "failed") if response is None else reading.how
-        items.append(
-            {
-                **_item(row, name, "generate"),
-                "response": response,
-                "pred": reading.index,
-                "finish_reason": getattr(response, "finish_reason", None),
-                "read_as": how,
-                "correct": None if how == "failed" else reading.index == row["answer_index"],  # no answer
-                "judge_verdict": None,
-                "reference_judge": row.get("judge"),
-            }
-        )
+    items = [_read(row, response, name, model is None, labels) for row, response in zip(rows, responses)]
     if judge is not None:
         judge_unread(rows, items, judge)
     return items
+
+
+def _read(row: dict, response, name: str, recorded: bool, labels: str | None) -> dict:
+    """The item of one generated (or ``recorded``) ``response``: the option it names, how it
+    was read, whether it is right."""
+    if getattr(response, "truncated", False):  # cut by the token limit: never read
+        reading = Reading(None, "truncated")
+    else:
+        shown = row.get("labels") if recorded else labels
+        reading = read_choice(response, row["choices"], question=row["question"], labels=shown)
+    how = ("missing" if recorded else "failed") if response is None else reading.how
+    return {
+        **_item(row, name, "generate"),
+        "response": response,
+        "pred": reading.index,
+        "finish_reason": getattr(response, "finish_reason", None),
+        "read_as": how,
+        "correct": None if how == "failed" else reading.index == row["answer_index"],  # no answer
+        "judge_verdict": None,
+        "reference_judge": row.get("judge"),
+    }
 
 
 def _item(row: dict, model: str, mode: str) -> dict:
@@ -280,31 +275,38 @@ def summarize(items: list[dict]) -> dict:
             accuracy=summary["acc"], accuracy_ci95=summary["acc_ci95"], accuracy_stderr=summary["acc_stderr"]
         )
     else:
-        read = [i for i in answered if i["pred"] is not None]
-        ways = Counter(item["read_as"] for item in items)
-        summary.update(
-            coverage=len(read) / len(answered) if answered else None,
-            unread=len(answered) - len(read),
-            failed=ways.get("failed", 0),
-            missing=ways.get("missing", 0),
-            truncated=ways.get("truncated", 0),
-            **proportion_fields("accuracy_read", [i["correct"] for i in read]),
-            read_as=dict(sorted(ways.items())),
-            judged=sum(i["judge_verdict"] is not None for i in items),
-            parser_version=PARSER_VERSION,
-        )
-        judged = [i for i in items if i.get("reference_judge") is not None]
-        if judged:  # where the reference judge (the paper's GPT-4o) gave a verdict
-            summary.update(proportion_fields("accuracy_by_reference", [i["reference_judge"] is True for i in items]))
-            summary["agreement_with_reference_judge"] = sum(
-                bool(i["correct"]) == i["reference_judge"] for i in judged
-            ) / len(judged)
-            summary["reference_disagreements"] = reference_disagreements(items)
+        summary.update(_generation_summary(items, answered))
     for field, label in (("type", "by_type"), ("region", "by_region")):
         groups: dict[str, list] = {}
         for item in answered:
             groups.setdefault(item[field] or "(none)", []).append(item)
         summary[label] = {k: block(v) for k, v in sorted(groups.items())}
+    return summary
+
+
+def _generation_summary(items: list[dict], answered: list[dict]) -> dict:
+    """What generation mode adds to a summary: coverage, how the responses were read, and the
+    reference judge's verdicts where the rows carried them."""
+    read = [i for i in answered if i["pred"] is not None]
+    ways = Counter(item["read_as"] for item in items)
+    summary = dict(
+        coverage=len(read) / len(answered) if answered else None,
+        unread=len(answered) - len(read),
+        failed=ways.get("failed", 0),
+        missing=ways.get("missing", 0),
+        truncated=ways.get("truncated", 0),
+        **proportion_fields("accuracy_read", [i["correct"] for i in read]),
+        read_as=dict(sorted(ways.items())),
+        judged=sum(i["judge_verdict"] is not None for i in items),
+        parser_version=PARSER_VERSION,
+    )
+    judged = [i for i in items if i.get("reference_judge") is not None]
+    if judged:  # where the reference judge (the paper's GPT-4o) gave a verdict
+        summary.update(proportion_fields("accuracy_by_reference", [i["reference_judge"] is True for i in items]))
+        summary["agreement_with_reference_judge"] = sum(
+            bool(i["correct"]) == i["reference_judge"] for i in judged
+        ) / len(judged)
+        summary["reference_disagreements"] = reference_disagreements(items)
     return summary
 
 
@@ -353,124 +355,16 @@ def reference_disagreements(items: list[dict], examples: int = 3) -> list[dict]:
     ]
 
 
-def _generation_lines(summary: dict) -> list[str]:
-    n = summary.get("answered", summary["n"])
-    coverage = "–" if summary["coverage"] is None else f"{summary['coverage']:.3f}"
-    lines = [
-        "",
-        f"The parser read {n - summary['unread']} of {n} responses (coverage {coverage}"
-        + (
-            f"; {summary['failed']} requests failed after retries: no answer, left out of every figure"
-            if summary["failed"]
-            else ""
-        )
-        + (f"; {summary['missing']} questions have no recorded response" if summary["missing"] else "")
-        + (
-            f"; {summary['truncated']} responses were cut by the token limit or left their reasoning "
-            "unclosed, no answer (raise --max-new-tokens)"
-            if summary.get("truncated")
-            else ""
-        )
-        + "); unread responses count as wrong"
-        + (f", {summary['judged']} of them were given to the judge" if summary["judged"] else "")
-        + (
-            f". Accuracy over the responses read: {summary['accuracy_read']:.3f}."
-            if summary["accuracy_read"] is not None
-            else "."
-        ),
-        "",
-        "How the responses were read: " + ", ".join(f"{k} {v}" for k, v in summary["read_as"].items()) + ".",
-    ]
-    if "agreement_with_reference_judge" in summary:
-        lines += [
-            "",
-            f"Accuracy by the file's own verdicts (the reference judge): "
-            f"{summary['accuracy_by_reference']:.3f}; ours: {summary['accuracy']:.3f}. Agreement "
-            f"where the reference gave a verdict: {summary['agreement_with_reference_judge']:.3f}.",
-        ]
-        groups = summary["reference_disagreements"]
-        if groups:
-            lines += [
-                "",
-                "## Where we differ from the reference verdicts",
-                "",
-                markdown_table(
-                    ["kind", "rows", "example response"],
-                    [[g["kind"], g["n"], _one_line(g["examples"][0]["response"])] for g in groups],
-                ),
-            ]
-    return lines
+def __getattr__(name: str):
+    """YokaiEval's classes and released-row adapters (``MCQ_TYPES``, ``MCQ_REGIONS``,
+    ``clean_region``, ``REGION_LETTERS``: in :mod:`wikiorigin.presets.yokaieval`) and
+    ``PLOT_LABELS``, kept importable here."""
+    if name in ("clean_region", "REGION_LETTERS", "MCQ_TYPES", "MCQ_REGIONS"):
+        from ..presets import yokaieval
 
+        return getattr(yokaieval, name)
+    if name == "PLOT_LABELS":
+        from .mcq_report import plot_labels
 
-def _shown(value):
-    return float("nan") if value is None else value
-
-
-def _one_line(text: str) -> str:
-    return (text.replace("\n", " ⏎ ").replace("|", "\\|"))[:80] or "(empty)"
-
-
-def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None):
-    """The run's directory: items, summary, ``report.md`` with the tables by type and region
-    (and, for recorded answers with reference verdicts, where ours differ), and bar plots of
-    accuracy by type and by region."""
-    metrics = [k for k in ("accuracy", "acc", "acc_norm", "acc_norm_bytes") if k in summary]
-    if summary["mode"] == "loglikelihood":
-        metrics.remove("accuracy")
-    lines = [
-        f"# Multiple choice: {summary['model']} ({summary['mode']})",
-        "",
-        markdown_table(["questions", *metrics], [[summary["n"], *[_shown(summary[m]) for m in metrics]]]),
-    ]
-    if summary["mode"] == "generate":
-        lines += _generation_lines(summary)
-    plots = []
-    for label, title in (("by_type", "type"), ("by_region", "region")):
-        groups = summary[label]
-        lines += [
-            "",
-            f"## By {title}",
-            "",
-            markdown_table(
-                [title, "n", *metrics], [[k, v["n"], *[_shown(v[m]) for m in metrics]] for k, v in groups.items()]
-            ),
-        ]
-        plots.append(
-            (
-                f"accuracy_{label}.png",
-                lambda path, g=groups, t=title, m=metrics[0]: bar_plot(
-                    path,
-                    [PLOT_LABELS.get(k, k) for k in g],
-                    [_shown(v[m]) for v in g.values()],
-                    f"{summary['model']}: {m} by {t}",
-                    counts=[v["n"] for v in g.values()],
-                    intervals=[v.get(f"{m}_ci95") for v in g.values()],
-                ),
-            )
-        )
-    lines += ["", "Plots: `accuracy_by_type.png`, `accuracy_by_region.png`."]
-    extra = {"settings": settings} if settings is not None else {}
-    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, **extra)
-
-
-PLOT_LABELS = dict(
-    zip(MCQ_TYPES, ["actions", "appearance", "region of the lore", "origin and habits", "lore today", "sources"])
-)
-PLOT_LABELS.update(
-    zip(
-        MCQ_REGIONS,
-        [
-            "Hokkaido",
-            "Tohoku",
-            "Kanto",
-            "Chubu",
-            "Kinki",
-            "Chugoku-Shikoku",
-            "Kyushu",
-            "Okinawa",
-            "nationwide",
-            "several regions",
-            "unknown",
-        ],
-    )
-)
+        return plot_labels()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,9 +4,10 @@ model saw), the released human answers (``user_answer``) or rows with a ``respon
 
 :func:`read_questions` reads any of them into plain rows (a row that cannot be scored is a
 one-line error naming the file and row, and so is one whose ``answer`` and ``answer_index``
-name different options: scoring against either would be a guess); :func:`clean_region`
-turns a released row's messy region label into one of the 11 classes (built rows, which
-carry their ``language``, keep the region their labels file named); :func:`attach_responses`
+name different options: scoring against either would be a guess);  a released row's
+messy region label is read by its culture's adapter (:func:`wikiorigin.presets.released`:
+YokaiEval's ``clean_region`` for its Japanese rows; built rows, which carry their
+``language``, keep the region their labels file named); :func:`attach_responses`
 joins recorded responses to the benchmark's rows by their choices and the question's stem
 (robust to a changed instruction).
 """
@@ -15,107 +16,37 @@ from __future__ import annotations
 
 import hashlib
 import os.path
-import re
 import unicodedata
 from urllib.parse import unquote, urlparse
 
 from ..errors import UnknownWikiError, WikioriginError
 from ..files import read_rows
 from ..languages import lookup
-from ..schemas import MCQ_REGIONS
+from ..presets import by_types, cultures, released
 from .answers import match_key, option_labels
 
-__all__ = ["read_questions", "clean_region", "REGION_LETTERS", "attach_responses", "url_language"]
-
-_PREFECTURES = {
-    "北海道": "北海道",
-    "東北": "青森 岩手 宮城 秋田 山形 福島",
-    "関東": "茨城 栃木 群馬 埼玉 千葉 東京 神奈川",
-    "中部": "新潟 富山 石川 福井 山梨 長野 岐阜 静岡 愛知",
-    "近畿": "三重 滋賀 京都 大阪 兵庫 奈良 和歌山",
-    "中国・四国": "鳥取 島根 岡山 広島 山口 徳島 香川 愛媛 高知",
-    "九州": "福岡 佐賀 長崎 熊本 大分 宮崎 鹿児島",
-    "沖縄": "沖縄",
-}
-_REGION_OF = {pref: region for region, names in _PREFECTURES.items() for pref in names.split()}
-# Other names of the regions: the 地方 forms, the two halves of 中国・四国, old and sub-regional names.
-_REGION_OF.update(
-    {
-        "中国": "中国・四国",
-        "四国": "中国・四国",
-        "山陰": "中国・四国",
-        "山陽": "中国・四国",
-        "関西": "近畿",
-        "北陸": "中部",
-        "東海": "中部",
-        "甲信越": "中部",
-        "信越": "中部",
-        "甲信": "中部",
-        "琉球": "沖縄",
-        "奄美": "九州",
-        "蝦夷": "北海道",
-        "全国": "日本全国",
-        "日本各地": "日本全国",
-        "各地": "日本全国",
-    }
-)
-# The letters the YokaiEval authors labelled regions with (PUBLISHED.md); G and H, 中国 and 四国,
-# are one class here as in the paper's Table 6.
-REGION_LETTERS = dict(
-    zip(
-        "ABCDEFGHIJK",
-        ["日本全国", "北海道", "東北", "関東", "中部", "近畿", "中国・四国", "中国・四国", "九州", "沖縄", "不明"],
-    )
-)
-"""The letters YokaiEval's authors labelled regions with -> our region class (G and H, 中国
-and 四国, are one class here as in the paper's Table 6)."""
+__all__ = ["read_questions", "attach_responses", "url_language"]
 
 
-def _region_of(part: str) -> str | None:
-    """The class of one region name, prefecture or letter, or None."""
-    if part in MCQ_REGIONS:
-        return part
-    if len(part) == 1 and part.upper() in REGION_LETTERS:
-        return REGION_LETTERS[part.upper()]
-    for name in (part, part.removesuffix("地方"), part[:-1] if part[-1:] in "都道府県" else part):
-        if name in MCQ_REGIONS:
-            return name
-        if name in _REGION_OF:
-            return _REGION_OF[name]
-    if len(part) >= 2:  # a typo one edit away (中ぶ)
-        from rapidfuzz.distance import Levenshtein
+def __getattr__(name: str):
+    """``clean_region`` and ``REGION_LETTERS``, YokaiEval's released-row adapters, kept
+    importable from here: they live in :mod:`wikiorigin.presets.yokaieval.released`."""
+    if name in ("clean_region", "REGION_LETTERS"):
+        from ..presets.yokaieval import released
 
-        close = [r for r in MCQ_REGIONS if Levenshtein.distance(part, r) == 1 and len(r) == len(part)]
-        return close[0] if len(close) == 1 else None
-    return None
+        return getattr(released, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def clean_region(value) -> str:
-    """One of :data:`~wikiorigin.schemas.MCQ_REGIONS` for a released row's ``region``, which
-    can be messy: ``[[不明]]``, the labellers' letters (``[[C, D]]``: A 日本全国 … K 不明, see
-    :data:`REGION_LETTERS`), prefectures (``[[新潟県、京都府、愛媛県]]``), old names (``琉球``),
-    ``地方`` forms or a typo one edit away (``中ぶ``). A label naming several regions (or
-    prefectures of several) is 複数の地域; what cannot be read is 不明."""
-    text = unicodedata.normalize("NFKC", str(value or "")).strip().strip("[]").strip()
-    whole = _region_of(text) if text else None
-    if whole is not None:
-        return whole
-    found = {
-        _region_of(part)
-        for part in (p.strip("[]「」()（） ") for p in re.split(r"[,、/・\s]+|と|及び|および", text))
-        if part
-    }
-    regions = found - {None, "不明"}
-    if len(regions) > 1 or "複数の地域" in regions:
-        return "複数の地域"
-    return regions.pop() if regions else "不明"
-
-
-def _region(raw: dict) -> str:
-    """A row's region: the released YokaiEval rows' (no ``language``) cleaned into the 11
-    classes; a built row's (``mcq.parquet``, any language) kept as its labels file named it."""
-    if raw.get("language") is None:
-        return clean_region(raw.get("region"))
+def _region(raw: dict, language: str | None) -> str:
+    """A row's region: a built row's (``mcq.parquet``, any language, which carries its
+    ``language``) as its labels file named it; a released row's (no ``language``) read by the
+    adapter of the culture whose released rows are in ``language`` (the language of its url:
+    :func:`wikiorigin.presets.released`, YokaiEval's for Japanese) or whose type it has, else
+    as it is."""
+    culture = (released(language) or by_types([raw.get("type")])) if raw.get("language") is None else None
+    if culture is not None and culture.clean_region is not None:
+        return culture.clean_region(raw.get("region"))
     return raw.get("region") or ""
 
 
@@ -196,14 +127,15 @@ def _row(raw: dict, where: str) -> dict:
     _check(raw.get("judge"), bool, "the verdict (judge)", where)
     url = raw.get("url") or ""
     title = raw.get("title") or (unquote(url.rsplit("/", 1)[-1]) if url else None)
+    language = raw.get("language") or url_language(url)
     return {
         "id": raw.get("id") or hashlib.sha1((question + "\x1f".join(choices)).encode()).hexdigest()[:16],
         "question": question,
         "choices": choices,
         "answer_index": _answer_index(raw, choices, where),
         "type": raw.get("type") or "",
-        "region": _region(raw),
-        "language": raw.get("language") or url_language(url),
+        "region": _region(raw, language),
+        "language": language,
         "title": title,
         "response": response,
         "judge": raw.get("judge"),
@@ -224,16 +156,38 @@ def read_questions(path) -> list[dict]:
     return [_row(r, f"{path}: row {i}") for i, r in enumerate(raws)]
 
 
-def _stem(question: str) -> str:
-    """A question without its closing instruction (``以下の4つから回答を1つ選び…``): the text
-    up to the last clause break before the instruction, as a match key."""
+def _stem(question: str, marks: tuple[str, ...]) -> str:
+    """A question without its closing instruction (``Choose one of ...``, or the words a
+    culture's released prompts open it with: ``marks``): the text up to the last clause break
+    before the instruction, as a match key."""
     key = unicodedata.normalize("NFKC", question)
-    for mark in ("以下の", "次の", "Choose", "Select", "Pick"):
+    for mark in marks:
         at = key.rfind(mark)
         if at > 0:
             key = key[:at]
             break
     return "".join(c for c in key if c.isalnum())
+
+
+def _marks() -> tuple[str, ...]:
+    """The words that open a question's instruction line: the cultures' released prompts', then English."""
+    return (*(m for c in cultures() for m in c.instruction_marks), "Choose", "Select", "Pick")
+
+
+def _joined(row: dict, rec: dict | None) -> dict:
+    """A question row with its recorded response ``rec`` (its options in the response's order),
+    or with none."""
+    if rec is None:
+        return {**row, "response": None, "judge": None}
+    answer = row["choices"][row["answer_index"]]
+    return {
+        **row,
+        "choices": rec["choices"],
+        "answer_index": rec["choices"].index(answer),
+        "response": rec["response"],
+        "judge": rec["judge"],
+        "labels": rec.get("labels"),
+    }
 
 
 def attach_responses(
@@ -254,12 +208,13 @@ def attach_responses(
     by_choices: dict[tuple, list[int]] = {}
     for n, row in enumerate(rows):
         by_choices.setdefault(tuple(sorted(row["choices"])), []).append(n)
-    stems = [_stem(row["question"]) for row in rows]
+    marks = _marks()
+    stems = [_stem(row["question"], marks) for row in rows]
     taken: dict[int, dict] = {}
     unmatched, duplicates = [], 0
     for rec in recorded:
         candidates = by_choices.get(tuple(sorted(rec["choices"])), [])
-        stem = _stem(rec["question"])
+        stem = _stem(rec["question"], marks)
         shared = {n: len(os.path.commonprefix([stem, stems[n]])) for n in candidates}
         best = max(shared.values(), default=0)
         top = [n for n, v in shared.items() if v == best and 2 * v >= min(len(stem), len(stems[n]))]
@@ -274,23 +229,7 @@ def attach_responses(
             f"{source}: none of its {len(recorded)} responses matches one of the {len(rows)} "
             f"questions of {target} (by choices and question stem)"
         )
-    out = []
-    for n, row in enumerate(rows):
-        rec = taken.get(n)
-        if rec is None:
-            out.append({**row, "response": None, "judge": None})
-            continue
-        answer = row["choices"][row["answer_index"]]
-        out.append(
-            {
-                **row,
-                "choices": rec["choices"],
-                "answer_index": rec["choices"].index(answer),
-                "response": rec["response"],
-                "judge": rec["judge"],
-                "labels": rec.get("labels"),
-            }
-        )
+    out = [_joined(row, taken.get(n)) for n, row in enumerate(rows)]
     return out, {
         "matched": len(taken),
         "missing": len(rows) - len(taken),

@@ -2,10 +2,10 @@
 
 They come from the set itself: the labels file named in its provenance (``labels``, checked by
 ``labels_sha1``) when it can be found (a preset of :mod:`wikiorigin.labels`, or a file of that
-name beside the set), else the distinct values of its rows. YokaiEval's classes
-(:data:`~wikiorigin.schemas.MCQ_TYPES`, :data:`~wikiorigin.schemas.MCQ_REGIONS`) are added
-only for a YokaiEval set: built with the ``yokai-ja`` labels, or with no labels named and
-YokaiEval's types in its rows (the released rows). Regions from Wikidata (the ``origin``
+name beside the set), else the distinct values of its rows. A culture's released classes
+(:class:`wikiorigin.presets.Culture` ``types``, ``regions``: YokaiEval's) are added only for a
+set of that culture: built with its own labels (``yokai-ja``), or with no labels named and its
+types in its rows (its released rows), whose messy regions its adapter reads. Regions from Wikidata (the ``origin``
 preset) are the rows' own.
 """
 
@@ -16,8 +16,6 @@ from pathlib import Path
 from ..errors import WikioriginError
 
 __all__ = ["mcq_classes", "find_labels"]
-
-_YOKAI = "yokai-ja"
 
 
 def find_labels(name: str | None, sha1: str | None, beside: Path):
@@ -45,17 +43,28 @@ def _distinct(rows: list[dict], column: str) -> list[str]:
     return sorted({str(r[column]) for r in rows if r.get(column) not in (None, "")})
 
 
-def mcq_classes(path: Path, rows: list[dict], provenance: dict) -> dict:
-    """``{"types": [...], "regions": [...], "yokai": bool, "labels": name or None}``: the
-    classes a multiple-choice set at ``path`` offers (see the module's docstring)."""
-    from ..schemas import MCQ_REGIONS, MCQ_TYPES
+def _culture(name: str | None, rows: list[dict]):
+    """The culture whose released classes the set has (:mod:`wikiorigin.presets`): built with
+    the culture's own labels (its first), or with no labels named and the culture's types in
+    its rows (its released rows); else None."""
+    from ..presets import by_labels, by_types
 
+    if name:
+        found = by_labels(name)
+        return found if found is not None and found.labels[0] == name else None
+    return by_types(r.get("type") for r in rows)
+
+
+def mcq_classes(path: Path, rows: list[dict], provenance: dict) -> dict:
+    """``{"types": [...], "regions": [...], "culture": name or None, "labels": name or None}``:
+    the classes a multiple-choice set at ``path`` offers (see the module's docstring)."""
     name = provenance.get("labels")
     labels = find_labels(name, provenance.get("labels_sha1"), path.parent)
-    yokai = name == _YOKAI or (not name and any(r.get("type") in MCQ_TYPES for r in rows))
+    culture = _culture(name, rows)
     types = labels.type_names if labels else _distinct(rows, "type")
     regions = labels.region_names if labels and labels.region_names else _distinct(rows, "region")
-    if yokai:  # the released rows' regions are messy labels: the page offers their class
-        types = MCQ_TYPES + [t for t in types if t not in MCQ_TYPES]
-        regions = list(MCQ_REGIONS)
-    return {"types": types, "regions": regions, "yokai": yokai, "labels": labels.name if labels else name}
+    if culture is not None:  # the released rows' regions are messy labels: the page offers their class
+        types = list(culture.types) + [t for t in types if t not in culture.types]
+        regions = list(culture.regions)
+    found = culture.name if culture is not None else None
+    return {"types": types, "regions": regions, "culture": found, "labels": labels.name if labels else name}

@@ -122,14 +122,10 @@ def _check_ref(value, where: str, footnotes) -> list[int]:
 def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None, footnotes=None) -> dict:
     """Edits of one item, checked: only the kind's editable fields (:data:`EDITABLE`), with
     values of the right shape, a type and a region among the set's ``classes`` (``types``,
-    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; default YokaiEval's), a
+    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; required to edit them), a
     ``ref`` of footnote numbers among ``footnotes`` (the article's, when it is known:
     :func:`~wikiorigin.review.items.footnote_numbers`); returns them (``ref`` in ascending
     order). A bad edit is a one-line error."""
-    from ..schemas import MCQ_REGIONS, MCQ_TYPES
-
-    classes = classes or {"types": MCQ_TYPES, "regions": MCQ_REGIONS}
-
     unknown = sorted(set(edits) - set(EDITABLE[kind]))
     if unknown:
         raise WikioriginError(f"{where}: {', '.join(unknown)} cannot be edited in a {kind} item")
@@ -154,7 +150,12 @@ def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | No
             raise WikioriginError(f"{where}: a question needs two or more choices")
         if "answer_index" in edits and choices is not None and not 0 <= edits["answer_index"] < len(choices):
             raise WikioriginError(f"{where}: answer_index {edits['answer_index']} is not one of the choices")
-        for name, allowed in (("type", classes["types"]), ("region", classes["regions"])):
+        if classes is None and (edits.get("type") or edits.get("region")):
+            raise ParameterError("classes", f"{where}: a type or region edit is checked against the set's {{classes}}")
+        for name, allowed in (
+            ("type", (classes or {}).get("types", [])),
+            ("region", (classes or {}).get("regions", [])),
+        ):
             if edits.get(name) and edits[name] not in allowed:
                 raise WikioriginError(
                     f"{where}: {name} {edits[name]!r} is not one of this set's: {', '.join(allowed) or '(none)'}"
@@ -230,6 +231,42 @@ def _outcomes(dataset: Dataset, current: dict, policy: str) -> tuple[list, dict]
     return accepted, counts
 
 
+def _exported(kind: str, item, decisions: list, accepts: list) -> dict:
+    """An accepted item's row as exported: the first accept's edits applied, the review's columns."""
+    row, changed = apply_edits(kind, item.row, accepts[0].edits)
+    return {
+        **row,
+        "review_decision": "accept",
+        "review_annotators": sorted({d.annotator for d in decisions}),
+        "review_accepts": len(accepts),
+        "review_rejects": sum(d.decision == "reject" for d in decisions),
+        "review_edited": changed,
+    }
+
+
+def _source(dataset: Dataset) -> dict:
+    """What an export says of the set it came from: a built set's provenance; for released
+    rows (JSON, no provenance) the file's name, the rows' language (their own, else that of
+    their articles' wiki) and the license of the culture whose released rows they are
+    (:func:`wikiorigin.presets.released`)."""
+    from .. import files
+
+    if dataset.schema is not None:
+        return files.read_provenance(dataset.path)
+    if dataset.kind != "mcq":
+        return {}
+    from ..evaluators.questions import url_language
+    from ..presets import released
+
+    found = {i.row.get("language") or url_language(i.row.get("url")) for i in dataset.items} - {None}
+    language = found.pop() if len(found) == 1 else None
+    culture = released(language)
+    source = {"language": language} if language else {}
+    if culture is not None and culture.released_license:
+        source["license"] = culture.released_license
+    return {**source, "released": str(dataset.path.name)}
+
+
 def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> ExportReport:
     """Write the items of ``dataset_path`` that the review in ``db`` accepts under ``policy``
     to ``out`` (Parquet, atomic), edits applied, with the review columns and provenance."""
@@ -243,27 +280,13 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     dataset = load_dataset(dataset_path)
     out = files.check_output(out, inputs=[dataset_path, db, f"{db}-wal", f"{db}-shm"])  # a .parquet name too
     store = open_existing(db, dataset.path.name, dataset.kind, list(dataset.by_key), dataset.keyed_by)
-    rows, edited = [], 0
     current = store.current()
     accepted, counts = _outcomes(dataset, current, policy)
-    for item, decisions, accepts in accepted:
-        row, changed = apply_edits(dataset.kind, item.row, accepts[0].edits)
-        edited += bool(changed)
-        rows.append(
-            {
-                **row,
-                "review_decision": "accept",
-                "review_annotators": sorted({d.annotator for d in decisions}),
-                "review_accepts": len(accepts),
-                "review_rejects": sum(d.decision == "reject" for d in decisions),
-                "review_edited": changed,
-            }
-        )
+    rows = [_exported(dataset.kind, item, decisions, accepts) for item, decisions, accepts in accepted]
+    edited = sum(bool(row["review_edited"]) for row in rows)
     base = dataset.schema if dataset.schema is not None else pa.Table.from_pylist([i.row for i in dataset.items]).schema
     schema = pa.schema([f for f in base if f.name not in REVIEW.names] + list(REVIEW))
-    source = files.read_provenance(dataset.path) if dataset.schema is not None else {}
-    if dataset.schema is None and dataset.kind == "mcq":  # the released YokaiEval rows (JSON)
-        source = {"language": "ja", "license": "cc-by-nc-sa-4.0", "released": str(dataset.path.name)}
+    source = _source(dataset)
     review = {
         "policy": policy,
         "db": str(db),

@@ -247,6 +247,16 @@ def plain(row: dict) -> dict:
     return json.loads(json.dumps(row, ensure_ascii=False, default=str))
 
 
+def _region_adapter(dataset: Dataset):
+    """The adapter of the released rows' region labels of the set's culture, or None."""
+    name = dataset.classes.get("culture") if dataset.classes else None
+    if not name:
+        return None
+    from ..presets import culture
+
+    return culture(name).clean_region
+
+
 def view(dataset: Dataset, item: Item, articles: dict | None, row: dict | None = None) -> dict:
     """What the page shows of an item: its fields (JSON-safe), its region's class (a released
     YokaiEval row's label cleaned), the article cut into text and footnote marks, the cited references,
@@ -282,10 +292,9 @@ def view(dataset: Dataset, item: Item, articles: dict | None, row: dict | None =
         if row.get(k)
     }
     region = None
-    if dataset.kind == "mcq" and row.get("region") and dataset.classes.get("yokai"):
-        from ..evaluators.questions import clean_region  # the released rows' messy labels -> a class
-
-        region = clean_region(row["region"])
+    adapt = _region_adapter(dataset)
+    if dataset.kind == "mcq" and row.get("region") and adapt is not None:
+        region = adapt(row["region"])  # the released rows' messy labels -> a class
     return {
         "index": item.index,
         "key": item.key,
