@@ -90,7 +90,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"wikiorigin {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = p.add_subparsers(dest="command", required=True)
-    stage = _STAGE_OF.get(command)
+    stage = _STAGE_OF.get(command) if command is not None else None
     for each in (stage,) if stage is not None else _STAGES:
         _stage(each).add_commands(sub)
     if stage is not None and command not in sub.choices:

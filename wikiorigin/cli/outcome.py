@@ -4,35 +4,12 @@ words its own."""
 
 from __future__ import annotations
 
-import logging
 import sys
-from contextlib import contextmanager
+from collections.abc import Mapping
+
+from .stderr import show_log
 
 __all__ = ["requests_outcome", "print_usage", "show_log"]
-
-
-class _Stderr(logging.Handler):
-    """A record as one line on the ``sys.stderr`` of the moment (``wikiorigin: warning: ...``)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            print(f"wikiorigin: {record.levelname.lower()}: {record.getMessage()}", file=sys.stderr)
-        except Exception:  # noqa: BLE001 -- logging's own rule: a handler never raises
-            self.handleError(record)
-
-
-@contextmanager
-def show_log():
-    """While a command runs, show the library's warnings (the ``wikiorigin`` logger,
-    :mod:`wikiorigin.log`) on stderr, one line each; its lower levels stay quiet (the command
-    says those facts itself). The handler goes when the command ends."""
-    logger = logging.getLogger("wikiorigin")
-    handler = _Stderr(logging.WARNING)
-    logger.addHandler(handler)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
 
 
 def print_usage(clients) -> None:
@@ -50,7 +27,9 @@ def print_usage(clients) -> None:
                 print(f"wikiorigin: warning: {in_flags(warning, FLAGS)}", file=sys.stderr)
 
 
-def requests_outcome(clients, where: str, names: dict[str, str] | None = None, *, allow_failures: bool = False) -> int:
+def requests_outcome(
+    clients, where: str, names: Mapping[str, str | None] | None = None, *, allow_failures: bool = False
+) -> int:
     """A run's exit status from its LLM clients' requests: 1 when any request failed after its
     retries (one line: how many, the first error, which says why, in the words of ``names``: the
     command's flags, :func:`~wikiorigin.cli.options.flags`; and how to go on), else 0. With

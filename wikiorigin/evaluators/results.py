@@ -203,6 +203,8 @@ class RunResult:
             return self._write(directory)
 
     def _write(self, directory: Path) -> Path:
+        if self.writer is None:  # made by hand, not by a task
+            raise ValueError(f"this {self.kind} result has no writer (a task's run() gives one): it cannot be saved")
         self.writer(directory, self.items, dict(self.summary), self.meta, settings=self.settings)
         return directory
 
