@@ -41,7 +41,7 @@ def test_an_origins_run_returns_a_signed_result_that_saves(tmp_path):
     assert result.save(out) == out  # its own file: nothing written
     with RunLock(out), pytest.raises(ParameterError, match="is being written by another run"):
         wo.OriginsRun(config).run(tree, out)
-    with pytest.raises(ParameterError, match="one of stubs, export, history"):
+    with pytest.raises(wo.WikioriginError, match="one of stubs, export, history"):
         wo.OriginsConfig(source="dumps")
 
 
@@ -52,7 +52,7 @@ def test_a_corpus_run_returns_a_signed_result_that_saves(ja_multistream, tmp_pat
     run = wo.OriginCorpusRun(wo.OriginCorpusConfig(text="wikitext"))
     result = run.run(items, dump, out, wikidata=DUMPS / WD)
     assert isinstance(result, wo.CorpusResult) and result.path == out
-    assert result.counts["articles"] == result.articles == result.table().num_rows == 2
+    assert result.counts["articles"] == result.report.articles == result.table().num_rows == 2
     assert result.counts["missing_entities"] == 0 and result.report.wiki == "jawiki"
     assert result.signature.startswith("corpus|corpus:origin|text:wikitext (")
     assert "|wiki:jawiki|in:items.parquet=" in result.signature
@@ -66,6 +66,6 @@ def test_a_corpus_run_returns_a_signed_result_that_saves(ja_multistream, tmp_pat
     # the list corpus: the same shape
     listed = wo.ListCorpusRun(wo.ListCorpusConfig(list_page="日本の妖怪一覧", text="wikitext"))
     found = listed.run(dump, tmp_path / "list.parquet")
-    assert isinstance(found, wo.CorpusResult) and found.counts["articles"] == found.articles == 5
+    assert isinstance(found, wo.CorpusResult) and found.counts["articles"] == found.report.articles == 5
     assert found.signature.startswith("corpus|corpus:list|list_page:日本の妖怪一覧|text:wikitext (")
     assert found.save(tmp_path / "list-copy.parquet").read_bytes() == (tmp_path / "list.parquet").read_bytes()

@@ -79,7 +79,7 @@ class OriginsConfig:
 
     def __post_init__(self):
         if self.source not in ("stubs", "export", "history"):
-            raise ParameterError("source", "{source}: one of stubs, export, history", self.source)
+            raise WikioriginError(f"OriginsConfig: source={self.source!r}: give one of stubs, export, history")
         if self.wikis is not None:
             object.__setattr__(self, "wikis", tuple(self.wikis))
 

@@ -73,9 +73,9 @@ def test_what_compare_refuses(runs, tmp_path):
     other = wo.MCQTask.from_file(YOKAIEVAL / "responses-calm2-7b-chat.json.xz").run(wo.Recorded())
     with pytest.raises(WikioriginError, match=r"ran on different items \(40 and 810 items, 40 of them the same\)"):
         wo.compare([runs[0], other])
-    with pytest.raises(ParameterError, match="give runs= as a list"):
+    with pytest.raises(WikioriginError, match="give runs= as a list"):
         wo.compare([])
-    with pytest.raises(ParameterError, match="not a run; give runs="):
+    with pytest.raises(WikioriginError, match="not a run; give runs="):
         wo.compare([runs[0], 3])
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "comparison.md").write_text("my notes\n")

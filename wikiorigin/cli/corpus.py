@@ -81,7 +81,7 @@ def cmd_corpus_yokai(args) -> int:
     text = _text(args)
     dump = Multistream(args.dump, args.index, threads=args.threads)
     config = ListCorpusConfig(list_page=args.list_page, text=text, jobs=args.jobs, scheduler=args.scheduler)
-    r = ListCorpusRun(config).run(dump, args.out, html_dump=args.html_dump)
+    r = ListCorpusRun(config).run(dump, args.out, html_dump=args.html_dump).report
     for title in r.missing[:20]:
         print(f"wikiorigin: missing: {title!r} is linked but not in the dump", file=sys.stderr)
     for problem in dump.problems[:20]:
@@ -120,7 +120,7 @@ def cmd_corpus_origin(args) -> int:
         sparql=args.sparql,
         entities_file=args.entities,
         html_dump=args.html_dump,
-    )
+    ).report
     for note in (
         [f"renamed: {x}" for x in r.renamed[:20]]
         + [f"left out: {x}" for x in r.mismatched[:20]]

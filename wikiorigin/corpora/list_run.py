@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dumps.pages import Multistream
-from .result import CorpusResult
+from .result import CorpusResult, corpus_result, list_inputs, list_settings
 from .yokai import build_list_corpus
 
 __all__ = ["ListCorpusConfig", "ListCorpusRun"]
@@ -42,7 +42,7 @@ class ListCorpusRun:
         """Write the corpus to ``out`` (``html_dump``: the Enterprise HTML dump of
         ``text="html-dump"``) and return its :class:`~wikiorigin.corpora.result.CorpusResult`."""
         c = self.config
-        return build_list_corpus(
+        report = build_list_corpus(
             dump,
             out,
             list_page=c.list_page,
@@ -52,3 +52,5 @@ class ListCorpusRun:
             text=c.text,
             html_dump=html_dump,
         )
+        settings = list_settings(dump, report, c.list_page, c.domain)
+        return corpus_result(out, report, settings, list_inputs(dump, html_dump))

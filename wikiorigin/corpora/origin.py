@@ -157,7 +157,9 @@ class OriginCorpusRun:
     def __init__(self, config: OriginCorpusConfig | None = None):
         self.config = config or OriginCorpusConfig()
 
-    def run(self, items, dump: Multistream, out, *, wikidata=None, entities_file=None, sparql=None, html_dump=None):
+    def run(
+        self, items, dump: Multistream, out, *, wikidata=None, entities_file=None, sparql=None, html_dump=None
+    ) -> CorpusResult:
         """Write the articles of ``items`` that originate in the dump's wiki to ``out``, Wikidata
         from one of an entities file (``entities_file``), the JSON dump (``wikidata``) or a
         SPARQL endpoint (``sparql``); ``html_dump``: the Enterprise HTML dump of ``text="html-dump"``.
@@ -293,11 +295,13 @@ def build_origin_corpus(
     scheduler=None,
     text: str | None = None,
     html_dump=None,
-) -> CorpusResult:
+) -> OriginCorpusReport:
     """Write the articles of ``items`` that originate in the dump's wiki to ``out``: the
     settings as :class:`OriginCorpusConfig` takes them, run by :meth:`OriginCorpusRun.run` (see
-    there). The result's fields include the report's (``result.articles``, ``result.renamed``)."""
+    there), which returns the :class:`~wikiorigin.corpora.result.CorpusResult` whose report this is."""
     config = OriginCorpusConfig(text=text, jobs=jobs, scheduler=scheduler)
-    return OriginCorpusRun(config).run(
-        items, dump, out, wikidata=wikidata, entities_file=entities_file, sparql=sparql, html_dump=html_dump
+    return (
+        OriginCorpusRun(config)
+        .run(items, dump, out, wikidata=wikidata, entities_file=entities_file, sparql=sparql, html_dump=html_dump)
+        .report
     )

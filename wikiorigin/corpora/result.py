@@ -11,11 +11,14 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from .._stage import StageResult
 
 __all__ = ["CorpusResult", "OriginCorpusReport", "guarded_corpus", "corpus_result"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(slots=True)
@@ -49,8 +52,8 @@ class OriginCorpusReport:
 class CorpusResult(StageResult):
     """A corpus run's output: ``path`` (the articles file: :meth:`table` reads it), ``report``
     (what the run found: an :class:`OriginCorpusReport` or a
-    :class:`~wikiorigin.corpora.yokai.ListCorpusReport`, whose fields read as this result's too:
-    ``result.articles``), ``settings`` (the corpus kind, wiki, text source, list page or
+    :class:`~wikiorigin.corpora.yokai.ListCorpusReport`; :attr:`counts` gives its numbers),
+    ``settings`` (the corpus kind, wiki, text source, list page or
     SPARQL endpoint) and ``inputs`` (items, dump and index, Wikidata or entities file, HTML
     dump), signed by :attr:`signature` (each input by name and SHA-256);
     :meth:`save` writes the file elsewhere too."""
@@ -70,14 +73,6 @@ class CorpusResult(StageResult):
             found[f.name] = len(value) if isinstance(value, list) else value
         return found
 
-    def __getattr__(self, name: str):
-        if name.startswith("__") or name == "report":
-            raise AttributeError(name)
-        try:
-            return getattr(self.report, name)
-        except AttributeError:
-            raise AttributeError(f"this corpus result has no {name!r}") from None
-
 
 def corpus_result(out, report, settings: dict, inputs: dict[str, Any]) -> CorpusResult:
     """The :class:`CorpusResult` of a run that wrote ``out`` and found ``report``: the settings
@@ -91,32 +86,33 @@ def _list_inputs(given: dict) -> dict[str, Any]:
     return {"dump": dump.dump, "index": dump.index, "html_dump": given.get("html_dump")}
 
 
-def guarded_corpus(func: Callable[..., Any]) -> Callable[..., CorpusResult]:
-    """A list-corpus function (``func(dump, out, list_page, domain, ..., text=, html_dump=)``)
-    held under the whole-run guard (:func:`~wikiorigin.runs.guarded_run`: ``out`` checked
-    against the dump, what a killed run left swept, ``OUT.lock`` held), returning its report as
-    a :class:`CorpusResult`."""
+def list_settings(dump, report, list_page: str, domain: str | None) -> dict:
+    """The settings a list corpus run signs: its list page, wiki, domain and text source."""
+    return {"corpus": "list", "wiki": dump.site.dbname, "list_page": list_page, "domain": domain, "text": report.text}
+
+
+def list_inputs(dump, html_dump) -> dict[str, Any]:
+    """The files a list corpus run reads, by parameter: the dump, its index, the HTML dump."""
+    return {"dump": dump.dump, "index": dump.index, "html_dump": html_dump}
+
+
+def guarded_corpus(func: Callable[P, R]) -> Callable[P, R]:
+    """A list-corpus function (``func(dump, out, list_page, ..., html_dump=)``) held under the
+    whole-run guard (:func:`~wikiorigin.runs.guarded_run`: ``out`` checked against the dump,
+    what a killed run left swept, ``OUT.lock`` held), whoever calls it."""
     signature = inspect.signature(func)
 
     @functools.wraps(func)
-    def run(*args, **kwargs) -> CorpusResult:
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         from ..files import check_output
         from ..runs import guarded_run
 
         given = signature.bind(*args, **kwargs)
         given.apply_defaults()
-        a = given.arguments
-        inputs = _list_inputs(a)
-        check_output(a["out"], inputs=[p for p in inputs.values() if p is not None])  # before any work
-        with guarded_run(a["out"], inputs={k: v for k, v in inputs.items() if v is not None}):
-            report = func(*args, **kwargs)
-        settings = {
-            "corpus": "list",
-            "wiki": a["dump"].site.dbname,
-            "list_page": a.get("list_page"),
-            "domain": a.get("domain"),
-            "text": report.text,
-        }
-        return corpus_result(a["out"], report, settings, inputs)
+        inputs = {k: v for k, v in list_inputs(given.arguments["dump"], given.arguments.get("html_dump")).items() if v}
+        out = given.arguments["out"]
+        check_output(out, inputs=list(inputs.values()))  # before any work, in the function's words
+        with guarded_run(out, inputs=inputs):
+            return func(*args, **kwargs)
 
     return run

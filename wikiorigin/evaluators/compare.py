@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ParameterError, WikioriginError
+from ..errors import WikioriginError
 from .compare_figures import (
     _ranking_entries,
     _settings_warnings,
@@ -182,7 +182,7 @@ def compare(
     all the runs answered, at least :data:`~wikiorigin.evaluators.paired.MIN_COMMON`. A run
     given twice is refused."""
     if isinstance(runs, (str, os.PathLike)) or not runs:
-        raise ParameterError("runs", "give {runs} as a list of results or results directories, one at least")
+        raise WikioriginError("compare: give runs= as a list of results or results directories, one at least")
     views, models = compared_runs(list(runs))
     figures, common, notes = checked_figures(views, models, metric, allow_failures)
     summaries = [v.summary for v in views]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import ParameterError, WikioriginError
+from ..errors import WikioriginError
 from ..log import logger
 from . import stats
 from .compared import ComparedRun, check_distinct_runs, check_same_runs, item_scores
@@ -195,8 +195,8 @@ def external_scores(external, models: list[str], summaries: list[dict]) -> dict[
     elif isinstance(external, Mapping):
         published = {str(k): float(v) for k, v in external.items()}
     else:
-        raise ParameterError(
-            "external", f"{external!r}: give {{external}} as a CSV file of model,score or a mapping of models to scores"
+        raise WikioriginError(
+            f"compare: external={external!r}: give a CSV file of model,score or a mapping of models to scores"
         )
     names = [s["model"] for s in summaries]
     return {m: published[n] for m, n in zip(models, names) if n in published}

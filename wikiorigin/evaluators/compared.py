@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import ParameterError, WikioriginError
+from ..errors import WikioriginError
 from .itemsets import CONTENT, KEYED, failed_item, fingerprint, item_key
 from .results import RunResult
 from .summaries import read_summary, summary_json
@@ -130,7 +130,7 @@ def compared_runs(runs) -> tuple[list[ComparedRun], list[str]]:
         elif isinstance(run, (str, os.PathLike)):
             views.append(ComparedRun(str(run), read_summary(run), directory=Path(run)))
         else:
-            raise ParameterError("runs", f"{run!r}: not a run; give {{runs}} as results or results directories")
+            raise WikioriginError(f"compare: {run!r} is not a run; give runs= as results or results directories")
     names = [v.summary.get("model") for v in views]
     models = [
         str(n) if names.count(n) == 1 else f"{n} ({v.directory.name})" if v.directory else f"{n} (run {place})"
