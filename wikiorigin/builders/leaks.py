@@ -8,11 +8,11 @@ not in "What is urban?", "&" in "A & B" but not in "AT&T". A name of four charac
 an inflected form still leaks: "Tallinn" in "Tallinnas", "서울" in "서울은". Scripts written
 without spaces between words (:data:`UNSPACED`: Han, kana, Thai, Lao, Khmer, Myanmar, Tibetan)
 have no word boundary to look for, so a name holding any of their characters is found as a
-substring when it is two characters or longer ("河童" in
-"河童は何を好むか"); a one-character name of those scripts only where no letter touches
-it (「鬼」, not 鬼門): one character alone is too often a part of another word. A letter
-of an unspaced script next to a spaced-script name is a boundary ("Ampersandとは" holds
-"Ampersand").
+substring when it is two characters or longer (a two-kanji name inside a question that runs
+on after it with kana); a one-character name of those scripts only where no letter touches it
+(quoted alone, not as the first half of a compound): one character alone is too often a part
+of another word. A letter of an unspaced script next to a spaced-script name is a boundary
+("Ampersand" followed by a kana particle holds "Ampersand").
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ UNSPACED = (
     (0x1000, 0x109F),  # Myanmar
     (0x1780, 0x17FF),  # Khmer
     (0x2E80, 0x2FDF),  # CJK radicals
-    (0x3005, 0x3007),  # 々 〆 〇
+    (0x3005, 0x3007),  # ideographic iteration mark, closing mark, number zero
     (0x3040, 0x30FF),  # Hiragana, Katakana
     (0x31F0, 0x31FF),  # Katakana extensions
     (0x3400, 0x4DBF),  # CJK extension A

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,15 +33,13 @@ from ..care import (
     JUDGE_PARAMS,
     JUDGE_SHA1,
     RATING_SCALE,
-    parse_rating,
     question_key,
-    rating_request,
     read_care,
     read_rated,
 )
 from ..errors import ParameterError, WikioriginError
-from ..languages import language_parameter
-from ..schemas import PREFERENCES, PREFERENCES_CONVERSATIONAL
+from ._pairing import FORMATS, PAIRS, _language, _pairs_of, _settings
+from ._preference_calls import _answer_request, _failure, _rate, _sent
 from .presets import configured
 from .result import (
     BuildReport,
@@ -55,7 +52,7 @@ from .result import (
 )
 
 if TYPE_CHECKING:  # the rated path loads no LLM client
-    from ..llm import ChatRequest, LLMClient
+    pass
 
 __all__ = [
     "PreferenceConfig",
@@ -71,113 +68,6 @@ __all__ = [
 ANSWER_PARAMS = {"temperature": 0.7, "top_p": 1.0, "max_tokens": 1024}
 """The default sampling of the responders' answers: CARE's (temperature 0.7, top-p 1.0, at
 most 1,024 output tokens)."""
-PAIRS = {"best-worst": 0.0, "all": 2.0}
-"""The pairing rules and the default ``min_gap`` of each (see the module's docstring)."""
-
-
-def _plain(question: str, chosen: str, rejected: str) -> dict:
-    return {"prompt": question, "chosen": chosen, "rejected": rejected}
-
-
-def _conversational(question: str, chosen: str, rejected: str) -> dict:
-    return {
-        "prompt": [{"role": "user", "content": question}],
-        "chosen": [{"role": "assistant", "content": chosen}],
-        "rejected": [{"role": "assistant", "content": rejected}],
-    }
-
-
-FORMATS = {"standard": (PREFERENCES, _plain), "conversational": (PREFERENCES_CONVERSATIONAL, _conversational)}
-"""The output formats: name -> (schema, the function that writes a pair's texts)."""
-
-
-def _settings(pairs: str, min_gap: float | None, format: str) -> float:
-    """The pairing's ``min_gap`` (the rule's default for None), once the arguments are checked."""
-    if pairs not in PAIRS:
-        raise WikioriginError(f"pairs must be one of {', '.join(PAIRS)}, not {pairs!r}")
-    if format not in FORMATS:
-        raise WikioriginError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
-    gap = PAIRS[pairs] if min_gap is None else float(min_gap)
-    if not math.isfinite(gap) or gap < 0:
-        raise WikioriginError(f"min_gap must be a finite number >= 0, not {min_gap!r}")
-    return gap
-
-
-def _choose(responses: list[tuple], pairs: str, min_gap: float) -> list[tuple]:
-    """The (chosen, rejected) pairs of one question's rated responses, each ``(model, text,
-    rating)``, by the rule ``pairs``."""
-    ordered = sorted(responses, key=lambda r: r[0])  # by model name: the tie rule
-    if pairs == "best-worst":
-        if not ordered:
-            return []
-        best = max(ordered, key=lambda r: r[2])  # max and min keep the first of equals
-        worst = min(ordered, key=lambda r: r[2])
-        gap = best[2] - worst[2]
-        return [(best, worst)] if gap > 0 and gap >= min_gap else []
-    return [
-        (a, b) if a[2] > b[2] else (b, a)
-        for a, b in combinations(ordered, 2)
-        if a[2] != b[2] and abs(a[2] - b[2]) >= min_gap
-    ]
-
-
-def _unpaired(responses: list[tuple], min_gap: float) -> str | None:
-    """Why a question's rated responses gave no pair (None when it had none rated)."""
-    ratings = {r[2] for r in responses}
-    if not responses:
-        return None
-    if len(responses) == 1:
-        return "one rated response"
-    if len(ratings) == 1:
-        return "all ratings tied"
-    return f"ratings less than min_gap {min_gap:g} apart"
-
-
-def _pairs_of(report: BuildReport, question: str, row: dict, responses: list[tuple], config, gap: float, language):
-    """The output rows of one question (:func:`_records`); a question rated but unpaired is
-    counted in ``report.unpaired`` by why."""
-    records = _records(question, row, responses, config.pairs, gap, config.format, language)
-    why = None if records else _unpaired(responses, gap)
-    if why:
-        report.unpaired[why] = report.unpaired.get(why, 0) + 1
-    return records
-
-
-def _records(
-    question: str, row: dict, responses: list[tuple], pairs: str, min_gap: float, format: str, language: str
-) -> list[dict]:
-    """The output rows of one question: its pairs, in ``format``, with CARE's columns."""
-    texts = FORMATS[format][1]
-    return [
-        {
-            **texts(question, c[1], r[1]),
-            "score_chosen": c[2],
-            "score_rejected": r[2],
-            "culture": row.get("associated_culture"),
-            "category": row.get("culture_type"),
-            "language": language,
-            "chosen_model": c[0],
-            "rejected_model": r[0],
-        }
-        for c, r in _choose(responses, pairs, min_gap)
-    ]
-
-
-def _language(rows: list[dict], given: str | None, source) -> str:
-    """The language of the questions and answers: the one given (an open Wikipedia's code),
-    else the rows' own ``language`` when they all say the same; else a
-    :class:`~wikiorigin.errors.ParameterError` asking for ``language=`` (CARE's files say none)."""
-    if given is not None:
-        return language_parameter(given)
-    found = {r.get("language") for r in rows}
-    if len(found) == 1 and None not in found:
-        return found.pop()
-    said = "say no language" if found <= {None} else "are in several languages"
-    raise ParameterError(
-        "language",
-        f"{source}: the questions {said}: give {{language}} (the language of the "
-        "questions and answers, written into every pair)",
-    )
 
 
 @dataclass(slots=True)
@@ -226,55 +116,46 @@ class PreferenceConfig:
         return _settings(self.pairs, self.min_gap, self.format)
 
 
-def _failure(failed: FailedRows, question: str, model: str, step: str, reason: str, item: dict | None = None):
-    """A dropped row: the question is its source, the response its item."""
-    failed.add(step, reason, source=question, model=model, item=item)
-
-
 # --- the builder -------------------------------------------------------------------------------
 
 
-def _answer_request(row: dict, params: dict) -> ChatRequest:
-    """The request that asks a responder to answer the CARE ``row``'s question."""
-    from ..llm import ChatRequest
-
-    return ChatRequest([{"role": "user", "content": row["question"]}], dict(params), "care-answer")
-
-
-def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, failed: FailedRows) -> dict:
-    """``{(row index, model): rating}`` by the judge; failed answers (step ``answer``) and
-    unreadable ratings (``judge``) go to ``failed``."""
-    scores, to_judge = {}, []
-    for name, results in answers.items():
-        for i, (row, result) in enumerate(zip(rows, results)):
-            if result.error:
-                _failure(failed, row["question"], name, "answer", result.error)
-            else:
-                to_judge.append((i, name, result.text))
-    failed.report.generated = len(to_judge)
-    verdicts = judge.run([rating_request(rows[i], text, params) for i, _, text in to_judge]) if to_judge else []
-    for (i, name, text), verdict in zip(to_judge, verdicts):
-        rating, reason = (None, verdict.error) if verdict.error else parse_rating(verdict.text)
-        if rating is None:
-            _failure(
-                failed,
-                rows[i]["question"],
-                name,
-                "judge",
-                reason if verdict.error else f"unreadable rating ({reason})",
-                {"response": text},
-            )
-        else:
-            scores[(i, name)] = float(rating)
-    return scores
+def _screened(rows: list[dict], failed: FailedRows) -> list[dict]:
+    """The questions, each once: a question asked twice is answered and rated once."""
+    return screen_inputs(
+        rows,
+        lambda row, step, reason: _failure(failed, row["question"], None, step, reason),
+        lambda row: [("question", question_key(row["question"]))],
+        text="question",
+    )
 
 
-def _sent(responders: dict, params: dict) -> dict:
-    """The answers' parameters as sent: one dict when every responder sent the same, else one
-    per responder's name."""
-    sent = {name: client.params(params) for name, client in responders.items()}
-    distinct = {repr(sorted(p.items())) for p in sent.values()}
-    return next(iter(sent.values())) if len(distinct) == 1 else sent
+def _grouped(responses: list[dict], known: dict, failed: FailedRows, questions) -> tuple[dict, set]:
+    """The rated ``responses`` by question (``(model, response, rating)`` each) for the
+    questions ``known``; those of other questions dropped (step ``match``), their keys returned."""
+    grouped: dict[str, tuple[str, list]] = {}
+    unmatched = set()
+    for r in responses:
+        key = question_key(r["question"])
+        if key not in known:
+            unmatched.add(key)
+            item = {"response": r["response"], "rating": r["rating"], "row": r["row"]}
+            _failure(failed, r["question"], r["model"], "match", f"question not in {Path(questions).name}", item)
+            continue
+        grouped.setdefault(key, (r["question"], []))[1].append((r["model"], r["response"], r["rating"]))
+    return grouped, unmatched
+
+
+def _meta(config: PreferenceConfig, questions, rated, gap: float, language: str) -> dict:
+    """The provenance both ways of building share: the inputs, the pairing and the preset."""
+    return dict(
+        questions=input_file(questions),
+        rated=None if rated is None else input_file(rated),
+        pairs=config.pairs,
+        min_gap=gap,
+        format=config.format,
+        language=language,
+        preset=config.preset,
+    )
 
 
 class PreferenceBuilder:
@@ -307,12 +188,7 @@ class PreferenceBuilder:
         language = _language(rows, config.language, questions)
         report = BuildReport("preference")
         failed = FailedRows(report)
-        rows = screen_inputs(  # a question asked twice is answered and rated once
-            rows,
-            lambda row, step, reason: _failure(failed, row["question"], None, step, reason),
-            lambda row: [("question", question_key(row["question"]))],
-            text="question",
-        )
+        rows = _screened(rows, failed)
         report.questions = len(rows)
         count = RequestCount([*responders.values(), judge])
         answers = {
@@ -331,20 +207,14 @@ class PreferenceBuilder:
             "judge": judge.usage.as_dict(),
         }
         meta = dict(
-            questions=input_file(questions),
-            rated=None,
+            _meta(config, questions, None, gap, language),
             ratings="judge",
-            pairs=config.pairs,
-            min_gap=gap,
-            format=config.format,
-            language=language,
             responders=sorted(responders),
             judge=judge.backend.model,
             judge_prompt_sha1=JUDGE_SHA1,
             answer_params=_sent(responders, config.answer_params),  # as sent (no sampling with an effort)
             judge_params=judge.params(config.judge_params),
             usage=report.usage,
-            preset=config.preset,
             llm={"judge": judge.settings(), **{name: c.settings() for name, c in responders.items()}},
         )
         return BuildResult(
@@ -377,22 +247,7 @@ class PreferenceBuilder:
         language = _language(list(known.values()), config.language, questions)
         report = BuildReport("preference")
         failed = FailedRows(report)
-        grouped: dict[str, tuple[str, list]] = {}
-        unmatched = set()
-        for r in responses:
-            key = question_key(r["question"])
-            if key not in known:
-                unmatched.add(key)
-                _failure(
-                    failed,
-                    r["question"],
-                    r["model"],
-                    "match",
-                    f"question not in {Path(questions).name}",
-                    {"response": r["response"], "rating": r["rating"], "row": r["row"]},
-                )
-                continue
-            grouped.setdefault(key, (r["question"], []))[1].append((r["model"], r["response"], r["rating"]))
+        grouped, unmatched = _grouped(responses, known, failed, questions)
         if not grouped:
             raise WikioriginError(
                 f"{rated}: none of its {len(unmatched)} questions is in {questions} "
@@ -406,21 +261,15 @@ class PreferenceBuilder:
         report.questions, report.unmatched, report.kept = len(grouped), len(unmatched), len(records)
         report.generated = sum(len(rs) for _, rs in grouped.values())
         meta = dict(
-            questions=input_file(questions),
-            rated=input_file(rated),
+            _meta(config, questions, rated, gap, language),
             rating_scale=list(config.rating_scale),
             ratings="recorded",
-            pairs=config.pairs,
-            min_gap=gap,
-            format=config.format,
-            language=language,
             responders=sorted({r["model"] for r in responses}),
             judge=None,
             judge_prompt_sha1=None,
             answer_params=None,
             judge_params=None,
             usage={},
-            preset=config.preset,
         )
         return BuildResult(
             "preference", records, FORMATS[config.format][0], failed, report, meta, inputs=(questions, rated)

@@ -324,7 +324,8 @@ class BuildResult:
                     "none, and one is taken while the files are written"
                 )
             return self._write(out, failed)
-        with guarded_run(out, inputs=self.inputs, cache=caches(self.clients.values()), siblings=written_paths(out)):
+        beside = written_paths(out, failed)
+        with guarded_run(out, inputs=self.inputs, cache=caches(self.clients.values()), siblings=beside):
             return self._write(out, failed)
 
     def _write(self, out: Path, failed) -> Path:

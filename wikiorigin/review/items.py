@@ -170,7 +170,7 @@ def load_articles(path) -> dict:
 
 def _title_anchor(row: dict) -> tuple[str | None, str | None]:
     """An item's article title and section: its ``title`` column, else its URL's last part
-    (``.../wiki/人魚#アイヌソッキ`` -> 人魚, アイヌソッキ)."""
+    (``.../wiki/Kappa_(folklore)#Names`` -> Kappa (folklore), Names)."""
     parts = urlsplit(row.get("url") or "")
     from_url = unquote(parts.path.rsplit("/", 1)[-1]) if parts.path else ""
     title = (row.get("title") or from_url).replace("_", " ") or None
@@ -203,7 +203,7 @@ def cited_numbers(ref) -> list[int]:
 
 def footnote_numbers(article: dict) -> set[int]:
     """The footnote numbers an item may cite from ``article``: its references' and the marks
-    in its text, those of a group (``[注 1]``) left out, as :func:`cited_numbers` reads none."""
+    in its text, those of a group (``[note 1]``) left out, as :func:`cited_numbers` reads none."""
     numbers = {r["number"] for r in article.get("references") or [] if not r.get("group")}
     return numbers | {int(m.group(2)) for m in _FOOTNOTE.finditer(article.get("text") or "") if not m.group(1)}
 
