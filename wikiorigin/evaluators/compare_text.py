@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..files import write_all
 from .paired import ALPHA
 from .plots import _bars, _scatter
 from .results import COMPARISON_MARK
 from .summaries import _interval_text, _nan, markdown_table, summary_json
-
-if TYPE_CHECKING:
-    from .compare import Comparison
 
 __all__ = ["write_comparison", "comparison_markdown", "paired_markdown"]
 
@@ -102,9 +99,10 @@ def paired_markdown(metric: str, ranking: Sequence[dict], tests: dict) -> str:
     return "\n".join(lines)
 
 
-def comparison_markdown(comparison: Comparison) -> str:
-    """comparison.md: the settings' warnings, the ranking, the correlation with the external
-    scores, the paired tests, the runs' signatures, and the mark that tells it as ours."""
+def comparison_markdown(comparison: Any) -> str:
+    """comparison.md of a :class:`~wikiorigin.evaluators.compare.Comparison`: the settings'
+    warnings, the ranking, the correlation with the external scores, the paired tests, the runs'
+    signatures, and the mark that tells it as ours."""
     c = comparison
     text = "# Models compared\n\n"
     if c.warnings:
@@ -123,7 +121,7 @@ def comparison_markdown(comparison: Comparison) -> str:
     return f"{text}\n{COMPARISON_MARK}\n"
 
 
-def write_comparison(comparison: Comparison, out: Path) -> Path:
+def write_comparison(comparison: Any, out: Path) -> Path:
     """Write ``comparison.md``, ``comparison.json``, ``models.png`` and, with two models or more
     in the external scores, ``scatter.png`` into ``out``, together or not at all
     (:func:`~wikiorigin.files.write_all`); returns ``out``."""
