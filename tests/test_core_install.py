@@ -31,7 +31,7 @@ class Absent(MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in absent:
             refused.append(name)
-            raise ImportError(f"No module named {{name!r}}", name=name)
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
         return None
 
 sys.meta_path.insert(0, Absent())

@@ -7,11 +7,11 @@ import os
 import warnings
 from contextlib import closing
 
-import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.optional import needs, optional
 from wikiorigin.cli import main
 from wikiorigin.corpora import articles, yokai
 from wikiorigin.corpora.articles import article_row
@@ -22,6 +22,7 @@ from wikiorigin.parallel import stream_tasks
 from wikiorigin.schemas import ARTICLES, ORIGIN_ARTICLES
 from wikiorigin.testing import page_xml, write_items, write_multistream
 
+psutil = optional("psutil")  # the test extra's (through ipykernel): the workers are found by it
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
 LIST = "全記事の一覧"
 
@@ -182,6 +183,7 @@ def _loky_workers() -> list:
     return [c for c in psutil.Process().children(recursive=True) if any("LokyProcess" in part for part in c.cmdline())]
 
 
+@needs("psutil", extra="test")
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_stream_in_order_reading_ahead_only_a_little(jobs):
     read = []
@@ -198,6 +200,7 @@ def test_stream_in_order_reading_ahead_only_a_little(jobs):
     assert _loky_workers() == []  # the workers ended with the stream
 
 
+@needs("psutil", extra="test")
 def test_stream_stopped_early_ends_its_workers():
     with closing(stream_tasks(_square, ((i,) for i in range(100)), jobs=2)) as stream:
         assert next(stream) == 0
@@ -205,6 +208,7 @@ def test_stream_stopped_early_ends_its_workers():
     assert _loky_workers() == []
 
 
+@needs("psutil", extra="test")
 def test_stream_raises_a_worker_error_and_ends_the_workers():
     with pytest.raises(ValueError, match="three"):
         list(stream_tasks(_fail_on_three, ((i,) for i in range(8)), jobs=2))
@@ -212,6 +216,7 @@ def test_stream_raises_a_worker_error_and_ends_the_workers():
     assert os.getpid() in [p.pid for p in psutil.process_iter()]
 
 
+@needs("psutil", extra="test")
 def test_sigterm_while_workers_convert(every_article, tmp_path):
     """SIGTERM during `corpus yokai --jobs 2`: exit 143 with the resume line, the workers ended,
     no temporary file left, nothing under the output's name."""
