@@ -41,6 +41,7 @@ from pathlib import Path
 import yaml
 
 from . import __version__
+from ._lmeval_files import _check_ours, _readme
 from .errors import MissingExtra, ParameterError, WikioriginError
 from .evaluators import freeform, mcq
 from .files import check_output, read_rows, write_text
@@ -265,101 +266,6 @@ def _kind(rows: list[dict], path) -> str:
     return "mcq" if has_choices else "freeform"
 
 
-def _cue_option(cue: str) -> str:
-    """``cue`` as ``--answer-cue`` takes it on a shell's command line (``\\n`` a new line)."""
-    return "'" + cue.replace("\n", "\\n").replace("'", "'\\''") + "'"
-
-
-def _tokens_said(result: LmEvalExport, meta: dict) -> str:
-    """What the README says of the tokenizer check."""
-    if meta.get("tokenizer") is None:
-        return (
-            "A tokenizer that merges the answer cue with the first characters of an option (a Qwen2- or "
-            "Llama-3-style one on Japanese or Chinese: a token for `：河`) makes lm-eval cut those options "
-            "short, score one it swallows whole as certain, or stop (`assert len(continuation_enc) > 0`): "
-            "export again with `--tokenizer MODEL` to check, and to get a cue that keeps every option's "
-            "tokens its own."
-        )
-    if not result.merged:
-        return f"Checked with the tokenizer of `{meta['tokenizer']}`: every option keeps its own tokens."
-    return (
-        f"The tokenizer of `{meta['tokenizer']}` merges the language's answer cue with the first characters of "
-        f"{result.merged} options, which lm-eval would cut short, score as certain when swallowed whole, or "
-        f"stop on (`assert len(continuation_enc) > 0`): this export's cue is {_cue_option(result.cue)} "
-        "instead (a context's trailing white space goes to the option, in lm-eval and in wikiorigin alike), "
-        "and every option keeps its own tokens."
-    )
-
-
-def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
-    run = f"lm_eval --model hf --model_args pretrained=MODEL --tasks {result.task} --include_path {result.yaml.parent}"
-    if result.kind == "mcq":
-        cue = "" if result.cue == mcq.answer_cue(result.language) else f" --answer-cue {_cue_option(result.cue)}"
-        same = (
-            f"It gives the `acc` and `acc_norm` that `wikiorigin eval mcq --mode loglikelihood "
-            f"--questions {source.name} --language {result.language}{cue} --model MODEL --out RESULTS` "
-            "writes to RESULTS/summary.json: zero-shot, no chat template (leave out lm-eval's "
-            "`--apply_chat_template`), the same dtype on both sides (`--dtype`, lm-eval's `dtype=`). "
-            + _tokens_said(result, meta)
-        )
-    else:
-        same = (
-            "Exact match here is lm-eval's (the first line of a greedy generation, case "
-            "ignored); `wikiorigin eval freeform` reads the answer more leniently and adds chrF, "
-            "so its numbers differ. Add `--apply_chat_template` for a chat model."
-        )
-    return "\n".join(
-        [
-            f"# lm-evaluation-harness task `{result.task}`",
-            "",
-            f"Exported by wikiorigin {__version__} from `{source.name}` "
-            f"(sha256 {meta['source_sha256']}): {result.rows} "
-            + ("multiple-choice questions" if result.kind == "mcq" else "free-form questions")
-            + ".",
-            "",
-            f"- `{result.yaml.name}`: the task config",
-            f"- `{result.data.name}`: one document per line (the path in the config is absolute: "
-            "re-export after moving this directory)",
-            "",
-            "Run:",
-            "",
-            f"    {run}",
-            "",
-            same,
-            "",
-            "Provenance:",
-            "",
-            "```json",
-            json.dumps(meta, ensure_ascii=False, indent=1),
-            "```",
-            "",
-        ]
-    )
-
-
-def _check_ours(data: Path, config: Path, readme: Path) -> None:
-    """The files of an export are replaced only when an export wrote them: a config that starts
-    with our line, a README with our title, a documents file beside a config of ours. Another
-    file of those names is an error naming it, before anything is written."""
-    marks = {config: "# wikiorigin ", readme: "# lm-evaluation-harness task `"}
-    for path, mark in marks.items():
-        if path.exists() and not _starts_with(path, mark):
-            raise WikioriginError(f"{path}: not written by an export of wikiorigin; move it, or give another task name")
-    if data.exists() and not (config.exists() and _starts_with(config, marks[config])):
-        raise WikioriginError(
-            f"{data}: not written by an export of wikiorigin (no config of ours beside it); move it, "
-            "or give another task name"
-        )
-
-
-def _starts_with(path: Path, mark: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(mark.encode())) == mark.encode()
-    except OSError:
-        return False
-
-
 def export_lmeval(
     dataset,
     out,
@@ -382,37 +288,20 @@ def export_lmeval(
     path, source = Path(dataset), Path(dataset).resolve()
     raw = read_rows(path)
     kind = _kind(raw, path)
-    name = task or "wikiorigin_" + re.sub(r"[^a-z0-9_]+", "_", source.stem.split(".")[0].lower()).strip("_")
-    if not _TASK_NAME.fullmatch(name):
-        raise WikioriginError(f"task name {name!r}: use letters, digits, '_', '-' and '.'")
-    if kind == "mcq" and source_language:
-        raise ParameterError(
-            "source_language", f"{path}: {{source_language}} is for free-form questions; this is multiple choice"
-        )
-    for parameter, value in (("language", language), ("cue", cue), ("tokenizer", tokenizer)):
-        if kind == "freeform" and value is not None:
-            raise ParameterError(
-                parameter, f"{path}: {{{parameter}}} is for multiple-choice questions; this is free-form"
-            )
+    name = _task_name(task, source)
+    _check_kind(path, kind, source_language=source_language, language=language, cue=cue, tokenizer=tokenizer)
     encode = _encoder(tokenizer) if tokenizer is not None else None
     out = Path(out).resolve()
     data = out / f"{name}.jsonl"
-    meta = {
+    meta: dict[str, object] = {
         "wikiorigin": __version__,
         "source": source.name,  # the file's name and checksum: no local path of this machine
         "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
         "kind": kind,
     }
+    merged: list[tuple[str, str]] = []
     if kind == "mcq":
-        questions = mcq.read_questions(path)
-        # as eval mcq decides it: the one given (any open Wikipedia's), else the rows' own; none is an error
-        language = open_language(language) if language else mcq.prompt_language(questions, source=str(path))
-        cue = mcq.answer_cue(language) if cue is None else cue
-        docs = mcq_documents(questions, language, cue)
-        merged = []
-        if encode is not None:
-            cue, merged = choose_cue(docs, cue, mcq.delimiter(language), encode)
-            docs = mcq_documents(questions, language, cue)
+        language, cue, docs, merged = _mcq_docs(path, language, cue, encode)
         meta.update(language=language, rows=len(docs), answer_cue=cue)
         if tokenizer is not None:
             meta.update(tokenizer=Path(tokenizer).name, merged_options=len(merged))
@@ -426,17 +315,48 @@ def export_lmeval(
         check_output(written, inputs=[path], suffix=None)  # the input is none of them; out writable
     _check_ours(*files)
     result = LmEvalExport(
-        name,
-        kind,
-        language,
-        len(docs),
-        out / f"{name}.yaml",
-        data,
-        out / f"{name}.README.md",
-        cue if kind == "mcq" else None,
-        len(merged) if kind == "mcq" else 0,
+        name, kind, language, len(docs), files[1], data, files[2], cue if kind == "mcq" else None, len(merged)
     )
     _write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
     _write(result.readme, _readme(result, source, meta))
     _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config))
     return result
+
+
+def _task_name(task: str | None, source: Path) -> str:
+    """The task's name: ``task``, or ``wikiorigin_`` + the file's stem; one lm-eval takes."""
+    name = task or "wikiorigin_" + re.sub(r"[^a-z0-9_]+", "_", source.stem.split(".")[0].lower()).strip("_")
+    if not _TASK_NAME.fullmatch(name):
+        raise WikioriginError(f"task name {name!r}: use letters, digits, '_', '-' and '.'")
+    return name
+
+
+def _check_kind(path: Path, kind: str, **given) -> None:
+    """The parameters ``given`` fit the dataset's ``kind``: ``source_language`` free-form only,
+    ``language``, ``cue`` and ``tokenizer`` multiple choice only."""
+    if kind == "mcq" and given["source_language"]:
+        raise ParameterError(
+            "source_language", f"{path}: {{source_language}} is for free-form questions; this is multiple choice"
+        )
+    for parameter in ("language", "cue", "tokenizer"):
+        if kind == "freeform" and given[parameter] is not None:
+            raise ParameterError(
+                parameter, f"{path}: {{{parameter}}} is for multiple-choice questions; this is free-form"
+            )
+
+
+def _mcq_docs(
+    path: Path, language: str | None, cue: str | None, encode
+) -> tuple[str, str, list[dict], list[tuple[str, str]]]:
+    """The language, answer cue, documents and options the tokenizer merges (``encode``: none
+    without one) of a multiple-choice export."""
+    questions = mcq.read_questions(path)
+    # as eval mcq decides it: the one given (any open Wikipedia's), else the rows' own; none is an error
+    language = open_language(language) if language else mcq.prompt_language(questions, source=str(path))
+    cue = mcq.answer_cue(language) if cue is None else cue
+    docs = mcq_documents(questions, language, cue)
+    merged: list[tuple[str, str]] = []
+    if encode is not None:
+        cue, merged = choose_cue(docs, cue, mcq.delimiter(language), encode)
+        docs = mcq_documents(questions, language, cue)
+    return language, cue, docs, merged
