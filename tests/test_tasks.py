@@ -40,6 +40,9 @@ class Spy:
     def __init__(self):
         self.prompts: list[str] = []
 
+    def describe(self):
+        return {"model": "spy"}
+
     def generate(self, prompts, *, max_new_tokens=128, temperature=0.1, top_p=1.0, seed=0):
         self.prompts += prompts
         return [next((line[2:] for line in p.splitlines() if line.startswith("- ")), "?") for p in prompts]
@@ -330,6 +333,67 @@ def test_the_leakage_twin(tmp_path, tiny_model_dir):
 
 
 # --- extension points ---------------------------------------------------------------------------
+
+
+class Echo:
+    """A model that only generates (no tokenizer, no scoring) and says what it is."""
+
+    name = "echo"
+
+    def __init__(self):
+        self.asked = 0
+
+    def describe(self):
+        return {"model": "echo-1", "engine": "rules", "rule": "first option"}
+
+    def generate(self, prompts, *, max_new_tokens=128, temperature=0.1, top_p=1.0, seed=0):
+        self.asked += len(prompts)
+        return [next((line[2:] for line in p.splitlines() if line.startswith("- ")), "?") for p in prompts]
+
+
+def test_a_model_that_only_generates_is_signed_by_its_own_description(en_set, tmp_path):
+    echo = Echo()
+    assert isinstance(echo, wo.protocols.GeneratingModel) and isinstance(echo, wo.EvaluatedModel)
+    assert not isinstance(echo, wo.protocols.LoglikelihoodModel)
+    result = wo.MCQTask.from_file(en_set).run(echo)
+    settings = result.settings
+    assert (settings["model"], settings["engine"], settings["rule"]) == ("echo-1", "rules", "first option")
+    assert not {"bos", "template", "dtype", "device", "max_length", "tokenizer"} & set(settings)  # nothing invented
+    assert "|model:echo-1|" in result.signature and "bos:" not in result.signature
+    assert result.summary.n == 3 and _saved(result.save(tmp_path / "run"))["signature"] == result.signature
+    rows = [{"id": "q1", "question": "Who?", "answers": ["Kappa"], "language": "en"}]
+    free = wo.FreeformTask(rows).run(echo)
+    assert free.settings["model"] == "echo-1" and "bos" not in free.settings
+
+
+def test_a_missing_capability_is_refused_before_any_work(en_set):
+    from wikiorigin.protocols import MissingCapability
+
+    echo = Echo()
+    with pytest.raises(MissingCapability, match=r"^log-likelihood mode needs a model with loglikelihood\(\)"):
+        wo.MCQTask.from_file(en_set, mode="loglikelihood").run(echo)
+    articles = {"T": "河童は川に住む。"}
+    with pytest.raises(
+        MissingCapability, match=r"^a leakage task needs a model with token_logprobs\(\).*; Echo has none"
+    ):
+        wo.LeakageTask(articles, paraphrases=articles, sample=None).run(echo)
+
+    class Silent:  # generates, but does not say what it is
+        name = "silent"
+        generate = Echo.generate
+
+    silent = Silent()
+    silent.asked = 0
+    with pytest.raises(TypeError, match=r"^generation mode: Silent does not describe itself: give it describe\(\)"):
+        wo.MCQTask.from_file(en_set).run(silent)
+    with pytest.raises(MissingCapability, match=r"^a free-form task: Silent does not describe itself"):
+        wo.FreeformTask([]).run(silent)
+    assert echo.asked == 0 and silent.asked == 0  # nothing was asked
+    judge = wo.LLMClient(wo.FunctionBackend(lambda messages: "Rating: [[5]]", model="judge"), None)
+    with pytest.raises(MissingCapability, match=r"^a judged task needs a model with generate\(\)"):
+        wo.JudgeTask([], judge=judge).run(type("Scorer", (), {"name": "s", "describe": dict})())
+    with pytest.raises(ParameterError, match=r"^judge= is a str: a judge runs chat requests"):
+        wo.JudgeTask([], judge="gpt-4o")
 
 
 def test_protocols_and_the_function_backend():

@@ -188,7 +188,8 @@ def read_rated(path, scale: tuple[float, float] | None = RATING_SCALE) -> list[d
     :class:`~wikiorigin.errors.WikioriginError` naming the file and row; so is a rating outside
     ``scale`` (lowest, highest; default CARE's 1-10, :data:`RATING_SCALE`; None: any), a
     :class:`~wikiorigin.errors.ParameterError` naming ``rating_scale``."""
-    rows, first = [], {}
+    rows: list[dict] = []
+    first: dict = {}
     for n, record in enumerate(_records(Path(path)), 1):
         where = f"{path}: row {n}"
         if not isinstance(record, dict):

@@ -1,12 +1,17 @@
-"""The two extension points, as :class:`typing.Protocol` s: what a model under evaluation
-provides (:class:`EvaluatedModel`) and what a chat backend of the LLM client provides
-(:class:`ChatBackend`).
+"""The extension points, as :class:`typing.Protocol` s: what a model under evaluation
+provides, one Protocol per capability (:class:`GeneratingModel`, :class:`LoglikelihoodModel`,
+:class:`TokenLogprobsModel`, and :class:`Judge` for the LLM that rates answers), and what a
+chat backend of the LLM client provides (:class:`ChatBackend`).
 
 Nothing has to inherit from them: any object with these members works, and a static type
-checker checks it. The package's own are :class:`~wikiorigin.evaluators.models.LocalModel`,
+checker checks it. A model needs only the capability a task uses: one that only generates
+is a model for the tasks that only generate. Every model describes itself
+(:meth:`Described.describe`): the signature of a run is the task's settings and that
+description, nothing read off the model otherwise. The package's own are
+:class:`~wikiorigin.evaluators.models.LocalModel`,
 :class:`~wikiorigin.evaluators.models.EndpointModel` and
-:class:`~wikiorigin.evaluators.recorded.Recorded` (models), and
-:class:`~wikiorigin.llm.OpenAIBackend`, :class:`~wikiorigin.llm.TransformersBackend` and
+:class:`~wikiorigin.evaluators.recorded.Recorded` (models), :class:`~wikiorigin.llm.LLMClient`
+(a judge), and :class:`~wikiorigin.llm.OpenAIBackend`, :class:`~wikiorigin.llm.TransformersBackend` and
 :class:`~wikiorigin.llm.FunctionBackend` (backends; the last makes a plain function one).
 """
 
@@ -14,23 +19,46 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["EvaluatedModel", "ChatBackend"]
+from .errors import ParameterError
+
+__all__ = [
+    "Described",
+    "GeneratingModel",
+    "LoglikelihoodModel",
+    "TokenLogprobsModel",
+    "Judge",
+    "EvaluatedModel",
+    "AnyModel",
+    "ChatBackend",
+    "CAPABILITIES",
+    "MissingCapability",
+    "require",
+]
 
 
 @runtime_checkable
-class EvaluatedModel(Protocol):
-    """A model under evaluation, as the evaluation tasks use it
-    (:mod:`~wikiorigin.evaluators.tasks`).
-
-    ``name`` names it in the items and summaries. A task calls only what it needs:
-    ``generate`` (multiple choice in generation mode, free-form answers, answers for the
-    judge), ``loglikelihood`` (multiple choice in log-likelihood mode) or ``token_logprobs``
-    (the leakage check); a model that lacks the one a task needs is a one-line error, before
-    anything runs. What identifies the model and how it runs, for the signature, is read from
-    its attributes (:func:`~wikiorigin.evaluators.signature.model_settings`: ``path``,
-    ``device``, ``chat``, ``max_length``, ``client``, ...), so it is never passed twice."""
+class Described(Protocol):
+    """What every model under evaluation has: a ``name`` (in the items and summaries) and
+    :meth:`describe`."""
 
     name: str
+
+    def describe(self) -> dict[str, Any]:
+        """What identifies the model and how it runs, as a flat record of JSON values (the
+        run's settings take it whole: :mod:`~wikiorigin.evaluators.signature`). ``model``
+        names it in the signature (by default its ``name``); the rest is the model's own
+        (``dtype``, ``device``, ``template``, ``base_url``, ``tokenizer``, ...). What holds
+        for one capability only goes under that capability's name (``generate``,
+        ``loglikelihood``, ``token_logprobs``: a dict), and joins the settings of the runs
+        that use it (a chat template is signed when the model generates, not when it scores
+        texts)."""
+        ...
+
+
+@runtime_checkable
+class GeneratingModel(Described, Protocol):
+    """A model that answers prompts: multiple choice in generation mode, free-form answers,
+    answers for a judge."""
 
     def generate(
         self,
@@ -46,19 +74,85 @@ class EvaluatedModel(Protocol):
         limit cut it), or None for a request that failed."""
         ...
 
-    def loglikelihood(
-        self, requests: list[tuple[str, str]], *, batch_size: int | None = None
-    ) -> list[tuple[float, bool]]:
+
+@runtime_checkable
+class LoglikelihoodModel(Described, Protocol):
+    """A model that scores continuations: multiple choice in log-likelihood mode."""
+
+    def loglikelihood(self, requests: list[tuple[str, str]], *, batch_size: int | None = None) -> list[Any]:
         """For each ``(context, continuation)``: the continuation's summed log-probability
-        after the context, and whether greedy decoding would produce it."""
+        after the context, and whether greedy decoding would produce it (None for a request
+        that failed)."""
         ...
 
-    def token_logprobs(
-        self, texts: list[str], *, windows: str = "overlap", stride: int | None = None
-    ) -> list[list[float]]:
+
+@runtime_checkable
+class TokenLogprobsModel(Described, Protocol):
+    """A model that scores every token of texts: the leakage check."""
+
+    def token_logprobs(self, texts: list[str], *, windows: str = "overlap", stride: int | None = None) -> list[Any]:
         """Every token's log-probability in each text (texts longer than the model's context
-        in ``windows``, each predicting ``stride`` tokens)."""
+        in ``windows``, each predicting ``stride`` tokens; None for a text that failed)."""
         ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """The LLM that rates answers (CARE's judge): an :class:`~wikiorigin.llm.LLMClient`, or
+    anything that runs its chat requests, says how it sends ``params`` and describes itself
+    (``model``: ``NAME@HOST``, signed as the run's ``judge``)."""
+
+    def run(self, requests: list[Any]) -> list[Any]:
+        """One result per :class:`~wikiorigin.llm.ChatRequest`, in order (``text``, ``error``)."""
+        ...
+
+    def params(self, params: dict) -> dict:
+        """The sampling parameters as they are sent (a reasoning effort replaces some)."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What rates, as :meth:`Described.describe` (``model``: ``NAME@HOST``)."""
+        ...
+
+
+@runtime_checkable
+class EvaluatedModel(Described, Protocol):
+    """Any model under evaluation (the name kept from when one Protocol asked for every
+    capability): it has a name and describes itself; each task checks the capability it needs
+    (:class:`GeneratingModel`, :class:`LoglikelihoodModel`, :class:`TokenLogprobsModel`)."""
+
+
+AnyModel = GeneratingModel | LoglikelihoodModel | TokenLogprobsModel
+"""A model with at least one capability, for type annotations."""
+
+CAPABILITIES: dict[str, tuple[type, str]] = {
+    "generate": (GeneratingModel, "generate() (generation)"),
+    "loglikelihood": (LoglikelihoodModel, "loglikelihood() (log-likelihoods)"),
+    "token_logprobs": (TokenLogprobsModel, "token_logprobs() (token log-probabilities)"),
+}
+"""Each capability a task may need: its Protocol and how an error names it."""
+
+
+class MissingCapability(ParameterError, TypeError):
+    """A model given to a task that lacks what the task needs (a capability, or
+    ``describe()``): one line, before anything runs. A :class:`TypeError` too."""
+
+
+def require(model: object, capability: str, what: str) -> None:
+    """Refuse ``model`` for ``what`` (a task, a mode) unless it has ``capability`` (a key of
+    :data:`CAPABILITIES`) and describes itself."""
+    protocol, said = CAPABILITIES[capability]
+    kind = type(model).__name__
+    if not callable(getattr(model, capability, None)):
+        raise MissingCapability("model", f"{what} needs a model with {said}; {kind} has none")
+    if not callable(getattr(model, "describe", None)):
+        raise MissingCapability(
+            "model",
+            f"{what}: {kind} does not describe itself: give it describe() -> dict "
+            "(what identifies it and how it runs; the run's signature)",
+        )
+    if not isinstance(model, protocol):
+        raise MissingCapability("model", f"{what}: {kind} has no name (the model's name in the items)")
 
 
 @runtime_checkable

@@ -116,6 +116,7 @@ def test_cli(tmp_path, capsys):
     assert settings == {
         "task": "freeform",
         "model": f"m@{host}",
+        "base_url": server.url.replace(host.split(":")[0], "localhost").rstrip("/"),  # normalised
         "template": "server",
         "temperature": 0.0,
         "top_p": 1.0,

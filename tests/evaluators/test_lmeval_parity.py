@@ -149,13 +149,13 @@ def test_contexts_with_bos_still_run_once_for_their_options(llama_dir, rows):
     on its key/value cache, the output layer at their real tokens only."""
     model = LocalModel(llama_dir, device="cpu", max_batch_size=16)
     calls = []
-    call = model._call
-    model._call = lambda **inputs: (
+    call = model.loaded.call
+    model.loaded.call = lambda **inputs: (
         calls.append((tuple(inputs["input_ids"].shape), "cache" in inputs, bool(inputs.get("output_hidden_states"))))
         or call(**inputs)
     )
     mcq.evaluate_loglikelihood(rows[:4], model)
-    assert model.share_context and model._output_layer() is not None
+    assert model.share_context and model.scorer.output_layer() is not None
     contexts = [c for c in calls if not c[1] and c[0][0] == 4]
     options = [c for c in calls if c[1]]
     assert len(contexts) == 1 and len(options) == 1 and options[0][0][0] == 16 and options[0][2]

@@ -6,10 +6,11 @@ import subprocess
 import sys
 
 import pytest
-import torch
 
 from wikiorigin.errors import WikioriginError
 from wikiorigin.evaluators.models import LocalModel
+
+torch = pytest.importorskip("torch", reason="a local model needs the eval extra: pip install -e '.[eval]'")
 
 # REQUESTS has contexts that end inside a token; test_the_whole_text_is_cut_at_the_context checks the warning
 pytestmark = pytest.mark.filterwarnings("ignore:LocalModel.*end inside a token:UserWarning")
@@ -44,7 +45,8 @@ def test_options_sharing_a_context_are_scored_on_one_pass_over_it(tiny_model_dir
     together = LocalModel(tiny_model_dir, device="cpu", max_batch_size=8)
     apart = LocalModel(tiny_model_dir, device="cpu", max_batch_size=8, share_context=False)
     calls = []
-    together._call = lambda **inputs: calls.append(inputs["input_ids"].shape) or LocalModel._call(together, **inputs)
+    call = together.loaded.call  # the forward pass the model's parts share
+    together.loaded.call = lambda **inputs: calls.append(inputs["input_ids"].shape) or call(**inputs)
     a, b = together.loglikelihood(shared + REQUESTS), apart.loglikelihood(shared + REQUESTS)
     assert [x for x, _ in a] == pytest.approx([x for x, _ in b], abs=1e-4)
     assert [g for _, g in a] == [g for _, g in b]
@@ -154,13 +156,18 @@ def test_short_texts_need_no_window(tiny_model):
     assert tiny_model.token_logprobs([text], windows="overlap")[0] == pytest.approx(one, abs=1e-4)
 
 
-class _SmallMemory(LocalModel):
-    """Runs out of memory on batches of more than two rows, as a small GPU would."""
+def _SmallMemory(path, **options):
+    """A model that runs out of memory on batches of more than two rows, as a small GPU would."""
+    model = LocalModel(path, **options)
+    call = model.loaded.call
 
-    def _call(self, **inputs):
+    def small(**inputs):
         if inputs["input_ids"].shape[0] > 2:
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
-        return super()._call(**inputs)
+        return call(**inputs)
+
+    model.loaded.call = small
+    return model
 
 
 def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
@@ -178,12 +185,13 @@ def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
 
 
 def test_other_errors_are_not_taken_for_out_of_memory(tiny_model_dir):
-    class Broken(LocalModel):
-        def _call(self, **inputs):
-            raise RuntimeError("shape mismatch")
+    def broken(**inputs):
+        raise RuntimeError("shape mismatch")
 
+    model = LocalModel(tiny_model_dir, device="cpu")
+    model.loaded.call = broken
     with pytest.raises(RuntimeError, match="shape mismatch"):
-        Broken(tiny_model_dir, device="cpu").loglikelihood(REQUESTS[:2])
+        model.loglikelihood(REQUESTS[:2])
 
 
 def test_out_of_memory_is_told_by_its_type():
@@ -197,14 +205,12 @@ def test_out_of_memory_is_told_by_its_type():
 def test_a_model_without_a_reusable_cache_scores_options_apart(tiny_model_dir, tiny_model):
     """The cache is checked once, up front; only that sends shared contexts to the plain path."""
 
-    class NoCache(LocalModel):
-        def _reusable_cache(self):
-            return False
-
-    assert tiny_model._reusable_cache() is True  # GPT-2: key/value layers
-    model = NoCache(tiny_model_dir, device="cpu", max_batch_size=8)
+    assert tiny_model.scorer.reusable_cache() is True  # GPT-2: key/value layers
+    model = LocalModel(tiny_model_dir, device="cpu", max_batch_size=8)
+    model.scorer.reusable_cache = lambda: False  # a model without a cache to reuse
     calls = []
-    model._call = lambda **inputs: calls.append("cache" in inputs) or LocalModel._call(model, **inputs)
+    call = model.loaded.call
+    model.loaded.call = lambda **inputs: calls.append("cache" in inputs) or call(**inputs)
     shared = [("問：どれか。\n回答：", c) for c in ("河童", "天狗", "雪女", "ぬらりひょん")]
     assert [x for x, _ in model.loglikelihood(shared)] == pytest.approx(
         [x for x, _ in tiny_model.loglikelihood(shared, batch_size=1)], abs=1e-4
@@ -213,12 +219,13 @@ def test_a_model_without_a_reusable_cache_scores_options_apart(tiny_model_dir, t
 
 
 def test_a_bug_in_the_shared_path_is_not_taken_for_a_missing_cache(tiny_model_dir):
-    class Buggy(LocalModel):
-        def _score_shared(self, *args):
-            raise TypeError("a bug")
+    def buggy(*args):
+        raise TypeError("a bug")
 
+    model = LocalModel(tiny_model_dir, device="cpu")
+    model.scorer._score_shared = buggy
     with pytest.raises(TypeError, match="a bug"):
-        Buggy(tiny_model_dir, device="cpu").loglikelihood([("問：", "甲"), ("問：", "乙")])
+        model.loglikelihood([("問：", "甲"), ("問：", "乙")])
 
 
 def test_batched_generation_equals_one_at_a_time(tiny_model_dir):

@@ -214,7 +214,7 @@ def test_a_trace_the_template_opens_is_the_models_and_its_tokens_are_kept(tiny_m
     assert (response, response.finish_reason) == ("<think>\n", "stop")
     assert read_choice(response, ["河童", "天狗"]).how == "truncated"
     ids = model.tokenizer("<think>天狗</think>河童<|end|><|pad|>", add_special_tokens=False)["input_ids"]
-    assert model._decode(ids) == "<think>天狗</think>河童"
+    assert model.generator._decode(ids) == "<think>天狗</think>河童"
 
 
 def test_the_thinking_switch(tiny_model_dir, tmp_path, capsys):

@@ -12,7 +12,9 @@ from wikiorigin import __version__
 from wikiorigin.errors import ParameterError
 from wikiorigin.evaluators import freeform, judge, leakage, mcq
 from wikiorigin.evaluators.signature import (
+    MODEL_FIELDS,
     client_name,
+    context_bos,
     data_hash,
     differences,
     mcq_settings,
@@ -36,17 +38,30 @@ def _model_dir(tmp_path, weights=b"\0" * 64):
     return path
 
 
-def _local(path, chat=True, dtype="torch.bfloat16", commit=None):
-    """What signature.model_settings reads of a LocalModel."""
-    inner = SimpleNamespace(dtype=dtype, config=SimpleNamespace(_commit_hash=commit))
-    return SimpleNamespace(
-        name=path.name,
-        path=path,
-        device="cuda",
-        model=inner,
-        chat=chat,
-        tokenizer=SimpleNamespace(chat_template=TEMPLATE),
-        max_length=32768,
+class _Described:
+    """A model that says what it is: ``describe()`` returns ``description``."""
+
+    def __init__(self, name, description):
+        self.name, self.description = name, description
+
+    def describe(self):
+        return self.description
+
+
+def _local(path, chat=True, dtype="torch.bfloat16", commit=None, add_bos=None):
+    """A model describing itself as LocalModel.describe does (dtype and device as on a GPU)."""
+    template = f"chat@{text_hash(TEMPLATE)}" if chat else "raw"
+    return _Described(
+        path.name,
+        {
+            "model": f"{path.name}@{model_revision(path, commit)}",
+            "dtype": dtype.removeprefix("torch."),
+            "device": "cuda",
+            "max_length": 32768,
+            "generate": {"template": template, "bos": "template" if chat else "tokenizer"},
+            "loglikelihood": {"bos": context_bos(add_bos), "split": "whole"},
+            "token_logprobs": {"bos": "always"},
+        },
     )
 
 
@@ -55,11 +70,11 @@ def test_signature_of_a_generation_run(tmp_path):
     settings = run_settings(
         "mcq",
         _local(path),
+        capability="generate",
         sampling={"temperature": 0.1, "seed": None},
         mode="generate",
         instruction=text_hash(mcq.INSTRUCTIONS["ja"]),
         language="ja",
-        bos="template",
         parser=2,
         judge=None,
         data="0a1b2c3d",
@@ -128,14 +143,24 @@ def test_model_revision_of_a_git_checkout(tmp_path):
     assert model_revision(path) == "git-0badc0ff"
 
 
-def test_model_settings_of_endpoints_raw_prompts_and_recordings(tmp_path):
+def test_model_settings_of_endpoints_and_recordings(tmp_path):
     from wikiorigin.evaluators.models import EndpointModel
     from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 
     client = LLMClient(
-        OpenAIBackend("gpt-4o-mini", base_url="http://127.0.0.1:8000/v1"), RequestCache(tmp_path / "c.sqlite")
+        OpenAIBackend("gpt-4o-mini", base_url="HTTP://127.0.0.1:8000//v1/"), RequestCache(tmp_path / "c.sqlite")
     )
-    assert model_settings(EndpointModel(client)) == {"model": "gpt-4o-mini@127.0.0.1:8000", "template": "server"}
+    endpoint = EndpointModel(client)
+    described = endpoint.describe()
+    assert (described["model"], described["base_url"]) == ("gpt-4o-mini@127.0.0.1:8000", "http://localhost:8000/v1")
+    assert model_settings(endpoint) == {"model": "gpt-4o-mini@127.0.0.1:8000", "base_url": "http://localhost:8000/v1"}
+    assert model_settings(endpoint, "generate")["template"] == "server"
+    assert model_settings(endpoint, "loglikelihood") == {
+        **model_settings(endpoint),
+        "bos": "server",
+        "split": "offsets",
+    }  # no tokenizer: the server's special tokens, the cut at its text offsets
+    assert "template" not in model_settings(endpoint, "token_logprobs")
     assert (
         client_name(LLMClient(OpenAIBackend("gpt-4o"), RequestCache(tmp_path / "d.sqlite"))) == "gpt-4o@api.openai.com"
     )
@@ -143,16 +168,31 @@ def test_model_settings_of_endpoints_raw_prompts_and_recordings(tmp_path):
         client_name(SimpleNamespace(backend=SimpleNamespace(name="transformers", model="/m/Llama-3-8B")))
         == "Llama-3-8B@transformers"
     )
-    raw = model_settings(_local(_model_dir(tmp_path), chat=False, dtype="torch.float32", commit="abcdef0123"))
-    assert (raw["model"], raw["template"], raw["dtype"]) == ("Qwen2.5-7B-Instruct@hf-abcdef01", "raw", "float32")
     assert model_settings(None) == {}
+    with pytest.raises(TypeError, match=r"_Described.describe\(\) gave list, not a dict"):
+        model_settings(_Described("x", ["a"]))
+    assert model_settings(_Described("plain", {})) == {"model": "plain"}  # the name, nothing more
 
 
-def test_model_settings_of_a_local_model(tiny_model):
-    settings = model_settings(tiny_model)
-    assert settings["model"] == f"tiny@{model_revision(tiny_model.path)}"
-    assert (settings["dtype"], settings["device"], settings["max_length"]) == ("float32", "cpu", 1024)
-    assert settings["template"] == f"chat@{text_hash(tiny_model.tokenizer.chat_template)}"
+def test_a_local_model_describes_itself(tiny_model, tiny_model_dir):
+    from wikiorigin.evaluators.models import LocalModel
+
+    revision = model_revision(tiny_model.path)
+    template = f"chat@{text_hash(tiny_model.tokenizer.chat_template)}"
+    assert tiny_model.describe() == {
+        "model": f"tiny@{revision}",
+        "dtype": "float32",
+        "device": "cpu",
+        "max_length": 1024,
+        "generate": {"template": template, "bos": "template"},
+        "loglikelihood": {"bos": "tokenizer", "split": "whole"},
+        "token_logprobs": {"bos": "always"},
+    }
+    generate = model_settings(tiny_model, "generate")
+    assert (generate["template"], generate["bos"], generate["max_length"]) == (template, "template", 1024)
+    assert "template" not in model_settings(tiny_model, "loglikelihood")
+    raw = LocalModel(tiny_model_dir, device="cpu", chat=False, add_bos=False).describe()
+    assert (raw["generate"], raw["loglikelihood"]["bos"]) == ({"template": "raw", "bos": "tokenizer"}, "none")
 
 
 def test_differences_leave_out_the_model():
@@ -200,10 +240,10 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
     with pytest.raises(ParameterError, match="'Q1' says no language .* give language="):
         freeform.freeform_settings(model, source_language=True, rows=rows)
 
+    from wikiorigin.llm import LLMClient, OpenAIBackend
+
     recorded = judge.judge_settings(
-        None,
-        SimpleNamespace(backend=SimpleNamespace(model="gpt-4o", base_url="https://example.org/v1")),
-        temperature=0.7,
+        None, LLMClient(OpenAIBackend("gpt-4o", base_url="https://example.org/v1"), None), temperature=0.7
     )
     assert recorded["model"] == "recorded" and recorded["judge"] == "gpt-4o@example.org"
     assert "temperature" not in recorded and len(recorded["judge_prompt"]) == 8
@@ -212,8 +252,7 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
     ll = mcq_settings(model, mode="loglikelihood", language="en", rows=questions)
     assert (ll["split"], ll["bos"], ll["instruction"]) == ("whole", "tokenizer", text_hash("\nAnswer:"))
     assert (
-        mcq_settings(SimpleNamespace(**vars(model), add_bos=False), mode="loglikelihood", language="en")["bos"]
-        == "none"
+        mcq_settings(_local(tmp_path / model.name, add_bos=False), mode="loglikelihood", language="en")["bos"] == "none"
     )
     with pytest.raises(ParameterError, match="without a cue needs the language of its answer cue: give language="):
         mcq_settings(model, mode="loglikelihood")
@@ -240,3 +279,17 @@ def test_each_evaluator_records_its_own_fields(tmp_path):
     assert leak["data"] != leak["paraphrases"] and "template" not in leak
     assert "stride" not in leakage.leakage_settings(model, windows="disjoint")
     json.dumps(leak, allow_nan=False)
+
+
+def test_recorded_answers_describe_their_file(tmp_path):
+    from wikiorigin.evaluators.recorded import Recorded
+
+    path = tmp_path / "responses-gpt4o-mini.json"
+    path.write_text('[{"question": "q", "response": "a"}]', encoding="utf-8")
+    assert Recorded(path).describe() == {
+        "model": "recorded:gpt4o-mini",
+        "file": "responses-gpt4o-mini.json",
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+    }
+    assert Recorded(name="people").describe() == {"model": "recorded:people"}
+    assert {"file", "sha256"} <= MODEL_FIELDS  # runs of other answers differ there by design

@@ -16,11 +16,13 @@ def continuation_start(scored: dict, cut: int) -> int:
     at character ``cut``: the first that starts at or after it, or reaches past it. A token
     without text (bytes of a character that a later token completes) goes with that token."""
     texts, starts = scored["text"], scored["start"]
-    spans, after = [None] * len(texts), None
+    spans: list[tuple[int, int]] = []
+    after: tuple[int, int] | None = None
     for i in range(len(texts) - 1, -1, -1):
         if texts[i] or after is None:
             after = (starts[i], starts[i] + len(texts[i]))
-        spans[i] = after
+        spans.append(after)
+    spans.reverse()
     for i, (start, end) in enumerate(spans):
         if start >= cut or end > cut:
             return i

@@ -24,7 +24,7 @@ from ..files import read_rows
 from ..languages import wiki_language
 from . import cues
 from .report import bar_plot, markdown_table, write_results
-from .signature import data_hash, generation_bos, run_settings, text_hash
+from .signature import data_hash, run_settings, text_hash
 from .stats import SMALL, mean_fields, proportion_fields
 
 __all__ = [
@@ -221,7 +221,7 @@ def evaluate_freeform(
         answer = answer_text(response)
         scores = score_answer(answer, list(row["answers"]))
         romanized = romanize(answer)
-        exact_romanized = bool(romanized) and romanized in {romanize(a) for a in row["answers"]}
+        exact_romanized: bool | None = bool(romanized) and romanized in {romanize(a) for a in row["answers"]}
         if response is None:  # the request failed: nothing to score
             scores = {**scores, "exact": None, "chrf": None, "chrf_best": None, "matched": None}
             exact_romanized = None
@@ -256,17 +256,17 @@ def freeform_settings(
                 "freeform_settings: the questions asked in their own language, without "
                 "their rows: give {language} (or rows=)",
             )
-        languages = sorted({_source_language(r, language) for r in rows}) if rows is not None else [language]
+        languages = sorted({_source_language(r, language) for r in rows}) if rows is not None else [language or ""]
         instruction = text_hash("\x00".join(source_prompt(code) for code in languages))
     else:
         instruction = text_hash(PROMPTS["en"])
     return run_settings(
         "freeform",
         model,
+        capability="generate",
         sampling={**SAMPLING, **sampling},
         language="source" if source_language else "en",
         instruction=instruction,
-        bos=generation_bos(model),
         parser=ANSWER_READER_VERSION,
         chrf=f"c{CHAR_ORDER}w{WORD_ORDER}b{BETA:g}",
         data=data_hash(rows, ("id", "question", "question_source", "answers")) if rows is not None else None,
@@ -312,14 +312,9 @@ def summarize_freeform(items: list[dict]) -> dict:
     }
 
 
-def write_freeform_results(
-    out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None
-):
-    """Write a free-form run to directory ``out``: ``items.parquet``, ``summary.json``, ``report.md``
-    (by language, with and without an English article, then every figure's 95% interval, groups
-    under 30 marked) and ``chrf_by_language.png`` (with error bars); ``summary``
-    is :func:`summarize_freeform`'s, ``meta`` goes into the provenance, ``settings`` into the
-    signature. Returns what :func:`~wikiorigin.evaluators.report.write_results` returns."""
+def _report_lines(summary: dict) -> list[str]:
+    """The lines of a free-form run's report: the figures, by language and English article,
+    and the romanization-aware exact match."""
     by_lang = summary["by_language"]
     table = []
     for lang in by_lang:
@@ -328,7 +323,7 @@ def write_freeform_results(
             cell = summary["by_language_enwiki"].get(f"{lang} / {flag}")
             row += [cell["exact"], cell["chrf"]] if cell else [float("nan")] * 2
         table.append(row + [by_lang[lang]["exact"], by_lang[lang]["chrf"]])
-    lines = [
+    return [
         f"# Free-form answers: {summary['model']}",
         "",
         markdown_table(
@@ -362,6 +357,18 @@ def write_freeform_results(
         "chrF is against the answer nearest by edit distance; best chrF is the best over all answers.",
         "Plot: `chrf_by_language.png`.",
     ]
+
+
+def write_freeform_results(
+    out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None
+):
+    """Write a free-form run to directory ``out``: ``items.parquet``, ``summary.json``, ``report.md``
+    (by language, with and without an English article, then every figure's 95% interval, groups
+    under 30 marked) and ``chrf_by_language.png`` (with error bars); ``summary``
+    is :func:`summarize_freeform`'s, ``meta`` goes into the provenance, ``settings`` into the
+    signature. Returns what :func:`~wikiorigin.evaluators.report.write_results` returns."""
+    by_lang = summary["by_language"]
+    lines = _report_lines(summary)
     plots = [
         (
             "chrf_by_language.png",

@@ -150,11 +150,11 @@ def check_same_items(runs: list[str], summaries: list[dict]) -> None:
     its summary's ``item_set``; a run with neither is not checked."""
     from ..errors import WikioriginError
 
-    known = []
+    known: list[tuple[str, set[str] | None, str]] = []
     for run, summary in zip(runs, summaries):
-        keys = run_keys(run)
-        if keys is not None:
-            known.append((run, set(keys), fingerprint(keys)))
+        found = run_keys(run)
+        if found is not None:
+            known.append((run, set(found), fingerprint(found)))
         elif (summary.get("item_set") or {}).get("fingerprint"):
             known.append((run, None, summary["item_set"]["fingerprint"]))
     for run, keys, mark in known[1:]:
@@ -180,7 +180,7 @@ def check_distinct(runs: list[str]) -> None:
     seen: dict = {}
     for run in runs:
         path = Path(run) / "items.parquet"
-        marks = [("directory", Path(run).resolve())]
+        marks: list[tuple[str, object]] = [("directory", Path(run).resolve())]
         if path.is_file():
             marks.append(("items.parquet", hashlib.sha256(path.read_bytes()).hexdigest()))
         for what, mark in marks:

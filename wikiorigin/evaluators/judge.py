@@ -31,7 +31,7 @@ from ..care import (
 )
 from ..errors import WikioriginError
 from .report import bar_plot, markdown_table, write_results
-from .signature import client_name, data_hash, generation_bos, judge_sampling, run_settings, text_hash
+from .signature import data_hash, judge_sampling, run_settings, text_hash
 from .stats import SMALL, correlations, mean_fields
 
 RATING_SCALE = (1.0, 10.0)  # a mean rating's interval is clipped to the scale
@@ -55,10 +55,12 @@ __all__ = [
 def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model: str = "") -> list[dict]:
     """One item per question: the answer, the judge's text, the rating or why there is none."""
     todo = [i for i, r in enumerate(responses) if r]
-    requests = [rating_request(rows[i], responses[i]) for i in todo]
+    requests = [rating_request(rows[i], responses[i] or "") for i in todo]
     verdicts = dict(zip(todo, judge.run(requests) if requests else []))
     items = []
     for i, (row, response) in enumerate(zip(rows, responses)):
+        text: str | None
+        reason: str | None
         verdict = verdicts.get(i)
         if verdict is None:
             rating, reason, text = None, "no answer", None
@@ -161,9 +163,9 @@ def judge_settings(
     settings = run_settings(
         "judge",
         model,
+        capability="generate",
         sampling=sampling if model is not None else None,
-        bos=generation_bos(model),
-        judge=client_name(judge),
+        judge=None if judge is None else judge.describe()["model"],
         judge_prompt=text_hash(JUDGE_RULES),
         judge_sampling=None if judge is None else judge_sampling(judge),
         data=None if rows is None else data_hash(rows, ("question", "answer", "culture_type", "associated_culture")),
@@ -285,13 +287,9 @@ def _mean_text(found: dict, name: str) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:.2f} {_interval(found[name + '_ci95'])}"
 
 
-def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None):
-    """Write a judged run into the directory ``out`` (see
-    :func:`~wikiorigin.evaluators.report.write_results`; returns the directory): the items,
-    the summary with ``settings``, ``report.md`` (means with 95% intervals by category, culture,
-    scope and culture × category, groups under 30 rated answers marked, the unrated answers and
-    why, the agreement with people's ratings) and a plot of the mean rating by category with
-    error bars."""
+def _report_lines(summary: dict) -> list[str]:
+    """The lines of a judged run's report before the agreement: the mean rating, the groups
+    (category, culture, scope, model) and CARE's culture × category table."""
     unrated = ", ".join(f"{k} {v}" for k, v in summary["unrated"].items()) or "none"
     lines = [
         f"# LLM-as-judge ratings: {summary['model']}",
@@ -341,6 +339,17 @@ def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None
             [[culture, *[_cell(cells.get(c)) for c in categories]] for culture, cells in table.items()],
         ),
     ]
+    return lines
+
+
+def write_judge_results(out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None):
+    """Write a judged run into the directory ``out`` (see
+    :func:`~wikiorigin.evaluators.report.write_results`; returns the directory): the items,
+    the summary with ``settings``, ``report.md`` (means with 95% intervals by category, culture,
+    scope and culture × category, groups under 30 rated answers marked, the unrated answers and
+    why, the agreement with people's ratings) and a plot of the mean rating by category with
+    error bars."""
+    lines = _report_lines(summary)
     if "agreement" in summary:
         lines += _agreement_lines(summary["agreement"])
     groups = summary["by_category"]

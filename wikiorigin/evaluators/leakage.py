@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError, WikioriginError
 from ..files import read_rows
-from .report import _pyplot, markdown_table, write_results
-from .signature import client_name, data_hash, run_settings, text_hash
+from ..protocols import TokenLogprobsModel
+from .leakage_report import write_leakage_results
+from .signature import client_name, data_hash, model_settings, run_settings, text_hash
 from .token_logprobs import WINDOWS
 
 __all__ = [
@@ -159,10 +160,42 @@ def _rank_biserial(diffs: list[float]) -> float:
     return float((plus - minus) / (plus + minus))
 
 
+def _check_windows(windows: str, stride: int | None) -> None:
+    if windows not in WINDOWS:
+        raise WikioriginError(f"leakage check: windows must be one of {WINDOWS}, got {windows!r}")
+    if stride is not None and windows == "disjoint":
+        raise ParameterError(
+            "stride", "leakage check: {stride} is for overlapping windows (disjoint ones predict a whole context each)"
+        )
+
+
+def _items(titles: list[str], originals: list[str], others: list[str], logprobs: list, name: str, k: float):
+    """The scored articles' items, and those whose texts' requests failed after their retries."""
+    items, unscored = [], []
+    n = len(titles)
+    for i, title in enumerate(titles):
+        if logprobs[i] is None or logprobs[n + i] is None:  # a request failed after its retries
+            unscored.append({"title": title, "model": name, "failed": True})
+            continue
+        a = text_scores(logprobs[i], originals[i], k)
+        b = text_scores(logprobs[n + i], others[i], k)
+        items.append(
+            {
+                "title": title,
+                "model": name,
+                "failed": False,
+                **{f"original_{x}": v for x, v in a.items()},
+                **{f"paraphrase_{x}": v for x, v in b.items()},
+                "difference": a["nll_per_char"] - b["nll_per_char"],
+            }
+        )
+    return items, unscored
+
+
 def leakage_check(
     articles: dict[str, str],
     paraphrases: dict[str, str],
-    model,
+    model: TokenLogprobsModel,
     *,
     max_chars: int = 1500,
     k: float = 0.2,
@@ -184,12 +217,7 @@ def leakage_check(
     ``"disjoint"`` is lm-evaluation-harness's ``loglikelihood_rolling`` layout (a token just
     after a window's start is predicted from little more than itself). A text that fits in the
     context is one window either way, so both give the same numbers there."""
-    if windows not in WINDOWS:
-        raise WikioriginError(f"leakage check: windows must be one of {WINDOWS}, got {windows!r}")
-    if stride is not None and windows == "disjoint":
-        raise ParameterError(
-            "stride", "leakage check: {stride} is for overlapping windows (disjoint ones predict a whole context each)"
-        )
+    _check_windows(windows, stride)
     candidates = list(sample.titles) if sample is not None else list(articles)
     titles = [
         t
@@ -201,23 +229,7 @@ def leakage_check(
     originals = [passage(articles[t], max_chars) for t in titles]
     others = [passage(paraphrases[t], max_chars) for t in titles]
     logprobs = model.token_logprobs(originals + others, windows=windows, stride=stride)
-    items, unscored = [], []
-    for i, title in enumerate(titles):
-        if logprobs[i] is None or logprobs[len(titles) + i] is None:  # a request failed after its retries
-            unscored.append({"title": title, "model": model.name, "failed": True})
-            continue
-        a = text_scores(logprobs[i], originals[i], k)
-        b = text_scores(logprobs[len(titles) + i], others[i], k)
-        items.append(
-            {
-                "title": title,
-                "model": model.name,
-                "failed": False,
-                **{f"original_{x}": v for x, v in a.items()},
-                **{f"paraphrase_{x}": v for x, v in b.items()},
-                "difference": a["nll_per_char"] - b["nll_per_char"],
-            }
-        )
+    items, unscored = _items(titles, originals, others, logprobs, model.name, k)
     summary = {
         "model": model.name,
         "mode": "leakage",
@@ -297,14 +309,13 @@ def leakage_settings(
     elif sample is not None:
         more = {**more, "sample": "all" if sample.n is None else sample.n, "sample_seed": sample.seed}
 
-    length = getattr(model, "max_length", None)
+    length = model_settings(model).get("max_length") if model is not None else None
     if windows == "overlap" and length:  # what token_logprobs uses; disjoint windows predict max_length each
         stride = stride or length // 2
     return run_settings(
         "leakage",
         model,
-        uses_template=False,
-        bos="always",
+        capability="token_logprobs",
         windows=windows,
         stride=stride,
         max_chars=max_chars,
@@ -313,89 +324,4 @@ def leakage_settings(
         paraphrases=hashed(paraphrases),
         paraphraser=None if paraphraser is None else f"{client_name(paraphraser)}#{text_hash(PARAPHRASE_PROMPT)}",
         **more,
-    )
-
-
-def _plot(path, items: list[dict], model: str) -> None:
-    plt = _pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
-    a = [i["original_nll_per_char"] for i in items]
-    b = [i["paraphrase_nll_per_char"] for i in items]
-    bins = max(5, min(30, len(items) // 2))
-    left.hist(a, bins=bins, alpha=0.6, label="original")
-    left.hist(b, bins=bins, alpha=0.6, label="paraphrase")
-    left.set_xlabel("NLL per character")
-    left.set_ylabel("articles")
-    left.legend()
-    right.hist([i["difference"] for i in items], bins=bins, color="#55a868")
-    right.axvline(0, color="black", lw=1)
-    right.set_xlabel("original − paraphrase (NLL per character)")
-    fig.suptitle(f"{model}: original vs paraphrase")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def _chosen(sample: dict | None) -> str:
-    """How the articles were chosen, for the report (the titles are in ``summary.json``)."""
-    if not sample or sample["n"] is None:
-        return ""
-    if sample["seed"] is None:
-        return f" (the first {sample['n']} of {sample['population']})"
-    return (
-        f" (drawn at random from {sample['population']}: --sample {sample['n']} --seed {sample['seed']}; "
-        "the titles in summary.json)"
-    )
-
-
-def _test_lines(s: dict) -> list[str]:
-    """The report's lines on the paired differences and the Wilcoxon test (none: too few scored)."""
-    if s["mean_difference"] is None:
-        return [f"Paired difference: none: only {s.get('answered', s['n'])} articles were scored (2 at least)."]
-    return [
-        f"Paired difference (original − paraphrase, NLL per char): mean {s['mean_difference']:.4f}, "
-        f"median {s['median_difference']:.4f}; the original is more likely for "
-        f"{s['original_more_likely']:.1%} of the articles.",
-        f"Wilcoxon signed-rank: W = {s['wilcoxon_statistic']:.1f}, p = {s['p_value']:.3g}; "
-        f"rank-biserial r = {s['rank_biserial']:.3f} (negative: originals more likely).",
-    ]
-
-
-def write_leakage_results(
-    out, items: list[dict], summary: dict, meta: dict | None = None, settings: dict | None = None
-):
-    """Write a leakage check to directory ``out``: ``items.parquet``, ``summary.json``,
-    ``report.md`` (NLL per character, perplexity and Min-k% of originals and paraphrases, the
-    Wilcoxon test) and ``leakage.png``; ``summary`` is :func:`leakage_check`'s, ``meta`` goes into
-    the provenance, ``settings`` into the signature."""
-    s = summary
-    lines = [
-        f"# Leakage check: {s['model']}",
-        "",
-        f"{s['n']} articles{_chosen(s.get('sample'))} against their paraphrases, each text cut "
-        f"to its first {s['max_chars']} characters"
-        + (f"; {s['without_paraphrase']} without a paraphrase left out" if s["without_paraphrase"] else "")
-        + ".",
-        "",
-        markdown_table(
-            ["text", "NLL per char", "perplexity", f"Min-{int(s['k'] * 100)}% log-prob"],
-            [
-                ["original", s["original_nll_per_char"], s["original_perplexity"], s["original_min_k"]],
-                ["paraphrase", s["paraphrase_nll_per_char"], s["paraphrase_perplexity"], s["paraphrase_min_k"]],
-            ],
-        ),
-        "",
-        *_test_lines(s),
-        "",
-        "Plot: `leakage.png` (both distributions and the paired differences).",
-    ]
-    scored = [i for i in items if not i.get("failed")]
-    return write_results(
-        out,
-        items,
-        summary,
-        "\n".join(lines),
-        plots=[("leakage.png", lambda path: _plot(path, scored, s["model"]))],
-        meta=meta,
-        settings=settings,
     )

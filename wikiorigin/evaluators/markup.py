@@ -55,7 +55,9 @@ _ENDS_TURN = re.compile(
 
 def _turns(text: str) -> list[tuple[str | None, str]]:
     """``text`` cut at its role markers: (role, text) pairs, role None before the first."""
-    turns, role, start = [], None, 0
+    turns: list[tuple[str | None, str]] = []
+    role: str | None = None
+    start = 0
     for match in _ROLE.finditer(text):
         word = match.group(1).lower()
         # "回答:" and "応答:" open an answer inline too; they are role markers only as headings

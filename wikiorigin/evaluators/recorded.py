@@ -4,7 +4,9 @@ asked; the answers are read and scored as a model's would be."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+from typing import Any
 
 from ..log import logger
 from .questions import attach_responses, read_questions
@@ -64,6 +66,19 @@ class Recorded:
             return self.given_name
         where = self.path if self.path is not None else source
         return recorded_name(where) if where is not None and Path(str(where)).suffix else "recorded"
+
+    def describe(self) -> dict[str, Any]:
+        """What answers: ``model`` (``recorded:NAME``) and, for a file, its name (``file``)
+        and its SHA-256 (``sha256``: the same name with other answers is another run). A task
+        names answers without a name of their own after its file (:meth:`name_for`)."""
+        described: dict[str, Any] = {"model": f"recorded:{self.name}"}
+        if self.path is not None:
+            digest = hashlib.sha256()
+            with open(self.path, "rb") as file:
+                for block in iter(lambda: file.read(1 << 20), b""):
+                    digest.update(block)
+            described.update(file=self.path.name, sha256=digest.hexdigest())
+        return described
 
     def __repr__(self) -> str:
         return f"Recorded({None if self.path is None else str(self.path)!r}, name={self.given_name!r})"

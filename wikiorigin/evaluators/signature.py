@@ -15,7 +15,11 @@ only when their signatures agree on every field but the model's own (:data:`MODE
 and the hash of the chat template, which belongs to the model): :func:`differences` lists
 the others.
 
-The model is ``NAME@REVISION``. For a local directory the revision is, first found: the git
+What the model is comes from the model alone: its ``describe()``
+(:class:`~wikiorigin.protocols.Described`), taken whole, with what it says of the capability
+the run uses (:func:`model_settings`); nothing is read off it otherwise, and a model that only
+generates is signed by what it says. The package's models say ``NAME@REVISION``: for a local
+directory the revision is, first found: the git
 commit of a checkout (``git-`` + 8 hex digits), the hub commit transformers read
 (``config._commit_hash``, ``hf-`` + 8), else a SHA-1 (8 hex digits) of ``config.json`` and
 the names and sizes of the weight files (not their bytes: hashing gigabytes would take
@@ -35,10 +39,12 @@ import hashlib
 import json
 import math
 from pathlib import Path
-from urllib.parse import urlparse
+from typing import Any
 
 from .. import __version__
 from ..errors import ParameterError
+from ..llm.describe import client_label
+from ..protocols import CAPABILITIES, Described
 from .answers import PARSER_VERSION
 from .cues import answer_cue
 from .unread import JUDGE_PROMPT
@@ -52,7 +58,6 @@ __all__ = [
     "model_settings",
     "model_revision",
     "client_name",
-    "generation_bos",
     "context_bos",
     "mcq_settings",
     "text_hash",
@@ -91,6 +96,9 @@ FIELDS = (  # (settings key, abbreviation), in the signature's order
     ("paraphrases", "para"),  # data_hash of the paraphrases
     ("paraphraser", "paraphraser"),  # NAME@HOST#<sha1-8 of its prompt> of the paraphrasing LLM
     ("chrf", "chrf"),  # c<char order>w<word order>b<beta>
+    ("base_url", "url"),  # an endpoint's base URL, normalised
+    ("file", "file"),  # recorded answers: the file's name
+    ("sha256", "sha256"),  # recorded answers: the file's SHA-256
     ("data", "data"),  # data_hash of the questions (or articles) evaluated
     ("version", "version"),
 )
@@ -101,7 +109,7 @@ _ORDER = {key: i for i, (key, _) in enumerate(FIELDS)}
 
 # Fields that describe the model under evaluation, not the way it was evaluated: runs of
 # different models differ there by design.
-MODEL_FIELDS = frozenset({"model", "max_length"})
+MODEL_FIELDS = frozenset({"model", "max_length", "base_url", "file", "sha256"})
 """The fields that describe the model under evaluation rather than how it was evaluated:
 runs of different models differ there by design, so comparisons do not warn about them."""
 
@@ -188,46 +196,21 @@ def model_revision(path, commit_hash: str | None = None) -> str:
     return digest.hexdigest()[:8]
 
 
-def _host(url: str | None) -> str:
-    return (urlparse(url).netloc or url) if url else "api.openai.com"
-
-
-def model_settings(model) -> dict:
-    """What identifies the model under evaluation and how it runs: ``model``, and for a
-    local model ``dtype``, ``device``, ``template`` and ``max_length``; for an endpoint the
-    server applies its own template. Reads attributes with defaults, so any object with a
-    ``name`` works; ``None`` (recorded responses) gives ``{}``. An endpoint asked with a
-    reasoning effort names it (``reasoning_effort``); one whose log-probabilities were scored
-    in a context, its ``max_length``."""
+def model_settings(model: Described | None, capability: str | None = None) -> dict[str, Any]:
+    """What the model under evaluation says of itself (its ``describe()``), as settings: its
+    top-level fields, and those under ``capability`` (``generate``, ``loglikelihood``,
+    ``token_logprobs``: what holds when it is used so); ``model`` defaults to its ``name``.
+    Nothing is read off the model otherwise. ``None`` (recorded responses) gives ``{}``."""
     if model is None:
         return {}
-    name = getattr(model, "name", None) or type(model).__name__
-    client = getattr(model, "client", None)
-    if getattr(client, "backend", None) is not None:  # EndpointModel
-        effort = getattr(client, "reasoning_effort", None)
-        context = {"max_length": model.max_length} if getattr(model, "max_length", None) else {}
-        return {
-            "model": client_name(client),
-            "template": "server",
-            **({"reasoning_effort": effort} if effort else {}),
-            **context,  # the context its log-probabilities were scored in (windows, truncation)
-        }
-    path = getattr(model, "path", None)
-    inner = getattr(model, "model", None)
-    config = getattr(inner, "config", None)
-    settings = {"model": f"{name}@{model_revision(path, getattr(config, '_commit_hash', None))}" if path else name}
-    dtype = getattr(inner, "dtype", None)
-    if dtype is not None:
-        settings["dtype"] = str(dtype).removeprefix("torch.")
-    if getattr(model, "device", None) is not None:
-        settings["device"] = str(model.device)
-    template = getattr(getattr(model, "tokenizer", None), "chat_template", None)
-    if getattr(model, "chat", False) and template:
-        settings["template"] = f"chat@{text_hash(template if isinstance(template, str) else json.dumps(template))}"
-    elif hasattr(model, "chat"):
-        settings["template"] = "raw"
-    if getattr(model, "max_length", None):
-        settings["max_length"] = model.max_length
+    description = model.describe()
+    if not isinstance(description, dict):
+        raise TypeError(f"{type(model).__name__}.describe() gave {type(description).__name__}, not a dict")
+    settings = {k: v for k, v in description.items() if k not in CAPABILITIES}
+    section = description.get(capability) if capability is not None else None
+    if isinstance(section, dict):
+        settings.update(section)
+    settings.setdefault("model", model.name)
     return settings
 
 
@@ -247,46 +230,31 @@ def judge_sampling(client) -> str:
 def client_name(client) -> str | None:
     """``NAME@HOST`` of an :class:`~wikiorigin.llm.LLMClient` (a judge, a paraphraser, an
     endpoint under evaluation): the host of an OpenAI-compatible backend's URL, or the
-    backend's kind (``transformers``) for a local one."""
-    if client is None:
-        return None
-    backend = getattr(client, "backend", client)
-    model = str(getattr(backend, "model", type(backend).__name__))
-    if hasattr(backend, "base_url") or hasattr(backend, "azure_endpoint"):
-        url = getattr(backend, "azure_endpoint", None) or getattr(backend, "base_url", None)
-        return f"{model}@{_host(url)}"
-    return f"{Path(model).name}@{getattr(backend, 'name', 'local')}"
+    backend's kind (``transformers``) for a local one (:func:`~wikiorigin.llm.describe.client_label`)."""
+    return None if client is None else client_label(client)
 
 
-def generation_bos(model) -> str | None:
-    """``bos`` of generation: ``template`` (a chat template writes the special tokens),
-    ``tokenizer`` (a raw prompt: the tokenizer adds its own), None for an endpoint."""
-    if model is None or getattr(model, "client", None) is not None:
-        return None
-    return "template" if getattr(model, "chat", False) else "tokenizer"
-
-
-def context_bos(model) -> str:
-    """``bos`` of log-likelihood scoring, from ``LocalModel.add_bos``: ``tokenizer`` (None:
-    the tokenizer's own special tokens, lm-evaluation-harness's default), ``none`` (False),
+def context_bos(add_bos: bool | None) -> str:
+    """``bos`` of log-likelihood scoring, from a model's ``add_bos``: ``tokenizer`` (None: the
+    tokenizer's own special tokens, lm-evaluation-harness's default), ``none`` (False),
     ``forced`` (True: the BOS token in front when the tokenizer does not put it there)."""
-    return {None: "tokenizer", False: "none", True: "forced"}[getattr(model, "add_bos", None)]
+    return {None: "tokenizer", False: "none", True: "forced"}[add_bos]
 
 
-def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_template: bool = True, **fields) -> dict:
-    """The settings record of one run: ``task``, the model's settings
-    (:func:`model_settings`; without ``uses_template`` the chat template is left out, as
-    when texts are scored), the sampling actually used (``sampling`` over
-    :data:`SAMPLING_DEFAULTS`; leave it ``None`` when nothing is generated), the evaluator's
-    own ``fields`` (``None`` values dropped) and the wikiorigin version.
+def run_settings(
+    task: str, model: Described | None = None, *, capability: str | None = None, sampling: dict | None = None, **fields
+) -> dict:
+    """The settings record of one run: ``task``, the model's own description
+    (:func:`model_settings`, with what it says of ``capability``, the capability the run
+    uses), the sampling actually used (``sampling`` over :data:`SAMPLING_DEFAULTS`; leave it
+    ``None`` when nothing is generated), the evaluator's own ``fields`` (``None`` values
+    dropped) and the wikiorigin version.
 
-    ``bos`` names how the first token is conditioned: ``template`` or ``tokenizer``
-    (:func:`generation_bos`; for scored contexts, :func:`context_bos`: ``tokenizer``, ``none``
-    or ``forced``), ``always`` (the BOS token, or EOS where there is none, before every
-    scored text, as ``token_logprobs`` does)."""
-    settings = {"task": task, **model_settings(model)}
-    if not uses_template:
-        settings.pop("template", None)
+    A model names how the first token is conditioned (``bos``) in its description:
+    ``template`` (a chat template writes the special tokens) or ``tokenizer`` (a raw prompt),
+    for scored contexts ``tokenizer``, ``none`` or ``forced`` (:func:`context_bos`), ``always``
+    (the BOS token before every scored text), ``server`` (an endpoint's own)."""
+    settings = {"task": task, **model_settings(model, capability)}
     if sampling is not None:
         settings.update({**SAMPLING_DEFAULTS, **{k: v for k, v in sampling.items() if v is not None}})
         if settings.get("reasoning_effort"):  # a reasoning model is sent no sampling parameter
@@ -301,7 +269,7 @@ def run_settings(task: str, model=None, *, sampling: dict | None = None, uses_te
 
 
 def mcq_settings(
-    model=None,
+    model: Described | None = None,
     *,
     mode: str = "generate",
     language: str | None = None,
@@ -314,8 +282,8 @@ def mcq_settings(
 ) -> dict:
     """Settings of a multiple-choice run (:mod:`~wikiorigin.evaluators.mcq`): generation
     (``instruction``, sampling, the answer parser's version, the judge of unread answers)
-    or log-likelihood (the answer cue: ``cue``, else that of ``language``; contexts split as
-    lm-evaluation-harness splits them, the model's ``add_bos``). ``model=None``: recorded responses;
+    or log-likelihood (the answer cue: ``cue``, else that of ``language``; how contexts are
+    split and begun: the model's description). ``model=None``: recorded responses;
     ``rows``: the questions (hashed). :class:`~wikiorigin.evaluators.tasks.MCQTask` makes these
     from what it ran; called by hand, the arguments must be those of the run."""
     data = data_hash(rows, ("id", "question", "choices", "answer_index")) if rows is not None else None
@@ -323,12 +291,10 @@ def mcq_settings(
         return run_settings(
             "mcq",
             model,
-            uses_template=False,
+            capability="loglikelihood",
             mode=mode,
             language=language,
             instruction=text_hash(_cue(language) if cue is None else cue),
-            bos=context_bos(model),
-            split="whole",
             data=data,
         )
     if mode != "generate":
@@ -336,11 +302,11 @@ def mcq_settings(
     settings = run_settings(
         "mcq",
         model,
+        capability="generate",
         sampling=sampling if model is not None else None,
         mode=mode,
         language=language if model is not None else None,  # recorded prompts had their own
         instruction=None if instruction is None or model is None else text_hash(instruction),
-        bos=generation_bos(model),
         parser=PARSER_VERSION,
         judge=client_name(judge),
         judge_prompt=text_hash(JUDGE_PROMPT) if judge is not None else None,

@@ -4,9 +4,9 @@ disjoint windows or overlapping ones."""
 
 from __future__ import annotations
 
-from .runner import unsort
+from .runner import Encoder, LoadedModel, unsort
 
-__all__ = ["TokenLogprobs", "WINDOWS", "window_jobs"]
+__all__ = ["TokenScorer", "TokenLogprobs", "WINDOWS", "window_jobs", "window_step"]
 
 WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
 """The layouts of ``LocalModel.token_logprobs`` for a text longer than the context:
@@ -16,7 +16,7 @@ WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
 def window_jobs(sequences: list[list[int]], step: int, length: int) -> list[tuple[int, list[int], list[int]]]:
     """The windows over token sequences (each beginning with the token its first is predicted
     from): ``(sequence index, input ids, predicted ids)``, each window predicting the next
-    ``step`` tokens from at most ``length`` input tokens (see :meth:`TokenLogprobs.token_logprobs`).
+    ``step`` tokens from at most ``length`` input tokens (see :meth:`TokenScorer.token_logprobs`).
     The predicted ids are the last ones of ``input ids + [predicted ids[-1]]``."""
     jobs = []
     for t, seq in enumerate(sequences):
@@ -26,23 +26,26 @@ def window_jobs(sequences: list[list[int]], step: int, length: int) -> list[tupl
     return jobs
 
 
-class TokenLogprobs:
-    """The per-token methods of :class:`~wikiorigin.evaluators.models.LocalModel`, on the
-    loading and batching of :class:`~wikiorigin.evaluators.runner.ModelRunner`."""
+def window_step(windows: str, stride: int | None, max_length: int, who: str) -> int:
+    """How many tokens each window over a long text predicts (``who`` names the caller in errors)."""
+    if windows not in WINDOWS:
+        raise ValueError(f"{who}: windows must be one of {WINDOWS}, got {windows!r}")
+    if windows == "disjoint":
+        if stride is not None:
+            raise ValueError(f"{who}: stride is for windows='overlap' only")
+        return max_length
+    step = max_length // 2 if stride is None else stride
+    if not 1 <= step <= max_length:
+        raise ValueError(f"{who}: stride must be 1 to {max_length}, got {stride}")
+    return step
 
-    def _windows(self, windows: str, stride: int | None) -> int:
-        """How many tokens each window predicts."""
-        who = f"{type(self).__name__}.token_logprobs"
-        if windows not in WINDOWS:
-            raise ValueError(f"{who}: windows must be one of {WINDOWS}, got {windows!r}")
-        if windows == "disjoint":
-            if stride is not None:
-                raise ValueError(f"{who}: stride is for windows='overlap' only")
-            return self.max_length
-        step = self.max_length // 2 if stride is None else stride
-        if not 1 <= step <= self.max_length:
-            raise ValueError(f"{who}: stride must be 1 to {self.max_length}, got {stride}")
-        return step
+
+class TokenScorer:
+    """The token log-probabilities of :class:`~wikiorigin.evaluators.models.LocalModel`: on
+    the ``loaded`` model, texts encoded by ``encoder``."""
+
+    def __init__(self, loaded: LoadedModel, encoder: Encoder):
+        self.loaded, self.encoder = loaded, encoder
 
     def token_logprobs(
         self, texts: list[str], *, windows: str = "disjoint", stride: int | None = None, batch_size: int | None = None
@@ -64,23 +67,27 @@ class TokenLogprobs:
         ``<s>`` (Llama-style), lm-eval 0.4 encodes the text with it and also gives the first
         window the BOS prefix, so it scores ``<s>`` itself given ``<s>`` and every token after
         two BOS tokens; we score the text's own tokens after one."""
-        step = self._windows(windows, stride)
-        jobs = window_jobs([[self._prefix()] + ids for ids in self.encode_many(texts)], step, self.max_length)
+        loaded, encoder = self.loaded, self.encoder
+        step = window_step(windows, stride, loaded.max_length, "LocalModel.token_logprobs")
+        jobs = window_jobs([[encoder.prefix()] + ids for ids in encoder.encode_many(texts)], step, loaded.max_length)
         order = sorted(range(len(jobs)), key=lambda i: (-len(jobs[i][1]), i))
 
         def run(chunk):
-            ids, mask = self._pad([jobs[i][1] for i in chunk])
-            logits = self._forward(ids, mask)
+            ids, mask = loaded.pad([jobs[i][1] for i in chunk])
+            logits = loaded.forward(ids, mask)
             results = []
             for row, i in enumerate(chunk):
                 _, inputs, targets = jobs[i]
                 logp = logits[row, len(inputs) - len(targets) : len(inputs)].float().log_softmax(-1)
-                target = self._torch.tensor(targets, device=logp.device)
+                target = loaded.torch.tensor(targets, device=logp.device)
                 results.append(logp.gather(1, target[:, None]).squeeze(1).tolist())
             return results
 
-        per_window = unsort(order, self._batched(order, run, batch_size, desc="text windows"))
+        per_window = unsort(order, loaded.batched(order, run, batch_size, desc="text windows"))
         out: list[list[float]] = [[] for _ in texts]
         for (t, *_), values in zip(jobs, per_window):
             out[t].extend(values)
         return out
+
+
+TokenLogprobs = TokenScorer  # the name of the mixin it was

@@ -12,6 +12,7 @@ imported when a model is loaded, never on import of this module.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..errors import MissingExtra, ParameterError, WikioriginError
 
@@ -91,7 +92,7 @@ def load_causal_lm(path, *, device: str | None = "auto", dtype="auto", what: str
     dtype = pick_dtype(dtype, device)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+        model: Any = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     except (ValueError, OSError, KeyError) as exc:  # transformers' ways of saying "not a model"
         raise _not_a_model(path, exc) from exc
     if tokenizer.pad_token_id is None:
