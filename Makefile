@@ -42,6 +42,11 @@ demo: $(VENV)/.core
 test: $(VENV)/.test
 	$(BIN)/python -m pytest -q
 
+# The tests a developer runs while working, in a few minutes: all but those marked slow
+# (@pytest.mark.slow, pyproject's [tool.pytest.ini_options]). CI runs `make test`, every one.
+test-fast: $(VENV)/.test
+	$(BIN)/python -m pytest -q -m "not slow"
+
 # ruff's rules and the formatter's are in pyproject.toml ([tool.ruff]); the code is as `ruff format` writes it.
 lint: $(VENV)/.lint
 	$(BIN)/ruff check .
