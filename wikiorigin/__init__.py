@@ -5,9 +5,11 @@ The stages, each an object or a function that reads and writes files (Parquet be
 
 1. **scan** a wiki's dumps into page creations: `wikiorigin.dumps.scan_to_parquet`;
 2. **origins**: which Wikipedia edition wrote about each Wikidata item first:
-   `build_origins` (`wikiorigin.origin`);
-3. **corpora**: the articles of one origin, or of a list page: `build_origin_corpus`,
-   `build_list_corpus` (`wikiorigin.corpora`);
+   ``OriginsRun(OriginsConfig(...)).run(tree, out)`` returning an `OriginsResult`
+   (`wikiorigin.origin`; `build_origins` in one call);
+3. **corpora**: the articles of one origin, or of a list page: `OriginCorpusRun`,
+   `ListCorpusRun` (each with its config) returning a `CorpusResult` (`wikiorigin.corpora`;
+   `build_origin_corpus`, `build_list_corpus` in one call);
 4. **builders**: multiple-choice, free-form and preference sets written by a chat model:
    `MCQBuilder`, `FreeformBuilder`, `PreferenceBuilder`, each ``Builder(config).run(inputs,
    llm)`` returning a result that saves itself (`wikiorigin.builders`; chat models in
@@ -15,7 +17,10 @@ The stages, each an object or a function that reads and writes files (Parquet be
 5. **evaluators**: a task holds the questions and its settings, runs a model (`LocalModel`,
    `EndpointModel`, or `Recorded` answers) and returns a result that saves itself: `MCQTask`,
    `FreeformTask`, `JudgeTask`, `LeakageTask` (`wikiorigin.evaluators`); the functions beneath
-   them (`evaluate_generate`, ...) stay importable.
+   them (`evaluate_generate`, ...) stay importable; `compare` puts runs side by side, in
+   memory or saved, and returns a `Comparison` (its pairs tested, its ranking, ``save``).
+
+Every result carries a ``signature`` of what ran and saves itself (``save``).
 
 The extension points are `typing.Protocol` s: `EvaluatedModel` and `ChatBackend`
 (`wikiorigin.protocols`). The library prints nothing: it logs to the ``wikiorigin`` logger
@@ -28,8 +33,8 @@ example runs in ``tests/test_api_docs.py``)::
     import wikiorigin as wo
 
     # the origin of each Wikidata item in the bundled dump tree
-    report = wo.build_origins("tests/data/tree", "work/origins.parquet")
-    print(report.origins.items, "items;", report.origins.tied, "tied")
+    result = wo.OriginsRun(wo.OriginsConfig()).run("tests/data/tree", "work/origins.parquet")
+    print(result.origins.items, "items;", result.origins.tied, "tied")
 
     # a released YokaiEval responses file (.json or .json.xz), scored without a model
     task = wo.MCQTask.from_file("tests/data/yokaieval/responses-gpt4o-mini.json.xz")
