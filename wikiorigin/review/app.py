@@ -24,25 +24,25 @@ and everything before it is kept.
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import json
 import secrets
 import socket
+from collections.abc import Awaitable, Callable
 from importlib.resources import files as resource_files
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from ..errors import ParameterError, WikioriginError
+from ._guard import _COOKIE, _HEADERS, _guard, _json_error, is_loopback
 from .export import apply_edits, check_edits
 from .items import EDITABLE, find_article, footnote_numbers, load_articles, load_dataset, plain, view
-from .store import REASONS, NotSaved, ReviewStore, edits_key, status
+from .store import DECISIONS, REASONS, NotSaved, ReviewStore, edits_key, status
 
 __all__ = ["Review", "make_app", "is_loopback", "bind", "serve", "NOTE_CHARS", "EDITS_CHARS"]
 
@@ -56,16 +56,6 @@ _BODY_BYTES = 6 * (EDITS_CHARS + NOTE_CHARS) + 4096  # larger than any decision,
 
 GROUP_BY = {"mcq": "type", "freeform": "language", "preferences": "category"}
 """The field each dataset kind's progress is counted by."""
-
-_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-_COOKIE = "wikiorigin_review_{port}"  # one per port: two servers on one host keep their own tokens
 
 
 class Review:
@@ -106,7 +96,8 @@ class Review:
         for key, annotator in sorted(current):
             deciders.setdefault(key, []).append(annotator)
         group = GROUP_BY[self.dataset.kind]
-        rows, by_group = [], {}
+        rows: list[dict] = []
+        by_group: dict[str, list[int]] = {}
         for item in self.dataset.items:
             st = status(current.get((item.key, who)), item.sha1)
             name = str(item.row.get(group) or "(none)")
@@ -191,6 +182,8 @@ class Review:
             apply_edits(self.dataset.kind, item.row, edits)  # e.g. an answer beyond the options
         if note is not None and (not isinstance(note, str) or len(note) > NOTE_CHARS):
             raise ValueError(f"the note must be a text of at most {NOTE_CHARS} characters")
+        if not isinstance(decision, str):  # said as the store says any decision it does not take
+            raise ValueError(f"decision {decision!r}: expected one of {', '.join(DECISIONS)}")
         d = self.store.add(item.key, item.sha1, self.annotator, decision, reason, note, edits)
         return {"saved": d.as_dict()}
 
@@ -201,20 +194,6 @@ class Review:
             return {"undone": None}
         item = self.dataset.by_key.get(undone.item)
         return {"undone": undone.as_dict(), "index": item.index if item else None}
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost``."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _json_error(status_code: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status_code, headers=_HEADERS)
 
 
 def _too_large() -> JSONResponse:
@@ -240,76 +219,6 @@ async def _body(request: Request) -> bytes | None:
     return b"".join(chunks)
 
 
-def _host_name(header: str) -> str:
-    """The name in a ``Host`` header, without the port (``[::1]:8765`` -> ``::1``)."""
-    if header.startswith("["):
-        return header[1 : header.find("]")]
-    return header.split(":")[0]
-
-
-def _guard(app, csrf: str, token: str | None, hosts: set[str] | None, cookie: str):
-    """ASGI middleware: the ``Host`` (when ``hosts`` are given), the access token (when
-    required), the checks on state-changing requests, and the security headers on every
-    response."""
-
-    async def guarded(scope, receive, send):
-        if scope["type"] != "http":
-            return await app(scope, receive, send)
-        request = Request(scope)
-        if hosts is not None and _host_name(request.headers.get("host", "")) not in hosts:
-            return await PlainTextResponse(
-                "400: this review answers loopback names only (Host)", 400, headers=_HEADERS
-            )(scope, receive, send)
-        set_cookie = False
-        if token is not None:
-            given = request.query_params.get("token") or request.cookies.get(cookie) or ""
-            if not hmac.compare_digest(given.encode(), token.encode()):
-                return await PlainTextResponse(
-                    "403: this review needs the token printed when the server started (open the URL it printed)",
-                    403,
-                    headers=_HEADERS,
-                )(scope, receive, send)
-            set_cookie = "token" in request.query_params
-        if request.method not in ("GET", "HEAD"):
-            refusal = _refuse_write(request, csrf)
-            if refusal:
-                return await _json_error(403, refusal)(scope, receive, send)
-
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                headers = [
-                    (k, v)
-                    for k, v in message.get("headers", [])
-                    if k.decode().lower() not in {h.lower() for h in _HEADERS}
-                ]
-                headers += [(k.encode(), v.encode()) for k, v in _HEADERS.items()]
-                if set_cookie:
-                    headers.append((b"set-cookie", f"{cookie}={token}; Path=/; HttpOnly; SameSite=Strict".encode()))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        return await app(scope, receive, send_with_headers)
-
-    return guarded
-
-
-def _refuse_write(request: Request, csrf: str) -> str | None:
-    """Why a state-changing request is refused, or None: it must be a same-origin POST of JSON
-    with the server's secret in ``X-Review-Csrf``."""
-    if request.method != "POST":
-        return "only POST changes state"
-    if not hmac.compare_digest(request.headers.get("x-review-csrf", "").encode(), csrf.encode()):
-        return "missing or wrong X-Review-Csrf header"
-    origin = request.headers.get("origin")
-    if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
-        return f"cross-origin request from {origin}"
-    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
-        return "cross-site request"
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        return "expected application/json"
-    return None
-
-
 def make_app(review: Review, token: str | None = None, allowed_hosts=None, port: int = 0) -> ASGIApp:
     """The Starlette app of a review. ``token``: required on every request when given (its
     cookie is named after ``port``, the port served on); ``allowed_hosts``: the ``Host`` names
@@ -318,74 +227,81 @@ def make_app(review: Review, token: str | None = None, allowed_hosts=None, port:
     static = resource_files("wikiorigin.review") / "static"
     page = (static / "index.html").read_text(encoding="utf-8").replace("{{CSRF}}", csrf)
 
-    async def index(request):
+    async def index(request: Request) -> Response:
         return HTMLResponse(page, headers=_HEADERS)
 
-    def fresh(handler):
-        """``handler`` on the dataset as its file is now (read again if it changed); a file
-        that cannot be read (e.g. half-written by a rebuild) or a database row that cannot is a
-        JSON error, until it is whole."""
-
-        async def refreshed(request):
-            try:
-                review.refresh()
-                return await handler(request)
-            except WikioriginError as exc:
-                return _json_error(503, str(exc))
-
-        return refreshed
-
-    @fresh
-    async def state(request):
+    async def state(request: Request) -> Response:
         return JSONResponse(review.state(request.query_params.get("who")))
 
-    @fresh
-    async def item(request):
+    async def item(request: Request) -> Response:
         try:
             return JSONResponse(review.item(int(request.path_params["index"])))
         except (KeyError, ValueError):
             return _json_error(404, "no such item")
 
-    @fresh
-    async def decide(request):
-        size = request.headers.get("content-length", "")
-        if size.isdigit() and int(size) > _BODY_BYTES:
-            return _too_large()
-        raw = await _body(request)
-        if raw is None:  # a chunked body past the limit: refused, the rest not read
-            return _too_large()
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack: refused alike
-            return _json_error(400, "the body is not a JSON object")
-        try:
-            return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
-        except NotSaved as exc:  # a full disk: 507 Insufficient Storage, the reason in one line
-            return _json_error(507, str(exc))
-        except (ValueError, WikioriginError) as exc:
-            return _json_error(400, str(exc))
+    async def decide(request: Request) -> Response:
+        return await _decide(review, request)
 
-    async def undo(request):
+    async def undo(request: Request) -> Response:
         try:
             return JSONResponse(review.undo())
         except NotSaved as exc:
             return _json_error(507, str(exc))
 
-    async def no_icon(request):
-        return Response(status_code=204)
-
     routes = [
         Route("/", index),
-        Route("/api/state", state),
-        Route("/api/item/{index:int}", item),
-        Route("/api/decide", decide, methods=["POST"]),
+        Route("/api/state", _fresh(review, state)),
+        Route("/api/item/{index:int}", _fresh(review, item)),
+        Route("/api/decide", _fresh(review, decide), methods=["POST"]),
         Route("/api/undo", undo, methods=["POST"]),
-        Route("/favicon.ico", no_icon),
+        Route("/favicon.ico", _no_icon),
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     app = Starlette(routes=routes)
     hosts = {h.strip("[]") for h in allowed_hosts} if allowed_hosts else None
     return _guard(app, csrf, token, hosts, _COOKIE.format(port=port))
+
+
+def _fresh(
+    review: Review, handler: Callable[[Request], Awaitable[Response]]
+) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` on the dataset as its file is now (read again if it changed); a file that
+    cannot be read (e.g. half-written by a rebuild) or a database row that cannot is a JSON
+    error, until it is whole."""
+
+    async def refreshed(request: Request) -> Response:
+        try:
+            review.refresh()
+            return await handler(request)
+        except WikioriginError as exc:
+            return _json_error(503, str(exc))
+
+    return refreshed
+
+
+async def _decide(review: Review, request: Request) -> Response:
+    """``POST /api/decide``: the body read within :data:`_BODY_BYTES` (413 past it, unread),
+    parsed, and the decision recorded (400 when refused, 507 when the disk is full)."""
+    size = request.headers.get("content-length", "")
+    if size.isdigit() and int(size) > _BODY_BYTES:
+        return _too_large()
+    raw = await _body(request)
+    if raw is None:  # a chunked body past the limit: refused, the rest not read
+        return _too_large()
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack: refused alike
+        return _json_error(400, "the body is not a JSON object")
+    try:
+        return JSONResponse(review.decide(body if isinstance(body, dict) else {}))
+    except NotSaved as exc:  # a full disk: 507 Insufficient Storage, the reason in one line
+        return _json_error(507, str(exc))
+    except (ValueError, WikioriginError) as exc:
+        return _json_error(400, str(exc))
+
+
+async def _no_icon(request: Request) -> Response:
+    return Response(status_code=204)
 
 
 def bind(host: str, port: int) -> socket.socket:
