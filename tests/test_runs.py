@@ -155,3 +155,12 @@ def test_every_stage_that_checks_its_output_sweeps_what_a_killed_run_left(tmp_pa
     left.write_text("half written")
     assert main(["wikidata", "extract", str(dump), "--items", str(items), "--out", str(out)]) == 0
     assert out.exists() and not left.exists()
+
+
+def test_the_lock_lives_beside_every_output_and_stays_importable_from_llm():
+    import wikiorigin.llm
+    import wikiorigin.llm.lock
+    import wikiorigin.lock
+
+    assert wikiorigin.llm.RunLock is wikiorigin.llm.lock.RunLock is wikiorigin.lock.RunLock
+    assert wikiorigin.llm.lock.clear_stale is wikiorigin.lock.clear_stale
