@@ -36,10 +36,10 @@ def _read_external(path) -> dict[str, float]:
     return scores
 
 
-# Settings that say how a run's answers were counted rather than how they were asked: a run
-# whose recorded responses cover fewer of the questions ("807/810") answered the same questions
-# as the others, the rest counting as unanswered. Comparisons explain these; they do not warn.
 COUNTING = frozenset({"responses"})
+"""Settings that say how a run's answers were counted rather than how they were asked: a run
+whose recorded responses cover fewer of the questions ("807/810") answered the same questions as
+the others, the rest counting as unanswered. Comparisons explain these; they do not warn."""
 
 
 def _counting_note(model: str, summary: dict) -> str | None:
@@ -83,12 +83,12 @@ def ranking_table(
     ``theirs`` is given."""
     order = sorted(range(len(models)), key=lambda i: (*_order(values[i]), models[i]))
     header = ["rank", "model", metric]
-    rows = [[rank, models[i], values[i]] for rank, i in enumerate(order, 1)]
+    rows: list[list] = [[rank, models[i], values[i]] for rank, i in enumerate(order, 1)]
     if theirs is not None:
         header += [external_name, "difference"]
-        for row in rows:
-            published = theirs.get(str(row[1]), float("nan"))
-            row += [published, row[2] - published]
+        for row, i in zip(rows, order):
+            published = theirs.get(models[i], float("nan"))
+            row += [published, values[i] - published]
     return header, rows
 
 
