@@ -20,16 +20,14 @@ import json
 import os
 import re
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
 from ..errors import WikioriginError
 from ..progress import Progress
-from ..retry import Backoff, retry_after
+from ..retry import Backoff
+from ._http import Client, FetchError, RemoteFile
 from .layout import KINDS
 
 __all__ = ["DEFAULT_MIRROR", "FETCH_KINDS", "Client", "RemoteFile", "FetchError", "plan", "download"]
@@ -44,77 +42,6 @@ _DATE_LINK = re.compile(r'href="(\d{8})/?"')
 _MONTH_LINK = re.compile(r'href="(\d{4}-\d{2})/?"')
 _FILE_LINK = re.compile(r'href="([^"/?#]+)"')
 _CHUNK = 1 << 20
-
-
-class FetchError(WikioriginError):
-    """A download that failed: unreachable, missing, not a file, or a wrong checksum.
-
-    ``retry`` says whether trying again may help (connection trouble, 429, 5xx);
-    ``retry_after`` is the mirror's ``Retry-After`` in seconds, when it sent one."""
-
-    def __init__(self, message: str, retry: bool = False, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry, self.retry_after = retry, retry_after
-
-
-@dataclass(slots=True)
-class RemoteFile:
-    """One file to fetch: its ``url``, where it goes (``dest``) and, when the mirror lists
-    them, its ``size`` and ``sha1`` / ``md5`` (checked after the download)."""
-
-    url: str
-    dest: Path
-    size: int | None = None
-    sha1: str | None = None
-    md5: str | None = None
-
-
-@dataclass(slots=True)
-class Client:
-    """HTTP GETs with a User-Agent that names the tool and a contact, retries and resume.
-    A wait between tries is at most ``max_wait`` seconds; a mirror whose ``Retry-After`` asks
-    for more ends that file's download at once."""
-
-    contact: str
-    user_agent: str | None = None
-    timeout: float = 60.0
-    retries: int = 5
-    backoff: float = 1.0
-    max_wait: float = 300.0
-
-    def __post_init__(self):
-        if not self.user_agent:
-            if not self.contact:
-                raise WikioriginError(
-                    "downloads need a contact for the User-Agent (Wikimedia blocks generic "
-                    "ones): pass --contact EMAIL_OR_URL or set WIKIORIGIN_CONTACT"
-                )
-            self.user_agent = f"wikiorigin/{__version__} (dump downloads for research; contact: {self.contact})"
-
-    def open(self, url: str, start: int = 0):
-        """An open HTTP response for ``url``, from byte ``start`` on (a range request). Raises
-        :class:`FetchError` (with ``retry`` set for 429, 5xx and connection errors) on an HTTP
-        error, no connection, or an HTML page where a file was expected."""
-        headers = {"User-Agent": self.user_agent}
-        if start:
-            headers["Range"] = f"bytes={start}-"
-        request = urllib.request.Request(url, headers=headers)
-        try:
-            response = urllib.request.urlopen(request, timeout=self.timeout)
-        except urllib.error.HTTPError as exc:
-            retry = exc.code == 429 or exc.code >= 500
-            raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}", retry, retry_after(exc.headers)) from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise FetchError(f"{url}: cannot connect: {getattr(exc, 'reason', exc)}", True) from None
-        if response.headers.get_content_type() == "text/html" and not url.endswith(("/", ".html")):
-            response.close()
-            raise FetchError(f"{url}: the mirror sent an HTML page, not the file")
-        return response
-
-    def text(self, url: str) -> str:
-        """The body of ``url`` as text (UTF-8); errors as :meth:`open`."""
-        with self.open(url) as response:
-            return response.read().decode("utf-8", "replace")
 
 
 # --- planning -------------------------------------------------------------------------------
@@ -241,7 +168,8 @@ def plan(
     for name, value in (("--date", date), ("--wikidata-date", wikidata_date)):
         if value != "latest" and not re.fullmatch(r"\d{8}", value):
             raise WikioriginError(f"{name} must be YYYYMMDD or latest, not {value!r}")
-    files, notes = [], []
+    files: list[RemoteFile] = []
+    notes: list[str] = []
     run_kinds = [k for k in kinds if k in _RUN_KINDS]
     for wiki in wikis:
         try:
@@ -379,12 +307,14 @@ def download(client: Client, files: list[RemoteFile], jobs: int = 4) -> FetchRep
     """Fetch ``files`` on ``jobs`` threads; already verified files are skipped."""
     report = FetchReport()
     started = time.perf_counter()
-    todo = []
+    skipped: list[RemoteFile] = []
+    todo: list[RemoteFile] = []
     for remote in files:
-        (report.skipped if _already_verified(remote.dest, remote) else todo).append(remote)
-    report.skipped = [r.dest for r in report.skipped]
-    errors = []
-    total = sum(r.size for r in todo) if all(r.size is not None for r in todo) else None
+        (skipped if _already_verified(remote.dest, remote) else todo).append(remote)
+    report.skipped = [r.dest for r in skipped]
+    errors: list[str] = []
+    sizes = [r.size for r in todo if r.size is not None]
+    total = sum(sizes) if len(sizes) == len(todo) else None  # known only when every size is
     with (
         Progress("download", total=total, unit="byte") as progress,
         ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
