@@ -18,7 +18,6 @@ _EXPORTS = {
     "OriginCorpusReport": ".origin",
     "build_list_corpus": ".yokai",
     "ListCorpusReport": ".yokai",
-    "YOKAI_LIST_PAGE": ".yokai",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = _attach(__name__, _EXPORTS)
