@@ -43,6 +43,9 @@ def test_an_origins_run_returns_a_signed_result_that_saves(tmp_path):
         wo.OriginsRun(config).run(tree, out)
     with pytest.raises(wo.WikioriginError, match="one of stubs, export, history"):
         wo.OriginsConfig(source="dumps")
+    out.unlink()
+    with pytest.raises(wo.WikioriginError, match="the run's output is gone"):
+        result.save(tmp_path / "again.parquet")
 
 
 def test_a_corpus_run_returns_a_signed_result_that_saves(ja_multistream, tmp_path):

@@ -86,10 +86,13 @@ class StageResult:
         unchanged), under the whole-run guard (:func:`~wikiorigin.runs.guarded_run`: ``out``
         none of the run's inputs, what a killed run left swept, ``OUT.lock`` held); returns
         ``out``. Saving to :attr:`path` itself writes nothing."""
+        from .errors import WikioriginError
         from .files import atomic, check_output
         from .runs import guarded_run
 
         out = Path(out)
+        if not self.path.is_file():
+            raise WikioriginError(f"{self.path}: the run's output is gone; run the stage again to save it")
         if out.exists() and os.path.samefile(out, self.path):
             return out
         check_output(out, inputs=[*self.inputs, self.path])
