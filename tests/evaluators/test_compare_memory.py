@@ -81,3 +81,39 @@ def test_what_compare_refuses(runs, tmp_path):
     (tmp_path / "taken" / "comparison.md").write_text("my notes\n")
     with pytest.raises(ParameterError, match="comparison.md not written by wikiorigin eval"):
         wo.compare(runs[:2]).save(tmp_path / "taken")
+
+
+def test_scores_in_memory_are_tested_as_saved(tmp_path):
+    """Free-form runs in memory (chrF: a paired permutation test; exact match: McNemar's) give
+    the pairs of the same runs saved; an incomplete run is compared only with allow_failures."""
+    from wikiorigin.evaluators import freeform, mcq
+    from wikiorigin.evaluators.results import RunResult, Summary
+
+    rows = mcq.read_questions(FIRST40)
+    questions = [
+        {"id": r["id"], "question": f"Which yokai: {r['question']}", "answers": [r["title"]], "origin_wiki": "jawiki"}
+        for r in rows
+    ]
+    said = {
+        "good": [r["title"] if i % 4 else r["title"][:-1] for i, r in enumerate(rows)],
+        "worse": [r["title"] if i % 3 == 0 else r["choices"][0] for i, r in enumerate(rows)],
+    }
+    results = []
+    for name, answers in said.items():
+        model = type("Said", (), {"name": name, "generate": lambda self, prompts, a=answers, **kw: a[: len(prompts)]})
+        items = freeform.evaluate_freeform(questions, model())
+        summary = Summary(freeform.summarize_freeform(items))
+        settings = {"task": "freeform", "model": name}
+        results.append(RunResult("freeform", items, summary, settings, writer=freeform.write_freeform_results))
+    saved = [str(r.save(tmp_path / r.summary.model)) for r in results]
+    for metric in ("chrf", "exact"):
+        memory = wo.compare(results, metric=metric, resamples=2000)
+        disk = wo.compare(saved, metric=metric, resamples=2000)
+        assert memory.pairs == disk.pairs and memory.ranking == disk.ranking and memory.figures == disk.figures
+        assert memory.pairs[0].test == ("paired permutation" if metric == "chrf" else "McNemar exact")
+    failed = [{**item, "failed": True} if i < 3 else item for i, item in enumerate(results[1].items)]
+    incomplete = RunResult("freeform", failed, results[1].summary, results[1].settings).finished(3)
+    with pytest.raises(ParameterError, match=r"incomplete run \(complete: false, 3 requests failed\)"):
+        wo.compare([results[0], incomplete], metric="chrf")
+    allowed = wo.compare([results[0], incomplete], metric="chrf", allow_failures=True, resamples=2000)
+    assert allowed.pairs[0].n == 37 and allowed.common == {"n": 37, "of": 40}
