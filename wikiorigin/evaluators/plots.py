@@ -1,6 +1,6 @@
 """PNG plots of evaluation results (matplotlib, drawn without a display): the bar chart of
-:func:`bar_plot`, and the per-model bars and the scatter against external scores that
-:func:`~wikiorigin.evaluators.compare.compare_runs` draws.
+:func:`bar_plot`, and the per-model bars and the scatter against external scores that a
+comparison's :meth:`~wikiorigin.evaluators.compare.Comparison.save` draws.
 """
 
 from __future__ import annotations
