@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ParameterError
@@ -108,7 +109,8 @@ class OpenAIBackend:
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self.azure_endpoint = azure_endpoint
         self.api_version = api_version or os.environ.get("OPENAI_API_VERSION") or "2024-10-21"
-        self._client, self._loop = None, None
+        self._client: Any = None  # the SDK's async client, of the loop below
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._dropped: frozenset = frozenset()  # BEST_EFFORT parameters this server refused
 
     @property
