@@ -118,7 +118,9 @@ def _class(raw, place: str) -> LabelClass:
 def _classes(value, key: str, where: str) -> tuple[LabelClass, ...]:
     if not isinstance(value, list) or len(value) < 2:
         raise WikioriginError(f"{where}: {key}: expected a list of two or more classes")
-    out, names, letters = [], {}, {}
+    out: list[LabelClass] = []
+    names: dict[str, int] = {}
+    letters: dict[str, int] = {}
     for i, raw in enumerate(value):
         place = f"{where}: {key}[{i}]"
         c = _class(raw, place)
@@ -171,6 +173,7 @@ def parse_labels(data, where: str) -> Labels:
         )
     types = _classes(data.get("types"), "types", where)
     regions_raw = data.get("regions")
+    regions: tuple[LabelClass, ...]
     if regions_raw == WIKIDATA:
         regions, source = (), WIKIDATA
     elif isinstance(regions_raw, str):

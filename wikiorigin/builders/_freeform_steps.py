@@ -5,7 +5,7 @@ translate, screen for leaks, score, check for giveaways), with the reason of eve
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from typing import Any
 from urllib.parse import quote
 
 from ..languages import language_name, lookup
@@ -14,9 +14,6 @@ from ..schemas import FREEFORM_CRITERIA as CRITERIA
 from .freeform_prompts import FREEFORM_PROMPTS, Instructions, freeform_sha1
 from .leaks import find_leak
 from .result import BuildReport, FailedRows
-
-if TYPE_CHECKING:
-    from .freeform import FreeformConfig
 
 _QUESTION = {"type": "object", "required": ["question"], "properties": {"question": {"type": "string", "minLength": 1}}}
 _TRANSLATE = {
@@ -37,6 +34,14 @@ _GIVEAWAY = {
 # The steps that judge or convert (translate, score, giveaway, the instructions' translation):
 # greedy, so that a re-run asks the same; the writing steps sample with FreeformConfig.params.
 CHECK_PARAMS = {"temperature": 0}
+
+
+def _data(result) -> dict[str, Any]:
+    """The JSON object of an answered request (its schema checked it: an object)."""
+    data = result.data
+    if not isinstance(data, dict):
+        raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+    return data
 
 
 def _language(row: dict) -> str:
@@ -82,7 +87,11 @@ def article_url(row: dict) -> str:
 
 class _Run:
     def __init__(
-        self, generator: LLMClient, config: FreeformConfig, instructions: dict[str, Instructions], report: BuildReport
+        self,
+        generator: LLMClient,
+        config,  # the build's FreeformConfig (freeform.py imports this module, never the reverse)
+        instructions: dict[str, Instructions],
+        report: BuildReport,
     ):
         self.llm, self.config, self.sets = generator, config, instructions
         self.versions = {lang: freeform_sha1(s) for lang, s in instructions.items()}
@@ -118,7 +127,7 @@ class _Run:
             if result.error:
                 self.fail(row, "generate", result.error)
             else:
-                self.questions[row["qid"]] = result.data["question"]
+                self.questions[row["qid"]] = _data(result)["question"]
         return [r for r in rows if r["qid"] in self.questions]
 
     def refine(self, rows: list[dict]) -> None:
@@ -126,7 +135,7 @@ class _Run:
         results = self.llm.run([self.writing("refine", r, question=self.questions[r["qid"]]) for r in rows])
         for row, result in zip(rows, results):
             if not result.error:
-                self.questions[row["qid"]] = result.data["question"]
+                self.questions[row["qid"]] = _data(result)["question"]
 
     def translate(self, rows: list[dict]) -> list[tuple]:
         results = self.llm.run(
@@ -146,8 +155,8 @@ class _Run:
             if result.error:
                 self.fail(row, "translate", result.error, {"question_source": self.questions[row["qid"]]})
                 continue
-            named = _named(row, result.data["answer_en"])
-            answers, question_en = list(named), result.data["question_en"]
+            named = _named(row, _data(result)["answer_en"])
+            answers, question_en = list(named), _data(result)["question_en"]
             leak = find_leak(answers, [self.questions[row["qid"]], question_en])
             if leak:
                 name, where = answers[leak[0]], ("question", "English question")[leak[1]]
@@ -179,13 +188,13 @@ class _Run:
         for (row, question_en, answers), result in zip(candidates, results):
             if result.error:
                 self.fail(row, "score", result.error, self.made(row, question_en, answers))
-            elif any(result.data[c] != 5 for c in CRITERIA):
-                low = ", ".join(f"{c}={result.data[c]}" for c in CRITERIA if result.data[c] != 5)
+            elif any(_data(result)[c] != 5 for c in CRITERIA):
+                low = ", ".join(f"{c}={_data(result)[c]}" for c in CRITERIA if _data(result)[c] != 5)
                 self.fail(
                     row,
                     "score",
                     f"below 5 on {low}",
-                    {**self.made(row, question_en, answers), "criteria": {c: result.data[c] for c in CRITERIA}},
+                    {**self.made(row, question_en, answers), "criteria": {c: _data(result)[c] for c in CRITERIA}},
                 )
             else:
                 kept.append((row, question_en, answers, result.data))
@@ -211,8 +220,8 @@ class _Run:
             made = {**self.made(row, question_en, answers), "criteria": {c: score[c] for c in CRITERIA}}
             if result.error:
                 self.fail(row, "giveaway", result.error, made)
-            elif result.data["gives_away"]:
-                why = (result.data.get("reason") or "").strip()
+            elif _data(result)["gives_away"]:
+                why = (_data(result).get("reason") or "").strip()
                 self.fail(row, "giveaway", "the question gives its answer away" + (f": {why}" if why else ""), made)
             else:
                 rows.append(self.row(row, question_en, answers, score))

@@ -204,7 +204,7 @@ class _Run:
                 self.fail(article, "generate", result.error)
                 continue
             for number, q in enumerate(result.data["questions"][:n]):
-                self.report.generated += 1
+                self.report.generated = (self.report.generated or 0) + 1
                 problem = _valid(q)
                 if problem:
                     self.fail(article, "validate", problem, q)
@@ -250,7 +250,7 @@ class _Run:
                 _ATTRIBUTE,
             )
         )
-        kept = []
+        kept: list[tuple] = []
         for (article, number, q), skip in zip(grounded, unasked):
             if skip:
                 kept.append((article, number, q, []))

@@ -112,7 +112,7 @@ def _language(rows: list[dict], given: str | None, source) -> str:
         return language_parameter(given)
     found = {r.get("language") for r in rows}
     if len(found) == 1 and None not in found:
-        return found.pop()
+        return str(found.pop())
     said = "say no language" if found <= {None} else "are in several languages"
     raise ParameterError(
         "language",

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the rated path loads no LLM client
     from ..llm import ChatRequest, LLMClient
 
 
-def _failure(failed: FailedRows, question: str, model: str, step: str, reason: str, item: dict | None = None):
+def _failure(failed: FailedRows, question: str, model: str | None, step: str, reason: str, item: dict | None = None):
     """A dropped row: the question is its source, the response its item."""
     failed.add(step, reason, source=question, model=model, item=item)
 
@@ -45,7 +45,7 @@ def _rate(rows: list[dict], answers: dict, judge: LLMClient, params: dict, faile
                 rows[i]["question"],
                 name,
                 "judge",
-                reason if verdict.error else f"unreadable rating ({reason})",
+                verdict.error or f"unreadable rating ({reason})",
                 {"response": text},
             )
         else:

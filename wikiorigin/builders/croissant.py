@@ -97,7 +97,11 @@ def _data_type(kind: pa.DataType) -> str:
 def _field(record: str, file: str, column: str, field: pa.Field, path: str | None = None) -> dict:
     """The Croissant field of ``column`` (``path``: a struct member's JSON path within it)."""
     name = path.rsplit(".", 1)[-1] if path else column
-    out = {"@type": "cr:Field", "@id": f"{record}/{column}" + (f"/{path}" if path else ""), "name": name}
+    out: dict[str, object] = {
+        "@type": "cr:Field",
+        "@id": f"{record}/{column}" + (f"/{path}" if path else ""),
+        "name": name,
+    }
     kind = field.type
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         out["repeated"] = True
@@ -111,7 +115,7 @@ def _field(record: str, file: str, column: str, field: pa.Field, path: str | Non
         ]
         return out
     out["dataType"] = _data_type(kind)
-    source = {"fileObject": {"@id": file}, "extract": {"column": column}}
+    source: dict[str, object] = {"fileObject": {"@id": file}, "extract": {"column": column}}
     if path:
         source["transform"] = {"jsonPath": path}
     out["source"] = source
@@ -166,7 +170,8 @@ def _sources(meta: dict) -> list[dict]:
 
 def _models(meta: dict) -> list[str]:
     """``role: model`` for every model the build's provenance names."""
-    llm = meta.get("llm") if isinstance(meta.get("llm"), dict) else {}
+    llm = meta.get("llm")
+    llm = llm if isinstance(llm, dict) else {}
     named = {role: spec.get("model") for role, spec in llm.items() if isinstance(spec, dict)}
     for role in ("generator", "checker", "judge"):
         if isinstance(meta.get(role), str):

@@ -116,7 +116,7 @@ def _check_built(path: Path, meta: dict, kind: str) -> None:
     """A file the card describes is a set of ``kind`` that ``wikiorigin build`` made (its
     provenance names the builder) or ``wikiorigin review export`` (the kind reviewed); else a
     one-line error naming it."""
-    made = _BUILT.get(meta.get("builder")) if meta.get("stage") != "review export" else meta.get("kind")
+    made = _BUILT.get(str(meta.get("builder"))) if meta.get("stage") != "review export" else meta.get("kind")
     if made is None:
         stage = f" (made by `wikiorigin {meta['stage']}`)" if meta.get("stage") else ""
         raise WikioriginError(
@@ -224,7 +224,7 @@ def write_card(
     metas = [schema_provenance(p.schema_arrow) for p in parquets]
     for path, meta in zip(files, metas):
         _check_built(path, meta, kind)
-    languages = sorted({m.get("language") for m in metas if m.get("language")} | _row_languages(parquets, kind))
+    languages = sorted({str(m["language"]) for m in metas if m.get("language")} | _row_languages(parquets, kind))
     licence = _licence(metas)
     body = [
         f"# {title}",

@@ -30,7 +30,7 @@ from ..files import read_input, write_text
 from ..llm import ChatRequest, LLMClient
 from ..llm.client import REASONING_EFFORTS, parse_json
 from ..schemas import FREEFORM
-from ._freeform_steps import CHECK_PARAMS, _language, _Run, article_url
+from ._freeform_steps import CHECK_PARAMS, _data, _language, _Run, article_url
 from .freeform_prompts import (
     Instructions,
     bundled_instructions,
@@ -128,6 +128,8 @@ def _translation(language: str) -> ChatRequest:
 def _english(language: str) -> Instructions:
     """The English instructions, for questions in ``language``."""
     english = bundled_instructions("en")
+    if english is None:
+        raise RuntimeError("the package's English instructions are missing: reinstall wikiorigin")
     return Instructions(language, "en", english.generate, english.refine, english.name, english.note)
 
 
@@ -146,7 +148,7 @@ def _instructions(languages, config: FreeformConfig, generator: LLMClient) -> tu
         if result.error:
             errors[lang] = result.error
         else:
-            found[lang] = translated_instructions(lang, result.data, generator.backend.model)
+            found[lang] = translated_instructions(lang, _data(result), generator.backend.model)
     return {k: v for k, v in found.items() if v is not None}, errors
 
 
@@ -289,12 +291,14 @@ class FreeformBuilder:
         config = self.config
         _use_effort(llm, config.reasoning_effort)
         rows = screen_inputs(read_origin_articles(articles), lambda *dropped: None, _same_item)
-        sets, todo = {}, []
+        sets: dict[str, Instructions] = {}
+        todo = []
         for lang in sorted({_language(r) for r in rows}):
-            sets[lang] = _offline(lang, config) or _cached_translation(lang, llm)
-            if sets[lang] is None:
+            found = _offline(lang, config) or _cached_translation(lang, llm)
+            if found is None:
                 todo.append(lang)
-                sets[lang] = _english(lang)  # the estimate of the translation's size
+                found = _english(lang)  # the estimate of the translation's size
+            sets[lang] = found
         run = _Run(llm, config, sets, BuildReport("freeform"))
         plan = llm.dry_run([_translation(lang) for lang in todo] + [run.writing("generate", r) for r in rows])
         plan["later_calls_at_most"] = (config.rounds + 3) * len(rows)

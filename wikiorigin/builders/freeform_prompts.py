@@ -251,5 +251,7 @@ def freeform_sha1(instructions: Instructions | None = None) -> str:
     """The hash of the prompts of a build in one language (stored in each row and the cache
     key): :data:`FREEFORM_PROMPTS` and ``instructions`` (default: the English set)."""
     instructions = instructions or bundled_instructions("en")
+    if instructions is None:
+        raise RuntimeError("the package's English instructions are missing: reinstall wikiorigin")
     blob = "\x00".join(f"{k}={v}" for k, v in sorted(FREEFORM_PROMPTS.items()))
     return hashlib.sha1(f"{blob}\x00instructions={instructions.sha1}".encode()).hexdigest()

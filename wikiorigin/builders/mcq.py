@@ -176,7 +176,7 @@ def _articles_language(rows: list[dict], path) -> str:
         raise ParameterError(
             "language", f"{path}: no articles to tell the language of the questions by: give {{language}}"
         )
-    return next(iter(languages.values()))
+    return str(next(iter(languages.values())))  # each known: the unknown raised above
 
 
 MCQReport = BuildReport

@@ -240,7 +240,7 @@ class PreferenceBuilder:
             return saved_run(build, out, [questions, rated], names=["questions", "rated"])
         config = self.config
         gap = config.gap()
-        known = {}
+        known: dict[str, dict] = {}
         for row in read_care(questions):
             known.setdefault(question_key(row["question"]), row)
         responses = read_rated(rated, config.rating_scale)

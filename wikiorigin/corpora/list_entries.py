@@ -85,7 +85,7 @@ class _Walk:
     on the page's lines (an entry's name, its description, or prose), ``"entry"`` in the cell
     that names a table row, else the reason it is left out."""
 
-    def __init__(self, key):
+    def __init__(self, key) -> None:
         self.key = key  # Wikilink -> (title, anchor), or None when it names no article
         self.found = ListEntries()
         self.seen: set[tuple[str, str | None]] = set()
@@ -188,7 +188,8 @@ class _Walk:
         classes = str(node.get("class").value).split() if node.has("class") else []
         if "navbox" in classes:
             return self.leave(node, "template")
-        rows, loose = [], []
+        rows: list = []
+        loose: list = []
         for child in node.contents.nodes:
             if getattr(child, "tag", None) == "tr":
                 rows.append([])

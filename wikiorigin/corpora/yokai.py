@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..dumps.pages import Multistream
 from ..errors import WikioriginError
@@ -161,6 +162,7 @@ def build_list_corpus(
     indexed = {t: dump.entry(t) is not None for t in titles}  # each title looked up once
     report.missing = [t for t in titles if not indexed[t]]
     domain = domain or f"{dump.site.dbname.removesuffix('wiki').replace('_', '-')}.wikipedia.org"
+    source: Any  # a text source: its describe() says what it is
     source, report.note = text_source(
         text, dump, out, html_dump=html_dump, processes=max(1, (os.cpu_count() or 1) // jobs)
     )

@@ -112,5 +112,4 @@ def write_mcq_results(out, items: list[dict], summary: dict, meta: dict | None =
             )
         )
     lines += ["", "Plots: `accuracy_by_type.png`, `accuracy_by_region.png`."]
-    extra = {"settings": settings} if settings is not None else {}
-    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, **extra)
+    return write_results(out, items, summary, "\n".join(lines), plots=plots, meta=meta, settings=settings)

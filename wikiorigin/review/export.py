@@ -151,7 +151,7 @@ def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | No
         if "answer_index" in edits and choices is not None and not 0 <= edits["answer_index"] < len(choices):
             raise WikioriginError(f"{where}: answer_index {edits['answer_index']} is not one of the choices")
         if classes is None and (edits.get("type") or edits.get("region")):
-            raise ParameterError("classes", f"{where}: a type or region edit is checked against the set's {{classes}}")
+            raise WikioriginError(f"{where}: a type or region edit is checked against the set's classes (classes=)")
         for name, allowed in (
             ("type", (classes or {}).get("types", [])),
             ("region", (classes or {}).get("regions", [])),
@@ -175,7 +175,9 @@ def _refs(row: dict, numbers: list[int]) -> dict:
     row's own form (a list, or the released rows' text ``"[1][3]"``) and, where the row has
     them, ``refs_detail``: the text of each number it cited before (matched by position when
     the row has one text per number), None for the others (the export reads no articles)."""
-    out = {"ref": list(numbers) if not isinstance(row.get("ref"), str) else "".join(f"[{n}]" for n in numbers)}
+    out: dict[str, object] = {
+        "ref": list(numbers) if not isinstance(row.get("ref"), str) else "".join(f"[{n}]" for n in numbers)
+    }
     details = row.get("refs_detail")
     if details is not None:
         before = cited_numbers(row.get("ref"))
@@ -216,7 +218,8 @@ def _outcomes(dataset: Dataset, current: dict, policy: str) -> tuple[list, dict]
     by_item: dict[str, list[Decision]] = {}
     for (key, _), d in current.items():
         by_item.setdefault(key, []).append(d)
-    counts, accepted = {"rejected": 0, "undecided": 0, "stale": 0, "conflicts": []}, []
+    counts: dict = {"rejected": 0, "undecided": 0, "stale": 0, "conflicts": []}
+    accepted: list[tuple] = []
     for item in dataset.items:
         states = [(status(d, item.sha1), d) for d in by_item.get(item.key, [])]
         counts["stale"] += any(s == "stale" for s, _ in states)
@@ -285,6 +288,7 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
     rows = [_exported(dataset.kind, item, decisions, accepts) for item, decisions, accepts in accepted]
     edited = sum(bool(row["review_edited"]) for row in rows)
     base = dataset.schema if dataset.schema is not None else pa.Table.from_pylist([i.row for i in dataset.items]).schema
+    assert isinstance(base, pa.Schema)
     schema = pa.schema([f for f in base if f.name not in REVIEW.names] + list(REVIEW))
     source = _source(dataset)
     review = {

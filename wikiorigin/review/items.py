@@ -130,7 +130,7 @@ def load_dataset(path) -> Dataset:
     unique = None not in ids and len(set(ids)) == len(ids)
     hashes = [content_sha1(row) for row in rows]
     keys = ids if unique else content_keys(hashes)
-    items = [Item(i, keys[i], hashes[i], row) for i, row in enumerate(rows)]
+    items = [Item(i, str(keys[i]), hashes[i], row) for i, row in enumerate(rows)]
     classes = {}
     if kind == "mcq":
         from ..files import read_provenance
@@ -158,7 +158,7 @@ def load_articles(path) -> dict:
     rows = read_input(path, ["title", "text", "references"], "wikiorigin corpus yokai|origin").to_pylist()
     index: dict = {}
     for row in rows:
-        keys = [("title", row.get("title"), row.get("anchor")), ("title", row.get("title"), None)]
+        keys: list[tuple] = [("title", row.get("title"), row.get("anchor")), ("title", row.get("title"), None)]
         if row.get("page_id") is not None:
             keys.append(("page", row.get("wiki"), row["page_id"]))
         if row.get("qid"):
@@ -180,7 +180,7 @@ def _title_anchor(row: dict) -> tuple[str | None, str | None]:
 def find_article(row: dict, articles: dict) -> dict | None:
     """The article an item was written from: by page id, item, title and section, title."""
     title, anchor = _title_anchor(row)
-    keys = [("title", title, anchor), ("title", title, None)] if title else []
+    keys: list[tuple] = [("title", title, anchor), ("title", title, None)] if title else []
     if row.get("page_id") is not None:
         keys.insert(0, ("page", row.get("wiki"), row["page_id"]))
     if row.get("qid"):
@@ -212,7 +212,8 @@ def segments(text: str, cited: list[int]) -> list[dict]:
     """An article's text cut at its footnote marks: ``{"text"}`` pieces and ``{"text", "ref"}``
     marks (``ref`` the number, ``cited`` whether the item cites it). Plain data: the page puts
     each piece in as text."""
-    out, at = [], 0
+    out: list[dict[str, object]] = []
+    at = 0
     for m in _FOOTNOTE.finditer(text or ""):
         if m.start() > at:
             out.append({"text": text[at : m.start()]})

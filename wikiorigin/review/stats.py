@@ -73,7 +73,8 @@ def review_stats(store: ReviewStore) -> dict:
     ``conflicts``: the items whose accepts (on the same content) differ in their edits."""
     current = store.current()
     counts: dict[str, Counter] = {}
-    reasons, notes, edited = Counter(), 0, 0
+    reasons: Counter[str] = Counter()
+    notes, edited = 0, 0
     by_item: dict[str, dict[str, str]] = {}
     versions: dict[tuple[str, str], set[str]] = {}  # (item, content) -> the edits accepted on it
     for (item, annotator), d in sorted(current.items()):

@@ -97,7 +97,7 @@ def _full(exc: sqlite3.DatabaseError) -> bool:
 def reason_name(reason: str | None) -> str | None:
     """The reason a stored reason counts as: its current text if it was renamed
     (:data:`FORMER_REASONS`), else the text as stored (also one no longer offered)."""
-    return FORMER_REASONS.get(reason, reason)
+    return FORMER_REASONS.get(reason, reason) if reason is not None else None
 
 
 @dataclass(slots=True)
@@ -262,7 +262,7 @@ class ReviewStore:
                     "before it are); free some space, then decide again"
                 ) from None
             raise NotSaved(f"{self.path}: this {decision} was not saved ({exc}); the decisions before it are") from None
-        return Decision(cur.lastrowid, item, sha1, annotator, at, decision, reason, note, edits, undoes)
+        return Decision(int(cur.lastrowid or 0), item, sha1, annotator, at, decision, reason, note, edits, undoes)
 
     def undo(self, annotator: str) -> Decision | None:
         """Take back the annotator's latest decision still in force (an ``undo`` row naming
@@ -277,15 +277,16 @@ class ReviewStore:
     def history(self, item: str | None = None, after: int = 0) -> list[Decision]:
         """Every row (or every row on ``item``: an undo row names the item it undoes; only the
         rows after sequence number ``after``, when given), in the order written."""
-        where, args = "WHERE seq > ?", [after]
+        args: list[object] = [after]
+        where = "WHERE seq > ?"
         if item is not None:
-            where, args = where + " AND item = ?", args + [item]
+            where, args = where + " AND item = ?", [*args, item]
         rows = self.con.execute(
             "SELECT seq, item, content_sha1, annotator, at, decision, reason, note, "
             f"edits, undoes FROM decisions {where} ORDER BY seq",
             args,
         )
-        return [Decision(*r[:8], self._edits(r[0], r[8]), r[9]) for r in rows]
+        return [Decision(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], self._edits(r[0], r[8]), r[9]) for r in rows]
 
     def _edits(self, seq: int, text: str | None) -> dict | None:
         """A row's edits (a JSON object), or a one-line error naming the database and the row."""
@@ -324,6 +325,7 @@ class ReviewStore:
             self._seen = self.con.execute("SELECT coalesce(max(seq), 0) FROM decisions").fetchone()[0]
             self._state = self._read_current(None)
         else:  # a new row is the latest of its annotator on its item, and in force
+            assert self._state is not None  # read above when there was none
             self._state.update(((d.item, d.annotator), d) for d in new)
             self._seen = max((d.seq for d in new), default=self._seen)
         return dict(self._state)

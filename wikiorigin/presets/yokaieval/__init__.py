@@ -21,7 +21,10 @@ LANGUAGE = "ja"
 LIST_PAGE = "日本の妖怪一覧"
 """The jawiki list page the YokaiEval corpus starts from."""
 
-MCQ_TYPES, MCQ_REGIONS = TYPES, REGIONS  # their names in wikiorigin.schemas before they moved here
+MCQ_TYPES = TYPES
+"""The types under their name in ``wikiorigin.schemas`` before they moved here."""
+MCQ_REGIONS = REGIONS
+"""The regions under their name in ``wikiorigin.schemas`` before they moved here."""
 
 CULTURE = Culture(
     name="yokaieval",

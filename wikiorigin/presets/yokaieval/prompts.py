@@ -5,6 +5,8 @@ prompt's first line names its task; changing any text changes the builds' ``prom
 
 from __future__ import annotations
 
+__all__ = ["STEPS", "TYPE_ONLY", "PAPER_STEPS", "ANSWER_LABEL"]
+
 STEPS = {
     "generate": (
         "task: generate\n"

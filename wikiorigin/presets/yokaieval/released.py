@@ -92,7 +92,7 @@ def clean_region(value) -> str:
         for part in (p.strip("[]「」()（） ") for p in re.split(r"[,、/・\s]+|と|及び|および", text))
         if part
     }
-    regions = found - {None, "不明"}
+    regions = {r for r in found if r is not None and r != "不明"}
     if len(regions) > 1 or "複数の地域" in regions:
         return "複数の地域"
     return regions.pop() if regions else "不明"
