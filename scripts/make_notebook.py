@@ -147,7 +147,7 @@ print("generator:", llm.backend.model)""",
                       "ja.xml.bz2", "ja-index.txt.bz2",
                       extra_pages=[page_xml(900001, "日本の妖怪一覧", (data / "yokai-list-page.wiki").read_text())])
 dump = Multistream("ja.xml.bz2", "ja-index.txt.bz2")
-report = wo.build_list_corpus(dump, "articles.parquet")
+report = wo.build_list_corpus(dump, "articles.parquet", list_page="日本の妖怪一覧")
 print(report.articles, "articles;", report.missing, "missing")""",
     ),
     (
