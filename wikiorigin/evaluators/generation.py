@@ -155,6 +155,3 @@ class Generator:
             special |= set(tokenizer.all_special_ids)
             dropped = self._dropped_ids = {i for i in special if tokenizer.convert_ids_to_tokens(i) not in TRACE_TOKENS}
         return tokenizer.decode([i for i in ids if i not in dropped], skip_special_tokens=False)
-
-
-Generation = Generator  # the name of the mixin it was

@@ -19,7 +19,7 @@ from typing import Any
 from ..llm.hf import context_length, is_oom, load_causal_lm, require_torch
 from ..progress import Progress
 
-__all__ = ["LoadedModel", "ModelRunner", "Encoder", "unsort", "THINKING"]
+__all__ = ["LoadedModel", "Encoder", "unsort", "THINKING"]
 
 THINKING = ("template-default", "on", "off")
 """The values of a local model's ``thinking`` switch: the chat template's own default, or its
@@ -161,6 +161,3 @@ class LoadedModel:
             torch.tensor(ids, dtype=torch.long, device=self.device),
             torch.tensor(mask, dtype=torch.long, device=self.device),
         )
-
-
-ModelRunner = LoadedModel  # the name it had when LocalModel was built from mixins

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .runner import Encoder, LoadedModel, unsort
 
-__all__ = ["TokenScorer", "TokenLogprobs", "WINDOWS", "window_jobs", "window_step"]
+__all__ = ["TokenScorer", "WINDOWS", "window_jobs", "window_step"]
 
 WINDOWS = ("disjoint", "overlap")  # the layouts of LocalModel.token_logprobs
 """The layouts of ``LocalModel.token_logprobs`` for a text longer than the context:
@@ -88,6 +88,3 @@ class TokenScorer:
         for (t, *_), values in zip(jobs, per_window):
             out[t].extend(values)
         return out
-
-
-TokenLogprobs = TokenScorer  # the name of the mixin it was
