@@ -39,14 +39,10 @@ from pathlib import Path
 
 from .errors import WikioriginError
 
-__all__ = ["LabelClass", "Labels", "load_labels", "parse_labels", "presets", "WIKIDATA", "YOKAI_PROMPTS"]
+__all__ = ["LabelClass", "Labels", "load_labels", "parse_labels", "presets", "WIKIDATA"]
 
 WIKIDATA = "wikidata"
 """The ``regions`` value of a labels file whose region comes from Wikidata, not the model."""
-
-YOKAI_PROMPTS = "yokai-ja"
-"""The ``prompts`` value of a labels file asking for YokaiEval's Japanese prompts (one of the
-names :func:`wikiorigin.presets.by_prompts` knows)."""
 
 
 @dataclass(frozen=True, slots=True)

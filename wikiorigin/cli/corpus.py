@@ -11,13 +11,20 @@ from .options import positive
 __all__ = ["add_commands"]
 
 
+def _yokaieval_page() -> str:
+    """The list page of `corpus yokai` by default: the YokaiEval culture preset's."""
+    from ..presets import culture
+
+    return str(culture("yokaieval").list_page)
+
+
 def add_commands(sub) -> None:
     """Register ``corpus`` and its sub-commands ``yokai`` and ``origin`` under ``sub``."""
     s = sub.add_parser("corpus", help="article corpora with their references")
     corpus = s.add_subparsers(dest="corpus", required=True)
     c = corpus.add_parser("yokai", help="the articles of a list page's entries (日本の妖怪一覧)")
     _dump_options(c)
-    c.add_argument("--list-page", default="日本の妖怪一覧", help="the list page's title")
+    c.add_argument("--list-page", default=_yokaieval_page(), help="the list page's title")
     c.set_defaults(func=cmd_corpus_yokai)
     c = corpus.add_parser("origin", help="the articles of items from `wikiorigin subset`")
     c.add_argument("--items", required=True, help="items.parquet (origins schema)")
