@@ -16,12 +16,12 @@ import pytest
 from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQConfig, build_mcq
 from wikiorigin.builders.prompts import label_prompt, mcq_prompt, prompt_sha1
-from wikiorigin.presets import culture
-from wikiorigin.presets.yokaieval.prompts import STEPS as YOKAI_STEPS
 from wikiorigin.corpora.articles import article_row
 from wikiorigin.dumps.pages import iter_pages
 from wikiorigin.labels import load_labels
 from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
+from wikiorigin.presets import culture
+from wikiorigin.presets.yokaieval.prompts import STEPS as YOKAI_STEPS
 from wikiorigin.schemas import ARTICLES, ORIGIN_ARTICLES
 
 JA = "jawiki-20230501-pages-articles-multistream_first100k-lines.xml.xz"
