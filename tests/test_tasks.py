@@ -336,9 +336,8 @@ def test_the_leakage_twin(tmp_path, tiny_model_dir):
 
 
 class Echo:
-    """A model that only generates (no tokenizer, no scoring) and says what it is."""
-
-    name = "echo"
+    """A model that only generates (no tokenizer, no scoring, no name of its own) and says what
+    it is."""
 
     def __init__(self):
         self.asked = 0
@@ -360,6 +359,7 @@ def test_a_model_that_only_generates_is_signed_by_its_own_description(en_set, tm
     assert (settings["model"], settings["engine"], settings["rule"]) == ("echo-1", "rules", "first option")
     assert not {"bos", "template", "dtype", "device", "max_length", "tokenizer"} & set(settings)  # nothing invented
     assert "|model:echo-1|" in result.signature and "bos:" not in result.signature
+    assert {i["model"] for i in result.items} == {"echo-1"} and result.summary.model == "echo-1"  # named by it
     assert result.summary.n == 3 and _saved(result.save(tmp_path / "run"))["signature"] == result.signature
     rows = [{"id": "q1", "question": "Who?", "answers": ["Kappa"], "language": "en"}]
     free = wo.FreeformTask(rows).run(echo)
@@ -379,7 +379,6 @@ def test_a_missing_capability_is_refused_before_any_work(en_set):
         wo.LeakageTask(articles, paraphrases=articles, sample=None).run(echo)
 
     class Silent:  # generates, but does not say what it is
-        name = "silent"
         generate = Echo.generate
 
     silent = Silent()

@@ -33,20 +33,20 @@ __all__ = [
     "CAPABILITIES",
     "MissingCapability",
     "require",
+    "model_name",
 ]
 
 
 @runtime_checkable
 class Described(Protocol):
-    """What every model under evaluation has: a ``name`` (in the items and summaries) and
-    :meth:`describe`."""
-
-    name: str
+    """What every model under evaluation has: :meth:`describe`. Its ``name`` (an attribute)
+    names it in the items and summaries; a model without one is named by its description
+    (``name``, else ``model``), else by its class (:func:`model_name`)."""
 
     def describe(self) -> dict[str, Any]:
         """What identifies the model and how it runs, as a flat record of JSON values (the
         run's settings take it whole: :mod:`~wikiorigin.evaluators.signature`). ``model``
-        names it in the signature (by default its ``name``); the rest is the model's own
+        names it in the signature (by default :func:`model_name`); the rest is the model's own
         (``dtype``, ``device``, ``template``, ``base_url``, ``tokenizer``, ...). What holds
         for one capability only goes under that capability's name (``generate``,
         ``loglikelihood``, ``token_logprobs``: a dict), and joins the settings of the runs
@@ -118,7 +118,7 @@ class Judge(Protocol):
 @runtime_checkable
 class EvaluatedModel(Described, Protocol):
     """Any model under evaluation (the name kept from when one Protocol asked for every
-    capability): it has a name and describes itself; each task checks the capability it needs
+    capability): it describes itself; each task checks the capability it needs
     (:class:`GeneratingModel`, :class:`LoglikelihoodModel`, :class:`TokenLogprobsModel`)."""
 
 
@@ -151,8 +151,25 @@ def require(model: object, capability: str, what: str) -> None:
             f"{what}: {kind} does not describe itself: give it describe() -> dict "
             "(what identifies it and how it runs; the run's signature)",
         )
-    if not isinstance(model, protocol):
-        raise MissingCapability("model", f"{what}: {kind} has no name (the model's name in the items)")
+    if not isinstance(model, protocol):  # pragma: no cover - the two checks above are the protocol's
+        raise MissingCapability("model", f"{what} needs a model with {said}; {kind} has none")
+
+
+def model_name(model: object, description: dict[str, Any] | None = None) -> str:
+    """The name of a model in the items and summaries: its ``name`` attribute, else its
+    description's (``description``, else its ``describe()``) ``name`` or ``model``, else its
+    class's name."""
+    name = getattr(model, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    if description is None:
+        describe = getattr(model, "describe", None)
+        description = describe() if callable(describe) else {}
+    for key in ("name", "model"):
+        value = description.get(key) if isinstance(description, dict) else None
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
 
 
 @runtime_checkable

@@ -293,3 +293,10 @@ def test_recorded_answers_describe_their_file(tmp_path):
     }
     assert Recorded(name="people").describe() == {"model": "recorded:people"}
     assert {"file", "sha256"} <= MODEL_FIELDS  # runs of other answers differ there by design
+
+
+def test_a_models_fields_named_like_the_runs_are_kept_apart():
+    model = _Described("mine", {"model": "mine-2", "version": "2.1", "temperature": 0.0, "task": "x"})
+    settings = run_settings("freeform", model, sampling={"temperature": 0.5})
+    assert (settings["model"], settings["model_version"], settings["model_temperature"]) == ("mine-2", "2.1", 0.0)
+    assert (settings["task"], settings["version"], settings["temperature"]) == ("freeform", __version__, 0.5)

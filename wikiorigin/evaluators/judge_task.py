@@ -9,7 +9,7 @@ from typing import Any
 from ..care import RATING_SCALE, read_rated
 from ..errors import ParameterError, WikioriginError
 from ..log import logger
-from ..protocols import GeneratingModel, Judge
+from ..protocols import GeneratingModel, Judge, model_name
 from . import judge as judging
 from ._tasks_common import client_of, failures, needs
 from .recorded import Recorded
@@ -73,7 +73,7 @@ class JudgeTask:
         the judge rate them (an answer or a rating whose request failed: unrated, ``complete:
         false``). A model that cannot generate is refused before anything runs."""
         if not isinstance(model, Recorded):
-            needs(model, "generate", "a judged task")
+            model = needs(model, "generate", "a judged task")
         clients = (client_of(model), self.judge)
         before = failures(clients)
         return self._run(model).finished(failures(clients) - before)
@@ -83,7 +83,7 @@ class JudgeTask:
         rated), their name, and whether the rated responses are the answers."""
         if not isinstance(model, Recorded):
             responses = model.generate([r["question"] for r in self.rows], **self.sampling())
-            return model, responses, model.name, False
+            return model, responses, model_name(model), False
         if model.path is not None:
             raise WikioriginError(
                 "a judged task's recorded answers are its rows' own `response` s (or the "

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError, WikioriginError
 from ..files import read_rows
-from ..protocols import TokenLogprobsModel
+from ..protocols import TokenLogprobsModel, model_name
 from .leakage_report import write_leakage_results
 from .signature import client_name, data_hash, model_settings, run_settings, text_hash
 from .token_logprobs import WINDOWS
@@ -229,9 +229,10 @@ def leakage_check(
     originals = [passage(articles[t], max_chars) for t in titles]
     others = [passage(paraphrases[t], max_chars) for t in titles]
     logprobs = model.token_logprobs(originals + others, windows=windows, stride=stride)
-    items, unscored = _items(titles, originals, others, logprobs, model.name, k)
+    name = model_name(model)
+    items, unscored = _items(titles, originals, others, logprobs, name, k)
     summary = {
-        "model": model.name,
+        "model": name,
         "mode": "leakage",
         "n": len(titles),
         "answered": len(items),

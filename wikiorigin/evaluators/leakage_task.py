@@ -83,7 +83,7 @@ class LeakageTask:
         failed are logged; their articles are left out of the comparison, and the run is
         ``complete: false``). An article whose texts' scoring requests failed after their
         retries is an item marked ``failed``, out of the figures, and the run is incomplete too."""
-        needs(model, "token_logprobs", "a leakage task")
+        model = needs(model, "token_logprobs", "a leakage task")
         clients = (self.paraphraser, client_of(model))
         before = failures(clients)
         sample = self.drawn()

@@ -44,7 +44,7 @@ from typing import Any
 from .. import __version__
 from ..errors import ParameterError
 from ..llm.describe import client_label
-from ..protocols import CAPABILITIES, Described
+from ..protocols import CAPABILITIES, Described, model_name
 from .answers import PARSER_VERSION
 from .cues import answer_cue
 from .unread import JUDGE_PROMPT
@@ -199,7 +199,8 @@ def model_revision(path, commit_hash: str | None = None) -> str:
 def model_settings(model: Described | None, capability: str | None = None) -> dict[str, Any]:
     """What the model under evaluation says of itself (its ``describe()``), as settings: its
     top-level fields, and those under ``capability`` (``generate``, ``loglikelihood``,
-    ``token_logprobs``: what holds when it is used so); ``model`` defaults to its ``name``.
+    ``token_logprobs``: what holds when it is used so); ``model`` defaults to its name
+    (:func:`~wikiorigin.protocols.model_name`).
     Nothing is read off the model otherwise. ``None`` (recorded responses) gives ``{}``."""
     if model is None:
         return {}
@@ -210,7 +211,7 @@ def model_settings(model: Described | None, capability: str | None = None) -> di
     section = description.get(capability) if capability is not None else None
     if isinstance(section, dict):
         settings.update(section)
-    settings.setdefault("model", model.name)
+    settings.setdefault("model", model_name(model, description))
     return settings
 
 
@@ -248,13 +249,16 @@ def run_settings(
     (:func:`model_settings`, with what it says of ``capability``, the capability the run
     uses), the sampling actually used (``sampling`` over :data:`SAMPLING_DEFAULTS`; leave it
     ``None`` when nothing is generated), the evaluator's own ``fields`` (``None`` values
-    dropped) and the wikiorigin version.
+    dropped) and the wikiorigin version. A field of the model's own named like one of the
+    run's (``version``, ``temperature``, ...) is kept as ``model_<name>``.
 
     A model names how the first token is conditioned (``bos``) in its description:
     ``template`` (a chat template writes the special tokens) or ``tokenizer`` (a raw prompt),
     for scored contexts ``tokenizer``, ``none`` or ``forced`` (:func:`context_bos`), ``always``
     (the BOS token before every scored text), ``server`` (an endpoint's own)."""
-    settings = {"task": task, **model_settings(model, capability)}
+    run_own = {"task", "version", *fields, *(SAMPLING_DEFAULTS if sampling is not None else ())}
+    described = model_settings(model, capability)
+    settings = {"task": task, **{f"model_{k}" if k in run_own else k: v for k, v in described.items()}}
     if sampling is not None:
         settings.update({**SAMPLING_DEFAULTS, **{k: v for k, v in sampling.items() if v is not None}})
         if settings.get("reasoning_effort"):  # a reasoning model is sent no sampling parameter

@@ -126,9 +126,9 @@ class MCQTask:
         when requests failed after their retries (those questions unanswered, left out of the
         figures)."""
         if self.mode == "loglikelihood":
-            needs(model, "loglikelihood", "log-likelihood mode")
+            model = needs(model, "loglikelihood", "log-likelihood mode")
         elif not isinstance(model, Recorded):
-            needs(model, "generate", "generation mode")
+            model = needs(model, "generate", "generation mode")
         clients = (client_of(model), self.judge)
         before = failures(clients)
         return self._run(model).finished(failures(clients) - before)
@@ -223,7 +223,7 @@ class FreeformTask:
         """Ask ``model`` (a :class:`~wikiorigin.protocols.GeneratingModel`; one that cannot
         generate is refused before anything runs) every question and score its answers (those
         whose request failed after its retries: unanswered, out of the figures, ``complete: false``)."""
-        needs(model, "generate", "a free-form task")
+        model = needs(model, "generate", "a free-form task")
         before = failures((client_of(model),))
         source_language, language = self.source_language, self.language
         items = freeform.evaluate_freeform(
