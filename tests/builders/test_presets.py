@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from tests.builders import test_freeform
+from tests.builders import test_freeform, test_mcq
 from tests.builders.test_freeform import origin_articles  # noqa: F401 (fixture)
+from tests.builders.test_mcq import articles  # noqa: F401 (fixture)
 from tests.openai_server import ChatServer
 from wikiorigin.builders.freeform import FreeformBuilder, FreeformConfig
-from wikiorigin.builders.mcq import MCQConfig
+from wikiorigin.builders.mcq import MCQBuilder, MCQConfig
 from wikiorigin.builders.preference import PreferenceConfig
 from wikiorigin.cli import main
 from wikiorigin.files import read_provenance
@@ -92,3 +93,21 @@ def test_the_cli_preset_is_the_library_s_with_the_options_given_winning(origin_a
     assert all(c["reasoning_effort"] == "medium" for c in calls)
     meta = read_provenance(out)
     assert (meta["preset"], meta["rounds"], meta["max_article_chars"]) == ("wikioriginqa", 1, 0)
+
+
+def test_a_config_from_the_yokaieval_preset_runs_its_settings(articles, tmp_path):  # noqa: F811
+    """Every step at the paper's sampling, labels in the paper's two steps in its classes, a
+    checker that must choose: the ``yokaieval`` preset's settings, from the library."""
+    with ChatServer(answer=test_mcq.scripted) as server:
+        result = MCQBuilder(MCQConfig.from_preset("yokaieval")).run(articles, test_mcq.make_client(server, tmp_path))
+        calls = [c for c in server.calls if "messages" in c]
+    tasks = {c["messages"][0]["content"].splitlines()[0].removeprefix("task: ") for c in calls}
+    assert {"label-type", "label-region"} <= tasks and "label" not in tasks
+    assert all((c["temperature"], c["top_p"], c["max_tokens"]) == (0.7, 1.0, 200) for c in calls)
+    checks = [c for c in calls if c["messages"][0]["content"].startswith("task: check")]
+    assert checks and all("null" not in c["messages"][0]["content"] for c in checks)  # no way out
+    assert (result.meta["preset"], result.meta["labels"], result.meta["answer_positions"]) == (
+        "yokaieval",
+        "yokaieval",
+        "as-generated",
+    )
