@@ -155,6 +155,7 @@ def test_every_public_method_and_function_has_a_docstring(name):
     assert not missing, f"{name}: no docstring on " + ", ".join(missing)
 
 
+@pytest.mark.slow
 def test_package_docstring_example_runs(tmp_path):
     """The example on the reference's front page (``wikiorigin``'s docstring), run as written from
     a directory where ``tests/`` is the repository's."""

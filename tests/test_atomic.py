@@ -119,6 +119,7 @@ print(json.dumps(seen))
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_path):
     """`eval mcq` writing its results past the limit: one line naming the file, exit 2."""
     responses = Path(__file__).parent / "data" / "yokaieval" / "responses-calm2-7b-chat.json.xz"
@@ -132,6 +133,7 @@ def test_a_file_size_limit_under_the_command_is_one_line_naming_the_file(tmp_pat
     assert not [p for p in out.iterdir() if ".tmp" in p.name]
 
 
+@pytest.mark.slow
 def test_a_run_on_a_full_disk_leaves_the_previous_run_whole(small_disk, tmp_path, capsys):
     """A second `eval mcq` into a results directory, the disk filling while it writes its plots,
     leaves every file of the first run as it was: never the second's items.parquet and

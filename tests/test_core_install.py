@@ -79,6 +79,7 @@ def _core_only(code: str, cwd: Path) -> dict:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_eval_mcq_scores_recorded_answers_with_intervals_in_the_core_install(tmp_path):
     out = tmp_path / "run"
     argv = ["eval", "mcq", "--responses", str(RESPONSES), "--out", str(out)]
@@ -90,6 +91,7 @@ def test_eval_mcq_scores_recorded_answers_with_intervals_in_the_core_install(tmp
     assert (out / "accuracy_by_type.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_statistics_and_tasks_import_no_torch(tmp_path):
     code = "import wikiorigin, wikiorigin.evaluators.stats, wikiorigin.evaluators.tasks, wikiorigin.evaluators.recorded"
     seen = _core_only(code, tmp_path)

@@ -129,6 +129,7 @@ def _asked_in(result: RunResult, language: str) -> None:
         assert settings["instruction"] == text_hash(freeform.source_prompt(language))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["el", "en"])
 @pytest.mark.parametrize("page,line,code", _blocks())
 def test_the_example_runs_as_written(page, line, code, language, sets, tiny_model_dir, tmp_path, monkeypatch):

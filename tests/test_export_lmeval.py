@@ -216,6 +216,7 @@ def tiny_llama_dir(released, tmp_path_factory):
     return make_tiny_llama(tmp_path_factory.mktemp("llama") / "tiny-llama", texts * 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["released", "english"])
 @pytest.mark.parametrize("model", ["gpt2", "llama"])
 def test_harness_gives_our_acc_and_acc_norm(which, model, released, request, tmp_path):

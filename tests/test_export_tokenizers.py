@@ -121,6 +121,7 @@ def _harness(export, model, options=""):
     return result["results"][export.task], result["samples"][export.task]
 
 
+@pytest.mark.slow
 def test_a_tokenizer_that_merges_the_cue_with_options_gets_a_cue_that_keeps_them_apart(merging_model, tmp_path):
     from transformers import AutoTokenizer
 

@@ -101,6 +101,7 @@ def check_stored(name: str, stored) -> None:
     assert bool(shows) == (name in PLOTTING)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(KEYS))
 def test_notebook_runs_and_is_stored_with_its_outputs(name):
     stored = nbformat.read(NOTEBOOKS / name, as_version=4)

@@ -119,6 +119,7 @@ def test_damaged_wiki_stops_the_run_and_keeps_the_others(tree, tmp_path):
     assert (shard_dir_for(out) / "pages" / "jawiki.parquet").exists()
 
 
+@pytest.mark.slow
 def test_parallel_jobs_give_the_same_bytes(tree, tmp_path):
     one, two = tmp_path / "one" / "origins.parquet", tmp_path / "two" / "origins.parquet"
     build_origins(tree, one, jobs=1)
@@ -126,6 +127,7 @@ def test_parallel_jobs_give_the_same_bytes(tree, tmp_path):
     assert one.read_bytes() == two.read_bytes()
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_bytes(tree, tmp_path):
     distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     local = tmp_path / "local" / "origins.parquet"
@@ -138,6 +140,7 @@ def test_dask_local_cluster_gives_the_same_bytes(tree, tmp_path):
     assert out.read_bytes() == local.read_bytes()
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler(tree, tmp_path, capsys):
     pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     code = main(["origins", str(tree), "--out", str(tmp_path / "o.parquet"), "--scheduler", "tcp://127.0.0.1:9"])
@@ -163,6 +166,7 @@ def test_split_shards_reduce_to_the_same_origins(tree, tmp_path):
     assert pq.read_table(split).equals(pq.read_table(out))
 
 
+@pytest.mark.slow
 def test_subset_and_cli(tree, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("WIKIORIGIN_PROGRESS_SECONDS", "0")
     out = tmp_path / "origins.parquet"

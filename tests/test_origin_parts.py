@@ -48,6 +48,7 @@ def trees(tmp_path, data_dir):
     return whole, split
 
 
+@pytest.mark.slow
 def test_parts_give_the_origins_of_the_whole_for_any_jobs(trees, tmp_path):
     whole, split = trees
     reference = tmp_path / "whole" / "origins.parquet"
@@ -79,6 +80,7 @@ def test_parts_give_the_origins_of_the_whole_for_any_jobs(trees, tmp_path):
     assert pq.read_table(shards / "editions" / "jawiki.parquet").equals(pq.read_table(whole_editions))
 
 
+@pytest.mark.slow
 def test_part_shards_are_reused_and_one_changed_part_is_scanned_again(trees, tmp_path):
     _, split = trees
     out = tmp_path / "origins.parquet"

@@ -268,6 +268,7 @@ def test_every_wiki_s_multistream_matches_its_stubs():
     assert unlinked == [("dewiki", "Doppel"), ("eowiki", "Item 22 (eowiki)"), ("jawiki", "Item 22 (jawiki)")]
 
 
+@pytest.mark.slow
 def test_download_all_passes_over_what_the_mirror_lacks(tmp_path, capsys):
     """`download all` from a mirror that holds 8 of the open Wikipedias: the others are notes,
     not the end of the run; the Wikidata dump is found by its own date, not the wikis' --date."""

@@ -39,6 +39,7 @@ def _dead_pid() -> int:
     return int(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(articles, tmp_path):
     """Two notebook runs into one set (two threads, each its own client and cache): the second is
     refused, naming the first, and pays for nothing; the first holds OUT.lock until its set is

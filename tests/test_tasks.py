@@ -91,6 +91,7 @@ def _saved(directory) -> dict:
 # --- the snippet, as written --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which,language", [("el", "el"), ("en", "en")])
 @pytest.mark.parametrize("mode", ["generate", "loglikelihood"])
 def test_the_snippet_runs_as_written(which, language, mode, el_set, en_set, tiny_model_dir, tmp_path):  # noqa: F811
@@ -197,6 +198,7 @@ def test_settings_of_another_mode_are_refused():
 # --- recorded answers: the command line's numbers ----------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["calm2-7b-chat", "gpt4o-mini"])
 def test_recorded_gives_the_command_lines_summary(model, tmp_path):
     responses = YOKAIEVAL / f"responses-{model}.json.xz"
@@ -492,6 +494,7 @@ def test_the_library_prints_nothing():
             assert not calls, f"{path.relative_to(ROOT)}: print at line {calls[0].lineno}"
 
 
+@pytest.mark.slow
 def test_compare_prints_on_the_command_line(tmp_path, capsys):
     runs = []
     for model in ("calm2-7b-chat", "gpt4o-mini"):

@@ -134,6 +134,7 @@ def ran(stand_ins, tmp_path_factory):
     mp.undo()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_every_command_of_the_page_runs_and_prints_what_it_shows(page, ran):
     work, commands = ran(page)

@@ -57,6 +57,7 @@ def _task(messages) -> str:
 # --- 1. an incomplete build is not a complete one ----------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_incomplete_build_says_complete_false_until_the_same_command_completes_it(tmp_path, capsys):
     articles = _articles(tmp_path / "articles.parquet")
     out = tmp_path / "set" / "m.parquet"
@@ -202,6 +203,7 @@ def _built_set(tmp_path, directory):
     return articles
 
 
+@pytest.mark.slow
 def test_build_card_keeps_a_hand_written_readme_unless_forced(tmp_path, capsys):
     directory = tmp_path / "set"
     _built_set(tmp_path, directory)
@@ -221,6 +223,7 @@ def test_build_card_keeps_a_hand_written_readme_unless_forced(tmp_path, capsys):
     assert "# Again" in readme.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_build_card_keeps_hand_written_croissant_metadata_unless_forced(tmp_path, capsys):
     directory = tmp_path / "set"
     _built_set(tmp_path, directory)
@@ -273,6 +276,7 @@ def test_empty_and_repeated_articles_are_failed_rows_before_any_call(tmp_path, c
 # --- 8. no local path in the card or the provenance --------------------------------------------
 
 
+@pytest.mark.slow
 def test_inputs_are_named_by_file_name_and_checksum(tmp_path):
     directory = tmp_path / "set"
     articles = _built_set(tmp_path, directory)

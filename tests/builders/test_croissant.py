@@ -53,6 +53,7 @@ def _same(records, path):
     assert records == rows  # float32 values chosen exact in binary
 
 
+@pytest.mark.slow
 def test_a_built_set_s_croissant_loads_its_rows(articles, tmp_path, capsys):  # noqa: F811
     directory = tmp_path / "yokai-mini"
     with ChatServer(answer=scripted) as server:

@@ -384,6 +384,7 @@ def test_every_instruction_file_has_the_same_keys_and_placeholders():
     assert '"data/instructions/*"' in (ROOT / "pyproject.toml").read_text()  # shipped with the package
 
 
+@pytest.mark.slow
 def test_cli_build_freeform(origin_articles, tmp_path, capsys):
     from wikiorigin.cli import main
 

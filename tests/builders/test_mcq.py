@@ -83,6 +83,7 @@ def make_client(server, tmp_path, model="gen"):
     )
 
 
+@pytest.mark.slow
 def test_build_mcq(articles, tmp_path):
     out = tmp_path / "mcq.parquet"
     with ChatServer(answer=scripted) as server:
@@ -129,6 +130,7 @@ def _task(call: dict) -> str:
     return call["messages"][0]["content"].splitlines()[0].removeprefix("task: ")
 
 
+@pytest.mark.slow
 def test_every_step_samples_at_the_papers_settings(articles, tmp_path):
     """Temperature 0.7, top_p 1.0 and 200 output tokens on every step (check, attribute
     and label ran at temperature 0 without a limit); generation's limit scales with per_article."""
@@ -205,6 +207,7 @@ def released(data_dir):
     return [{**r["question"], "question": _SUFFIX.sub("", r["question"]["question"])} for r in rows]
 
 
+@pytest.mark.slow
 def test_duplicates_among_the_released_questions(released):
     """The threshold's figures (MCQConfig's docstring): at 0.9, 4 pairs of the 810, each a question
     asked twice of one article text listed under two names; at 0.85, 10 pairs, 4 of them only
@@ -264,6 +267,7 @@ def released_articles(released, tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_near_duplicates_across_articles_are_dropped(released, released_articles, tmp_path):
     """The whole set is compared, not one article's questions (the old rule kept all
     ten); the earlier article's question stays and the failed row names it."""
@@ -296,6 +300,7 @@ def test_near_duplicates_across_articles_are_dropped(released, released_articles
         assert f"of question {kept['id']} of {earlier!r}: {kept['question']} ({kept['answer']})" in repeats[later]
 
 
+@pytest.mark.slow
 def test_cli_build_mcq(articles, tmp_path, capsys):
     from wikiorigin.cli import main
 
@@ -326,6 +331,7 @@ def test_cli_build_mcq(articles, tmp_path, capsys):
     assert "generator: " in captured.err and "$" in captured.err
 
 
+@pytest.mark.slow
 def test_dataset_card_and_load_dataset(articles, tmp_path):
     datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
     from wikiorigin.builders.dataset import write_card

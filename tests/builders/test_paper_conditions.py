@@ -57,6 +57,7 @@ def test_mcq_sends_articles_cut_at_max_article_chars_or_whole(given, limit, arti
     assert read_provenance(out)["max_article_chars"] == limit
 
 
+@pytest.mark.slow
 def test_freeform_sends_articles_cut_at_max_article_chars_or_whole(origin_articles, tmp_path):  # noqa: F811
     texts = _texts(origin_articles)
     for given, expect in (("120", lambda t: t[:120]), ("0", lambda t: t)):
@@ -69,6 +70,7 @@ def test_freeform_sends_articles_cut_at_max_article_chars_or_whole(origin_articl
         assert read_provenance(out)["max_article_chars"] == int(given)
 
 
+@pytest.mark.slow
 def test_the_presets_send_the_whole_article(articles, tmp_path):  # noqa: F811
     """Neither paper states a cut: their presets send each article whole (and record 0)."""
     text = _texts(articles)["言語"]
@@ -89,6 +91,7 @@ def test_the_presets_send_the_whole_article(articles, tmp_path):  # noqa: F811
 # --- answer positions, labels and checker under the yokaieval preset ----------------------------
 
 
+@pytest.mark.slow
 def test_answer_positions_balanced_or_as_generated(articles, tmp_path):  # noqa: F811
     """The scripted generator puts the answer second (乙) or third (言語's C): balanced spreads
     them, the yokaieval preset leaves them where the generator put them (the paper's set is not
@@ -115,6 +118,7 @@ def test_answer_positions_balanced_or_as_generated(articles, tmp_path):  # noqa:
     assert read_provenance(tmp_path / "g.parquet")["answer_positions"] == "as-generated"
 
 
+@pytest.mark.slow
 def test_yokaieval_labels_the_type_from_the_question_and_the_region_from_the_article(articles, tmp_path):  # noqa: F811
     out = tmp_path / "mcq.parquet"
     texts = _texts(articles)
@@ -139,6 +143,7 @@ def test_yokaieval_labels_the_type_from_the_question_and_the_region_from_the_art
     assert (meta["labels"], meta["label_steps"], meta["checker_abstains"]) == ("yokaieval", 2, False)
 
 
+@pytest.mark.slow
 def test_yokaieval_s_checker_must_choose_an_option(articles, tmp_path):  # noqa: F811
     """By default the checker may answer null (and so drop a question); the paper's could not."""
     with ChatServer(answer=test_mcq.scripted) as server:
@@ -250,6 +255,7 @@ def test_the_giveaway_prompt_is_sent_without_doubled_braces(origin_articles, tmp
 # --- the provenance records what was sent --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_with_a_reasoning_effort_the_provenance_records_no_temperature(articles, origin_articles, tmp_path):  # noqa: F811
     with ChatServer(answer=test_freeform.scripted, reasoning=True) as server:
         argv = test_freeform._argv(origin_articles, tmp_path / "f.parquet", server.url, "--preset", "wikioriginqa")
@@ -296,6 +302,7 @@ def test_a_temperature_of_0_given_wins_over_the_preset(questions, tmp_path):  # 
     assert server.calls and all(c["temperature"] == 0 for c in server.calls)
 
 
+@pytest.mark.slow
 def test_the_judge_is_sent_care_s_five_bands(questions, tmp_path):  # noqa: F811
     path, _ = questions
     with ChatServer(answer=test_preference.scripted) as server:
@@ -308,6 +315,7 @@ def test_the_judge_is_sent_care_s_five_bands(questions, tmp_path):  # noqa: F811
         assert "did not ask for lowers the grade" in system and "add correct detail" not in system
 
 
+@pytest.mark.slow
 def test_two_label_steps_with_wikidata_regions_ask_the_type_only(tmp_path, data_dir):
     """An origin corpus's region is Wikidata's: the paper's way asks only the type, from the
     question alone, in English instructions that name the language (not the yokai prompts)."""

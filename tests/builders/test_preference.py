@@ -65,6 +65,7 @@ def _models_argv(questions, out, url, *extra):
     )
 
 
+@pytest.mark.slow
 def test_pairs_from_a_judge(questions, tmp_path):
     """CARE's rule by default: per question the best- against the worst-rated answer (it was
     every two answers two points apart, and human ratings keyed by (question, model) were put
@@ -103,6 +104,7 @@ def test_pairs_from_a_judge(questions, tmp_path):
     assert every["pairs"] == 18 and read_provenance(tmp_path / "p2.parquet")["min_gap"] == 2
 
 
+@pytest.mark.slow
 def test_answers_and_judge_sample_as_care_did(questions, tmp_path):
     """Temperature 0.7, top-p 1.0 and at most 1,024 output tokens for the answers and the judge
     (the judge was greedy and answers had no limit), settable, and in the provenance."""
@@ -360,6 +362,7 @@ def test_rated_questions_not_in_the_questions_file(tmp_path):
     assert not (tmp_path / "q.parquet").exists()
 
 
+@pytest.mark.slow
 def test_cli_rated_calls_no_model(tmp_path):
     """`build preference --rated` needs no --models or --judge-model, opens no connection (a
     socket that would connect ends the run) and loads no HTTP client (openai, httpx)."""

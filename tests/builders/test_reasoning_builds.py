@@ -3,6 +3,7 @@ OpenAI's reasoning models do (refuses sampling parameters and max_tokens, report
 tokens, takes json_schema response formats); presets and the sampling options."""
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.builders import test_freeform, test_mcq, test_preference
 from tests.builders.test_freeform import origin_articles  # noqa: F401 (fixture)
@@ -51,6 +52,7 @@ def test_build_mcq_without_an_effort_is_one_line_at_the_first_call(articles, tmp
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_build_freeform_with_the_wikioriginqa_preset(origin_articles, tmp_path, capsys):  # noqa: F811
     out = tmp_path / "freeform.parquet"
     with ChatServer(test_freeform.scripted, reasoning=True) as server:
@@ -62,6 +64,7 @@ def test_build_freeform_with_the_wikioriginqa_preset(origin_articles, tmp_path, 
     assert meta["llm"]["generator"]["reasoning_effort"] == "low" and meta["usage"]["generator"]["reasoning_tokens"] > 0
 
 
+@pytest.mark.slow
 def test_build_preference_with_a_reasoning_model(questions, tmp_path):  # noqa: F811
     path, _ = questions
     out = tmp_path / "p.parquet"
@@ -75,6 +78,7 @@ def test_build_preference_with_a_reasoning_model(questions, tmp_path):  # noqa: 
     assert pq.read_table(out).num_rows == 6
 
 
+@pytest.mark.slow
 def test_sampling_options_reach_every_step_and_win_over_the_preset(articles, tmp_path):  # noqa: F811
     out = tmp_path / "mcq.parquet"
     with ChatServer(test_mcq.scripted) as server:

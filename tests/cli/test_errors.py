@@ -33,6 +33,7 @@ def test_an_output_that_is_a_directory(argv, tmp_path, capsys):
     assert f"{tmp_path}: a directory; give a file name" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "missing, argv, extra",
     [

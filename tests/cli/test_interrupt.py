@@ -8,7 +8,10 @@ import subprocess
 import sys
 import time
 
+import pytest
 
+
+@pytest.mark.slow
 def test_ctrl_c_during_an_evaluation(tiny_model_dir, tmp_path):
     questions = tmp_path / "q.json"
     rows = [

@@ -14,6 +14,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_scan_writes_the_pages_schema(tmp_path, data_dir, capsys):
     out = tmp_path / "pages" / "simplewiki.parquet"
     code, stdout, _ = run(
@@ -109,6 +110,7 @@ def test_dump_of_another_wiki(tmp_path, data_dir, capsys):
     assert code == 2 and "this dump is of simplewiki, not of jawiki" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["gzip", "bzip2"])
 def test_torn_file_keeps_the_pages_before(tmp_path, synthetic_stub, capsys, fmt):
     import bz2

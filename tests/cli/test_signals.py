@@ -167,6 +167,7 @@ def slow_tree(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_sigterm_while_workers_scan(slow_tree, tmp_path, run):
     """Today: exit -15, silent; both loky workers and both resource trackers go on for minutes,
     their semaphores and memory-mapped folders stay in /dev/shm, and the workers' temporary
@@ -221,6 +222,7 @@ def _reduce(reduction, tmp_path, run, jobs: int):
     return r
 
 
+@pytest.mark.slow
 def test_sigterm_during_the_reduction(reduction, tmp_path, run):
     """Today: exit -15, silent, the spill folder left, and the two loky workers idle on for five
     minutes (joblib keeps them for a next call)."""
@@ -232,6 +234,7 @@ def test_sigterm_during_the_reduction(reduction, tmp_path, run):
     assert _leftovers(tmp_path / "out") == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_the_reduction(reduction, tmp_path, run):
     """Today: DuckDB turns the KeyboardInterrupt into ``RuntimeError: Query interrupted``, an
     "unexpected" error with exit 1."""
@@ -247,6 +250,7 @@ def _dead_pid() -> int:
     return int(done.stdout)
 
 
+@pytest.mark.slow
 def test_what_killed_runs_left_is_swept(data_dir, tmp_path, run):
     """A run killed outright (kill -9, a worker killed) leaves its temporary files, spill folder
     and lock file; the next run writing the same output removes them, and only them: a file of
@@ -272,6 +276,7 @@ def test_what_killed_runs_left_is_swept(data_dir, tmp_path, run):
     assert live.exists() and out.exists()
 
 
+@pytest.mark.slow
 def test_sigterm_during_an_llm_evaluation(tmp_path, run):
     """Today: exit -15, silent, with ``run.lock`` and the cache's ``-wal`` and ``-shm`` left.
     Now the answers received are in the cache, and nothing else is left."""

@@ -178,6 +178,7 @@ def _ascii(args, cwd, **kwargs):
     )
 
 
+@pytest.mark.slow
 def test_a_summary_line_the_terminal_cannot_show(origins, tmp_path):
     """Under PYTHONIOENCODING=ascii the summary naming 出力.parquet, printed after the file was
     written, used to end the run with "unexpected UnicodeEncodeError" (exit 1)."""
@@ -188,6 +189,7 @@ def test_a_summary_line_the_terminal_cannot_show(origins, tmp_path):
     assert (tmp_path / "出力.parquet").exists()
 
 
+@pytest.mark.slow
 def test_review_serve_with_a_japanese_annotator_on_an_ascii_terminal(tmp_path):
     """Today it cannot start: the line with the URL names the annotator (exit 1)."""
     run = _ascii(["review", "serve", YOKAI, "--db", "r.sqlite", "--port", "0", "--annotator", "田中"], tmp_path)

@@ -80,6 +80,7 @@ def _three_ways(items, ja_multistream, wikidata, tmp_path):
     return rows, by_pass, extracted
 
 
+@pytest.mark.slow
 def test_the_bundled_sample_gives_the_rows_it_gave(ja_multistream, data_dir, tmp_path):
     items = tmp_path / "items.parquet"
     _items(items, ROWS)
@@ -96,6 +97,7 @@ def _pages(ja_multistream, n):
     return [(p.page_id, p.title) for p in pages.values() if p.namespace == 0 and p.redirect is None][:n]
 
 
+@pytest.mark.slow
 def test_a_three_level_chain_gives_the_rows_it_gave(ja_multistream, tmp_path):
     items = tmp_path / "items.parquet"
     _items(items, ITEMS)
@@ -103,6 +105,7 @@ def test_a_three_level_chain_gives_the_rows_it_gave(ja_multistream, tmp_path):
     assert report.region_fetches == 2 and {r["qid"]: r["region_qid"] for r in rows} == {"Q1": "Q1002", "Q8": None}
 
 
+@pytest.mark.slow
 def test_realistic_chains_ranks_and_end_times_give_the_rows_they_gave(ja_multistream, tmp_path):
     """Japan, Korea and Greece, preferred and deprecated ranks, ended statements, two
     prefectures (tests/corpora/test_region_rules.py), as items of jawiki pages; items and
@@ -203,6 +206,7 @@ def test_lines_that_are_no_place_are_never_kept_and_a_torn_place_is_a_bad_line(t
     assert stats.notes[-1].endswith("each entity was read from its first line")
 
 
+@pytest.mark.slow
 def test_an_entities_file_for_other_items_or_languages_is_one_line(ja_multistream, tmp_path, capsys):
     items, others = tmp_path / "items.parquet", tmp_path / "others.parquet"
     _items(items, ITEMS)
@@ -236,6 +240,7 @@ def test_an_entities_file_for_other_items_or_languages_is_one_line(ja_multistrea
         assert code == 2 and says in err
 
 
+@pytest.mark.slow
 def test_the_file_holds_every_language_asked_and_serves_each_wiki(ja_multistream, tmp_path):
     items, ko = tmp_path / "items.parquet", tmp_path / "ko.parquet"
     _items(items, ITEMS)
@@ -256,6 +261,7 @@ def test_the_file_holds_every_language_asked_and_serves_each_wiki(ja_multistream
     )
 
 
+@pytest.mark.slow
 def test_a_damaged_dump_keeps_what_came_before(ja_multistream, tmp_path, capsys):
     items = tmp_path / "items.parquet"
     _items(items, ITEMS)
@@ -315,6 +321,7 @@ def test_ids_past_the_bitmap_are_told_apart(tmp_path):
     assert stats.duplicates == 1
 
 
+@pytest.mark.slow
 def test_a_gzip_dump_with_many_blocks_is_read_whole(tmp_path):
     """Lines cut by the reader's blocks are joined: every place of a dump of several blocks."""
     lines = [_place(f"Q{100 + i}", {"en": "x" * (i % 5000)}, ["Q17"]) for i in range(3000)]
@@ -346,6 +353,7 @@ def test_the_pass_stops_at_damage_after_what_came_before(tmp_path):
         list(read_items_and_places(tmp_path / "missing.json.gz", [], ["en"]))
 
 
+@pytest.mark.slow
 def test_an_item_named_in_no_language_asked_is_still_named(ja_multistream, tmp_path):
     """As the reader before: an item with labels or sitelinks only in other languages is not an
     item "without Wikidata data" (its first label is kept for that); one with none at all is."""

@@ -71,6 +71,7 @@ def small_pieces(monkeypatch):
     monkeypatch.setattr(yokai, "ARTICLE_GROUP_ROWS", 32)
 
 
+@pytest.mark.slow
 def test_the_same_file_for_any_jobs(every_article, tmp_path, small_pieces):
     outs, reports = {}, {}
     for jobs in (1, 2):
@@ -87,6 +88,7 @@ def test_the_same_file_for_any_jobs(every_article, tmp_path, small_pieces):
     assert meta.num_row_groups == -(-203 // 32)  # written as they came, a row group at a time
 
 
+@pytest.mark.slow
 def test_pages_are_fetched_a_window_at_a_time(every_article, tmp_path, small_pieces, monkeypatch):
     dump = Multistream(*every_article)
     asked = []
@@ -98,6 +100,7 @@ def test_pages_are_fetched_a_window_at_a_time(every_article, tmp_path, small_pie
     assert len(fetched) == len(set(fetched)) and max(map(len, asked)) <= 40  # each title once
 
 
+@pytest.mark.slow
 def test_cli_jobs(every_article, tmp_path, capsys):
     dump, index = every_article
     lines = []
@@ -127,6 +130,7 @@ def test_cli_jobs(every_article, tmp_path, capsys):
     assert (tmp_path / "cli1.parquet").read_bytes() == (tmp_path / "cli2.parquet").read_bytes()
 
 
+@pytest.mark.slow
 def test_origin_corpus_the_same_for_any_jobs(every_article, tmp_path, data_dir, monkeypatch):
     monkeypatch.setattr(articles, "TASK_CHARS", 100_000)
     dump = Multistream(*every_article)
@@ -153,6 +157,7 @@ def test_origin_corpus_the_same_for_any_jobs(every_article, tmp_path, data_dir, 
     assert table.column("page_id").to_pylist() == [p.page_id for p in sorted(pages, key=lambda p: p.page_id)]
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_file(every_article, tmp_path):
     distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     local = tmp_path / "local.parquet"
@@ -183,6 +188,7 @@ def _loky_workers() -> list:
     return [c for c in psutil.Process().children(recursive=True) if any("LokyProcess" in part for part in c.cmdline())]
 
 
+@pytest.mark.slow
 @needs("psutil", extra="test")
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_stream_in_order_reading_ahead_only_a_little(jobs):
@@ -200,6 +206,7 @@ def test_stream_in_order_reading_ahead_only_a_little(jobs):
     assert _loky_workers() == []  # the workers ended with the stream
 
 
+@pytest.mark.slow
 @needs("psutil", extra="test")
 def test_stream_stopped_early_ends_its_workers():
     with closing(stream_tasks(_square, ((i,) for i in range(100)), jobs=2)) as stream:
@@ -208,6 +215,7 @@ def test_stream_stopped_early_ends_its_workers():
     assert _loky_workers() == []
 
 
+@pytest.mark.slow
 @needs("psutil", extra="test")
 def test_stream_raises_a_worker_error_and_ends_the_workers():
     with pytest.raises(ValueError, match="three"):
@@ -216,6 +224,7 @@ def test_stream_raises_a_worker_error_and_ends_the_workers():
     assert os.getpid() in [p.pid for p in psutil.process_iter()]
 
 
+@pytest.mark.slow
 @needs("psutil", extra="test")
 def test_sigterm_while_workers_convert(every_article, tmp_path):
     """SIGTERM during `corpus yokai --jobs 2`: exit 143 with the resume line, the workers ended,

@@ -65,6 +65,7 @@ def test_entities_from_the_json_dump(data_dir, tmp_path):
     assert stats.bad_lines == 1 and stats.notes[0].startswith(f"{broken}: line 3: not an entity in JSON")
 
 
+@pytest.mark.slow
 def test_origin_corpus_offline_and_online(ja_multistream, data_dir, tmp_path, capsys):
     items = tmp_path / "items.parquet"
     _items(items, ROWS)
@@ -121,6 +122,7 @@ def test_items_of_another_wiki_stop_before_any_work(ja_multistream, tmp_path, ca
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_another_dump_of_the_same_wiki_is_refused(ja_multistream, data_dir, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
     _items(items, [KAPPA, ("Q1", "jawiki", 56, "地理"), ("Q4", "jawiki", 141, "天狗"), ("Q5", "jawiki", 272, "鬼")])
@@ -149,6 +151,7 @@ def test_items_none_of_whose_pages_is_in_the_dump(ja_multistream, data_dir, tmp_
     )
 
 
+@pytest.mark.slow
 def test_a_page_with_another_title_is_left_out_never_replaced(ja_multistream, data_dir, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
     _items(items, ROWS + [KAPPA])
@@ -163,6 +166,7 @@ def test_a_page_with_another_title_is_left_out_never_replaced(ja_multistream, da
     assert "wikiorigin: warning: left out: Q170002: page 10 is '言語' in the dump, the items say '河童'" in err
 
 
+@pytest.mark.slow
 def test_a_moved_page_is_kept_under_its_new_title(ja_multistream, data_dir, tmp_path, capsys):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
     _items(
@@ -213,6 +217,7 @@ def ja_without_dbname(data_dir, tmp_path_factory):
     return made
 
 
+@pytest.mark.slow
 def test_the_wiki_from_the_file_name_when_siteinfo_has_none(ja_without_dbname, data_dir, tmp_path):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
     _items(items, ROWS)
@@ -265,6 +270,7 @@ def test_the_library_refuses_an_output_that_is_an_input(ja_multistream, data_dir
         build_origin_corpus(items, Multistream(*ja_multistream[:2]), items, wikidata=data_dir / WD)
 
 
+@pytest.mark.slow
 def test_the_pages_wait_on_disk_in_the_items_order_and_are_gone_after(ja_multistream, data_dir, tmp_path):
     items = tmp_path / "items.parquet"
     _items(items, [ROWS[1], ROWS[3], ROWS[0]])  # pages 272, 141, 56: not the dump's order

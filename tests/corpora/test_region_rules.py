@@ -105,6 +105,7 @@ def test_the_rule_on_the_dump(dump):
     assert len(asked) == 4  # the items, then the temple's ward, city, prefecture (Japan: never)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_sparql_reads_what_the_dump_reads(dump, seed):
     qids = sorted(ENTITIES)
@@ -132,6 +133,7 @@ def test_entities_are_read_the_same_from_json():
     assert entity.located_in == ["Q900113"] and entity.country == [JP]
 
 
+@pytest.mark.slow
 def test_several_regions_in_the_corpus_report(ja_multistream, tmp_path):
     import pyarrow.parquet as pq
 

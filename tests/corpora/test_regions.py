@@ -148,6 +148,7 @@ def _lines():
     ]
 
 
+@pytest.mark.slow
 def test_regions_in_the_origin_corpus_offline_and_online(ja_multistream, tmp_path):
     items = tmp_path / "items.parquet"
     _items(items, ITEMS)
@@ -172,6 +173,7 @@ def test_regions_in_the_origin_corpus_offline_and_online(ja_multistream, tmp_pat
     assert report.with_region == 1 and [e.qid for e in read_entities(wikidata, ["Q17"])] == ["Q17"]
 
 
+@pytest.mark.slow
 def test_mcq_set_with_wikidata_regions(ja_multistream, tmp_path):
     from tests.openai_server import ChatServer
     from wikiorigin.builders.mcq import MCQConfig, build_mcq

@@ -67,6 +67,7 @@ def el_dump(tmp_path_factory):
     return dump, index, out, out.parent / f"{dump.name}.mediawiki", pages
 
 
+@pytest.mark.slow
 def test_rendered_text_keeps_the_prose_and_every_footnote(el_dump):
     """Of the words of MediaWiki's rendered prose, the text keeps >= 0.97 overall and >= 0.85
     in every article (the wikitext path: far less), and every cited footnote with its text."""
@@ -93,6 +94,7 @@ def test_rendered_text_keeps_the_prose_and_every_footnote(el_dump):
     assert "Τηλ" in rows["Αγκριτζέντο"]["text"] or "updated" in rows["Αγκριτζέντο"]["text"]  # listings
 
 
+@pytest.mark.slow
 def test_provenance_names_the_engine_and_the_store_is_reused(el_dump, capsys):
     dump, index, out, store, _ = el_dump
     meta = read_provenance(out)
@@ -180,6 +182,7 @@ def test_html_text_rules():
     assert words("Tōno, 1890") == ["tōno", "1890"]
 
 
+@pytest.mark.slow
 def test_japanese_pages_without_their_templates(ja_multistream, tmp_path, capsys):
     """The Japanese sample carries no templates: by default its text is the wikitext's (a note
     says why); asked for, MediaWiki renders its articles' prose, and a template it lacks leaves

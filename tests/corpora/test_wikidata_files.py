@@ -203,6 +203,7 @@ def test_an_entity_of_unexpected_types_is_one_line_naming_it(data_dir, tmp_path,
     assert "unexpected ArrowTypeError" not in err
 
 
+@pytest.mark.slow
 def test_every_reader_of_the_dump_keeps_the_rule(data_dir, tmp_path, ja_multistream, capsys):
     lines = _dump_lines(data_dir)
     whole = _whole(lines)

@@ -36,6 +36,7 @@ def test_list_links(ja_multistream):
     assert (found.entries, found.unlinked, found.left_out) == (8, 1, {"repeat": 1, "namespace": 4})
 
 
+@pytest.mark.slow
 def test_yokai_corpus(ja_multistream, tmp_path):
     dump = Multistream(*ja_multistream[:2])
     out = tmp_path / "yokai.parquet"
@@ -60,6 +61,7 @@ def test_yokai_corpus(ja_multistream, tmp_path):
     assert rows[("個人", None)]["wiki"] == "jawiki" and len(rows[("個人", None)]["references"]) == 4
 
 
+@pytest.mark.slow
 def test_cli_and_missing_list_page(ja_multistream, tmp_path, capsys):
     dump, index, _ = ja_multistream
     out = tmp_path / "y.parquet"

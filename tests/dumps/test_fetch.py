@@ -132,6 +132,7 @@ def test_cli_dry_run_and_fetch(mirror_root, tmp_path, capsys, monkeypatch):
     assert report.origins.items > 0 and [r.wiki for r in report.shards] == ["jawiki"]
 
 
+@pytest.mark.slow
 def test_a_mirror_asking_to_wait_is_heard(mirror_root, tmp_path):
     """429 with Retry-After: a wait within max_wait is taken as the mirror asks (not the 0.01 s
     backoff); a longer one ends that file's download at once, with a line saying so."""

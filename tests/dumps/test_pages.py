@@ -24,6 +24,7 @@ def test_real_multistream_sample(data_dir):
     assert page.title == "Τύνιδα" and page.revision_id > 0 and "Τύνιδα" in page.text
 
 
+@pytest.mark.slow
 def test_random_access_equals_sequential_on_jawiki(ja_multistream, data_dir):
     dump, index, n = ja_multistream
     with pytest.warns(UserWarning, match="torn last page"):
@@ -181,6 +182,7 @@ class _Counting(Multistream):
         return super()._read_stream(offset)
 
 
+@pytest.mark.slow
 def test_each_reads_the_dump_in_order_a_few_streams_ahead(tmp_path, data_dir):
     dump, index = tmp_path / "ja.xml.bz2", tmp_path / "ja-index.txt.bz2"
     with warnings.catch_warnings():  # the sample's torn last page

@@ -231,6 +231,7 @@ def _outcome(monkeypatch, core, path, wiki, out, **kw) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_compiled_and_python_paths_agree_on_damaged_exports(tmp_path, monkeypatch, exports):
     core = fast_scan.CORE
     if core is None:

@@ -36,6 +36,7 @@ def _judge_by(ratings: dict):
     return answer
 
 
+@pytest.mark.slow
 def test_agreement_with_people_through_the_cli(care_files, tmp_path, capsys):
     questions, rated_file = care_files
     rated = care.read_rated(rated_file)
@@ -132,6 +133,7 @@ def test_human_ratings_of_recorded_answers_from_csv(care_files, tmp_path):
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["settings"]["model"] == "recorded"
 
 
+@pytest.mark.slow
 def test_table3_and_geographic_scope_on_the_care_file(care_files, tmp_path):
     questions, _ = care_files
     rows = care.read_care(questions)
@@ -205,6 +207,7 @@ def test_no_scope_field_derives_no_scope():
     assert "by_scope" not in items and items["by_culture_category"]["X"]["Opinion"]["rated"] == 12
 
 
+@pytest.mark.slow
 def test_human_ratings_on_another_scale_need_their_rating_scale(care_files, tmp_path, capsys):
     """People's ratings on 0-100: refused on CARE's 1-10 naming the row and `--rating-scale`
     (the option eval judge has), accepted with `--rating-scale 0-100`."""

@@ -27,6 +27,7 @@ def _files(directory: Path) -> dict:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if not p.name.endswith(".lock")}
 
 
+@pytest.mark.slow
 def test_in_memory_pairs_are_the_commands(runs, tmp_path, capsys):
     comparison = wo.compare(runs)
     assert isinstance(comparison, wo.Comparison) and comparison.models == list(MODELS)
@@ -57,6 +58,7 @@ def test_in_memory_pairs_are_the_commands(runs, tmp_path, capsys):
     assert _files(tmp_path / "library") == command
 
 
+@pytest.mark.slow
 def test_in_memory_and_saved_runs_mix(runs, tmp_path):
     saved = runs[1].save(tmp_path / "gpt")
     mixed = wo.compare([runs[0], saved], external={"calm2-7b-chat": 0.5, "gpt4o-mini": 0.6})
@@ -67,6 +69,7 @@ def test_in_memory_and_saved_runs_mix(runs, tmp_path):
     assert (tmp_path / "cmp" / "scatter.png").is_file()
 
 
+@pytest.mark.slow
 def test_what_compare_refuses(runs, tmp_path):
     with pytest.raises(WikioriginError, match=r"calm2-7b-chat \(run 1, in memory\) and calm2-7b-chat \(run 2"):
         wo.compare([runs[0], runs[0]])
@@ -83,6 +86,7 @@ def test_what_compare_refuses(runs, tmp_path):
         wo.compare(runs[:2]).save(tmp_path / "taken")
 
 
+@pytest.mark.slow
 def test_scores_in_memory_are_tested_as_saved(tmp_path):
     """Free-form runs in memory (chrF: a paired permutation test; exact match: McNemar's) give
     the pairs of the same runs saved; an incomplete run is compared only with allow_failures."""

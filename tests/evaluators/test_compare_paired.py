@@ -62,6 +62,7 @@ def _correct(run) -> dict:
     return {r["id"]: r["correct"] for r in table}
 
 
+@pytest.mark.slow
 def test_six_released_models_paired(released, data_dir, tmp_path):
     joined, _ = released
     runs = [joined[m] for m in MODELS]
@@ -132,6 +133,7 @@ class _Recorded:
         return [self.said[i] for i in range(len(prompts))]
 
 
+@pytest.mark.slow
 def test_chrf_paired_permutation(data_dir, tmp_path):
     """Two models name the 40 yokai of the released rows' first 40 questions: chrF compared
     by a paired permutation test (scipy, the same seed), exact match by McNemar's."""

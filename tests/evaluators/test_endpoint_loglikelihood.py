@@ -78,6 +78,7 @@ def tiny_llama(tmp_path_factory):
     return make_tiny_llama(tmp_path_factory.mktemp("llama") / "llama", texts, vocab_size=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tokenizer", [False, True], ids=["text-offsets", "token-ids"])
 def test_loglikelihood_mode_through_a_server_equals_local_mode(tmp_path, tiny_model_dir, capsys, tokenizer):
     """acc and acc_norm exactly, every log-likelihood to 1e-4; the signature names the server
@@ -105,6 +106,7 @@ def test_loglikelihood_mode_through_a_server_equals_local_mode(tmp_path, tiny_mo
     assert all(c["echo"] is True and c["logprobs"] == 1 and c["max_tokens"] == 1 for c in calls)
 
 
+@pytest.mark.slow
 def test_a_rerun_makes_no_request(tmp_path, tiny_model_dir):
     """Each prompt is cached on its own: the same run again, or with other batches, asks nothing."""
     questions = str(_questions(tmp_path / "mcq.parquet", 6))
@@ -139,6 +141,7 @@ def test_a_server_that_cannot_score_prompts_is_one_line_exit_2(tmp_path, tiny_mo
     assert not (tmp_path / "o" / "summary.json").exists()
 
 
+@pytest.mark.slow
 def test_token_texts_that_do_not_spell_the_prompt_ask_for_a_tokenizer(tmp_path, tiny_model_dir, capsys):
     """A server that decodes each token alone shows a character split over tokens as U+FFFD:
     text offsets cannot be trusted there, so the run stops at its first prompt and asks for
@@ -154,6 +157,7 @@ def test_token_texts_that_do_not_spell_the_prompt_ask_for_a_tokenizer(tmp_path, 
         assert cli.main([*args, "--endpoint", server.url, "--tokenizer", str(tiny_model_dir)]) == 0
 
 
+@pytest.mark.slow
 def test_a_context_ending_inside_a_token(tmp_path, tiny_model_dir, tiny_model):
     """A token spanning the context's end is scored with the continuation, in both ways of
     cutting, as local mode scores it ("kappa" is one token: the context ends inside it)."""
@@ -185,6 +189,7 @@ def _same_check(a: tuple, b: tuple) -> None:
     assert summary_b["p_value"] == pytest.approx(summary_a["p_value"], abs=1e-9)
 
 
+@pytest.mark.slow
 def test_the_leakage_check_through_a_server_equals_local(tmp_path, tiny_model_dir, capsys):
     """eval leakage --endpoint --tokenizer: the same tokens and numbers as the local model."""
     articles, paraphrases = _articles()
@@ -222,6 +227,7 @@ def test_the_leakage_check_through_a_server_equals_local(tmp_path, tiny_model_di
     assert served["settings"]["tokenizer"] == "tiny" and served["settings"]["bos"] == "always"
 
 
+@pytest.mark.slow
 def test_leakage_through_a_server_in_windows_and_as_text(tmp_path, tiny_llama, tiny_model_dir):
     """Token ids in local mode's windows when a context length is given; text prompts equal
     local mode where the server puts the BOS before a text (a Llama-style tokenizer), and
@@ -289,6 +295,7 @@ def _leakage_args(tmp_path, url, *more):
 IMPOSSIBLE = [float("nan"), 0.5, float("inf"), float("-inf"), None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", IMPOSSIBLE, ids=["nan", "positive", "inf", "-inf", "null"])
 @pytest.mark.parametrize("first", [0, 1], ids=["first-prompt", "in-a-batch"])
 def test_impossible_log_probabilities_are_refused_and_not_cached(tmp_path, tiny_model_dir, capsys, value, first):
@@ -358,6 +365,7 @@ def _long_articles(tmp_path):
     return ["leakage", "--articles", str(tmp_path / "a.parquet"), "--paraphrases", str(tmp_path / "p.json")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("windows", ["overlap", "disjoint"])
 def test_leakage_windows_by_the_servers_context_agree_with_local(tmp_path, tiny_model_dir, windows):
     """Texts longer than the server's context go in local mode's windows of it: the
@@ -402,6 +410,7 @@ def _scored(questions, url, tmp_path, out, *more):
     return cli.main(["eval", *_served(questions, url, tmp_path, *options)])
 
 
+@pytest.mark.slow
 def test_an_outage_in_loglikelihood_mode_is_an_incomplete_run(tmp_path, tiny_model_dir, capsys):
     """The server fails after 16 of 32 prompts (questions 0-3 scored): exit 1, complete: false,
     the 4 questions unscored `failed` and out of the figures; --allow-failures accepts it; the
@@ -429,6 +438,7 @@ def test_an_outage_in_loglikelihood_mode_is_an_incomplete_run(tmp_path, tiny_mod
     assert (summary["complete"], summary["failed"], summary["answered"]) == (True, 0, 8)
 
 
+@pytest.mark.slow
 def test_an_outage_in_the_leakage_check_is_an_incomplete_run(tmp_path, tiny_model_dir, capsys):
     """Six articles, the server failing after 8 of the 12 texts (the originals and two
     paraphrases): exit 1, 4 articles `failed`, the figures over the 2 scored; again: 4 asked."""
@@ -470,6 +480,7 @@ class _Overflowing(CompletionsServer):
         return choice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["loglikelihood", "leakage"])
 def test_log_probabilities_that_sum_past_a_float_are_refused_and_not_cached(tmp_path, tiny_model_dir, capsys, task):
     """-1e308 a token: every option tied at -inf (a silent 0.25), or a leakage check ending in

@@ -133,6 +133,7 @@ def test_cli(tmp_path, capsys):
     assert summary["signature"].startswith(f"wikiorigin-eval|task:freeform|model:m@{host}|template:server|")
 
 
+@pytest.mark.slow
 def test_runs_at_other_temperatures_are_flagged(tmp_path, capsys):
     path = _parquet(tmp_path / "ff.parquet")
     runs = []
@@ -166,6 +167,7 @@ def test_runs_at_other_temperatures_are_flagged(tmp_path, capsys):
     assert f"warning: {runs[1]} differs from {runs[0]} in temperature (temperature: 0.7 vs 0.0)" in err
 
 
+@pytest.mark.slow
 def test_failed_requests_are_counted_not_dropped(tmp_path):
     rows = freeform.read_freeform(_parquet(tmp_path / "ff.parquet"))
     with ChatServer(_answer) as server:

@@ -36,6 +36,7 @@ def _summary(run) -> dict:
     return json.loads((run / "summary.json").read_text())
 
 
+@pytest.mark.slow
 def test_a_server_that_dies_part_way_leaves_an_incomplete_run(tmp_path, capsys):
     """8 of 20 requests answered, 12 failed: exit 1, complete: false everywhere, accuracy over
     the 8 answered (not 12 wrong); the same command again asks only the 12 and completes it."""
@@ -62,6 +63,7 @@ def test_a_server_that_dies_part_way_leaves_an_incomplete_run(tmp_path, capsys):
     assert "Incomplete" not in (run / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_freeform_and_judge_runs_with_failures_are_incomplete(tmp_path, data_dir, capsys):
     path = _freeform_parquet(tmp_path / "ff.parquet")
     with ChatServer(_freeform_answer) as server:
@@ -95,6 +97,7 @@ def _two_runs(tmp_path, failed_first=4):
     return tmp_path / "a", tmp_path / "b"
 
 
+@pytest.mark.slow
 def test_compare_refuses_an_incomplete_run(tmp_path, capsys):
     a, b = _two_runs(tmp_path)
     capsys.readouterr()
@@ -121,6 +124,7 @@ def _answered(tmp_path, name, path, faults, *extra):
     return tmp_path / name
 
 
+@pytest.mark.slow
 def test_compare_with_failures_ranks_on_the_items_every_run_answered(tmp_path, capsys):
     """`m` answered 8 of 12 (all right but 2), `other` all 12 with the same answers: on the 8 both
     answered they are equal, and the ranking, bars and tests say so, over those 8 only."""
@@ -139,6 +143,7 @@ def test_compare_with_failures_ranks_on_the_items_every_run_answered(tmp_path, c
     assert (pair["n"], pair["difference"]) == (8, 0.0)
 
 
+@pytest.mark.slow
 def test_compare_with_failures_refuses_runs_that_share_too_few_answered_items(tmp_path, capsys):
     """`a` answered items 0-5, `b` 6-11: nothing to rank them on together (it ranked b 1.000 over
     a 0.000); three runs sharing 2 answered items are refused too."""
@@ -157,6 +162,7 @@ def test_compare_with_failures_refuses_runs_that_share_too_few_answered_items(tm
     assert not (tmp_path / "cmp").exists()
 
 
+@pytest.mark.slow
 def test_compare_refuses_a_run_given_twice(tmp_path, capsys):
     import shutil
 
@@ -170,6 +176,7 @@ def test_compare_refuses_a_run_given_twice(tmp_path, capsys):
     assert not (tmp_path / "cmp").exists()
 
 
+@pytest.mark.slow
 def test_compare_refuses_runs_over_other_items(tmp_path, capsys):
     """Colliding ids with other questions, and 40 questions against 12, are never paired or ranked."""
     a = tmp_path / "a.parquet"
@@ -233,6 +240,7 @@ def test_responses_kept_under_a_results_name_are_never_overwritten(tmp_path, cap
     assert kept.read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["items.parquet"]
 
 
+@pytest.mark.slow
 def test_an_answer_the_reader_judge_could_not_read_is_no_wrong_answer(tmp_path, capsys):
     """Responses the parser cannot read go to --judge-model; when that judge's requests fail,
     the items are unanswered (left out of the figures), not wrong, and the run is incomplete."""
@@ -255,6 +263,7 @@ def test_an_answer_the_reader_judge_could_not_read_is_no_wrong_answer(tmp_path, 
     assert [i["read_as"] for i in items][2:] == ["failed", "failed"]
 
 
+@pytest.mark.slow
 def test_an_endpoint_under_evaluation_keeps_the_commands_limits_and_prices(tmp_path, capsys):
     """The endpoint's client is the one the LLM options describe: --prices prices its usage line."""
     path = _mcq_parquet(tmp_path / "mcq.parquet", 3)

@@ -26,6 +26,7 @@ def _server_answer(messages):
     return f"Mostly right. Rating: [[{n % 10 + 1}]]"
 
 
+@pytest.mark.slow
 def test_judge_care_file_through_the_cli(tmp_path, data_dir, capsys):
     care_file = data_dir.parent / "care-Japanese-test.json"
     rows = care.read_care(care_file)

@@ -56,6 +56,7 @@ def test_leakage_check(tiny_model):
     assert leakage._rank_biserial([-0.3, -0.1, -0.2]) == -1.0
 
 
+@pytest.mark.slow
 def test_real_articles_longer_than_the_context(tiny_model_dir, data_dir):
     """The yokai articles released with YokaiEval (the text each question was written from),
     against the same text with its sentences in reverse order, under a 128-token context."""
@@ -76,6 +77,7 @@ def test_real_articles_longer_than_the_context(tiny_model_dir, data_dir):
     )
 
 
+@pytest.mark.slow
 def test_paraphrases_that_fail_are_left_out_and_said(tmp_path):
     from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache
 
@@ -86,6 +88,7 @@ def test_paraphrases_that_fail_are_left_out_and_said(tmp_path):
     assert set(done) == {"A", "C"} and set(failed) == {"B"} and "empty" in failed["B"]
 
 
+@pytest.mark.slow
 def test_cli_with_paraphrases_from_an_llm(tmp_path, tiny_model_dir, capsys):
     articles, _ = _articles(6)
     pq.write_table(pa.table({"title": list(articles), "text": list(articles.values())}), tmp_path / "a.parquet")
@@ -258,6 +261,7 @@ def test_the_sample_is_compared_and_recorded():
     assert first["limit"] == 4 and "sample" not in first
 
 
+@pytest.mark.slow
 def test_cli_sample_seed_and_limit(tmp_path, tiny_model_dir, capsys):
     """`--sample N --seed S` (default 20 and 0, the paper's) draws the same articles from the
     rows in any order, among those the paraphrase file covers; the summary names them, the

@@ -114,6 +114,7 @@ def _task(tmp_path, name, rows, language):
     (tmp_path / f"{name}.yaml").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_mcq_items_equal_lmeval_simple_evaluate(ours, hflm, rows, tmp_path):
     """lm-eval builds the requests from the task itself; its per-option log-likelihoods and
     per-question acc and acc_norm are ours, in Japanese (no delimiter), English and Greek (a
@@ -144,6 +145,7 @@ def test_mcq_items_equal_lmeval_simple_evaluate(ours, hflm, rows, tmp_path):
         assert summary["acc_norm,none"] == pytest.approx(sum(i["correct_norm"] for i in items) / 40)
 
 
+@pytest.mark.slow
 def test_contexts_with_bos_still_run_once_for_their_options(llama_dir, rows):
     """The speed-ups stay on with ``<s>``: each question's context in one pass, its options
     on its key/value cache, the output layer at their real tokens only."""
@@ -161,6 +163,7 @@ def test_contexts_with_bos_still_run_once_for_their_options(llama_dir, rows):
     assert len(contexts) == 1 and len(options) == 1 and options[0][0][0] == 16 and options[0][2]
 
 
+@pytest.mark.slow
 def test_acc_norm_divides_by_the_option_without_the_delimiter(ours, rows):
     items = mcq.evaluate_loglikelihood(rows, ours, language="en")
     for row, item in zip(rows, items):
@@ -175,6 +178,7 @@ def test_acc_norm_divides_by_the_option_without_the_delimiter(ours, rows):
     assert with_space != [i["pred_norm"] for i in items]
 
 
+@pytest.mark.slow
 def test_english_requests_and_an_empty_context(ours, hflm, llama_dir):
     """Trailing spaces, a space before the option, an empty context: lm-eval's numbers, one
     request at a time. In one call, lm-eval 0.4's logits cache (``logits_cache=True``, its
@@ -192,6 +196,7 @@ def test_english_requests_and_an_empty_context(ours, hflm, llama_dir):
     assert [x for x, _ in _lmeval(uncached, ENGLISH)] == pytest.approx([x for x, _ in got], abs=1e-4)
 
 
+@pytest.mark.slow
 def test_bos_options(llama_dir, ours, rows):
     """``add_bos=False`` is lm-eval's ``add_bos_token=False``; ``True`` changes nothing for a
     tokenizer that adds ``<s>`` itself."""

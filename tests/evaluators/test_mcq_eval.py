@@ -235,6 +235,7 @@ def test_generation_mode_through_an_endpoint_with_a_judge(tmp_path):
     assert summary["accuracy"] == 7 / 12 and summary["coverage"] == 9 / 12
 
 
+@pytest.mark.slow
 def test_loglikelihood_mode(tiny_model, tmp_path):
     rows = mcq.read_questions(_mcq_parquet(tmp_path / "mcq.parquet", n=8))
     items = mcq.evaluate_loglikelihood(rows, tiny_model)
@@ -273,6 +274,7 @@ def test_results_directory_and_cli(tmp_path, released, capsys):
     assert "## By region" in (out / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_cli_local_model_loglikelihood(tmp_path, tiny_model_dir, capsys):
     out = tmp_path / "ll"
     code = cli.main(
@@ -342,6 +344,7 @@ def test_released_rows_as_parquet(released, tmp_path):
     assert [r["answer_index"] for r in read] == [r["choices"].index(r["answer"]) for r in rows]
 
 
+@pytest.mark.slow
 def test_cli_local_model_generation(tmp_path, tiny_model_dir, capsys):
     out = tmp_path / "gen"
     code = cli.main(
@@ -368,6 +371,7 @@ def test_cli_local_model_generation(tmp_path, tiny_model_dir, capsys):
     assert summary["accuracy"] == sum(i["pred"] == i["answer_index"] for i in items) / 6
 
 
+@pytest.mark.slow
 def test_failed_requests_are_counted_and_reported(tmp_path, capsys):
     path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
     rows = mcq.read_questions(path)
@@ -518,6 +522,7 @@ def test_what_cannot_join_is_said_and_signed(released, tmp_path, capsys):
     assert "|responses:10/40|" in summary["signature"]
 
 
+@pytest.mark.slow
 def test_an_evaluation_whose_every_request_failed_exits_1(tmp_path, capsys):
     """eval mcq --endpoint against a server that answers every question with 500: exit 1 with
     the first reason, not 'accuracy 0.000' and exit 0; one failure among others is a warning."""

@@ -33,6 +33,7 @@ def _by_hand(model, context_ids, continuation_ids):
     return sum(float(logp[n - 1 + j, t]) for j, t in enumerate(continuation_ids))
 
 
+@pytest.mark.slow
 def test_batched_loglikelihoods_equal_one_by_one(tiny_model):
     batched = tiny_model.loglikelihood(REQUESTS * 2, batch_size=5)
     single = [tiny_model.loglikelihood([r], batch_size=1)[0] for r in REQUESTS * 2]
@@ -53,6 +54,7 @@ def test_options_sharing_a_context_are_scored_on_one_pass_over_it(tiny_model_dir
     assert calls[0][0] == 2 and 8 in [c[0] for c in calls]  # 2 contexts, then their 8 options
 
 
+@pytest.mark.slow
 def test_loglikelihood_equals_a_hand_computation(tiny_model):
     for context, continuation in REQUESTS:
         head, tail = tiny_model._split(context, continuation)
@@ -170,6 +172,7 @@ def _SmallMemory(path, **options):
     return model
 
 
+@pytest.mark.slow
 def test_batch_halves_on_out_of_memory(tiny_model_dir, tiny_model):
     model = _SmallMemory(tiny_model_dir, device="cpu", max_batch_size=16)
     assert [x for x, _ in model.loglikelihood(REQUESTS)] == pytest.approx(

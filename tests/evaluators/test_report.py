@@ -126,6 +126,7 @@ def released_runs(data_dir, tmp_path_factory):
     return {model: where / model for model in MODELS}
 
 
+@pytest.mark.slow
 def test_ranking_against_the_published_table(released_runs, data_dir, tmp_path, capsys):
     """Table 8 of YokaiEval from released responses asked alike: ours beside the published
     accuracy, no warning."""
@@ -228,6 +229,7 @@ def test_compare_tells_two_runs_of_one_model_apart(tmp_path, capsys):
     assert "| 1 | llama (b) |" in (tmp_path / "cmp" / "comparison.md").read_text()
 
 
+@pytest.mark.slow
 def test_responses_covering_fewer_questions_are_explained_not_flagged(released_runs, data_dir, tmp_path, capsys):
     """qwen2.5's 807 released responses joined to the 810 questions of calm2's file: the 3
     questions without a response count as unanswered, as the paper counted them, so the runs

@@ -4,6 +4,8 @@ a previous run's files are replaced, and a comparison's too."""
 
 import json
 
+import pytest
+
 from tests.evaluators.test_mcq_eval import _answering, _mcq_parquet
 from tests.openai_server import ChatServer
 from wikiorigin import cli
@@ -38,6 +40,7 @@ def test_files_the_command_did_not_write_are_never_replaced(tmp_path, capsys):
     assert json.loads((run / "summary.json").read_text())["model"].startswith("other")
 
 
+@pytest.mark.slow
 def test_a_comparison_never_replaces_a_hand_written_one(tmp_path, capsys):
     path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
     with ChatServer(_answering) as server:
@@ -55,6 +58,7 @@ def test_a_comparison_never_replaces_a_hand_written_one(tmp_path, capsys):
     assert cli.main(argv) == 0 and cli.main(argv) == 0  # our own comparison is replaced
 
 
+@pytest.mark.slow
 def test_a_run_of_another_kind_leaves_no_plot_of_the_one_before(tmp_path, data_dir, capsys):
     """An mcq run's accuracy plots are removed when a judge run replaces it in the directory:
     the directory holds one run's files, never another's plots beside them; a plot of

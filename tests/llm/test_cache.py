@@ -85,6 +85,7 @@ def _directory(path):
     path.mkdir()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "spoil,said",
     [
@@ -177,6 +178,7 @@ def test_a_full_disk_stops_the_run_and_keeps_every_answer_stored(small_disk):
     assert stored == sorted(big + q for q in sent[: len(stored)])
 
 
+@pytest.mark.slow
 def test_a_killed_run_leaves_whole_answers_and_pays_only_for_the_rest(tmp_path):
     """Killed outright (SIGKILL) while answers pour in: the cache opens, every row is a whole
     answer, at most the answers of the last write and those in flight are lost, and a re-run

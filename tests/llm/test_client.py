@@ -36,6 +36,7 @@ def test_answers_in_order_and_cached(tmp_path):
         assert changed.usage.calls == 3
 
 
+@pytest.mark.slow
 def test_retries_on_429_500_timeouts_and_bad_bodies(tmp_path):
     with ChatServer() as server:
         server.faults = ["429", "500", "truncated", "nonjson", "slow"]
@@ -80,6 +81,7 @@ def test_dry_run_and_usage(tmp_path):
         assert "2 calls" in llm.usage.summary({"input": 1.0, "output": 2.0})
 
 
+@pytest.mark.slow
 def test_killed_half_way_loses_nothing(tmp_path):
     """Answers are stored as they come: a second run after a crash repeats no call."""
     with ChatServer() as server:

@@ -164,6 +164,7 @@ def test_a_rerun_from_the_cache_and_a_dry_run_need_no_server(articles, tmp_path,
     assert "3 calls to make first (0 cached)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_run_with_failed_requests_exits_1_reruns_only_those_or_is_accepted_when_allowed(articles, tmp_path, capsys):
     with ChatServer(answer=scripted) as server:
         server.faults = ["500"] * 3
@@ -245,6 +246,7 @@ def test_a_retry_after_longer_than_max_wait_ends_that_request_at_once(tmp_path, 
     assert llm.usage.failures == 1 and llm.usage.retries == 0 and llm.usage.waited == 0
 
 
+@pytest.mark.slow
 def test_a_retry_after_within_max_wait_is_honoured_and_counted(tmp_path):
     with ChatServer() as server:
         server.faults, server.retry_after = ["429", "429"], "0.3"
@@ -254,6 +256,7 @@ def test_a_retry_after_within_max_wait_is_honoured_and_counted(tmp_path):
     assert "0.6 s waiting" in llm.usage.summary()
 
 
+@pytest.mark.slow
 def test_a_hanging_server_costs_at_most_the_worst_case(articles, tmp_path, capsys):
     with ChatServer(answer=scripted, delay=3) as server:  # every completion hangs for 3 s
         started = time.monotonic()
@@ -281,6 +284,7 @@ def test_a_hanging_server_costs_at_most_the_worst_case(articles, tmp_path, capsy
     assert 0 < waited <= 3 * 0.2
 
 
+@pytest.mark.slow
 def test_a_server_that_stops_answering_mid_run_is_given_up_on(tmp_path):
     """After stop_after requests in a row gave up, the rest of the run is not sent: a server
     that died mid-run costs a few requests' worst case, not every request's."""
@@ -328,6 +332,7 @@ def test_help_says_the_worst_case(capsys):
 # --- 3. one run per output ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_out_is_refused_naming_the_first(articles, tmp_path, capsys):
     with ChatServer(answer=scripted) as reference:
         assert main(build(articles, tmp_path / "ref" / "m.parquet", reference.url)) == 0

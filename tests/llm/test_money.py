@@ -179,6 +179,7 @@ def test_usage_counts_completions_that_failed(tmp_path):
 # --- 4. two runs on one cache pay once ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_runs_sharing_a_cache_pay_once(tmp_path):
     articles = _articles(tmp_path / "articles.parquet", ["河童", "天狗", "座敷童子", "雪女", "鬼", "狐"])
     with ChatServer(answer=scripted) as reference:
@@ -235,6 +236,7 @@ def test_a_claim_of_a_dead_process_is_taken_over(tmp_path):
 # --- 5. identical requests in one run are sent once ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cached", [True, False])
 def test_identical_requests_in_one_run_are_sent_once(tmp_path, cached):
     with ChatServer(delay=0.2) as server:
@@ -271,6 +273,7 @@ def test_openais_own_url_given_needs_its_key_too(articles, tmp_path, capsys, mon
     assert "OPENAI_API_KEY is not set" in error_line(capsys.readouterr().err)
 
 
+@pytest.mark.slow
 def test_the_server_openai_base_url_names_is_the_one_in_the_cache_key(articles, tmp_path, capsys, monkeypatch):
     """OPENAI_BASE_URL, when no --base-url is given, is the server asked: its answers are never
     served for another server's, and the provenance names it."""
@@ -325,6 +328,7 @@ def test_a_judge_without_a_key_is_said_before_the_model_loads(tmp_path, capsys, 
 # --- 7. a full disk, a damaged row ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_cache_is_one_line_without_a_traceback(tmp_path, small_disk):
     """In a process of its own: asyncio reports tasks left behind through logging, at exit."""
     articles = _articles(tmp_path / "articles.parquet", [f"妖怪{i}" for i in range(40)])

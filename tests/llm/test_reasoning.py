@@ -202,6 +202,7 @@ def _questions(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_an_endpoint_evaluation_of_a_reasoning_model(tmp_path, capsys):
     from wikiorigin import cli
 

@@ -6,6 +6,8 @@ import hashlib
 import json
 import time
 
+import pytest
+
 from tests.commands import yokai_articles
 from tests.openai_server import ChatServer
 from wikiorigin.builders.mcq import MCQBuilder
@@ -43,6 +45,7 @@ def asks(n: int) -> list[ChatRequest]:
     ]
 
 
+@pytest.mark.slow
 def test_claims_are_taken_in_batches_and_answers_written_in_batches(tmp_path):
     cache = RequestCache(tmp_path / "c.sqlite")
     statements = []
@@ -68,6 +71,7 @@ def _best(work, times: int = 3) -> float:
     return best
 
 
+@pytest.mark.slow
 def test_a_cache_hit_is_a_look_up_and_a_decode(tmp_path):
     """A fully cached run costs a small multiple of looking its answers up in SQLite and
     decoding them by hand (the anchor, in the same run): 7-10x, against about 150x when the
@@ -107,6 +111,7 @@ def test_a_cached_answer_is_checked_again_against_another_schema(tmp_path):
         assert all("'source' is a required property" in r.error for r in results)
 
 
+@pytest.mark.slow
 def test_answers_are_written_a_statement_a_batch(tmp_path):
     """The writer thread stores a batch of answers in one statement, not one a row: each
     statement lets go of the interpreter's lock and waits to take it back from the run."""
@@ -138,6 +143,7 @@ def _steps(messages) -> str:
     return json.dumps({"type": MCQ_TYPES[0], "region": "関東"}, ensure_ascii=False)
 
 
+@pytest.mark.slow
 def test_a_builds_steps_share_one_http_client(tmp_path):
     """The four steps of a build run on one event loop and HTTP client: its connections are
     opened once, not again at each step."""

@@ -162,6 +162,7 @@ def _run(*argv):
     return subprocess.run([sys.executable, "-m", "wikiorigin.cli", *argv], capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_a_port_in_use_and_bad_input_are_one_line(mcq_file, freeform_file, articles_file, tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -258,6 +259,7 @@ def _accept_as(mcq_file, db, annotator, index, edits):
         assert status == 200, text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "policy, carol, exported",
     [
@@ -297,6 +299,7 @@ def test_accepts_that_differ_in_their_edits_are_a_conflict(mcq_file, tmp_path, p
     assert json.loads(_run("review", "stats", "--db", str(db), "--json").stdout)["conflicts"] == ["q1"]
 
 
+@pytest.mark.slow
 def test_rows_without_ids_keep_their_decisions_when_a_row_is_inserted(preferences_file, tmp_path):
     import json
 
@@ -410,6 +413,7 @@ def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file)
     assert yokai["culture"] == "yokaieval" and yokai["types"] == MCQ_TYPES and yokai["regions"] == MCQ_REGIONS
 
 
+@pytest.mark.slow
 def test_footnotes_are_edited_against_the_article(mcq_file, articles_file, tmp_path):
     """An mcq item's footnote numbers (ref) are editable; with the article known a
     number it does not have is refused naming it, without one any whole number > 0 goes; the

@@ -144,6 +144,7 @@ def _run(*argv):
     return subprocess.run([sys.executable, "-m", "wikiorigin.cli", *argv], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, articles_file, tmp_path):
     db = tmp_path / "review.sqlite"
     with Server(mcq_file, db, "--articles", str(articles_file), annotator="alice") as server:
@@ -187,6 +188,7 @@ def test_review_by_keyboard_survives_a_kill_and_exports(browser, mcq_file, artic
     assert "alice & bob: 3 items" in stats.stdout, stats.stdout
 
 
+@pytest.mark.slow
 def test_freeform_and_preference_pages(browser, freeform_file, preferences_file, articles_file, tmp_path):
     with Server(freeform_file, tmp_path / "f.sqlite", "--articles", str(articles_file)) as server:
         page = Page(browser, server.url)
@@ -211,6 +213,7 @@ def test_freeform_and_preference_pages(browser, freeform_file, preferences_file,
         assert page.text("question") == "七五三とは？"
 
 
+@pytest.mark.slow
 def test_a_malformed_link_and_a_half_written_file(browser, tmp_path):
     from tests.review.conftest import mcq_rows, write
     from wikiorigin.schemas import MCQ
@@ -235,6 +238,7 @@ def test_a_malformed_link_and_a_half_written_file(browser, tmp_path):
         assert page.text("question") == "垢嘗を描いた画集はどれか。" and page.text("message") == ""
 
 
+@pytest.mark.slow
 def test_accepting_an_edited_item_keeps_the_edits_and_o_reverts_them(browser, mcq_file, tmp_path):
     db = tmp_path / "r.sqlite"
     with Server(mcq_file, db) as server:
@@ -264,6 +268,7 @@ def test_accepting_an_edited_item_keeps_the_edits_and_o_reverts_them(browser, mc
     assert pq.read_table(out).to_pylist()[0]["question"] == "垢嘗を描いた画集はどれか。"
 
 
+@pytest.mark.slow
 def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file, articles_file, tmp_path):
     """The reject dialog names one key per reason (the eighth: inappropriate); the
     footnotes (ref) are edited in the edit dialog, a number the article lacks is refused."""
@@ -308,6 +313,7 @@ def test_the_reason_keys_match_the_reasons_and_a_footnote_edit(browser, mcq_file
     assert [(r["id"], r["ref"]) for r in pq.read_table(out).to_pylist()] == [("q2", [1, 2])]
 
 
+@pytest.mark.slow
 def test_a_note_typed_after_the_reason_key_is_kept_and_a_space_changes_no_reason(browser, mcq_file, tmp_path):
     """After a reason's key, what is typed is the note (a space too: it never picks
     another reason's button); a note typed with no reason key is kept as the note alone."""
@@ -331,6 +337,7 @@ def test_a_note_typed_after_the_reason_key_is_kept_and_a_space_changes_no_reason
     assert rows == [("q1", REASONS[2], "子供ではなく 老人 2"), ("q2", None, "出典が古い")]
 
 
+@pytest.mark.slow
 def test_editing_one_field_of_a_released_row_edits_that_field_only(browser, tmp_path):
     """The edit dialog shows a released row's messy region ([[不明]]) as its class;
     left as shown, it is no edit: editing the question records the question alone."""

@@ -175,6 +175,7 @@ def _three_annotators(tmp_path, data):
     return store
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "policy, ids",
     [("all-accept", ["q1", "q5"]), ("majority", ["q1", "q2", "q5"]), ("any-accept", ["q1", "q2", "q3", "q5"])],
@@ -221,6 +222,7 @@ def test_released_yokaieval_json_is_reviewed_and_exported(tmp_path):
     assert "license: cc-by-nc-sa-4.0" in card and "language:\n- ja\n" in card and "no commercial use" in card
 
 
+@pytest.mark.slow
 def test_eval_lmeval_and_card_take_the_reviewed_file(mcq_file, tmp_path, capsys):
     data = load_dataset(mcq_file)
     _three_annotators(tmp_path, data)
