@@ -1,7 +1,9 @@
 """Evaluation of language models on the datasets. A task object holds the questions and the
 settings, runs a model and returns a result that saves itself (:class:`MCQTask`,
 :class:`FreeformTask`, :class:`JudgeTask`, :class:`LeakageTask`, in
-:mod:`~wikiorigin.evaluators.tasks`; :class:`Recorded` answers in place of a model).
+:mod:`~wikiorigin.evaluators.tasks`; :class:`Recorded` answers in place of a model; any object
+with the capability a task needs and a ``describe()`` of itself is a model:
+:mod:`wikiorigin.protocols`).
 
 Beneath them, the functions they call: a model (`LocalModel` through transformers,
 `EndpointModel` through an OpenAI-compatible server) answers multiple-choice questions
