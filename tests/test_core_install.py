@@ -4,6 +4,7 @@ core's dependencies do not pull in (pyproject.toml read as it is, not the venv's
 metadata) cannot be imported, torch and transformers among them."""
 
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -40,11 +41,11 @@ print(json.dumps({{"refused": refused, "modules": sorted({{m.split(".")[0] for m
 """
 
 
-def _core_closure() -> set[str]:
-    """The distributions `pip install wikiorigin` installs: the core's requirements in
-    pyproject.toml and, recursively, theirs without extras (as installed here)."""
+def _core_closure(also: tuple[str, ...] = ()) -> set[str]:
+    """The distributions `pip install wikiorigin` installs (and `pip install ALSO`): the core's
+    requirements in pyproject.toml and, recursively, theirs without extras (as installed here)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    todo = [Requirement(r) for r in project["dependencies"]]
+    todo = [Requirement(r) for r in [*project["dependencies"], *also]]
     seen = {"wikiorigin"}
     while todo:
         req = todo.pop()
@@ -58,9 +59,9 @@ def _core_closure() -> set[str]:
     return seen
 
 
-def _outside_the_core() -> set[str]:
-    """The top-level modules here of no distribution of the core install."""
-    core = _core_closure()
+def _outside_the_core(also: tuple[str, ...] = ()) -> set[str]:
+    """The top-level modules here of no distribution of the core install (nor of ``also``)."""
+    core = _core_closure(also)
     owners = metadata.packages_distributions()
     return {m for m, dists in owners.items() if not {canonicalize_name(d) for d in dists} & core}
 
@@ -103,3 +104,21 @@ def test_the_intervals_need_no_extra():
     closure = _core_closure()
     assert {"scipy", "statsmodels"} <= closure
     assert not HEAVY & closure
+
+
+@pytest.mark.slow
+def test_the_suite_collects_without_extras():
+    """A test file imports an extra's module (torch, psutil, lm_eval, ...) only through
+    ``pytest.importorskip`` or tests/optional.py: an install without extras collects every file."""
+    absent = _outside_the_core(also=("pytest",))
+    code = f"import pytest, sys\nsys.exit(pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', {str(ROOT / 'tests')!r}]))"
+    env = {k: v for k, v in os.environ.items() if k != "CI"}  # under CI a missing extra fails, as it should
+    run = subprocess.run(
+        [sys.executable, "-c", _CORE_ONLY.format(absent=sorted(absent), code=code)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
