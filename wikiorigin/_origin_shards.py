@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -205,7 +206,7 @@ def merge_parts(inputs, parts: list[ShardResult], items: ShardResult, shard_dir:
     result = ShardResult(
         inputs.wiki,
         qids=items.qids,
-        parts=[p.pages for p in parts],
+        parts=[p.pages for p in parts if p.pages is not None],
         reused=all(r.reused for r in done),
         page_rows=sum(p.page_rows for p in parts),
         qid_rows=items.qid_rows,
@@ -213,7 +214,8 @@ def merge_parts(inputs, parts: list[ShardResult], items: ShardResult, shard_dir:
         notes=[n for r in done for n in r.notes],
     )
     result.error = next((r.error for r in done if r.error), None)
-    if result.error:
+    if result.error or items.qids is None:
+        result.error = result.error or f"{inputs.wiki}: its items were not scanned"
         return result
     out = Path(shard_dir) / "editions" / f"{inputs.wiki}.parquet"
     fingerprint = _fingerprint([*inputs.pages, inputs.page_props])
@@ -243,12 +245,12 @@ _PROPS_COST = 8
 2.6 MB of page_props took 0.35-0.43 s, 17.9 MB of stubs 0.31 s)."""
 
 
-def _plan(ready: list, split: bool) -> list[tuple[int, object, object, int | None]]:
+def _plan(ready: list, split: bool) -> list[tuple[int, Any, Any, int | None]]:
     """The scan's tasks as ``(cost, fn, inputs, part)``, the costliest first (so that no long
     task starts last; cost: the compressed bytes, page_props weighing :data:`_PROPS_COST`): a
     wiki in one file is one task (:func:`scan_wiki`); with ``split``, a wiki whose pages come
     in several files is a task per file and one for its items."""
-    tasks = []
+    tasks: list[tuple[int, Any, Any, int | None]] = []
     for inputs in ready:
         props = _PROPS_COST * inputs.page_props.stat().st_size
         if split and len(inputs.pages) > 1:
