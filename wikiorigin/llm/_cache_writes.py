@@ -11,6 +11,18 @@ import threading
 import time
 from pathlib import Path
 
+from ..errors import ParameterError
+
+
+class CacheError(ParameterError):
+    """The request cache cannot be used (unreadable, of another version, not writable, disk full):
+    a :class:`~wikiorigin.errors.ParameterError` of the parameter ``cache`` (the
+    :class:`RequestCache` an :class:`~wikiorigin.llm.LLMClient` is given)."""
+
+    def __init__(self, message: str):
+        super().__init__("cache", message)
+
+
 __all__ = ["_Writes", "_problem"]
 
 _LINGER = 0.05  # seconds the writer thread waits for more before it ends
@@ -54,8 +66,6 @@ class _Writes:
         writer thread started when none runs. :class:`CacheError` if a write failed."""
         with self.changed:
             if self.error is not None:
-                from .cache import CacheError
-
                 raise CacheError(self.error)
             self.queue.append(op)
             if op[0] == "put":
@@ -80,8 +90,6 @@ class _Writes:
             finally:
                 self.flushing -= 1
             if self.error is not None:
-                from .cache import CacheError
-
                 raise CacheError(self.error)
 
     def _writer(self) -> None:

@@ -42,9 +42,8 @@ import uuid
 import weakref
 from pathlib import Path
 
-from ..errors import ParameterError
 from ..log import logger
-from ._cache_writes import _problem, _Writes
+from ._cache_writes import CacheError, _problem, _Writes
 
 __all__ = ["RequestCache", "CacheError", "request_key", "request_keys", "SCHEMA_VERSION"]
 
@@ -54,15 +53,6 @@ and ``claims(key, owner, pid, host, until)`` of the requests in flight (added be
 cache of this version without it gets it when opened)."""
 
 _HOST = socket.gethostname()
-
-
-class CacheError(ParameterError):
-    """The request cache cannot be used (unreadable, of another version, not writable, disk full):
-    a :class:`~wikiorigin.errors.ParameterError` of the parameter ``cache`` (the
-    :class:`RequestCache` an :class:`~wikiorigin.llm.LLMClient` is given)."""
-
-    def __init__(self, message: str):
-        super().__init__("cache", message)
 
 
 def request_key(backend: str, model: str, messages: list[dict], params: dict, prompt_version: str) -> str:
