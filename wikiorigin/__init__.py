@@ -22,8 +22,13 @@ The stages, each an object or a function that reads and writes files (Parquet be
 
 Every result carries a ``signature`` of what ran and saves itself (``save``).
 
-The extension points are `typing.Protocol` s: `EvaluatedModel` and `ChatBackend`
-(`wikiorigin.protocols`). The library prints nothing: it logs to the ``wikiorigin`` logger
+The extension points are `typing.Protocol` s (`wikiorigin.protocols`), one per capability: a
+model that generates (`GeneratingModel`), scores log-likelihoods (`LoglikelihoodModel`), gives
+token log-probabilities (`TokenLogprobsModel`) or judges (`Judge`), each saying what it is with
+``describe()`` (its signature is that description, nothing probed); `ChatBackend` for the chat
+models the builders use. Every run that writes (a builder's ``run(..., out=)``, a result's
+``save``) holds `guarded_run`: one run per output, outputs checked against inputs and cache,
+what a killed run left swept. The library prints nothing: it logs to the ``wikiorigin`` logger
 (`wikiorigin.log`) and raises `WikioriginError` (`ParameterError` names the parameter to give).
 
 Every name below, and every sub-package (``wo.evaluators``, ``wo.dumps``, ...), is imported on
@@ -93,6 +98,11 @@ _EXPORTS = {
     "compare": ".evaluators.compare",
     "Comparison": ".evaluators.compare",
     "EvaluatedModel": ".protocols",
+    "GeneratingModel": ".protocols",
+    "LoglikelihoodModel": ".protocols",
+    "TokenLogprobsModel": ".protocols",
+    "Judge": ".protocols",
+    "guarded_run": ".runs",
     "ChatBackend": ".protocols",
     "FunctionBackend": ".llm",
     "WikioriginError": ".errors",
@@ -115,6 +125,8 @@ _SUBMODULES = (
     "errors",
     "testing",
     "protocols",
+    "presets",
+    "runs",
     "log",
 )
 __getattr__, __dir__ = _attach(__name__, _EXPORTS, _SUBMODULES)
