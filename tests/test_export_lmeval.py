@@ -283,6 +283,7 @@ def test_an_export_replaces_only_its_own_files_and_never_its_input(released, tmp
     assert str(released.parent) not in readme.replace(str(out), "")  # the input by name and checksum
 
 
+@pytest.mark.slow
 def test_freeform_is_a_generate_until_task(tiny_model_dir, tmp_path):
     export = export_lmeval(_freeform_parquet(tmp_path / "freeform.parquet"), tmp_path / "tasks")
     assert export.kind == "freeform" and export.task == "wikiorigin_freeform"

@@ -69,6 +69,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,changes,says", BAD, ids=[b[0] for b in BAD])
 @pytest.mark.parametrize("builder", ["mcq", "freeform"])
 def test_a_wrongly_typed_or_null_input_is_refused_before_any_call(builder, case, changes, says, tmp_path, capsys):

@@ -79,6 +79,7 @@ def test_utf8_bom_is_read(tmp_path):
     assert labels.name == "bom" and labels.region_names == ["Tokyo", "Osaka"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data, place",
     [

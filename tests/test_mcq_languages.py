@@ -328,6 +328,7 @@ def _eval_argv(questions, model_dir, mode, out, *extra):
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["generate", "loglikelihood"])
 def test_eval_greek_set_with_a_tiny_model(el_set, tiny_model_dir, tmp_path, mode, capsys):
     from wikiorigin.cli import main

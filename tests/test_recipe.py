@@ -25,6 +25,7 @@ from wikiorigin.builders.prompts import CRITERIA
 from wikiorigin.cli import main
 
 pytest.importorskip("transformers", reason="eval freeform runs a local model (the eval extra)")
+pytestmark = pytest.mark.slow  # the recipe end to end: every command on the bundled data, a local model
 
 ROOT = Path(__file__).resolve().parent.parent
 TREE = ROOT / "tests" / "data" / "tree"

@@ -64,6 +64,7 @@ def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(articles, 
     assert not lock.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", ["mcq.parquet", "mcq.failed.parquet", "mcq.parquet.lock"])
 def test_a_run_whose_cache_is_its_output_or_input_is_refused_before_any_call(articles, tmp_path, cache):
     out = tmp_path / "mcq.parquet"

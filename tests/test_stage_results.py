@@ -48,6 +48,7 @@ def test_an_origins_run_returns_a_signed_result_that_saves(tmp_path):
         result.save(tmp_path / "again.parquet")
 
 
+@pytest.mark.slow
 def test_a_corpus_run_returns_a_signed_result_that_saves(ja_multistream, tmp_path):
     items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
     write_items(items, [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 272, "個人")])

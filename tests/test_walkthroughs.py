@@ -165,6 +165,7 @@ def test_the_how_to_pages_run_each_command_they_describe(name):
     assert [n for n in named if not any(r == n or r.startswith(n + " ") for r in run)] == []
 
 
+@pytest.mark.slow
 def test_yokaieval_walkthrough_builds_with_the_paper_s_preset_and_makes_the_table(ran):
     from wikiorigin.files import read_provenance
 
@@ -184,6 +185,7 @@ def test_yokaieval_walkthrough_builds_with_the_paper_s_preset_and_makes_the_tabl
     assert "alice and bob: Cohen's kappa" in croissant["rai:dataAnnotationAnalysis"]
 
 
+@pytest.mark.slow
 def test_wikioriginqa_walkthrough_builds_with_the_paper_s_preset(ran):
     from wikiorigin.files import read_provenance
 
@@ -197,6 +199,7 @@ def test_wikioriginqa_walkthrough_builds_with_the_paper_s_preset(ran):
     assert summary["n"] == pq.ParquetFile(work / "work" / "qa" / "freeform.parquet").metadata.num_rows > 0
 
 
+@pytest.mark.slow
 def test_care_walkthrough_pairs_the_ratings_and_measures_the_judge(ran):
     from wikiorigin.files import read_provenance
 

@@ -19,6 +19,7 @@ def ja_articles(data_dir):
     return {p.page_id: (p, convert(p.text)) for p in pages}
 
 
+@pytest.mark.slow
 def test_every_marker_has_a_reference_and_every_reference_is_cited(ja_articles):
     assert len(ja_articles) == 189
     total = 0
@@ -38,6 +39,7 @@ def test_every_marker_has_a_reference_and_every_reference_is_cited(ja_articles):
     assert total > 5000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "page_id,default,notes",
     [
@@ -52,6 +54,7 @@ def test_reference_counts_pinned_by_hand(ja_articles, page_id, default, notes):
     assert (groups[None], groups["注"]) == (default, notes)
 
 
+@pytest.mark.slow
 def test_citation_fields(ja_articles):
     _, article = ja_articles[272]
     barnard = next(r for r in article.references if r.name == "Barnard")

@@ -84,6 +84,7 @@ def test_an_incomplete_build_says_complete_false_until_the_same_command_complete
     assert '"complete": false' in card
 
 
+@pytest.mark.slow
 def test_the_library_result_and_report_say_whether_complete(tmp_path):
     from wikiorigin.builders.mcq import MCQBuilder
     from wikiorigin.llm import LLMClient, OpenAIBackend, RequestCache

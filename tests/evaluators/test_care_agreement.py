@@ -90,6 +90,7 @@ def test_agreement_with_people_through_the_cli(care_files, tmp_path, capsys):
     assert set(summary["by_model"]) == {"alpha", "beta", "gamma"}
 
 
+@pytest.mark.slow
 def test_human_ratings_of_recorded_answers_from_csv(care_files, tmp_path):
     """Recorded answers (alpha's) rated by the judge, people's ratings read from CSV and joined
     by question and answer."""

@@ -140,6 +140,7 @@ def test_local_transformers_backend(tmp_path, tiny_model_dir):
     assert bad.error and bad.error.startswith(("invalid JSON after one repair", "cut off by the output limit"))
 
 
+@pytest.mark.slow
 def test_cli_with_a_local_model(tmp_path, capsys, data_dir):
     pytest.importorskip("transformers", reason="the eval extra is not installed")
     import pyarrow as pa
