@@ -110,8 +110,20 @@ def test_mirror_serving_html_instead_of_a_file(mirror_root, tmp_path):
 
 
 def test_no_contact_no_download():
-    with pytest.raises(fetch.WikioriginError, match="need a contact for the User-Agent"):
+    with pytest.raises(fetch.WikioriginError, match="need a contact for the User-Agent") as raised:
         Client(contact="")
+    assert "give contact= (an email or URL)" in str(raised.value)  # the library's word, not a flag
+
+
+def test_a_bad_date_names_the_parameter_in_the_library_and_the_flag_on_the_command_line(tmp_path, capsys):
+    with pytest.raises(fetch.WikioriginError) as raised:
+        plan(CLIENT, "http://127.0.0.1:9", ["jawiki"], "latest", ["stubs"], tmp_path, wikidata_date="2025-01")
+    assert str(raised.value) == "wikidata_date='2025-01' must be YYYYMMDD or latest"
+    args = ["download", "ja", "--mirror", "http://127.0.0.1:9", "--out", str(tmp_path / "t"), "--date", "May"]
+    assert main([*args, "--contact", "t@example.org"]) == 2
+    assert capsys.readouterr().err.strip() == "wikiorigin: error: --date May must be YYYYMMDD or latest"
+    assert main(args) == 2
+    assert "give --contact (an email or URL)" in capsys.readouterr().err
 
 
 def test_cli_dry_run_and_fetch(mirror_root, tmp_path, capsys, monkeypatch):

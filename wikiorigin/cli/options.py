@@ -93,6 +93,9 @@ FLAGS = {
     "answer_positions": "--answer-positions",
     "label_steps": "--label-steps",
     "checker_abstains": "--checker-abstains",
+    "contact": "--contact",
+    "date": "--date",
+    "wikidata_date": "--wikidata-date",
 }
 """The library's parameters as the command line calls them: a
 :class:`~wikiorigin.errors.ParameterError` is said with these (``give --language``, not

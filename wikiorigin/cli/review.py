@@ -61,7 +61,15 @@ def cmd_review_serve(args) -> int:
         annotator = args.annotator if args.annotator is not None else getpass.getuser()
     except (KeyError, OSError):  # no login name (some containers)
         annotator = "annotator"
-    serve(args.dataset, args.db, articles=args.articles, host=args.host, port=args.port, annotator=annotator)
+    serve(
+        args.dataset,
+        args.db,
+        articles=args.articles,
+        host=args.host,
+        port=args.port,
+        annotator=annotator,
+        show=lambda line: print(line, flush=True),
+    )
     return 0
 
 

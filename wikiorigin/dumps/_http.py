@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..retry import retry_after
 
 __all__ = ["Client", "FetchError", "RemoteFile"]
@@ -56,9 +56,10 @@ class Client:
     def __post_init__(self):
         if not self.user_agent:
             if not self.contact:
-                raise WikioriginError(
+                raise ParameterError(
+                    "contact",
                     "downloads need a contact for the User-Agent (Wikimedia blocks generic "
-                    "ones): pass --contact EMAIL_OR_URL or set WIKIORIGIN_CONTACT"
+                    "ones): give {contact} (an email or URL) or set WIKIORIGIN_CONTACT",
                 )
             self.user_agent = f"wikiorigin/{__version__} (dump downloads for research; contact: {self.contact})"
 

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import WikioriginError
+from ..errors import ParameterError, WikioriginError
 from ..progress import Progress
 from ..retry import Backoff
 from ._http import Client, FetchError, RemoteFile
@@ -165,9 +165,9 @@ def plan(
     unknown = sorted(set(kinds) - set(FETCH_KINDS))
     if unknown:
         raise WikioriginError(f"unknown kinds {unknown}; known: {', '.join(FETCH_KINDS)}")
-    for name, value in (("--date", date), ("--wikidata-date", wikidata_date)):
+    for name, value in (("date", date), ("wikidata_date", wikidata_date)):
         if value != "latest" and not re.fullmatch(r"\d{8}", value):
-            raise WikioriginError(f"{name} must be YYYYMMDD or latest, not {value!r}")
+            raise ParameterError(name, "{" + name + "} must be YYYYMMDD or latest", value)
     files: list[RemoteFile] = []
     notes: list[str] = []
     run_kinds = [k for k in kinds if k in _RUN_KINDS]

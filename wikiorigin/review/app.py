@@ -39,6 +39,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from ..errors import ParameterError, WikioriginError
+from ..log import logger
 from ._guard import _COOKIE, _HEADERS, _guard, _json_error, is_loopback
 from .export import apply_edits, check_edits
 from .items import EDITABLE, find_article, footnote_numbers, load_articles, load_dataset, plain, view
@@ -325,9 +326,19 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(
-    dataset, db, *, articles=None, host: str = "127.0.0.1", port: int = 8765, annotator: str = "annotator"
+    dataset,
+    db,
+    *,
+    articles=None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    annotator: str = "annotator",
+    show: Callable[[str], object] | None = None,
 ) -> None:
-    """Serve the review of ``dataset`` until interrupted; prints the URL to open first."""
+    """Serve the review of ``dataset`` until interrupted. The URL to open (with its access
+    token beyond loopback) is said first, a line each, to ``show`` (the command line prints
+    them; by default they are logged at warning level, so a notebook shows them)."""
+    say = show or logger.warning
     import uvicorn
 
     review = Review(dataset, db, annotator, articles)
@@ -340,13 +351,12 @@ def serve(
         host = socket.getfqdn() or socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + ("" if token is None else f"?token={token}")
-    print(
+    say(
         f"reviewing {review.path} ({len(review.dataset.items)} {review.dataset.kind} items) as "
-        f"{annotator}, decisions in {db}: open {url}",
-        flush=True,
+        f"{annotator}, decisions in {db}: open {url}"
     )
     if token:
-        print("listening beyond loopback: every request needs the token in that URL", flush=True)
+        say("listening beyond loopback: every request needs the token in that URL")
     config = uvicorn.Config(make_app(review, token, hosts, port), log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
     review.store.close()
