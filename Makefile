@@ -51,6 +51,7 @@ test-fast: $(VENV)/.test
 lint: $(VENV)/.lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy wikiorigin
 
 # mypy on the package, with the settings of pyproject.toml ([tool.mypy]).
 typecheck: $(VENV)/.lint

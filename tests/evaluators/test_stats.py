@@ -117,7 +117,7 @@ def test_correlations_against_scipy():
     assert stats.correlations([5, 5, 5], [1, 2, 3])["pearson"]["r"] is None  # a constant side
 
 
-def test_missing_statsmodels_names_the_extra(monkeypatch):
+def test_missing_statsmodels_says_to_reinstall(monkeypatch):
     import sys
 
     from wikiorigin.errors import MissingExtra
@@ -125,7 +125,7 @@ def test_missing_statsmodels_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "statsmodels.stats", None)
     with pytest.raises(
         MissingExtra,
-        match=r"need scipy and statsmodels \(statsmodels.stats is missing\): "
-        r"pip install -e '.\[eval\]'",
+        match=r"need scipy and statsmodels \(statsmodels.stats is missing, though the core install has "
+        r"both\): reinstall wikiorigin \(pip install -e \. in its checkout\)",
     ):
         stats.proportion([True, False])

@@ -105,12 +105,10 @@ _parser = parser  # the name the tests import
 _EXTRAS = {
     "torch": "eval",
     "transformers": "eval",
-    "scipy": "eval",
     "dask": "dask",
     "distributed": "dask",
     "starlette": "review",
     "uvicorn": "review",
-    "statsmodels": "review",
 }
 
 

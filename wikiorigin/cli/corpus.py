@@ -119,15 +119,19 @@ def cmd_corpus_origin(args) -> int:
     text = _text(args)
     dump = Multistream(args.dump, args.index, threads=args.threads)
     config = OriginCorpusConfig(text=text, jobs=args.jobs, scheduler=args.scheduler)
-    r = OriginCorpusRun(config).run(
-        args.items,
-        dump,
-        args.out,
-        wikidata=args.wikidata,
-        sparql=args.sparql,
-        entities_file=args.entities,
-        html_dump=args.html_dump,
-    ).report
+    r = (
+        OriginCorpusRun(config)
+        .run(
+            args.items,
+            dump,
+            args.out,
+            wikidata=args.wikidata,
+            sparql=args.sparql,
+            entities_file=args.entities,
+            html_dump=args.html_dump,
+        )
+        .report
+    )
     for note in (
         [f"renamed: {x}" for x in r.renamed[:20]]
         + [f"left out: {x}" for x in r.mismatched[:20]]

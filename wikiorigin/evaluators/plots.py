@@ -22,7 +22,9 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError as exc:
-        raise MissingExtra("plots need matplotlib: pip install -e '.[eval]' in the wikiorigin checkout") from exc
+        raise MissingExtra(
+            "plots need matplotlib (in the core install): reinstall wikiorigin (pip install -e . in its checkout)"
+        ) from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib import font_manager

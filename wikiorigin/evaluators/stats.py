@@ -89,8 +89,8 @@ def _require() -> None:
         import statsmodels.stats  # noqa: F401
     except ImportError as exc:
         raise MissingExtra(
-            f"intervals and paired tests need scipy and statsmodels ({exc.name} is missing): "
-            "pip install -e '.[eval]' in the wikiorigin checkout"
+            f"intervals and paired tests need scipy and statsmodels ({exc.name} is missing, though "
+            "the core install has both): reinstall wikiorigin (pip install -e . in its checkout)"
         ) from exc
 
 
