@@ -83,6 +83,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python bench/bench_reduce.py
 	$(BIN)/python bench/bench_pipeline.py
 	$(BIN)/python bench/bench_pages.py
+	$(BIN)/python bench/bench_decompress.py
 	$(BIN)/python bench/bench_index.py
 	$(BIN)/python bench/bench_wikitext.py
 	$(BIN)/python bench/bench_wikidata.py
@@ -95,7 +96,7 @@ bench: $(VENV)/.bench
 
 # Every bench on small inputs, in a minute or two (CI runs it after the tests: a bench that
 # breaks fails the build). Their figures go to bench/out/results/NAME.quick.json, never the docs.
-QUICK_BENCHES := scan qids reduce pipeline pages index wikitext wikidata llm startup eval chrf review corpus
+QUICK_BENCHES := scan qids reduce pipeline pages decompress index wikitext wikidata llm startup eval chrf review corpus
 bench-quick: $(VENV)/.test
 	set -e; for name in $(QUICK_BENCHES); do echo "== bench_$$name --quick"; $(BIN)/python bench/bench_$$name.py --quick; done
 

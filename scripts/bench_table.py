@@ -25,7 +25,7 @@ START = "<!-- bench-table: written by scripts/bench_table.py from bench/figures.
 END = "<!-- /bench-table -->"
 ORDER = [  # the page's order: the Makefile's
     f"bench_{name}"
-    for name in "scan qids reduce pipeline pages index wikitext wikidata startup llm eval chrf review corpus".split()
+    for name in "scan qids reduce pipeline pages decompress index wikitext wikidata startup llm eval chrf review corpus".split()
 ]
 
 
