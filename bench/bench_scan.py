@@ -16,7 +16,8 @@ Prints, from one run on this machine:
 - scan / decompression-only throughput of the same file (anchor: >= 0.4 gzip, >= 0.7 bzip2 x2);
 - scan / mwxml throughput on the same input (anchor: >= 30x);
 - the pure-Python path (no compiled core) / decompression-only, gzip, 50 MB (recorded);
-- peak RSS of `wikiorigin scan` on a 50 MB and a 500 MB input (anchor: flat, < 300 MB).
+- peak RSS of `wikiorigin scan` on a 50 MB, a 500 MB and a 2.5 GB input (anchor: flat, < 300 MB;
+  5x / 1x the input at most 1.1).
 Synthetic inputs are cached in bench/out/. Sizes: WIKIORIGIN_BENCH_MB (default 500).
 """
 
@@ -261,7 +262,9 @@ def main() -> None:
     )
     print(f"{'scan / decompression, gzip, pure Python':<44} {d_s / s_s:7.2f} (throughput ratio; recorded)")
 
-    for path in (small, big):
+    huge = cached(f"stub-{5 * BIG}.xml.gz", stub(5 * BIG, seed=2))
+    peaks = []
+    for path in (small, big, huge):
         out = path.with_suffix(".pages.parquet")
         rss = peak_rss_mb(
             [
@@ -278,6 +281,8 @@ def main() -> None:
             ]
         )
         print(f"{'peak RSS, ' + path.name:<44} {rss:7.0f} MB (anchor: flat, < 300 MB)")
+        peaks.append(rss)
+    print(f"{'peak RSS at 5x / 1x the input (' + big.name + ')':<44} {peaks[2] / peaks[1]:7.2f} (goal <= 1.1)")
 
 
 if __name__ == "__main__":
