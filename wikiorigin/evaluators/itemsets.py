@@ -4,7 +4,8 @@ Every item has a key: its id (a judged answer's question where items carry no id
 its content as ``items.parquet`` holds it: a question's text and correct option, a CARE answer's
 reference, a free-form item's Wikidata item and wiki, an article's title. Two runs are on the
 same items when their keys agree as sets (order aside): two files whose ids collide but whose
-questions differ are different sets. The :func:`fingerprint` of the keys is recorded in every
+questions differ are different sets (:func:`~wikiorigin.evaluators.compared.check_same_runs` refuses
+to compare them). The :func:`fingerprint` of the keys is recorded in every
 run's ``summary.json`` (``item_set``); :func:`run_keys` reads the keys back from a run's
 ``items.parquet`` (runs written before fingerprints were recorded included).
 
@@ -26,8 +27,6 @@ __all__ = [
     "failed_item",
     "unanswered",
     "check_complete",
-    "check_same_items",
-    "check_distinct",
     "CONTENT",
     "KEYED",
 ]
@@ -141,52 +140,3 @@ def check_complete(runs: list[str], summaries: list[dict], models: list[str], *,
             f"are left out of its figure and its pairs"
         )
     return notes
-
-
-def check_same_items(runs: list[str], summaries: list[dict]) -> None:
-    """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming the two runs) runs over
-    different item sets: their figures would be ranked and tested as if they were the same.
-    Each run's items are keyed from its ``items.parquet`` (:func:`run_keys`), else taken from
-    its summary's ``item_set``; a run with neither is not checked."""
-    from ..errors import WikioriginError
-
-    known: list[tuple[str, set[str] | None, str]] = []
-    for run, summary in zip(runs, summaries):
-        found = run_keys(run)
-        if found is not None:
-            known.append((run, set(found), fingerprint(found)))
-        elif (summary.get("item_set") or {}).get("fingerprint"):
-            known.append((run, None, summary["item_set"]["fingerprint"]))
-    for run, keys, mark in known[1:]:
-        first, first_keys, first_mark = known[0]
-        if mark == first_mark:
-            continue
-        if keys is not None and first_keys is not None:
-            said = f"{len(first_keys)} and {len(keys)} items, {len(first_keys & keys)} of them the same"
-        else:
-            said = f"item sets {first_mark} and {mark}"
-        raise WikioriginError(
-            f"{first} and {run} ran on different items ({said}): runs over different item sets are "
-            "not ranked or tested together; score them on the same questions"
-        )
-
-
-def check_distinct(runs: list[str]) -> None:
-    """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming both) a run given twice: the
-    same directory, or two whose ``items.parquet`` hold the same bytes (a copy): a run compared
-    with itself."""
-    from ..errors import WikioriginError
-
-    seen: dict = {}
-    for run in runs:
-        path = Path(run) / "items.parquet"
-        marks: list[tuple[str, object]] = [("directory", Path(run).resolve())]
-        if path.is_file():
-            marks.append(("items.parquet", hashlib.sha256(path.read_bytes()).hexdigest()))
-        for what, mark in marks:
-            if mark in seen:
-                same = "the same run" if what == "directory" else "the same items.parquet"
-                raise WikioriginError(
-                    f"{seen[mark]} and {run} are {same}: a run is not compared with itself; give each run once"
-                )
-        seen.update({mark: run for _, mark in marks})
