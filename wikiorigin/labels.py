@@ -39,10 +39,34 @@ from pathlib import Path
 
 from .errors import WikioriginError
 
-__all__ = ["LabelClass", "Labels", "load_labels", "parse_labels", "presets", "WIKIDATA"]
+__all__ = [
+    "LabelClass",
+    "Labels",
+    "load_labels",
+    "parse_labels",
+    "presets",
+    "WIKIDATA",
+    "REGION_SEPARATOR",
+    "join_regions",
+    "split_regions",
+]
 
 WIKIDATA = "wikidata"
 """The ``regions`` value of a labels file whose region comes from Wikidata, not the model."""
+
+REGION_SEPARATOR = ", "
+"""Between the classes of a row that names several regions (``label_steps=2``: the regions an
+article tells of, as YokaiEval's authors labelled them): ``"東北, 関東"``."""
+
+
+def join_regions(names, order: list[str]) -> str:
+    """Several region classes as a row's one value: each once, in ``order`` (the labels')."""
+    return REGION_SEPARATOR.join(sorted(set(names), key=order.index))
+
+
+def split_regions(value: str) -> list[str]:
+    """The region classes a row's value names (:func:`join_regions`'s inverse)."""
+    return value.split(REGION_SEPARATOR)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from tests.builders.test_mcq import articles  # noqa: F401 (fixture)
 from tests.conftest import ROOT
 from tests.review.conftest import HOSTILE, mcq_rows, write
 from tests.review.server import Server, request
@@ -663,3 +664,45 @@ def test_a_body_nested_past_the_stack_is_400_not_a_server_error(mcq_file, tmp_pa
         status, _, body = _chunked(server, csrf, [b"%x\r\n%b\r\n0\r\n\r\n" % (len(deep), deep)])
         assert status == 400 and json.loads(body)["error"] == "the body is not a JSON object"
         assert request(server.base + "api/item/0")[0] == 200
+
+
+@pytest.mark.slow
+def test_a_two_step_set_s_several_regions_are_kept_and_edited(articles, tmp_path):  # noqa: F811
+    """``build mcq --preset yokaieval`` labels regions from the article, several where the
+    article names several ("東北, 関東"): the review offers them as several, accepts an edit to
+    other regions (in the labels' order, each once, each a class), and the export keeps it."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from tests.builders import test_mcq
+    from tests.commands import build_mcq
+    from tests.openai_server import ChatServer
+    from wikiorigin.cli import main
+
+    built = tmp_path / "set" / "test.parquet"
+    built.parent.mkdir()
+    with ChatServer(answer=test_mcq.scripted) as llm:
+        assert main(build_mcq(articles, built, llm.url, "--preset", "yokaieval")) == 0
+    rows = pq.read_table(built).to_pylist()
+    several = next(i for i, r in enumerate(rows) if r["region"] == "東北, 関東")
+    other = next(i for i in range(len(rows)) if i != several)
+    with Server(built, tmp_path / "r.sqlite") as server:
+        state = json.loads(request(server.base + "api/state")[2])
+        assert state["several_regions"] is True and "東北, 関東" not in state["regions"]
+        csrf = _csrf(server)
+        for index, edits, ok in [
+            (several, {"region": "中部, 東北"}, True),  # kept in the labels' order
+            (several, {"region": "東北, 東北"}, False),
+            (several, {"region": "東北, 火星"}, False),
+            (other, {"region": "関東, 東北, 九州"}, True),
+        ]:
+            sha1 = json.loads(request(server.base + f"api/item/{index}")[2])["sha1"]
+            body = {"index": index, "sha1": sha1, "decision": "accept", "edits": edits}
+            status, _, said = _post(server, "api/decide", body, csrf)
+            assert (status == 200) == ok, (edits, said)
+    out = tmp_path / "reviewed" / "test.parquet"
+    assert main(["review", "export", str(built), "--db", str(tmp_path / "r.sqlite"), "--out", str(out)]) == 0
+    regions = {r["id"]: r["region"] for r in pq.read_table(out).to_pylist()}
+    assert regions[rows[several]["id"]] == "東北, 中部"
+    assert regions[rows[other]["id"]] == "東北, 関東, 九州"

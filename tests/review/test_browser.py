@@ -36,7 +36,9 @@ if os.environ.get("CI") != "true":
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from tests.builders.test_mcq import articles  # noqa: E402, F401 (fixture)
 
 
 @pytest.fixture(scope="module")
@@ -360,3 +362,43 @@ def test_editing_one_field_of_a_released_row_edits_that_field_only(browser, tmp_
     with sqlite3.connect(db) as con:
         (edits,) = con.execute("SELECT edits FROM decisions").fetchone()
     assert list(json.loads(edits)) == ["question"] and json.loads(edits)["question"].endswith("（改）")
+
+
+@pytest.mark.slow
+def test_a_row_of_several_regions_is_edited_as_several(browser, articles, tmp_path):  # noqa: F811
+    """A set labelled in two steps (``--preset yokaieval``) names several regions in a row: the
+    edit dialog shows them chosen in a list that takes several; left so, editing the question
+    records the question alone; one more chosen is recorded in the labels' order."""
+    import json
+    import sqlite3
+
+    from tests.builders import test_mcq
+    from tests.commands import build_mcq
+    from tests.openai_server import ChatServer
+    from wikiorigin.cli import main
+
+    built, db = tmp_path / "set" / "test.parquet", tmp_path / "r.sqlite"
+    built.parent.mkdir()
+    with ChatServer(answer=test_mcq.scripted) as llm:
+        assert main(build_mcq(articles, built, llm.url, "--preset", "yokaieval")) == 0
+    with Server(built, db) as server:
+        page = Page(browser, server.url)
+        for step in ("question", "region"):
+            for _ in range(pq.read_metadata(built).num_rows):  # to the item of several regions
+                if "region: 東北, 関東" in page.text("meta"):
+                    break
+                page.press("j")
+            page.press("e", wait=False)
+            region = browser.find_element(By.ID, "edit-region")
+            WebDriverWait(browser, 10).until(lambda d, shown=region: shown.is_displayed())
+            chosen = [o.text for o in Select(region).all_selected_options]
+            assert region.get_attribute("multiple") and chosen == ["東北", "関東"]
+            if step == "question":
+                browser.find_element(By.ID, "edit-question").send_keys(Keys.END, "（改）")
+            else:
+                Select(region).select_by_value("日本全国")
+            page.press(Keys.ENTER, ctrl=True)
+    with sqlite3.connect(db) as con:
+        first, second = [json.loads(e) for (e,) in con.execute("SELECT edits FROM decisions ORDER BY seq")]
+    assert list(first) == ["question"]
+    assert second["region"] == "日本全国, 東北, 関東" and second["question"].endswith("（改）")

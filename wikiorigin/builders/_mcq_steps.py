@@ -11,7 +11,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from ..errors import WikioriginError
-from ..labels import WIKIDATA, Labels
+from ..labels import WIKIDATA, Labels, join_regions
 from ..llm import ChatRequest, LLMClient
 from .prompts import (
     label_prompt,
@@ -295,7 +295,7 @@ class _Run:
 
     def label_apart(self, backed: list[tuple]) -> list[dict]:
         """Step 5 the paper's way: the type from the question alone, then the regions from the
-        article alone (one call per article; several regions joined by ", ")."""
+        article alone (one call per article; several regions joined by :data:`~wikiorigin.labels.REGION_SEPARATOR`)."""
         types = self.ask(
             self.generator,
             label_step_prompt(self.language, self.labels, "label-type"),
@@ -326,9 +326,7 @@ class _Run:
         )
         order = self.labels.region_names
         return {
-            key: Exception(result.error)
-            if result.error
-            else ", ".join(sorted(set(result.data["regions"]), key=order.index))
+            key: Exception(result.error) if result.error else join_regions(result.data["regions"], order)
             for (key, _), result in zip(unique, asked)
         }
 

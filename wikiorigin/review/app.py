@@ -128,6 +128,7 @@ class Review:
             "editable": list(EDITABLE[self.dataset.kind]),
             "types": self.dataset.classes.get("types", []),
             "regions": self.dataset.classes.get("regions", []),
+            "several_regions": bool(self.dataset.classes.get("several_regions")),
         }
 
     def item(self, index: int) -> dict:

@@ -7,6 +7,10 @@ name beside the set), else the distinct values of its rows. A culture's released
 set of that culture: built with its own labels (``yokai-ja``), or with no labels named and its
 types in its rows (its released rows), whose messy regions its adapter reads. Regions from Wikidata (the ``origin``
 preset) are the rows' own.
+
+A set labelled in two steps (``label_steps`` 2 in its provenance, regions asked of the model)
+may name several regions in a row (:data:`wikiorigin.labels.REGION_SEPARATOR`): its classes
+say ``several_regions``, and its regions are the single classes.
 """
 
 from __future__ import annotations
@@ -39,8 +43,11 @@ def find_labels(name: str | None, sha1: str | None, beside: Path):
     return None
 
 
-def _distinct(rows: list[dict], column: str) -> list[str]:
-    return sorted({str(r[column]) for r in rows if r.get(column) not in (None, "")})
+def _distinct(rows: list[dict], column: str, several: bool = False) -> list[str]:
+    from ..labels import split_regions
+
+    values = {str(r[column]) for r in rows if r.get(column) not in (None, "")}
+    return sorted({part for v in values for part in split_regions(v)} if several else values)
 
 
 def _culture(name: str | None, rows: list[dict]):
@@ -56,15 +63,27 @@ def _culture(name: str | None, rows: list[dict]):
 
 
 def mcq_classes(path: Path, rows: list[dict], provenance: dict) -> dict:
-    """``{"types": [...], "regions": [...], "culture": name or None, "labels": name or None}``:
+    """``{"types": [...], "regions": [...], "several_regions": bool, "culture": name or None,
+    "labels": name or None}``:
     the classes a multiple-choice set at ``path`` offers (see the module's docstring)."""
+    from ..labels import WIKIDATA
+
+    if provenance.get("stage") == "review export":  # a reviewed set: the built set's own
+        provenance = provenance.get("source") or {}
     name = provenance.get("labels")
     labels = find_labels(name, provenance.get("labels_sha1"), path.parent)
     culture = _culture(name, rows)
+    several = provenance.get("label_steps") == 2 and not (labels and labels.region_source == WIKIDATA)
     types = labels.type_names if labels else _distinct(rows, "type")
-    regions = labels.region_names if labels and labels.region_names else _distinct(rows, "region")
+    regions = labels.region_names if labels and labels.region_names else _distinct(rows, "region", several)
     if culture is not None:  # the released rows' regions are messy labels: the page offers their class
         types = list(culture.types) + [t for t in types if t not in culture.types]
         regions = list(culture.regions)
     found = culture.name if culture is not None else None
-    return {"types": types, "regions": regions, "culture": found, "labels": labels.name if labels else name}
+    return {
+        "types": types,
+        "regions": regions,
+        "several_regions": several,
+        "culture": found,
+        "labels": labels.name if labels else name,
+    }

@@ -122,7 +122,8 @@ def _check_ref(value, where: str, footnotes) -> list[int]:
 def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | None = None, footnotes=None) -> dict:
     """Edits of one item, checked: only the kind's editable fields (:data:`EDITABLE`), with
     values of the right shape, a type and a region among the set's ``classes`` (``types``,
-    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; required to edit them), a
+    ``regions``: :func:`~wikiorigin.review.classes.mcq_classes`; required to edit them; with
+    ``several_regions``, one region or more joined by ``", "``, put in the classes' order), a
     ``ref`` of footnote numbers among ``footnotes`` (the article's, when it is known:
     :func:`~wikiorigin.review.items.footnote_numbers`); returns them (``ref`` in ascending
     order). A bad edit is a one-line error."""
@@ -156,11 +157,30 @@ def check_edits(kind: str, edits: dict, where: str = "edits", classes: dict | No
             ("type", (classes or {}).get("types", [])),
             ("region", (classes or {}).get("regions", [])),
         ):
-            if edits.get(name) and edits[name] not in allowed:
+            if name == "region" and edits.get(name) and (classes or {}).get("several_regions"):
+                edits = {**edits, "region": _several(edits["region"], allowed, where)}
+            elif edits.get(name) and edits[name] not in allowed:
                 raise WikioriginError(
                     f"{where}: {name} {edits[name]!r} is not one of this set's: {', '.join(allowed) or '(none)'}"
                 )
     return edits
+
+
+def _several(value: str, allowed: list[str], where: str) -> str:
+    """A region edit of a set whose rows may name several regions: one class or more, each once,
+    joined in the classes' order (:func:`~wikiorigin.labels.join_regions`)."""
+    from ..labels import REGION_SEPARATOR, join_regions, split_regions
+
+    parts = split_regions(value)
+    unknown = [p for p in parts if p not in allowed]
+    if unknown:
+        raise WikioriginError(
+            f"{where}: region {unknown[0]!r} is not one of this set's: {', '.join(allowed) or '(none)'} "
+            f"(several are joined by {REGION_SEPARATOR!r})"
+        )
+    if len(set(parts)) != len(parts):
+        raise WikioriginError(f"{where}: region {value!r} names a region twice")
+    return join_regions(parts, allowed)
 
 
 def _answer_index(row: dict) -> int:

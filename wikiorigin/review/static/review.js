@@ -283,6 +283,24 @@ function field(name, value, options) {
   return wrap;
 }
 
+function valueOf(input) {  // a field's value; a multiple select's: its choices joined as the rows join regions
+  return input.multiple ? Array.from(input.selectedOptions, (o) => o.value).join(", ") : input.value;
+}
+
+function regionsField(value) {  // a set whose rows may name several regions: choose one or more
+  const wrap = el("label", "region (one or more)", "field"), input = el("select");
+  const chosen = String(value ?? "").split(", ").filter(Boolean);
+  input.multiple = true;
+  for (const o of [...state.regions, ...chosen.filter((c) => !state.regions.includes(c))]) {
+    input.appendChild(new Option(o, o, false, chosen.includes(o)));
+  }
+  input.size = Math.min(input.options.length, 12);
+  input.id = "edit-region";
+  input.dataset.shown = valueOf(input);
+  wrap.appendChild(input);
+  return wrap;
+}
+
 function refsOf(ref) {  // the footnote numbers a row cites: a list, or the released rows' "[1][3]"
   if (Array.isArray(ref)) return ref.map(Number);
   return (String(ref ?? "").match(/\d+/g) || []).map(Number);
@@ -307,6 +325,8 @@ function openEdit() {
       f.firstChild.textContent = "footnotes that back the answer (ref: numbers, e.g. 1, 3)";
       f.lastChild.rows = 1;
       box.appendChild(f);
+    } else if (name === "region" && state.several_regions) {
+      box.appendChild(regionsField(row.region));
     } else {
       const options = name === "type" ? state.types : name === "region" ? state.regions : null;
       const messy = name === "region" && current.region_class && !state.regions.includes(row.region);
@@ -321,7 +341,7 @@ function openEdit() {
 function saveEdit() {
   const row = current.original || current.row, edits = {};  // edits are of the file's row
   for (const name of state.editable) {
-    const input = $("edit-" + name), raw = input.value;
+    const input = $("edit-" + name), raw = valueOf(input);
     if (raw === input.dataset.shown) {  // untouched: as it was (a released row's region shown as its class is no edit)
       if (current.edits && name in current.edits) edits[name] = current.edits[name];
       continue;
