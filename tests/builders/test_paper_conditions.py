@@ -187,6 +187,14 @@ def test_the_yokaieval_labels_are_the_paper_s_classes():
         ("鬼", "鬼門はどの方角か。", False),  # one character inside a word
         ("鬼", "「鬼」とは何か。", True),
         ("ข้าว", "อาหารนี้ทำจากข้าวอะไร", True),  # Thai: no spaces between words
+        ("パン", "パンダはどこに住むか。", False),  # katakana inside a longer katakana word
+        ("パン", "パンは何から作るか。", True),
+        ("カッパ", "カッパドキアの岩窟は何か。", False),
+        ("カッパ", "川に住むカッパの好物は？", True),
+        ("ラーメン", "豚骨ラーメンの発祥地はどこか。", True),  # after kanji: a word of its own
+        ("北京", "北京是哪个国家的首都？", True),  # Chinese
+        ("京", "南京在哪里？", False),
+        ("京", "“京”指的是哪座城市？", True),
         ("Львів", "Яке місто називають Львів?", True),
         ("Ли", "Яка лисиця живе тут?", False),
         ("Tallinn", "Mis on Tallinnas kõige vanem?", True),  # an inflected form of a long name

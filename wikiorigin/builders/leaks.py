@@ -9,7 +9,9 @@ an inflected form still leaks: "Tallinn" in "Tallinnas", "서울" in "서울은"
 without spaces between words (:data:`UNSPACED`: Han, kana, Thai, Lao, Khmer, Myanmar, Tibetan)
 have no word boundary to look for, so a name holding any of their characters is found as a
 substring when it is two characters or longer (a two-kanji name inside a question that runs
-on after it with kana); a one-character name of those scripts only where no letter touches it
+on after it with kana), except that a name all in katakana is found where no katakana touches
+it, katakana words being set off by the other scripts ("パン" is no leak in "パンダ", but is in
+"パンは何から作るか"); a one-character name of those scripts only where no letter touches it
 (quoted alone, not as the first half of a compound): one character alone is too often a part
 of another word. A letter of an unspaced script next to a spaced-script name is a boundary
 ("Ampersand" followed by a kana particle holds "Ampersand").
@@ -68,6 +70,21 @@ def _takes_suffix(name: str) -> bool:
     return len(name) >= 4 or (len(name) >= 2 and all(_hangul(c) for c in name if _wordlike(c)))
 
 
+def _katakana(char: str) -> bool:
+    return 0x30A1 <= ord(char) <= 0x30FF or 0x31F0 <= ord(char) <= 0x31FF
+
+
+def _katakana_word(name: str, text: str) -> bool:
+    """Whether ``text`` holds the katakana ``name`` with no katakana right before or after it."""
+    start = text.find(name)
+    while start >= 0:
+        before, after = text[start - 1 : start], text[start + len(name) : start + len(name) + 1]
+        if not (before and _katakana(before)) and not (after and _katakana(after)):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
 def leaked_name(name: str, text: str) -> bool:
     """Whether ``text`` holds ``name`` as a word (see the module's rules)."""
     name, text = _fold(name).strip(), _fold(text)
@@ -75,7 +92,7 @@ def leaked_name(name: str, text: str) -> bool:
         return False
     name_unspaced = any(unspaced(c) for c in name)
     if name_unspaced and len(name) >= 2:
-        return name in text
+        return _katakana_word(name, text) if all(_katakana(c) for c in name) else name in text
     suffix = not name_unspaced and _takes_suffix(name)
     start = text.find(name)
     while start >= 0:
