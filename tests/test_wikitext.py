@@ -125,3 +125,14 @@ def test_oversized_page_takes_the_fallback():
     article = convert(big, max_chars=100)
     assert article.fallback and article.text.startswith("Big page")
     assert not convert("'''Big''' page", max_chars=100).fallback
+
+
+def test_layout_helpers_are_public():
+    """What the HTML path shares with the wikitext path has public names (the private ones stay)."""
+    from wikiorigin import wikitext
+
+    assert wikitext.clean_text(" a  b \n\n\n\n c ") == "a b\n\nc"
+    text, sections = wikitext.split_sections("Lead.\x002\x00History\x00 Then. ")
+    assert text == "Lead.\n\n== History ==\nThen." and [s.heading for s in sections] == ["", "History"]
+    assert {"clean_text", "split_sections"} <= set(wikitext.__all__)
+    assert wikitext._clean is wikitext.clean_text and wikitext._sections is wikitext.split_sections

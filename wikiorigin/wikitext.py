@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from ._citations import _CITATIONS, Reference, _citation, _name, _param, _params
 
-__all__ = ["Article", "Reference", "Section", "convert", "KEPT_TEMPLATES", "NOTE_TEMPLATES"]
+__all__ = ["Article", "Reference", "Section", "convert", "clean_text", "split_sections"]
+__all__ += ["KEPT_TEMPLATES", "NOTE_TEMPLATES"]
 
 # Templates whose text is kept: name -> which positional parameter holds the text.
 KEPT_TEMPLATES = {
@@ -322,7 +323,9 @@ class _Text:
         return self.value
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
+    """``text`` with runs of spaces and tabs made one, spaces around line breaks and blank lines
+    beyond one dropped, and stripped: how every source lays out its text."""
     text = re.sub(r"[ \t]+", " ", text)
     text = re.sub(r" *\n *", "\n", text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
@@ -336,19 +339,21 @@ def _describe(ref: Reference, content, conv: _Converter) -> None:
         return
     inner = _Converter(None)
     inner.file_ns, inner.category_ns = conv.file_ns, conv.category_ns
-    ref.text = _clean(inner.render(content))
+    ref.text = clean_text(inner.render(content))
     for template in content.filter_templates(recursive=False):
         if _name(template) in _CITATIONS:
-            _citation(ref, template, lambda value: _clean(inner.render(value)))
+            _citation(ref, template, lambda value: clean_text(inner.render(value)))
             break
     if ref.template:  # the citation's fields, then any free text around it
         summary = ", ".join(x for x in ("; ".join(ref.authors), ref.title, ref.publisher, ref.year) if x)
         ref.text = f"{summary} {ref.text}".strip() if ref.text else summary
     if not ref.text:  # only templates we do not render (e.g. {{OED|...}}): keep the source
-        ref.text = _clean(str(content))
+        ref.text = clean_text(str(content))
 
 
-def _sections(text: str) -> tuple[str, list[Section]]:
+def split_sections(text: str) -> tuple[str, list[Section]]:
+    """The plain text and the :class:`Section` list of ``text`` in which each heading stands as
+    ``\\x00level\\x00heading\\x00`` (what the wikitext and the HTML readers write)."""
     parts = text.split("\x00")
     sections = [Section("", 0, "")]
     body = [parts[0]]
@@ -357,18 +362,20 @@ def _sections(text: str) -> tuple[str, list[Section]]:
         sections.append(Section(heading, level, ""))
         body.append(after)
     for section, chunk in zip(sections, body):
-        section.text = _clean(chunk)
+        section.text = clean_text(chunk)
     plain = "\n\n".join(
         (f"{'=' * s.level} {s.heading} {'=' * s.level}\n{s.text}" if s.level else s.text).strip() for s in sections
     ).strip()
     return plain, [s for s in sections if s.level or s.text]
 
 
+_clean, _sections = clean_text, split_sections  # their former, private names
+
 MAX_CHARS = 2_000_000  # parsing time grows with the size: larger pages take the fallback
 
 
 def _fallback(wikitext: str) -> Article:
-    text = _clean(re.sub(r"<[^>]*>|\{\{[^{}]*\}\}|\[\[|\]\]|'{2,}", "", wikitext))
+    text = clean_text(re.sub(r"<[^>]*>|\{\{[^{}]*\}\}|\[\[|\]\]|'{2,}", "", wikitext))
     return Article(text, [Section("", 0, text)], [], [], fallback=True)
 
 
@@ -389,5 +396,5 @@ def convert(wikitext: str, namespaces: dict[int, str] | None = None, max_chars: 
         refs, uncited = conv.finish_references()
     except (ParserError, RecursionError):  # one page must never stop a run
         return _fallback(wikitext)
-    text, sections = _sections(raw)
+    text, sections = split_sections(raw)
     return Article(text, sections, refs, list(dict.fromkeys(conv.categories)), uncited=uncited)

@@ -202,3 +202,22 @@ def test_japanese_pages_without_their_templates(ja_multistream, tmp_path, capsys
         assert "Template:" not in article.text and "テンプレート:" not in article.text, page.title
         assert article.references, page.title
         assert left_out["missing_templates"] >= 1, page.title
+
+
+def test_a_footnote_with_an_empty_name_is_kept(el_dump):
+    """``<ref name="">`` (what ``{{efn}}`` and the like write when given no name) is a footnote
+    without a name, as in later Cite; MediaWiki 1.39's Cite links it to no note."""
+    from wikiorigin.render.html import html_article
+
+    store = el_dump[3]
+    text = 'One.<ref name="">First.</ref> Two.<ref name="" group="n">Second.</ref> Three.<ref>Third.</ref>'
+    answer = renderer(find_mediawiki(), store, 2).render(
+        [("Σελίδα", text + '\n<references group="n"/>\n<references/>')]
+    )
+    article, _ = html_article(answer[0]["html"], [])
+    assert article.text == "One.[1] Two.[n 1] Three.[2]"
+    assert [(r.group, r.number, r.text) for r in article.references] == [
+        (None, 1, "First."),
+        (None, 2, "Third."),
+        ("n", 1, "Second."),
+    ]

@@ -19,7 +19,8 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 
-from ..wikitext import Article, Reference, _clean, _sections
+from ..wikitext import Article, Reference, clean_text, split_sections
+from .notes import Footnotes, describe
 
 __all__ = ["FURNITURE", "HtmlText", "html_article", "missing_file"]
 
@@ -71,7 +72,6 @@ _BLOCKS = frozenset(
     "p div li dd dt ul ol dl blockquote table tr caption pre figure section center h1 h2 h3 h4 h5 h6".split()
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-_MARKER = re.compile(r"\[\s*(?:(.+?)\s+)?(\d+)\s*\]")
 _FILE_NAME = re.compile(
     r"[^:]+:[^:]+\.(?:jpe?g|png|gif|svg|tiff?|webp|webm|og[gva]|mp[34]|pdf|djvu|wav|flac|midi?|xcf|stl)", re.I
 )  # File:Name.jpg, in any language
@@ -110,7 +110,6 @@ def missing_file(a) -> bool:
         return True  # a link to upload it
     title = a.get("title") or ""
     return _FILE_NAME.fullmatch(title) is not None  # its name, or its caption, stands for the image
-    return None
 
 
 def _target(a) -> str | None:
@@ -120,29 +119,14 @@ def _target(a) -> str | None:
 
 
 class _Walk:
-    def __init__(self, templates: tuple[str, ...] = ()):
+    def __init__(self, templates: tuple[str, ...] = (), notes: Footnotes | None = None):
         self.templates = templates  # "Template:": a red link to one is a template the renderer lacked
         self.out: list[str] = []
         self.left_out: dict[str, int] = {}
-        self.cited: dict[str, tuple[str | None, int]] = {}  # footnote id -> (group, number)
-        self.notes: dict[str, object] = {}  # footnote id -> its list item
+        self.notes = notes if notes is not None else Footnotes()  # shared by the page's walks
 
     def skip(self, kind: str) -> None:
         self.left_out[kind] = self.left_out.get(kind, 0) + 1
-
-    def marker(self, sup) -> None:
-        a = next(sup.iter("a"), None)
-        m = _MARKER.search(sup.text_content())
-        if a is None or m is None or not (target := _target(a)):
-            return
-        group, number = m.group(1), int(m.group(2))
-        self.cited.setdefault(target, (group, number))
-        self.out.append(f"[{group} {number}]" if group else f"[{number}]")
-
-    def notes_list(self, ol) -> None:
-        for li in ol.iterchildren("li"):
-            if li.get("id"):
-                self.notes.setdefault(li.get("id"), li)
 
     def captions(self, el) -> None:
         """The captions of a file or gallery, each a block of its own."""
@@ -160,18 +144,18 @@ class _Walk:
         if tag == "a" and self.templates and "new" in classes and (el.text or "").startswith(self.templates):
             kind = "missing_templates"
         if tag == "sup" and "reference" in classes:
-            self.marker(el)
+            self.out.append(self.notes.marker(el, _target))
         elif tag == "ol" and "references" in classes:
-            self.notes_list(el)
+            self.notes.notes_list(el)
         elif "mw-references-wrap" in classes or "reflist" in classes:
             for ol in el.iter("ol"):
-                self.notes_list(ol)
+                self.notes.notes_list(ol)
         elif kind:
             self.skip(kind)
             if kind == "files":
                 self.captions(el)
         elif tag in _HEADINGS and tag != "h1":
-            inner = _Walk()
+            inner = _Walk(notes=self.notes)
             inner.inside(el, "")
             for kind, n in inner.left_out.items():
                 self.left_out[kind] = self.left_out.get(kind, 0) + n
@@ -198,56 +182,35 @@ class _Walk:
             self.out.append("\n\n" if tag != "tr" else "\n")
 
 
-def _note_text(li) -> str:
+def _note_text(li, notes: Footnotes) -> str:
     body = li.find_class("reference-text") or li.find_class("mw-reference-text")
-    walk = _Walk()
+    walk = _Walk(notes=notes)  # a footnote cited inside a note counts as cited
     walk.visit(body[0] if body else li)
-    return _clean(" ".join("".join(walk.out).replace("\x00", " ").split("\n")))
+    return clean_text(" ".join("".join(walk.out).replace("\x00", " ").split("\n")))
 
 
-_COINS = {"rft.btitle": "title", "rft.atitle": "title", "rft.title": "title", "rft.jtitle": "publisher"}
-
-
-def _describe(ref: Reference, li) -> None:
-    """Fields of a rendered citation: its COinS metadata (``span.Z3988``) and first link."""
-    coins = li.find_class("Z3988")
-    if coins:
-        ref.template = "citation"
-        data = urllib.parse.parse_qs(coins[0].get("title") or "")
-        for key, name in _COINS.items():
-            if key in data and getattr(ref, name) is None:
-                setattr(ref, name, data[key][0])
-        ref.publisher = (data.get("rft.pub") or data.get("rft.jtitle") or [ref.publisher])[0]
-        authors = [", ".join(x for x in (last, first) if x) for last, first in _names(data)]
-        ref.authors = list(dict.fromkeys(a for a in authors if a))
-        year = re.search(r"(1[0-9]{3}|20[0-9]{2})", (data.get("rft.date") or [""])[0])
-        ref.year = year.group(1) if year else None
-        isbn = (data.get("rft.isbn") or [None])[0]
-        ref.isbn = isbn.replace("-", "") if isbn else None
-        ref.pages = (data.get("rft.pages") or data.get("rft.spage") or [None])[0]
-    link = next((a for a in li.iter("a") if "external" in (a.get("class") or "")), None)
-    ref.url = link.get("href") if link is not None else None
-
-
-def _names(data: dict) -> list[tuple[str, str | None]]:
-    names = [(last, None) for last in data.get("rft.au", [])]
-    lasts, firsts = data.get("rft.aulast", []), data.get("rft.aufirst", [])
-    return [(last, firsts[i] if i < len(firsts) else None) for i, last in enumerate(lasts)] + names
-
-
-def _references(walk: _Walk) -> tuple[list[Reference], int]:
+def _references(notes: Footnotes) -> tuple[list[Reference], int]:
+    """The cited footnotes, those a note cites too, and how many notes no marker cites."""
+    texts: dict[str, str] = {}
+    done = 0
+    while done < len(notes.markers):  # notes cite notes: read until no new marker
+        targets = [m[0] for m in notes.markers[done:]]
+        done = len(notes.markers)
+        for target in dict.fromkeys(targets):
+            if target not in texts and (li := notes.notes.get(target)) is not None:
+                texts[target] = _note_text(li, notes)
+    notes.resolve()
     refs = []
-    for note_id, (group, number) in walk.cited.items():
-        li = walk.notes.get(note_id)
+    for note_id, (group, number) in notes.cited.items():
         name = re.fullmatch(r"cite_note-(.+)-\d+", note_id)
         ref = Reference(number, name.group(1).replace("_", " ") if name else None, group, "")
-        if li is not None:
-            ref.text = _note_text(li)
-            _describe(ref, li)
+        if note_id in texts:
+            ref.text = notes.shown(texts[note_id])
+            describe(ref, notes.notes[note_id])
         refs.append(ref)
     refs.sort(key=lambda r: (r.group or "", r.number))
     unique = list({(r.group, r.number): r for r in refs}.values())
-    return unique, sum(1 for k in walk.notes if k not in walk.cited)
+    return unique, sum(1 for k in notes.notes if k not in notes.cited)
 
 
 def html_article(
@@ -268,8 +231,8 @@ def html_article(
         walk.out.append(body.text)
     for child in body:
         walk.visit(child)
-    refs, uncited = _references(walk)
-    text, sections = _sections("".join(walk.out))
+    refs, uncited = _references(walk.notes)
+    text, sections = split_sections(walk.notes.shown("".join(walk.out)))
     if categories is None:
         categories = [
             urllib.parse.unquote(link.get("href", "")).rpartition(":")[2].replace("_", " ")

@@ -8,6 +8,19 @@ require_once "$IP/maintenance/Maintenance.php";
 class WikioriginRender extends Maintenance {
 	public function execute() {
 		$parser = MediaWiki\MediaWikiServices::getInstance()->getParserFactory()->create();
+		// Cite 1.39 links <ref name=""> ({{efn}} and the like pass name={{{name|}}}) to a note id that
+		// is not there ("cite_note-"): an empty name is no name, as in later Cite
+		$ref = $parser->setHook( 'ref', static function () {
+			return '';
+		} );
+		if ( $ref !== null ) {
+			$parser->setHook( 'ref', static function ( $text, array $argv, $parser, $frame ) use ( $ref ) {
+				if ( isset( $argv['name'] ) && trim( $argv['name'] ) === '' ) {
+					unset( $argv['name'] );
+				}
+				return $ref( $text, $argv, $parser, $frame );
+			} );
+		}
 		$flags = JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE;
 		$lang = MediaWiki\MediaWikiServices::getInstance()->getContentLanguage();
 		$hello = [ 'version' => MW_VERSION, 'template' => $lang->getNsText( NS_TEMPLATE ) ];
