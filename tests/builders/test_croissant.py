@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.builders.test_freeform import _corpus, origin_articles  # noqa: F401 (fixture)
 from tests.builders.test_mcq import articles, make_client, scripted  # noqa: F401
 from tests.hub_server import FakeHub
 from tests.openai_server import ChatServer
@@ -275,3 +276,55 @@ def test_push_without_a_token_or_with_a_refused_one_is_one_line(carded, monkeypa
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err, err
     assert not hub.commits and (carded / "README.md").exists() == (token == "hf_wrong")
+
+
+def _described_and_loaded(directory, kind, tmp_path) -> None:
+    """`build card` of ``directory``; each record set as mlcroissant loads it, and each split as
+    `datasets.load_dataset` loads it, equal to its Parquet file's rows."""
+    assert main(["build", "card", str(directory), "--kind", kind, "--title", "T", "--description", "D"]) == 0
+    records = loaded(directory)
+    assert sorted(records) == sorted(p.stem for p in directory.glob("*.parquet") if ".failed" not in p.name)
+    for name, rows in records.items():
+        _same(rows, directory / f"{name}.parquet")
+    datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
+    splits = datasets.load_dataset(str(directory), cache_dir=str(tmp_path / "hf"))
+    assert sorted(splits) == sorted(records)
+    for name in splits:
+        assert splits[name].to_list() == pq.read_table(directory / f"{name}.parquet").to_pylist()
+
+
+@pytest.mark.slow
+def test_each_kind_of_set_built_by_its_command_loads_row_for_row(articles, origin_articles, tmp_path):  # noqa: F811
+    """Sets as the commands write them: multiple choice in two splits (the yokaieval preset's
+    several regions), free-form, preferences in both formats, and a reviewed set with edits."""
+    from tests.builders import test_freeform
+    from tests.builders.test_preference import CARE, RATED, _argv as preference
+    from tests.commands import build_mcq as build_mcq_argv
+    from wikiorigin.review.items import load_dataset
+    from wikiorigin.review.store import ReviewStore
+
+    mcq, free = tmp_path / "mcq", tmp_path / "freeform"
+    with ChatServer(answer=scripted) as server:
+        assert main(build_mcq_argv(articles, mcq / "test.parquet", server.url, "--preset", "yokaieval")) == 0
+        assert main(build_mcq_argv(articles, mcq / "train.parquet", server.url, "--per-article", "2")) == 0
+    with ChatServer(answer=test_freeform.scripted) as server:
+        assert main(test_freeform._argv(origin_articles, free / "test.parquet", server.url, "--rounds", "1")) == 0
+    _described_and_loaded(mcq, "mcq", tmp_path)
+    _described_and_loaded(free, "freeform", tmp_path)
+    for form in ("standard", "conversational"):
+        out = tmp_path / form / "train.parquet"
+        assert (
+            main(preference(CARE, "--rated", str(RATED), "--out", str(out), "--preset", "care", "--format", form)) == 0
+        )
+        _described_and_loaded(out.parent, "preferences", tmp_path)
+    data = load_dataset(mcq / "test.parquet")
+    store = ReviewStore(tmp_path / "r.sqlite", data.path.name, data.kind, list(data.by_key), data.keyed_by)
+    edits = [{"region": "東北, 中部", "ref": [1, 2]}, {"question": "改めた問い"}]
+    for item, edit in zip(data.items, edits + [None] * len(data.items)):
+        store.add(item.key, item.sha1, "alice", "accept", edits=edit)
+    store.close()
+    reviewed = tmp_path / "reviewed" / "test.parquet"
+    argv = ["review", "export", str(mcq / "test.parquet"), "--db", str(tmp_path / "r.sqlite"), "--out", str(reviewed)]
+    assert main(argv) == 0
+    assert pq.read_table(reviewed).column("region")[0].as_py() == "東北, 中部"
+    _described_and_loaded(reviewed.parent, "mcq", tmp_path)
