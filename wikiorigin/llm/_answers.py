@@ -50,6 +50,10 @@ def parse_json(text: str):
         raise
 
 
+_STOPPED = ("abort", "error", "cancelled")
+"""Finish reasons of an answer the server gave up part-way: no answer, asked again."""
+
+
 class _CutOff(Exception):
     """An answer stopped by the output limit, for a request that wants a whole one."""
 
@@ -75,9 +79,12 @@ def _sample(stored: dict) -> str:
 
 def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
     """Raises unless ``answer`` may be kept: :class:`_CutOff` for an answer stopped by the
-    output limit (unless the request takes one), :class:`TransientError` for an empty answer or
-    an HTML page (retried: servers and proxies send them when they are in trouble). A refusal
-    is kept: it is the model's answer (:func:`_declined`)."""
+    output limit (unless the request takes one), :class:`TransientError` for an empty answer, one
+    that is not text (``malformed``), one the server stopped (``abort``, ``error``,
+    ``cancelled``) or an HTML page (retried: servers and proxies send them when they are in
+    trouble). A refusal is kept: it is the model's answer (:func:`_declined`)."""
+    if answer.get("malformed"):  # billed (counted), but no answer
+        raise TransientError(answer["malformed"])
     if _declined(answer):
         return
     if answer.get("finish_reason") == "length":
@@ -92,6 +99,8 @@ def _usable(answer: dict, request: ChatRequest, params: dict) -> None:
             + ": raise max_tokens="
             + (" or lower reasoning_effort=" if reasoning else "")
         )
+    if answer.get("finish_reason") in _STOPPED:  # vLLM's "abort": the engine dropped it part-way
+        raise TransientError(f"an answer the server stopped (finish_reason {answer['finish_reason']!r})")
     text = answer.get("text") or ""
     if not text.strip():
         raise TransientError("an empty answer")

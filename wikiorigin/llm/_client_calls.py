@@ -129,6 +129,7 @@ def count(client: LLMClient, answer: dict) -> None:
     client.usage.input_tokens += answer.get("input_tokens") or 0
     client.usage.output_tokens += answer.get("output_tokens") or 0
     client.usage.reasoning_tokens += answer.get("reasoning_tokens") or 0
+    client.usage.unmetered += bool(answer.get("unmetered"))
 
 
 async def _try(client: LLMClient, messages: list[dict], params: dict) -> dict:

@@ -7,9 +7,28 @@ out of ``client.py``; ``wikiorigin.llm.client`` still exports :class:`Usage`."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-__all__ = ["Usage"]
+__all__ = ["Usage", "read_usage"]
+
+
+def _count(value) -> int | None:
+    """A token count as a server reports it: a whole number from 0, else None (unreadable)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value) if value >= 0 and value == int(value) else None
+
+
+def read_usage(usage) -> dict:
+    """``input_tokens``, ``output_tokens`` and ``reasoning_tokens`` of a response's ``usage``
+    (the SDK's object); ``unmetered`` when the server reported none, or counts that are no
+    token counts (negative, NaN, text): counted as 0 then, and said (:attr:`Usage.unmetered`)."""
+    details = getattr(usage, "completion_tokens_details", None)
+    counts = [_count(getattr(usage, name, None)) for name in ("prompt_tokens", "completion_tokens")]
+    reasoning = _count(getattr(details, "reasoning_tokens", None) or 0) if details else 0
+    read = {"input_tokens": counts[0] or 0, "output_tokens": counts[1] or 0, "reasoning_tokens": reasoning or 0}
+    return read if usage is not None and None not in counts and reasoning is not None else {**read, "unmetered": True}
 
 
 @dataclass(slots=True)
@@ -30,6 +49,7 @@ class Usage:
     structured: int = 0  # calls answered under a JSON-schema response_format
     repairs: int = 0
     waited: float = 0.0
+    unmetered: int = 0  # calls whose usage the server did not report, or reported unreadably
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(**{k: getattr(self, k) + getattr(other, k) for k in self.__slots__})
@@ -54,6 +74,7 @@ class Usage:
             + (f" ({self.refused} refused by the model)" if self.refused else "")
             + f", {self.input_tokens:,} input and {self.output_tokens:,} output tokens"
             + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else "")
+            + (f" (at least: {self.unmetered} calls reported no readable usage)" if self.unmetered else "")
             + (f", ${cost:,.4f}" if cost is not None else "")
             + f", {self.waited:,.1f} s waiting"
         )

@@ -27,6 +27,7 @@ from ._server_errors import (
     _retry_after,
     _sample,
 )
+from ._usage import read_usage
 
 __all__ = [
     "OpenAIBackend",
@@ -37,6 +38,16 @@ __all__ = [
 ]
 
 OPENAI_URL = "https://api.openai.com/v1"
+
+
+def _not_text(content) -> str:
+    return f"an answer that is not text ({type(content).__name__}: {_sample(content)})"
+
+
+def _set(variable: str) -> bool:
+    """Whether an environment variable holds more than blanks (a key of spaces is no key)."""
+    return bool(os.environ.get(variable, "").strip())
+
 
 # The probe's timeout: an endpoint that does not answer a model listing within this is
 # taken for unreachable (a run's own requests get --timeout).
@@ -138,16 +149,14 @@ class OpenAIBackend:
         none is set: OpenAI's own (no ``base_url``, or one at its host) needs ``OPENAI_API_KEY``, Azure
         ``AZURE_OPENAI_API_KEY`` (or ``AZURE_OPENAI_AD_TOKEN``); another server may need none."""
         if self.azure_endpoint:
-            if not (os.environ.get("AZURE_OPENAI_API_KEY") or os.environ.get("AZURE_OPENAI_AD_TOKEN")):
+            if not (_set("AZURE_OPENAI_API_KEY") or _set("AZURE_OPENAI_AD_TOKEN")):
                 raise EndpointError(
                     f"no API key for {self.azure_endpoint}: AZURE_OPENAI_API_KEY is not set "
                     "(nor AZURE_OPENAI_AD_TOKEN): set it to the key of the Azure resource",
                     "azure_endpoint",
                     url=self.azure_endpoint,
                 )
-        elif urlsplit(self._endpoint).hostname == urlsplit(OPENAI_URL).hostname and not os.environ.get(
-            "OPENAI_API_KEY"
-        ):
+        elif urlsplit(self._endpoint).hostname == urlsplit(OPENAI_URL).hostname and not _set("OPENAI_API_KEY"):
             raise EndpointError(  # OpenAI's own, however it was given
                 f"no API key for {self._endpoint}: OPENAI_API_KEY is not set: set it, or give "
                 "{base_url} for a server that needs none",
@@ -258,14 +267,13 @@ class OpenAIBackend:
             raise TransientError("a response without a choice")
         if "response_format" in params and self.json_schema is None:
             self.json_schema = True
-        usage = response.usage
-        details = getattr(usage, "completion_tokens_details", None) if usage else None
+        content = choice.message.content
+        text = content if content is None or isinstance(content, str) else None  # a number, a list of parts
         refusal = getattr(choice.message, "refusal", None)
         return {
-            "text": choice.message.content or "",
-            "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
-            "output_tokens": (usage.completion_tokens or 0) if usage else 0,
-            "reasoning_tokens": (getattr(details, "reasoning_tokens", None) or 0) if details else 0,
+            "text": text or "",
+            **({} if text is not None or content is None else {"malformed": _not_text(content)}),
+            **read_usage(response.usage),
             "finish_reason": choice.finish_reason,
             "json_schema": "response_format" in params,
             **({"refusal": refusal} if isinstance(refusal, str) and refusal.strip() else {}),
@@ -345,7 +353,7 @@ class OpenAIBackend:
     def _refused(self, exc) -> None:
         if exc.status_code in (401, 403):
             variable = self.key_variable
-            unset = "" if os.environ.get(variable) else f" ({variable} is not set)"
+            unset = "" if _set(variable) else f" ({variable} is not set)"
             raise EndpointError(
                 f"{self.url} refused the API key ({exc.status_code}: {_reason(exc)}): "
                 f"set {variable} to a key it accepts{unset}",
