@@ -39,7 +39,7 @@ _spec = importlib.util.spec_from_file_location("recipe", ROOT / "scripts" / "rec
 recipe = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(recipe)
 
-HOW_TO = ["build-datasets.md", "evaluate.md", "corpora.md", "dumps-and-origins.md"]
+HOW_TO = ["build-datasets.md", "evaluate.md", "corpora.md", "dumps-and-origins.md", "review.md", "lm-eval.md"]
 WALKTHROUGHS = ["yokaieval.md", "wikioriginqa.md", "care.md"]
 PAGES = [f"how-to/{p}" for p in HOW_TO] + [f"tutorials/{p}" for p in WALKTHROUGHS]
 # The how-to guides go on from one another's files, as their pages say: each runs in a copy of
@@ -48,6 +48,8 @@ CONTINUES = {
     "how-to/corpora.md": "how-to/dumps-and-origins.md",
     "how-to/build-datasets.md": "how-to/corpora.md",
     "how-to/evaluate.md": "how-to/build-datasets.md",
+    "how-to/review.md": "how-to/build-datasets.md",
+    "how-to/lm-eval.md": "how-to/build-datasets.md",
 }
 
 
@@ -70,7 +72,7 @@ def _decide(work: Path, dataset: str, db: str) -> None:
 
 
 # The review databases of the pages, and the dataset each reviews.
-REVIEWED = {"work/review.sqlite": "work/yokaieval/test.parquet"}
+REVIEWED = {"work/review.sqlite": "work/yokaieval/test.parquet", "work/mcq-review.sqlite": "work/mcq/test.parquet"}
 
 
 def _review(work: Path, argv: list[str]) -> None:
@@ -152,7 +154,7 @@ def named_commands(text: str) -> list[str]:
     return [
         name
         for heading in re.findall(r"^## (.*`wikiorigin .*)$", text, re.M)
-        for name in re.findall(r"`(?:wikiorigin )?([a-z]+(?: [a-z]+)?)`", heading)
+        for name in re.findall(r"`(?:wikiorigin )?([a-z]+(?: [a-z-]+)?)`", heading)
     ]
 
 
