@@ -9,8 +9,9 @@ where a footnote is cited, each cited footnote's rendered text in ``references``
 
 Page furniture is left out by rule and counted by kind (:data:`FURNITURE`, the report's
 ``left_out``): edit links, navigation boxes, banners and hatnotes, infoboxes, tables of
-contents, coordinates and map links, files and galleries (their captions kept), hidden text,
-script errors, red links to templates the renderer lacked, styles.
+contents, coordinates by the title (those inside a sentence are kept as shown) and map links,
+files and galleries (their captions kept), hidden text, script errors, red links to templates
+the renderer lacked, styles.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ _CLASSES = {
     },
     "infoboxes": {"infobox"},
     "contents": {"toc", "toclimit-2", "toclimit-3"},
-    "coordinates": {"geo", "geo-dec", "geo-dms", "geo-default", "geo-multi-punct", "mw-kartographer-maplink"},
+    "coordinates": {"geo", "geo-nondefault", "geo-multi-punct", "mw-kartographer-maplink"},  # inline ones kept
     "files": {"thumb", "gallery", "mw-halign-right", "mw-halign-left", "floatright", "floatleft", "mw-file-element"},
     "hidden": {"mw-cite-backlink", "sortkey", "printonly"},
     "errors": {"error", "scribunto-error", "mw-ext-cite-error"},

@@ -23,6 +23,13 @@ class WikioriginRender extends Maintenance {
 		}
 		$flags = JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE;
 		$lang = MediaWiki\MediaWikiServices::getInstance()->getContentLanguage();
+		$tracking = []; // categories MediaWiki adds to pages by itself (script errors, broken file links ...)
+		$services = MediaWiki\MediaWikiServices::getInstance();
+		foreach ( $services->getTrackingCategories()->getTrackingCategories() as $kind ) {
+			foreach ( $kind['cats'] as $cat ) {
+				$tracking[$cat->getDBkey()] = true;
+			}
+		}
 		$hello = [ 'version' => MW_VERSION, 'template' => $lang->getNsText( NS_TEMPLATE ) ];
 		echo json_encode( $hello, JSON_UNESCAPED_UNICODE ) . "\n";
 		while ( ( $line = fgets( STDIN ) ) !== false ) {
@@ -43,7 +50,7 @@ class WikioriginRender extends Maintenance {
 				}
 				$answer = [
 					'html' => $html,
-					'categories' => array_map( 'strval', array_keys( $out->getCategories() ) ),
+					'categories' => $this->categories( $out, $tracking ),
 					'templates' => $used,
 				];
 			} catch ( Throwable $e ) {
@@ -52,6 +59,17 @@ class WikioriginRender extends Maintenance {
 			echo json_encode( $answer, $flags ) . "\n";
 			fflush( STDOUT );
 		}
+	}
+
+	/** The page's categories as readers see them (spaces, not underscores), MediaWiki's own left out. */
+	private function categories( ParserOutput $out, array $tracking ): array {
+		$names = [];
+		foreach ( array_keys( $out->getCategories() ) as $key ) {
+			if ( !isset( $tracking[(string)$key] ) ) {
+				$names[] = strtr( (string)$key, '_', ' ' );
+			}
+		}
+		return $names;
 	}
 }
 

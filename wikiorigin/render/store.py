@@ -26,7 +26,7 @@ from .mediawiki import EXTENSIONS, STORE_NAMESPACES, MediaWiki
 
 __all__ = ["STORE_FORMAT", "prepare_store", "store_pages"]
 
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 """Version of a store's layout and settings: a store of another format is made again."""
 
 _SETTINGS = """
@@ -35,6 +35,7 @@ _SETTINGS = """
 {loads}
 $wgScribuntoDefaultEngine = 'luasandbox';
 $wgScribuntoEngineConf['luasandbox']['cpuLimit'] = 10;
+$wgCapitalLinks = {capital};
 $wgExtensionMessagesFiles['WikioriginStubs'] = __DIR__ . '/stubs.magic.php';
 $wgHooks['ParserFirstCallInit'][] = static function ( $parser ) {{
 \t$none = static function () {{ return ''; }};
@@ -44,15 +45,22 @@ $wgHooks['ParserFirstCallInit'][] = static function ( $parser ) {{
 \tforeach ( [ 'math', 'chem', 'ce' ] as $tag ) {{
 \t\t$parser->setHook( $tag, static function ( $in ) {{ return htmlspecialchars( (string)$in ); }} );
 \t}}
+\tforeach ( [ 'syntaxhighlight', 'source' ] as $tag ) {{
+\t\t$parser->setHook( $tag, static function ( $in ) {{ return '<pre>' . htmlspecialchars( (string)$in ) . '</pre>'; }} );
+\t}}
 \tforeach ( [ {functions} ] as $name ) {{
 \t\t$parser->setFunctionHook( $name, $none );
 \t}}
 }};
 """
-_STUB_TAGS = ("templatestyles", "mapframe", "maplink", "graph", "timeline", "section", "imagemap", "score", "indicator")
-_STUB_FUNCTIONS = ("coordinates", "property", "statements")
+_STUB_TAGS = (
+    *("templatestyles", "mapframe", "maplink", "graph", "chart", "timeline", "section", "imagemap", "score"),
+    *("indicator", "hiero", "inputbox", "categorytree", "charinsert", "templatedata", "rss", "phonos"),
+)  # tags of extensions not enabled: no text (code: syntaxhighlight and source, math: kept as written)
+_STUB_FUNCTIONS = ("coordinates", "property", "statements", "lst", "lsth", "lstx", "related")
 _DATA_DIR = re.compile(r"^\$wgSQLiteDataDir = .*$", re.M)
 _LANG = re.compile(rb'xml:lang="([A-Za-z0-9-]+)"')
+_BAD_NAME = re.compile(r"[#<>\[\]|{}:/\\\x00-\x1f]")
 
 
 def _language(dump: Multistream) -> str:
@@ -110,18 +118,29 @@ def _run(engine: MediaWiki, args: list[str], what: str, **kw) -> None:
         raise WikioriginError(f"{what} failed (exit {done.returncode}): {last[0]}")
 
 
-def _install(engine: MediaWiki, where: Path, language: str) -> None:
+def _site_name(dump: Multistream) -> str:
+    """The wiki's name as its header gives it (``{{SITENAME}}``, the project namespace), when
+    install.php takes it; else "Wiki"."""
+    name = dump.site.sitename.strip()
+    return name if name and not _BAD_NAME.search(name) else "Wiki"
+
+
+def _install(engine: MediaWiki, where: Path, dump: Multistream) -> None:
+    language = _language(dump)
     (where / "db").mkdir(parents=True)
     maintenance = engine.home / "maintenance"
     args = [str(maintenance / "install.php"), "--dbtype", "sqlite", "--dbpath", str(where / "db")]
     args += ["--dbname", "wiki", "--confpath", str(where), "--lang", language, "--server", "http://localhost"]
-    args += ["--scriptpath", "", "--skins", "", "--pass", secrets.token_hex(12), "Wiki", "wikiorigin"]
+    args += ["--scriptpath", "", "--skins", "", "--pass", secrets.token_hex(12), _site_name(dump), "wikiorigin"]
     _run(engine, args, f"{where}: MediaWiki's install.php")
     settings = where / "LocalSettings.php"
     text = _DATA_DIR.sub("$wgSQLiteDataDir = __DIR__ . '/db';", settings.read_text(encoding="utf-8"))
     loads = "\n".join(f"wfLoadExtension( '{name}' );" for name in EXTENSIONS)
     tags, functions = (", ".join(f"'{x}'" for x in names) for names in (_STUB_TAGS, _STUB_FUNCTIONS))
-    settings.write_text(text + _SETTINGS.format(loads=loads, tags=tags, functions=functions), encoding="utf-8")
+    capital = "false" if dump.site.case == "case-sensitive" else "true"  # Wiktionary's titles keep their case
+    settings.write_text(
+        text + _SETTINGS.format(loads=loads, tags=tags, functions=functions, capital=capital), encoding="utf-8"
+    )
     magic = ", ".join(f"'{x}' => [ 0, '{x}' ]" for x in _STUB_FUNCTIONS)
     (where / "stubs.magic.php").write_text(f"<?php\n$magicWords = [ 'en' => [ {magic} ] ];\n", encoding="utf-8")
 
@@ -139,7 +158,7 @@ def prepare_store(dump: Multistream, where, engine: MediaWiki) -> Path:
     logger.info("%s: setting up MediaWiki's store for %s", where, dump.dump.name)
     building = where.with_name(where.name + ".partial")
     shutil.rmtree(building, ignore_errors=True)
-    _install(engine, building, _language(dump))
+    _install(engine, building, dump)
     xml = building / "import.xml"
     count = _import_xml(dump, xml)
     conf = ["--conf", str(building / "LocalSettings.php")]
