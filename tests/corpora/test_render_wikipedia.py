@@ -96,3 +96,30 @@ def test_templates_modules_and_site_are_the_dumps(enwiki):
     )
     assert "[upper-roman 1]" in rows["Funayūrei"]["text"] and "[note 2]" in rows["Umibōzu"]["text"]
     assert "Kappa" in kappa["categories"] and "Japanese legendary creatures" in kappa["categories"]
+
+
+@pytest.mark.slow
+def test_a_case_sensitive_wiki_keeps_its_titles_case(tmp_path):
+    """Wiktionary's titles keep their first letter's case (``<case>case-sensitive</case>``):
+    ``{{en-noun}}`` is ``Template:en-noun``, not ``Template:En-noun``; the site's name is the dump's."""
+    from wikiorigin.dumps.pages import Multistream
+    from wikiorigin.render.sources import text_source
+    from wikiorigin.testing import page_xml, write_multistream_pages
+
+    head = (
+        b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">\n<siteinfo>\n'
+        b"<sitename>Wiktionary</sitename>\n<dbname>enwiktionary</dbname>\n<case>case-sensitive</case>\n<namespaces>\n"
+        b'<namespace key="0" case="case-sensitive" />\n<namespace key="10" case="case-sensitive">Template</namespace>\n'
+        b"</namespaces>\n</siteinfo>\n"
+    )
+    pages = [
+        page_xml(1, "Template:en-noun", "'''{{PAGENAME}}''' (plural '''{{PAGENAME}}s''') on {{SITENAME}}", ns=10),
+        page_xml(2, "Template:En-noun", "the wrong template", ns=10),
+        page_xml(3, "kappa", "==English==\n===Noun===\n{{en-noun}}\n# A water imp of Japanese folklore."),
+    ]
+    dump, index = tmp_path / "enwiktionary-multistream.xml.bz2", tmp_path / "index.txt.bz2"
+    write_multistream_pages(head, pages, dump, index)
+    ms = Multistream(dump, index)
+    source, _ = text_source("mediawiki", ms, tmp_path / "out.parquet")
+    ((article, _),) = source.articles(list(ms.get(["kappa"]).values()))
+    assert "kappa (plural kappas) on Wiktionary" in article.text and "wrong" not in article.text
