@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import WikioriginError
 from ..log import logger
 from . import stats
-from .compared import ComparedRun, check_distinct_runs, check_same_runs, item_scores
+from .compared import ComparedRun, check_distinct_runs, check_same_runs, check_summaries, item_scores
 from .itemsets import check_complete
 from .paired import MIN_COMMON, _neighbours
 from .signature import differences
@@ -174,6 +174,7 @@ def checked_figures(
     if missing:
         raise WikioriginError(f"{', '.join(missing)}: no {metric!r} in the summary")
     check_distinct_runs(runs)
+    check_summaries(runs, metric)
     labels = [run.label for run in runs]
     incomplete = check_complete(labels, summaries, models, allow_failures=allow_failures)
     check_same_runs(runs)

@@ -18,11 +18,19 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import WikioriginError
-from .itemsets import CONTENT, KEYED, failed_item, fingerprint, item_key
+from .itemsets import CONTENT, KEYED, failed_item, fingerprint, item_key, unanswered
 from .results import RunResult
 from .summaries import read_summary, summary_json
 
-__all__ = ["ComparedRun", "compared_runs", "item_scores", "check_distinct_runs", "check_same_runs", "ITEM_COLUMNS"]
+__all__ = [
+    "ComparedRun",
+    "compared_runs",
+    "item_scores",
+    "check_distinct_runs",
+    "check_same_runs",
+    "check_summaries",
+    "ITEM_COLUMNS",
+]
 
 ITEM_COLUMNS = {
     "accuracy": "correct",
@@ -200,3 +208,35 @@ def check_same_runs(runs: list[ComparedRun]) -> None:
             f"{first} and {label} ran on different items ({said}): runs over different item sets are "
             "not ranked or tested together; score them on the same questions"
         )
+
+
+def check_summaries(runs: list[ComparedRun], metric: str) -> None:
+    """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming the file) a saved run whose
+    ``summary.json`` says other than its ``items.parquet``: items without an answer under a
+    summary that counts no failed request, or a ``metric`` its answered items do not give (a
+    summary edited by hand, or another run's). Runs in memory and runs without items are not
+    checked."""
+    for run in runs:
+        names = run.names() if run.directory is not None else None
+        if names is None:
+            continue
+        assert run.directory is not None
+        column = ITEM_COLUMNS.get(metric)
+        rows = run.table([n for n in names if n in KEYED or n == column]).to_pylist()
+        failed = sum(failed_item(r) for r in rows)
+        told = run.summary.get(metric)
+        where = run.directory / "summary.json"
+        if failed and not unanswered(run.summary):
+            raise WikioriginError(
+                f"{where}: counts no failed request, but {failed} items of its items.parquet have no answer: "
+                "the summary was edited or is another run's; run the eval again"
+            )
+        scores = [r[column] for r in rows if column in r and r[column] is not None and not failed_item(r)]
+        if not scores or isinstance(told, bool) or not isinstance(told, (int, float)):
+            continue
+        given = sum(scores) / len(scores)
+        if abs(given - told) > 1e-9 * max(1.0, abs(given)):
+            raise WikioriginError(
+                f"{where}: {metric} {told:g}, but its items.parquet gives {given:g}: the summary was edited "
+                "or is another run's; run the eval again"
+            )

@@ -138,11 +138,14 @@ def read_summary(path) -> dict:
     path = Path(path)
     file = path / "summary.json" if path.is_dir() else path
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        summary = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WikioriginError(f"{file}: no such summary (run `wikiorigin eval ...` first)") from None
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise WikioriginError(f"{file}: not JSON ({exc})") from None
+    if not isinstance(summary, dict):
+        raise WikioriginError(f"{file}: not a run's summary (a JSON {type(summary).__name__}, not an object)")
+    return summary
 
 
 def _number(value) -> float:

@@ -1,0 +1,47 @@
+"""`eval compare` ranks by the figures of summary.json: a summary that says other than its
+items.parquet (edited by hand, or copied from another run) is refused naming the file, and a
+summary.json that is no object is one line, not an unexpected error."""
+
+import json
+
+import pytest
+
+from tests.evaluators.test_incomplete_runs import _two_runs
+from wikiorigin import cli
+
+
+def _edit(run, **changes):
+    summary = json.loads((run / "summary.json").read_text())
+    (run / "summary.json").write_text(json.dumps({**summary, **changes}))
+
+
+def _compare(tmp_path, *runs):
+    return cli.main(["eval", "compare", *map(str, runs), "--out", str(tmp_path / "cmp")])
+
+
+@pytest.mark.parametrize(
+    "failed, changes, said",
+    [
+        (0, {"accuracy": 0.99}, "accuracy 0.99, but its items.parquet gives 0.5"),
+        (4, {"complete": True, "failed": 0, "failed_requests": 0}, "counts no failed request, but 4 items"),
+    ],
+    ids=["figure-edited", "incomplete-said-complete"],
+)
+def test_a_summary_that_its_items_do_not_give_is_refused(tmp_path, capsys, failed, changes, said):
+    a, b = _two_runs(tmp_path, failed_first=failed)
+    _edit(a, **changes)
+    capsys.readouterr()
+    assert _compare(tmp_path, a, b) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {a / 'summary.json'}: {said}" in err
+    assert not (tmp_path / "cmp").exists()
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '"a run"', "null"])
+def test_a_summary_that_is_no_object_is_one_line(tmp_path, capsys, text):
+    a, b = _two_runs(tmp_path, failed_first=0)
+    (a / "summary.json").write_text(text)
+    capsys.readouterr()
+    assert _compare(tmp_path, a, b) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {a / 'summary.json'}: not a run's summary" in err
