@@ -328,3 +328,24 @@ def test_each_kind_of_set_built_by_its_command_loads_row_for_row(articles, origi
     assert main(argv) == 0
     assert pq.read_table(reviewed).column("region")[0].as_py() == "東北, 中部"
     _described_and_loaded(reviewed.parent, "mcq", tmp_path)
+
+
+def test_files_of_any_name_load_as_the_hub_s_splits(tmp_path):
+    """A split is named after its file, as the hub's split names allow (`yokai-mini.parquet`:
+    `yokai_mini`); the shards of one split (`train-00000-of-00002.parquet`, ...) are one split."""
+    datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
+    rows = _preference_rows()
+    stamp = provenance(stage="build", builder="preference")
+    names = ["yokai-mini", "train-00000-of-00002", "train-00001-of-00002"]
+    for name, part in zip(names, (rows, rows[:1], rows[1:])):
+        table = pa.Table.from_pylist(part, schema=PREFERENCES_CONVERSATIONAL)
+        write_table(table, tmp_path / f"{name}.parquet", PREFERENCES_CONVERSATIONAL, stamp)
+    assert main(["build", "card", str(tmp_path), "--kind", "preferences", "--title", "T"]) == 0
+    splits = datasets.load_dataset(str(tmp_path), cache_dir=str(tmp_path / "hf"))
+    assert sorted(splits) == ["train", "yokai_mini"]
+    assert (
+        splits["yokai_mini"].to_list()
+        == splits["train"].to_list()
+        == pq.read_table(tmp_path / "yokai-mini.parquet").to_pylist()
+    )
+    assert sorted(loaded(tmp_path)) == sorted(names)  # croissant.json: a record set a file

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,7 +30,7 @@ from ..errors import ParameterError, WikioriginError
 from ..files import schema_provenance, write_text
 from .croissant import croissant
 
-__all__ = ["write_card", "push", "hub_url", "check_hub_token", "TASKS", "CARD_MARKER", "CROISSANT"]
+__all__ = ["write_card", "push", "hub_url", "check_hub_token", "split_name", "TASKS", "CARD_MARKER", "CROISSANT"]
 
 CROISSANT = "croissant.json"
 """The file :func:`write_card` writes beside the card: the dataset's Croissant metadata."""
@@ -134,7 +135,7 @@ def _card_data(
 ) -> DatasetCardData:
     """The card's metadata, as the Hugging Face hub reads it: ``licence``, ``languages`` (``mul``
     when none is known), the task category and id of ``kind`` (:data:`TASKS`), the size
-    category of ``rows``, ``title`` as the pretty name, and one split per file (its stem)."""
+    category of ``rows``, ``title`` as the pretty name, and the splits of ``files`` (:func:`_splits`)."""
     category, task_id = TASKS[kind]
     return DatasetCardData(
         license=licence,
@@ -143,8 +144,26 @@ def _card_data(
         task_ids=[task_id],
         size_categories=[_size_category(rows)],
         pretty_name=title,
-        configs=[{"config_name": "default", "data_files": [{"split": p.stem, "path": p.name} for p in files]}],
+        configs=[{"config_name": "default", "data_files": _splits(files)}],
     )
+
+
+def split_name(path: Path) -> str:
+    """The hub's split of a data file: its stem, a shard's (``train-00000-of-00002``) without
+    the shard's numbers, in the characters the hub's split names allow (word characters and
+    inner dots; any other run is ``_``: ``yokai-mini`` -> ``yokai_mini``)."""
+    stem = re.sub(r"-\d{5}-of-\d{5}$", "", path.stem)
+    name = re.sub(r"[^\w.]+", "_", stem)
+    name = re.sub(r"\.{2,}", ".", name).strip("._")
+    return name or "data"
+
+
+def _splits(files: list[Path]) -> list[dict]:
+    """The card's ``data_files``: each split (:func:`split_name`) with its files."""
+    by_split: dict[str, list[str]] = {}
+    for path in files:
+        by_split.setdefault(split_name(path), []).append(path.name)
+    return [{"split": split, "path": names[0] if len(names) == 1 else names} for split, names in by_split.items()]
 
 
 def _portable(value):
