@@ -83,7 +83,22 @@ def _ended(claim: dict) -> bool:
 def item_claims(data: dict, prop: str) -> list[str]:
     """The items a JSON entity's current best-rank statements of ``prop`` point at (see the
     module's rule: no deprecated or ended statement; preferred if any, else normal; sorted)."""
-    return _best_values((data.get("claims") or {}).get(prop) or [])
+    statements = _section(data, "claims").get(prop, [])
+    if not isinstance(statements, list):
+        raise TypeError(f"the statements of {prop} are {str(statements)[:40]!r}, not a list")
+    return _best_values(statements)
+
+
+def _section(data: dict, key: str) -> dict:
+    """An entity's ``labels``, ``aliases``, ``sitelinks`` or ``claims``: an object, or the empty
+    ``[]`` Wikidata writes for none; absent, empty. Anything else (null too: a dump never has
+    it) is a ``TypeError`` saying what it is, so that the line is named, not read as empty."""
+    value = data.get(key, {})
+    if isinstance(value, list) and not value:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"{key} is {str(value)[:40]!r} ({type(value).__name__}), not an object")
+    return value
 
 
 def _best_values(statements: list) -> list[str]:
@@ -114,11 +129,11 @@ def entity_from_json(data: dict) -> Entity:
     if it has no ``id``."""
     return Entity(
         qid=_expect(data["id"], str, "the id"),
-        labels={k: _expect(v["value"], str, f"the label {k}") for k, v in (data.get("labels") or {}).items()},
+        labels={k: _expect(v["value"], str, f"the label {k}") for k, v in _section(data, "labels").items()},
         aliases={
-            k: [_expect(a["value"], str, f"an alias {k}") for a in v] for k, v in (data.get("aliases") or {}).items()
+            k: [_expect(a["value"], str, f"an alias {k}") for a in v] for k, v in _section(data, "aliases").items()
         },
-        sitelinks={k: _expect(v["title"], str, f"the sitelink {k}") for k, v in (data.get("sitelinks") or {}).items()},
+        sitelinks={k: _expect(v["title"], str, f"the sitelink {k}") for k, v in _section(data, "sitelinks").items()},
         located_in=item_claims(data, "P131"),
         country=item_claims(data, "P17"),
     )
@@ -162,8 +177,8 @@ def _label_span(line: bytes, before: int) -> tuple[int, int] | None:
     start = line.find(b'"labels":')
     if start < 0:
         return (0, 0)
-    if start > before:
-        return None  # labels after the statements: another order
+    if start > before or line[start + 9 : start + 10] != b"{":
+        return None  # labels after the statements (another order), or not an object: read whole
     for key in _AFTER_LABELS:
         end = line.find(key, start, before)
         if end >= 0:
@@ -227,7 +242,7 @@ def place_from_json(data: dict, languages: Iterable[str]) -> Entity:
     """The place an entity of a Wikidata JSON dump (a parsed line) is as
     :func:`read_items_and_places` keeps it: its labels in ``languages``, its current best-rank
     P131 and P17 values; no values: not a place. ``KeyError`` if it has no ``id``."""
-    labels = data.get("labels") or {}
+    labels = _section(data, "labels")
     return Entity(
         qid=_expect(data["id"], str, "the id"),
         labels={lang: _expect(labels[lang]["value"], str, f"the label {lang}") for lang in languages if lang in labels},

@@ -1,0 +1,44 @@
+"""A Wikidata dump never writes null where an entity holds an object (labels, aliases,
+sitelinks, claims) or a list of statements: such a line is one line naming it, exit 2, not
+read as an entity without names, links or places (an article would lose its place without a
+word). Wikidata's own empty ``[]`` stays empty."""
+
+import pytest
+
+from tests.corpora.test_wikidata_files import _dump_lines, _extract, _whole, _with
+
+
+def _nulled(key: str):
+    def change(data):
+        if key == "statements":
+            data["claims"]["P131"] = None
+        else:
+            data[key] = None
+
+    return change
+
+
+@pytest.mark.parametrize("key", ["labels", "aliases", "sitelinks", "claims", "statements"])
+@pytest.mark.parametrize("asked", [True, False])  # the item asked for (read whole), or a place
+def test_null_where_a_dump_holds_an_object_is_one_line_naming_it(data_dir, tmp_path, capsys, key, asked):
+    if not asked and key in ("aliases", "sitelinks", "claims"):
+        pytest.skip("a place keeps no aliases or sitelinks; one without claims names no P131: not read")
+    lines = _dump_lines(data_dir)
+    item = [i for i, line in enumerate(lines) if b'"id":"Q900104"' in line][0]
+    at = item if asked else next(i for i, line in enumerate(lines) if b'"P131"' in line and i != item)
+    lines[at] = _with(lines[at].decode(), _nulled(key))
+    dump = tmp_path / "wikidata.json"
+    dump.write_bytes(_whole(lines))
+    code, err, out = _extract(capsys, tmp_path, dump)
+    assert code == 2 and err.count("\n") == 1 and not out.exists(), err
+    assert f"{dump}: line {at + 2}: an entity of unexpected types (" in err
+
+
+def test_wikidatas_own_empty_lists_are_empty(data_dir, tmp_path, capsys):
+    lines = _dump_lines(data_dir)
+    item = [i for i, line in enumerate(lines) if b'"id":"Q900104"' in line][0]
+    lines[item] = _with(lines[item].decode(), lambda d: d.update(labels=[], aliases=[], sitelinks=[], claims=[]))
+    dump = tmp_path / "wikidata.json"
+    dump.write_bytes(_whole(lines))
+    code, err, out = _extract(capsys, tmp_path, dump)
+    assert code == 0 and out.exists(), err
