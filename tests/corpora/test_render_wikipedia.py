@@ -7,7 +7,9 @@ Under ``CI=true`` a missing MediaWiki fails these tests; elsewhere they skip."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -38,7 +40,7 @@ if find_mediawiki() is None:
 @pytest.fixture(scope="module")
 def enwiki(tmp_path_factory):
     """The sample as a multistream dump with a list page, its corpus rendered by MediaWiki;
-    (corpus rows by title, MediaWiki's own HTML by title, the pages by title)."""
+    (corpus rows by title, MediaWiki's own HTML by title, the pages by title, (dump, index, store))."""
     from wikiorigin.dumps.pages import iter_pages
     from wikiorigin.testing import page_xml, write_multistream
 
@@ -52,7 +54,7 @@ def enwiki(tmp_path_factory):
     pages = {p.title: p for p in iter_pages(SAMPLE) if p.namespace == 0}
     answers = renderer(find_mediawiki(), d / f"{dump.name}.mediawiki", 2).render([(t, pages[t].text) for t in ARTICLES])
     rows = {r["title"]: r for r in pq.read_table(out).to_pylist()}
-    return rows, {t: a["html"] for t, a in zip(ARTICLES, answers)}, pages
+    return rows, {t: a["html"] for t, a in zip(ARTICLES, answers)}, pages, (dump, index, d / f"{dump.name}.mediawiki")
 
 
 @pytest.mark.slow
@@ -62,7 +64,7 @@ def test_the_prose_missed_is_furniture_and_every_footnote_is_kept(enwiki):
     lists is kept with its text, whatever its group's labels ([a], [I]) or its name (``name=""``)."""
     import lxml.html
 
-    rows, html, pages = enwiki
+    rows, html, pages, _ = enwiki
     for title in ARTICLES:
         prose = rendered_prose(html[title], pages[title].text)
         found, total = token_recall(prose, rows[title]["text"])
@@ -76,7 +78,7 @@ def test_the_prose_missed_is_furniture_and_every_footnote_is_kept(enwiki):
 
 @pytest.mark.slow
 def test_templates_modules_and_site_are_the_dumps(enwiki):
-    rows, _, _ = enwiki
+    rows, *_ = enwiki
     kappa = rows["Kappa (folklore)"]
     text = kappa["text"].replace("\xa0", " ")  # no-break spaces as MediaWiki writes them
     assert '(河童, lit. "river-child")' in kappa["text"]  # {{nihongo}} and {{lang}} (Lua, mw.loadData)
@@ -123,3 +125,46 @@ def test_a_case_sensitive_wiki_keeps_its_titles_case(tmp_path):
     source, _ = text_source("mediawiki", ms, tmp_path / "out.parquet")
     ((article, _),) = source.articles(list(ms.get(["kappa"]).values()))
     assert "kappa (plural kappas) on Wiktionary" in article.text and "wrong" not in article.text
+
+
+def _parsoid(store: Path, pages) -> list[str]:
+    """Parsoid's HTML of ``pages`` (MediaWiki's bundled Parsoid, tests/corpora/parsoid.php)."""
+    engine = find_mediawiki()
+    script = Path(__file__).with_name("parsoid.php")
+    requests = "".join(json.dumps({"title": p.title, "text": p.text}) + "\n" for p in pages)
+    done = subprocess.run(
+        [engine.php, str(script), "--conf", str(store / "LocalSettings.php")],
+        input=requests,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, MW_INSTALL_PATH=str(engine.home)),
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")][1:]
+    return [a["html"] for a in answers]
+
+
+@pytest.mark.slow
+def test_an_html_dump_of_parsoid_html(enwiki, tmp_path):
+    """An Enterprise-layout HTML dump of Parsoid's HTML (what Wikimedia's dumps carry), from the
+    same wikitext: ``--text html-dump`` keeps the same prose and every footnote."""
+    from wikiorigin.render.htmldump import write_html_dump
+
+    rows, html, pages, (dump, index, store) = enwiki
+    parsoid = _parsoid(store, [pages[t] for t in ARTICLES])
+    assert all('typeof="mw:Extension/ref"' in h and "<section" in h for h in parsoid)
+    html_dump = tmp_path / "enwiki-NS0-20260801-ENTERPRISE-HTML.json.tar.gz"
+    records = [
+        {"name": t, "identifier": pages[t].page_id, "article_body": {"html": h}} for t, h in zip(ARTICLES, parsoid)
+    ]
+    write_html_dump(html_dump, records)
+    out = tmp_path / "articles.parquet"
+    args = ["corpus", "yokai", "--dump", str(dump), "--index", str(index), "--out", str(out), "--list-page", LIST]
+    assert main([*args, "--text", "html-dump", "--html-dump", str(html_dump)]) == 0
+    got = {r["title"]: r for r in pq.read_table(out).to_pylist()}
+    for title in ARTICLES:
+        prose = rendered_prose(html[title], pages[title].text)
+        assert token_recall(prose, got[title]["text"]) == token_recall(prose, rows[title]["text"]), title
+        mine = [(r["group"], r["number"], r["text"]) for r in got[title]["references"]]
+        assert mine == [(r["group"], r["number"], r["text"]) for r in rows[title]["references"]], title
+    assert got["Kappa (folklore)"]["categories"] == ["Kappa", "Japanese legendary creatures"]

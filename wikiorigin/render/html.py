@@ -214,6 +214,15 @@ def _references(notes: Footnotes) -> tuple[list[Reference], int]:
     return unique, sum(1 for k in notes.notes if k not in notes.cited)
 
 
+_CATEGORY = "mw:PageProp/Category"
+
+
+def _category(href: str) -> str:
+    """The category a Parsoid category link names (``./Category:Star_Wars:_Films#Sort key``)."""
+    path = urllib.parse.unquote(href.partition("#")[0].partition("?")[0])  # no sort key
+    return re.sub(r"^(?:\./|.*?/wiki/)", "", path).partition(":")[2].replace("_", " ")
+
+
 def html_article(
     html: str, categories: list[str] | None = None, templates: tuple[str, ...] = ("Template",)
 ) -> tuple[Article, HtmlText]:
@@ -235,9 +244,5 @@ def html_article(
     refs, uncited = _references(walk.notes)
     text, sections = split_sections(walk.notes.shown("".join(walk.out)))
     if categories is None:
-        categories = [
-            urllib.parse.unquote(link.get("href", "")).rpartition(":")[2].replace("_", " ")
-            for link in root.iter("link")
-            if link.get("rel") == "mw:PageProp/Category"
-        ]
+        categories = [_category(link.get("href", "")) for link in root.iter("link") if link.get("rel") == _CATEGORY]
     return Article(text, sections, refs, list(dict.fromkeys(categories)), uncited=uncited), HtmlText(walk.left_out)
