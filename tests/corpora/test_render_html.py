@@ -82,5 +82,5 @@ def test_parsoid_html_of_an_enterprise_dump():
         "2015",
         "https://example.org/f",
     )
-    assert article.categories == ["Ghosts", "Japanese folklore"] and article.uncited == 0
+    assert article.categories == ["Ghosts", "Japanese folklore: Sea"] and article.uncited == 0
     assert left.left_out == {"banners": 1, "files": 1, "missing_templates": 1, "markup": 3, "navigation": 1}
