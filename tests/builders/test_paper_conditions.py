@@ -55,6 +55,8 @@ def test_mcq_sends_articles_cut_at_max_article_chars_or_whole(given, limit, arti
         assert text[:700] in user and (text[700:760] in user) == (limit == 0)
     assert text[-300:] in sent[0] if limit == 0 else text[-300:] not in sent[0]
     assert read_provenance(out)["max_article_chars"] == limit
+    assert main(["build", "card", str(tmp_path), "--kind", "mcq", "--title", "t"]) == 0
+    assert f'"max_article_chars": {limit}' in (tmp_path / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
