@@ -158,6 +158,17 @@ def named_commands(text: str) -> list[str]:
     ]
 
 
+def test_every_how_to_page_has_commands_that_a_test_runs():
+    """Each how-to guide is run here (its ``console`` commands) or is the Python API's (its
+    ``python`` blocks, run by tests/test_docs_examples.py)."""
+    for page in sorted((ROOT / "docs" / "how-to").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        if page.name in HOW_TO:
+            assert recipe.console_commands(text), page.name
+        else:
+            assert "```python" in text and "```console" not in text, f"{page.name}: commands no test runs"
+
+
 @pytest.mark.parametrize("name", HOW_TO)
 def test_the_how_to_pages_run_each_command_they_describe(name):
     text = (ROOT / "docs" / "how-to" / name).read_text(encoding="utf-8")
