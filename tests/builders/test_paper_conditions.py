@@ -365,3 +365,21 @@ def test_two_label_steps_with_wikidata_regions_ask_the_type_only(tmp_path, data_
     assert "label" not in calls and "label-region" not in calls and calls["label-type"]
     assert all("in Japanese" in c["messages"][0]["content"] for c in calls["label-type"])
     assert {(r["type"], r["region"]) for r in pq.read_table(out).to_pylist()} == {("customs and beliefs", "東京都")}
+
+
+def test_two_label_steps_refuse_a_region_class_holding_the_separator(articles, tmp_path, capsys):  # noqa: F811
+    """A row labelled in two steps joins its regions by ", ": a class named with one ("Washington,
+    D.C.") could not be told apart, so the build stops before any call, naming the class."""
+    spec = {
+        "name": "us",
+        "types": [{"class": t, "description": t} for t in ("place", "person")],
+        "regions": [{"class": r, "description": r} for r in ("Texas", "Washington, D.C.")],
+    }
+    labels = tmp_path / "us.json"
+    labels.write_text(json.dumps(spec), encoding="utf-8")
+    with ChatServer(answer=test_mcq.scripted) as server:
+        argv = _mcq(articles, tmp_path / "m.parquet", server.url, "--labels", str(labels), "--label-steps", "2")
+        assert main(argv) == 2
+    said = capsys.readouterr().err.strip()
+    assert not server.calls and not (tmp_path / "m.parquet").exists()
+    assert said.count("\n") == 0 and "'Washington, D.C.'" in said and "--label-steps" in said

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ParameterError, WikioriginError
 from ..files import input_schema, read_input
-from ..labels import WIKIDATA, Labels, load_labels, presets
+from ..labels import REGION_SEPARATOR, WIKIDATA, Labels, load_labels, presets
 from ..languages import language_parameter, wiki_language
 from ..llm import ChatRequest, LLMClient
 from ..presets import list_labels
@@ -224,14 +224,23 @@ _ALSO_USED = ("qid", "region")  # read where the corpus has them
 _STAGE = "wikiorigin corpus yokai (or corpus origin)"
 
 
-def _check_regions(has_region: bool, path, labels: Labels) -> None:
-    """With Wikidata regions, the corpus must carry ``region`` (``corpus origin``'s)."""
+def _check_regions(has_region: bool, path, labels: Labels, label_steps: int = 1) -> None:
+    """With Wikidata regions, the corpus must carry ``region`` (``corpus origin``'s); labelled
+    in two steps, no region class may hold the separator that joins a row's several regions."""
     if labels.region_source == WIKIDATA and not has_region:
         raise ParameterError(
             "labels",
             f"{path}: no region column, which the labels {labels.source} take from "
             "Wikidata (build the corpus with `wikiorigin corpus origin`, or give "
             "{labels} with region classes)",
+        )
+    joined = [n for n in labels.region_names if REGION_SEPARATOR in n] if label_steps == 2 else []
+    if joined:
+        raise ParameterError(
+            "label_steps",
+            f"{labels.source}: the region class {joined[0]!r} holds {REGION_SEPARATOR!r}, which joins "
+            "the several regions of a row labelled in two steps: rename the class, or give {label_steps} 1",
+            label_steps,
         )
 
 
@@ -264,7 +273,7 @@ def _setup(articles, config: MCQConfig) -> tuple[list[dict], str, Labels]:
     table = read_input(articles, ARTICLE_COLUMNS, _STAGE, columns=used)  # read once, checked before any call
     rows, has_region = table.to_pylist(), "region" in table.column_names
     labels = labels or _default_labels(rows, has_region, articles, language)
-    _check_regions(has_region, articles, labels)
+    _check_regions(has_region, articles, labels, config.label_steps)
     return rows, language or _articles_language(rows, articles), labels
 
 
