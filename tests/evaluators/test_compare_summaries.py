@@ -1,6 +1,7 @@
 """`eval compare` ranks by the figures of summary.json: a summary that says other than its
 items.parquet (edited by hand, or copied from another run) is refused naming the file, and a
-summary.json that is no object is one line, not an unexpected error."""
+summary.json that is no object is one line, not an unexpected error; so are external scores
+(`--external`) that are not finite, given twice for a model, or none."""
 
 import json
 
@@ -45,3 +46,25 @@ def test_a_summary_that_is_no_object_is_one_line(tmp_path, capsys, text):
     assert _compare(tmp_path, a, b) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {a / 'summary.json'}: not a run's summary" in err
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("model,score\nm,nan\nother,0.5\n", "line 2: the score of m is nan, not a finite number"),
+        ("model,score\nm,inf\nother,0.5\n", "line 2: the score of m is inf, not a finite number"),
+        ("model,score\nm,0.1\nm,0.9\nother,0.5\n", "line 3: m again (first on line 2)"),
+        ("", "no scores"),
+    ],
+    ids=["nan", "inf", "twice", "empty"],
+)
+def test_external_scores_that_are_no_scores_are_one_line(tmp_path, capsys, text, said):
+    a, b = _two_runs(tmp_path, failed_first=0)
+    external = tmp_path / "external.csv"
+    external.write_text(text)
+    capsys.readouterr()
+    argv = ["eval", "compare", str(a), str(b), "--external", str(external), "--out", str(tmp_path / "cmp")]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {external}: {said}" in err and "unexpected" not in err
+    assert not (tmp_path / "cmp" / "comparison.json").exists()

@@ -7,6 +7,7 @@ notes on how runs were counted; the external scores. Statistics only, no file wr
 from __future__ import annotations
 
 import csv
+import math
 import os
 from collections.abc import Mapping
 
@@ -26,13 +27,26 @@ __all__ = ["ranking_table", "COUNTING"]
 
 
 def _read_external(path) -> dict[str, float]:
-    scores = {}
+    """The scores of a CSV file of ``model,score``: each a finite number, each model once."""
+    scores: dict[str, float] = {}
+    first: dict[str, int] = {}
     with open(path, newline="", encoding="utf-8") as f:
         for line, row in enumerate(csv.DictReader(f), 2):
             try:
-                scores[row["model"]] = float(row["score"])
+                model, score = row["model"], float(row["score"])
             except (KeyError, TypeError, ValueError):
                 raise WikioriginError(f"{path}: line {line}: expected columns model,score with a number") from None
+            if not math.isfinite(score):
+                raise WikioriginError(
+                    f"{path}: line {line}: the score of {model} is {row['score']}, not a finite number"
+                )
+            if model in first:
+                raise WikioriginError(
+                    f"{path}: line {line}: {model} again (first on line {first[model]}): give one score a model"
+                )
+            scores[model], first[model] = score, line
+    if not scores:
+        raise WikioriginError(f"{path}: no scores: expected a header line model,score and a line for each model")
     return scores
 
 
@@ -195,6 +209,8 @@ def external_scores(external, models: list[str], summaries: list[dict]) -> dict[
         published = _read_external(external)
     elif isinstance(external, Mapping):
         published = {str(k): float(v) for k, v in external.items()}
+        if not all(map(math.isfinite, published.values())):
+            raise WikioriginError(f"compare: external={dict(external)!r}: every score must be a finite number")
     else:
         raise WikioriginError(
             f"compare: external={external!r}: give a CSV file of model,score or a mapping of models to scores"
