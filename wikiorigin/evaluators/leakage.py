@@ -120,11 +120,26 @@ def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
 
 
 def read_texts(path, field: str) -> dict[str, str]:
-    """``{title: text}`` from Parquet or JSON rows with ``title`` and ``field``."""
+    """``{title: text}`` from Parquet or JSON rows with ``title`` and ``field``; a title given
+    twice with other texts, or a blank paraphrase, is a :class:`WikioriginError` naming the row."""
     rows = read_rows(path, ["title", field])
     if not rows or not all(isinstance(r, dict) and r.get("title") and isinstance(r.get(field), str) for r in rows):
         raise WikioriginError(f"{path}: expected rows with `title` and `{field}`")
-    return {r["title"]: r[field] for r in rows}
+    texts: dict[str, str] = {}
+    first: dict[str, int] = {}
+    for row, r in enumerate(rows):
+        title, text = r["title"], r[field]
+        if field == "paraphrase" and not text.strip():
+            raise WikioriginError(
+                f"{path}: row {row}: the paraphrase of {title!r} is blank: give one or leave the row out"
+            )
+        if title in texts and texts[title] != text:  # which one to score cannot be told
+            raise WikioriginError(
+                f"{path}: row {row}: {title!r} again with another {field} (first at row {first[title]}): give each once"
+            )
+        texts.setdefault(title, text)
+        first.setdefault(title, row)
+    return texts
 
 
 def paraphrase(passages: dict[str, str], client) -> tuple[dict[str, str], dict[str, str]]:
