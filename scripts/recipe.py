@@ -344,22 +344,56 @@ def _wikiorigin() -> str:
     return str(beside) if beside.exists() else (shutil.which("wikiorigin") or "wikiorigin")
 
 
+# The review databases of the pages, and the set each reviews.
+REVIEWED = {"work/review.sqlite": "work/yokaieval/test.parquet", "work/mcq-review.sqlite": "work/mcq/test.parquet"}
+
+
+def decide(work: Path, dataset: str, db: str) -> None:
+    """Two annotators' decisions, as the review page records them: alice rejects the last item,
+    bob the last two; both accept the others."""
+    from wikiorigin.review.items import load_dataset
+    from wikiorigin.review.store import ReviewStore
+
+    data = load_dataset(work / dataset)
+    store = ReviewStore(work / db, data.path.name, data.kind, list(data.by_key), data.keyed_by)
+    last = len(data.items) - 1
+    for n, item in enumerate(data.items):
+        for who, rejects in (("alice", n == last), ("bob", n >= last - 1)):
+            if rejects:
+                store.add(item.key, item.sha1, who, "reject", reason="not backed by the article")
+            else:
+                store.add(item.key, item.sha1, who, "accept")
+    store.close()
+
+
+def people(work: Path, argv: list[str]) -> None:
+    """What a person does on a page before the command ``argv`` (the review in the browser,
+    before `review stats`): the decisions of :func:`decide` on the set its database reviews."""
+    if argv[:2] == ["review", "stats"]:
+        db = argv[argv.index("--db") + 1]
+        decide(work, REVIEWED[db], db)
+
+
 def _run_page(page: Path, work: Path, model_dir: Path) -> int:
     """A docs page's commands, each as its own ``wikiorigin`` process in ``work``, against the
-    stand-ins (the mirror with the yokai run, the scripted server answering every task)."""
+    stand-ins (the mirror with the yokai run, the scripted server answering every task, a
+    stand-in hub for `build card --push`), the people's part done between them (:func:`people`)."""
     import os
 
+    from tests.hub_server import FakeHub
     from tests.mirror import Mirror
     from tests.openai_server import ChatServer
 
     text = page.read_text(encoding="utf-8")
     (work / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     tree = mirror_tree(work / ".mirror")
-    with Mirror(tree) as mirror, ChatServer(answer=scripted_any) as llm:
-        env = {**os.environ, "OPENAI_API_KEY": "recipe", "OPENAI_BASE_URL": llm.url}
+    with Mirror(tree) as mirror, ChatServer(answer=scripted_any) as llm, FakeHub(token="hf_recipe") as hub:
+        env = {**os.environ, "OPENAI_API_KEY": "recipe", "OPENAI_BASE_URL": llm.url, "WIKIORIGIN_CONTACT": CONTACT}
+        env.update(HF_ENDPOINT=hub.url, HF_TOKEN="hf_recipe")
         for line, command, _ in console_commands(text):
             print(f"\n# {page.name}:{line}\n$ {command}", flush=True)
             argv = page_argv(command, mirror.url, llm.url, model_dir)
+            people(work, argv)
             code = subprocess.call([_wikiorigin(), *argv], cwd=work, env=env)
             if code != 0:
                 print(f"recipe: stopped: {page.name}:{line} exited {code}", file=sys.stderr)

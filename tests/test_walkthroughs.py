@@ -53,35 +53,7 @@ CONTINUES = {
 }
 
 
-def _decide(work: Path, dataset: str, db: str) -> None:
-    """Two annotators' decisions, as the review page records them: alice rejects the last item,
-    bob the last two; both accept the others."""
-    from wikiorigin.review.items import load_dataset
-    from wikiorigin.review.store import ReviewStore
-
-    data = load_dataset(work / dataset)
-    store = ReviewStore(work / db, data.path.name, data.kind, list(data.by_key), data.keyed_by)
-    last = len(data.items) - 1
-    for n, item in enumerate(data.items):
-        for who, rejects in (("alice", n == last), ("bob", n >= last - 1)):
-            if rejects:
-                store.add(item.key, item.sha1, who, "reject", reason="not backed by the article")
-            else:
-                store.add(item.key, item.sha1, who, "accept")
-    store.close()
-
-
-# The review databases of the pages, and the dataset each reviews.
-REVIEWED = {"work/review.sqlite": "work/yokaieval/test.parquet", "work/mcq-review.sqlite": "work/mcq/test.parquet"}
-
-
-def _review(work: Path, argv: list[str]) -> None:
-    db = argv[argv.index("--db") + 1]
-    _decide(work, REVIEWED[db], db)
-
-
-# Before the command that starts so, what a person does on the page (the review in the browser).
-PEOPLE = {("review", "stats"): _review}
+# Before a command, what a person does on the page (the review in the browser): recipe.people.
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +73,7 @@ def run_page(page: str, work: Path, stand_ins: dict) -> list[dict]:
     with contextlib.chdir(work):
         for line, command, shown in recipe.console_commands(text):
             argv = recipe.page_argv(command, stand_ins["mirror"], stand_ins["llm"], stand_ins["model"])
-            for start, act in PEOPLE.items():
-                if tuple(argv[: len(start)]) == start:
-                    act(work, argv)
+            recipe.people(work, argv)
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(argv)
@@ -223,3 +193,11 @@ def test_care_walkthrough_pairs_the_ratings_and_measures_the_judge(ran):
     assert agreement["n"] == 14 and agreement["pearson"]["r"] > 0.9  # the scripted judge follows the people
     rated = json.loads((work / "work" / "care" / "my-model" / "summary.json").read_text(encoding="utf-8"))
     assert rated["n"] == 150 and rated["by_category"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [f"tutorials/{p}" for p in WALKTHROUGHS])
+def test_a_walkthrough_runs_as_processes_as_its_page_says(page, tmp_path, capsys):
+    """`python scripts/recipe.py --page PAGE` (each walkthrough says so): every command as its
+    own process, the review's decisions recorded between them."""
+    assert recipe.main(["--page", str(ROOT / "docs" / page), "--out", str(tmp_path / "run")]) == 0, capsys.readouterr()
