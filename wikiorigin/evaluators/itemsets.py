@@ -105,6 +105,22 @@ def run_keys(run) -> list[str] | None:
     return [item_key(r) for r in rows]
 
 
+def check_once(rows: list[dict], source) -> None:
+    """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming ``source`` and both rows) a
+    question given twice (the same id and content, :func:`item_key`): it would count twice in
+    every figure, and a comparison could not pair it."""
+    from ..errors import WikioriginError
+
+    seen: dict[str, int] = {}
+    for row, item in enumerate(rows):
+        key = item_key(item)
+        if key in seen:
+            raise WikioriginError(
+                f"{source}: row {row} repeats row {seen[key]} (the same id and question): give each question once"
+            )
+        seen[key] = row
+
+
 KEYED = frozenset({"id", "question", "read_as", "failed", "unrated", "response"} | {c for _, cs in CONTENT for c in cs})
 """The columns of ``items.parquet`` that key an item and say whether its request failed."""
 

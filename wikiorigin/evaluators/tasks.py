@@ -34,6 +34,7 @@ from ..languages import language_parameter
 from ..protocols import GeneratingModel, Judge, LoglikelihoodModel
 from . import cues, freeform, mcq
 from ._tasks_common import client_of, failures, needs
+from .itemsets import check_once
 from .judge_task import JudgeTask
 from .leakage_task import LeakageTask
 from .recorded import Recorded
@@ -106,6 +107,7 @@ class MCQTask:
         with ``settings`` (the fields of :class:`MCQTask`), checked before the file is read."""
         task = cls([], source=str(path), **settings)
         task.rows = mcq.read_questions(path)
+        check_once(task.rows, path)
         return task
 
     def prompt_language(self) -> str:
@@ -213,6 +215,7 @@ class FreeformTask:
         with ``settings`` (the fields of :class:`FreeformTask`), checked before the file is read."""
         task = cls([], source=str(path), **settings)
         task.rows = freeform.read_freeform(path)
+        check_once(task.rows, path)
         return task
 
     def sampling(self) -> dict:
