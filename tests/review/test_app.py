@@ -412,6 +412,12 @@ def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file)
         check_edits("mcq", {"region": "Gangwon"}, classes=classes)
     yokai = mcq_classes(mcq_file, mcq_rows(), {})  # no labels named, YokaiEval's types in the rows
     assert yokai["culture"] == "yokaieval" and yokai["types"] == MCQ_TYPES and yokai["regions"] == MCQ_REGIONS
+    assert not yokai["several_regions"]
+    paper = load_labels("yokaieval")
+    rows = [{**mcq_rows()[0], "region": "東北, 関東"}]  # several of its labels' regions, whoever wrote it
+    several = mcq_classes(mcq_file, rows, {"labels": "yokaieval", "labels_sha1": paper.sha1})
+    assert several["several_regions"] and several["regions"] == paper.region_names
+    assert check_edits("mcq", {"region": "関東, 東北"}, classes=several) == {"region": "東北, 関東"}
 
 
 @pytest.mark.slow

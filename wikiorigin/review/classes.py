@@ -8,9 +8,10 @@ set of that culture: built with its own labels (``yokai-ja``), or with no labels
 types in its rows (its released rows), whose messy regions its adapter reads. Regions from Wikidata (the ``origin``
 preset) are the rows' own.
 
-A set labelled in two steps (``label_steps`` 2 in its provenance, regions asked of the model)
-may name several regions in a row (:data:`wikiorigin.labels.REGION_SEPARATOR`): its classes
-say ``several_regions``, and its regions are the single classes.
+A set labelled in two steps (``label_steps`` 2 in its provenance, regions asked of the model),
+or whose rows name several of its labels' regions, may name several regions in a row
+(:data:`wikiorigin.labels.REGION_SEPARATOR`): its classes say ``several_regions``, and its
+regions are the single classes.
 """
 
 from __future__ import annotations
@@ -50,6 +51,17 @@ def _distinct(rows: list[dict], column: str, several: bool = False) -> list[str]
     return sorted({part for v in values for part in split_regions(v)} if several else values)
 
 
+def _joined(rows: list[dict], regions: list[str]) -> bool:
+    """Whether a row's region names several of ``regions`` (joined as two-step labelling joins them)."""
+    from ..labels import split_regions
+
+    for row in rows:
+        parts = split_regions(str(row.get("region") or ""))
+        if len(parts) > 1 and all(p in regions for p in parts):
+            return True
+    return False
+
+
 def _culture(name: str | None, rows: list[dict]):
     """The culture whose released classes the set has (:mod:`wikiorigin.presets`): built with
     the culture's own labels (its first), or with no labels named and the culture's types in
@@ -74,6 +86,8 @@ def mcq_classes(path: Path, rows: list[dict], provenance: dict) -> dict:
     labels = find_labels(name, provenance.get("labels_sha1"), path.parent)
     culture = _culture(name, rows)
     several = provenance.get("label_steps") == 2 and not (labels and labels.region_source == WIKIDATA)
+    if labels and labels.region_names and not several:  # rows that name several of the classes
+        several = _joined(rows, labels.region_names)
     types = labels.type_names if labels else _distinct(rows, "type")
     regions = labels.region_names if labels and labels.region_names else _distinct(rows, "region", several)
     if culture is not None:  # the released rows' regions are messy labels: the page offers their class
