@@ -1,7 +1,8 @@
 """A Wikidata dump never writes null where an entity holds an object (labels, aliases,
 sitelinks, claims) or a list of statements: such a line is one line naming it, exit 2, not
 read as an entity without names, links or places (an article would lose its place without a
-word). Wikidata's own empty ``[]`` stays empty."""
+word). Wikidata's own empty ``[]`` stays empty. A file with more after the closing line ``]``
+is said to be that, not "cut short"."""
 
 import pytest
 
@@ -42,3 +43,12 @@ def test_wikidatas_own_empty_lists_are_empty(data_dir, tmp_path, capsys):
     dump.write_bytes(_whole(lines))
     code, err, out = _extract(capsys, tmp_path, dump)
     assert code == 0 and out.exists(), err
+
+
+@pytest.mark.parametrize("tail", [b"garbage\n", b"\0" * 64, b"]\nmore\n"])
+def test_more_after_the_closing_line_is_said_as_such(data_dir, tmp_path, capsys, tail):
+    dump = tmp_path / "wikidata.json"
+    dump.write_bytes(_whole(_dump_lines(data_dir)) + tail)
+    code, err, out = _extract(capsys, tmp_path, dump)
+    assert code == 2 and err.count("\n") == 1 and not out.exists(), err
+    assert f"{dump}: more after the dump's closing line ']'" in err and "cut short" not in err

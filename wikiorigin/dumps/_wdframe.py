@@ -90,24 +90,35 @@ class _Frame:
 
     def __init__(self, path):
         self.path, self.number, self.opened, self.entity = path, 0, False, False
-        self.last, self.bytes = b"", 0
+        self.last, self.before, self.bytes = b"", b"", 0
 
     def lines(self, buf: bytes, pos: int, end: int) -> tuple[bytes, int, int]:
         """``(buf, pos, end)`` as given, once its lines are in the frame."""
         self.bytes += end - pos
-        at, stop = pos, end
+        at = pos
         while not self.entity and at < end:
             cut = buf.find(b"\n", at, end)
             cut = end if cut < 0 else cut
             self.number += 1
             self._head(buf[at:cut].strip())
             at = cut + 1
+        self._last_line(buf, pos, end)
+        return buf, pos, end
+
+    def _last_line(self, buf: bytes, pos: int, stop: int) -> None:
+        """Keeps the last line of ``buf[pos:stop]`` that is not blank, and the one before it."""
         while stop > pos and buf[stop - 1] in b" \t\r\n":
             stop -= 1
-        if stop > pos:  # the last line that is not blank
+        if stop > pos:
             start = max(pos, buf.rfind(b"\n", pos, stop) + 1)
-            self.last = buf[start : min(stop, start + 60)]
-        return buf, pos, end
+            before = self._last_line_before(buf, pos, start)
+            self.before, self.last = before if before is not None else self.last, buf[start : min(stop, start + 60)]
+
+    @staticmethod
+    def _last_line_before(buf: bytes, pos: int, stop: int) -> bytes | None:
+        while stop > pos and buf[stop - 1] in b" \t\r\n":
+            stop -= 1
+        return buf[max(pos, buf.rfind(b"\n", pos, stop) + 1) : stop][:60] if stop > pos else None
 
     def _head(self, line: bytes) -> None:
         if not line:
@@ -133,6 +144,11 @@ class _Frame:
     def end(self) -> None:
         if not self.opened:
             raise DumpError(f"{self.path}: empty: not a Wikidata JSON dump ({_how(self.path)})")
+        if self.last != b"]" and self.before.strip() == b"]":
+            raise DumpError(
+                f"{self.path}: more after the dump's closing line ']' (a line beginning {self.last[:40]!r}): "
+                "not one whole dump: download it again"
+            )
         if self.last != b"]":
             raise DumpError(
                 f"{self.path}: cut short: the dump ends after {self.bytes:,} bytes without its closing line ']' "
