@@ -108,3 +108,20 @@ def test_only_a_failed_closing_check_is_a_checksum_error(tmp_path):
         with pytest.raises(DumpError, match=r"torn\.gz: gzip data is corrupt or truncated") as caught:
             read_all(stream)
     assert not isinstance(caught.value, ChecksumError)
+
+
+@pytest.mark.parametrize("cut", [3, 4, 10])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_bzip2_file_cut_within_its_first_block_is_torn_not_empty(tmp_path, cut, threads):
+    path = tmp_path / "torn.bz2"  # indexed_bzip2's threads read "BZh9" alone as an empty file
+    path.write_bytes(bz2.compress(PAYLOAD)[:cut])
+    with open_dump(path, threads=threads) as stream:
+        with pytest.raises(DumpError, match=r"torn\.bz2: bzip2 data is corrupt or truncated near compressed byte"):
+            read_all(stream)
+
+
+def test_an_empty_bzip2_stream_is_empty(tmp_path):
+    path = tmp_path / "empty.bz2"
+    path.write_bytes(bz2.compress(b""))
+    with open_dump(path, threads=2) as stream:
+        assert read_all(stream) == b""

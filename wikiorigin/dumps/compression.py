@@ -157,8 +157,24 @@ class DumpStream:
             )
             self._salvaged, self._unverified = _salvage(self.path, self.format, self.pos)
             return self._read_salvaged(n, error)
+        if not data and not self.pos and self.format == "bzip2":
+            self._check_empty_bzip2()
         self.pos += len(data)
         return data
+
+    def _check_empty_bzip2(self) -> None:
+        """indexed_bzip2's threads read a file cut within its first block (``BZh9`` alone) as
+        empty: an end with nothing decoded is checked by the bz2 module, which tells it."""
+        import bz2
+
+        try:
+            with bz2.open(self.path, "rb") as stream:  # the first block is damaged: fails within it
+                stream.read(1 << 24)
+        except (OSError, EOFError, ValueError) as exc:
+            raise DumpError(
+                f"{self.path}: bzip2 data is corrupt or truncated near compressed byte {self.compressed_size} "
+                f"(after 0 decompressed bytes): {type(exc).__name__}: {exc}"
+            ) from None
 
     def _read_salvaged(self, n: int, error: tuple[str, str]) -> bytes:
         """What decodes cleanly after the last delivered byte, then the error."""
