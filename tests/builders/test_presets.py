@@ -111,3 +111,15 @@ def test_a_config_from_the_yokaieval_preset_runs_its_settings(articles, tmp_path
         "yokaieval",
         "as-generated",
     )
+
+
+@pytest.mark.parametrize("builder", ["mcq", "freeform", "preference"])
+def test_the_help_claims_no_paper_setting_the_defaults_lack(builder, capsys):
+    """The builders' defaults differ from the papers where methods.md says (a cut article,
+    balanced answers, one label step, WikiOriginQA's temperature): the help says so and names
+    the preset, never "defaults follow the paper"."""
+    with pytest.raises(SystemExit):
+        main(["build", builder, "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "follow the paper" not in said and "(default: the paper's)" not in said
+    assert "methods.md" in said and "--preset" in said

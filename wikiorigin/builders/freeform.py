@@ -217,7 +217,8 @@ class FreeformBuilder:
     ``llm`` (an :class:`~wikiorigin.llm.LLMClient`) in the steps of the module's docstring,
     and returns a :class:`~wikiorigin.builders.result.BuildResult` that saves itself (with the
     instructions the generator translated beside the set: ``OUT.instructions.json``).
-    ``config``: :class:`FreeformConfig` (default: the paper's settings)."""
+    ``config``: :class:`FreeformConfig` (default: the builder's defaults; the paper's:
+    ``FreeformConfig.from_preset("wikioriginqa")``)."""
 
     def __init__(self, config: FreeformConfig | None = None):
         self.config = config or FreeformConfig()

@@ -283,7 +283,8 @@ class MCQBuilder:
     :class:`~wikiorigin.llm.LLMClient`; any function through
     :class:`~wikiorigin.llm.FunctionBackend`) in the steps of the module's docstring, and
     returns a :class:`~wikiorigin.builders.result.BuildResult` that saves itself. ``config``:
-    :class:`MCQConfig` (default: the paper's settings)."""
+    :class:`MCQConfig` (default: the builder's defaults; the paper's:
+    ``MCQConfig.from_preset("yokaieval")``)."""
 
     def __init__(self, config: MCQConfig | None = None):
         self.config = config or MCQConfig()

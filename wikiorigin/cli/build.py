@@ -37,7 +37,8 @@ def _method_options(b, preset: str) -> None:
 
     m = b.add_argument_group(
         "method settings",
-        f"Defaults follow the paper; --preset {preset} sets every method setting to the "
+        "Defaults are the builder's own, which differ from the paper where docs/explanation/methods.md says; "
+        f"--preset {preset} sets every method setting to the "
         f"paper's ({PRESETS[preset].source}); options given win. With --reasoning-effort no temperature or "
         "top-p is sent, and a reasoning model spends part of --max-tokens thinking: raise it.",
     )
@@ -51,14 +52,19 @@ def _method_options(b, preset: str) -> None:
         "--temperature",
         type=temperature,
         default=None,
-        help="sampling temperature of every step (default: the paper's)",
+        help="sampling temperature of every step (default: the builder's, or the preset's)",
     )
-    m.add_argument("--top-p", type=_unit, default=None, help="nucleus sampling of every step (default: the paper's)")
+    m.add_argument(
+        "--top-p",
+        type=_unit,
+        default=None,
+        help="nucleus sampling of every step (default: the builder's, or the preset's)",
+    )
     m.add_argument(
         "--max-tokens",
         type=positive(int),
         default=None,
-        help="output limit of every step, in tokens (default: the paper's)",
+        help="output limit of every step, in tokens (default: the builder's, or the preset's)",
     )
 
 
