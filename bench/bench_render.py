@@ -11,7 +11,8 @@ templates and Lua modules; WIKIORIGIN_BENCH_RENDER_SAMPLE names another pages-ar
   text, on all cores: one PHP process each) as a ratio against the wikitext path (one core),
   best of WIKIORIGIN_BENCH_RENDER_RUNS (default 1); the store's set-up time, once.
 - Memory: the peak resident memory of the whole ``corpus yokai --text mediawiki`` (and
-  ``--text html-dump``) command, its PHP processes included, at 5x the articles against 1x
+  ``--text html-dump``) command (its largest process: Python's or a PHP renderer's), each
+  started from a small Python of its own, at 5x the articles against 1x
   (goal: at most 1.3x): the sample's templates, modules and messages with its first
   WIKIORIGIN_BENCH_RENDER_ARTICLES articles (default 150) once or five times under other titles,
   and a list page linking them all.
@@ -24,11 +25,12 @@ from __future__ import annotations
 import bz2
 import os
 import re
+import subprocess
 import time
 import zlib
 from pathlib import Path
 
-from common import OUT, PY, cached, peak_rss_mb
+from common import OUT, PY, cached
 from wikiorigin.render.html import html_article
 from wikiorigin.render.mediawiki import find_mediawiki, renderer
 from wikiorigin.render.recall import rendered_prose, token_recall
@@ -148,6 +150,21 @@ def _html_dump(dump: Path, index: Path, pool) -> Path:
     return cached(f"{dump.name.split('.')[0]}-NS0-ENTERPRISE-HTML.json.tar.gz", make)
 
 
+_PEAK = "import os, subprocess, sys; p = subprocess.Popen(sys.argv[1:], stdout=-3, stderr=-3); " + (
+    "_, s, u = os.wait4(p.pid, 0); print(u.ru_maxrss if s == 0 else -1)"
+)
+
+
+def _peak_mb(argv: list[str]) -> float:
+    """Peak resident memory (MB) of the largest process of ``argv``, started by a small Python
+    of its own: a child's peak counts the memory of the process it was forked from, and this
+    one holds the rendered sample."""
+    peak = int(subprocess.run([PY, "-c", _PEAK, *argv], capture_output=True, text=True, check=True).stdout)
+    if peak < 0:
+        raise RuntimeError(f"{argv} failed")
+    return peak / 1024
+
+
 def _memory(pool) -> None:
     """Peak memory of ``corpus yokai --text mediawiki|html-dump`` at 5x the articles against 1x."""
     dumps = {n: _scaled_dump(n) for n in (1, COPIES)}
@@ -159,8 +176,8 @@ def _memory(pool) -> None:
             argv += ["--out", str(out), "--list-page", LIST, "--text", text]
             if text == "html-dump":
                 argv += ["--html-dump", str(_html_dump(dump, index, pool))]
-            peak_rss_mb(argv)  # the store and the index made once, outside the measure
-            peaks[text, n] = peak_rss_mb(argv)
+            _peak_mb(argv)  # the store and the index made once, outside the measure
+            peaks[text, n] = _peak_mb(argv)
         print(
             f"  corpus yokai --text {text}, peak RSS: {peaks[text, 1]:.0f} MB at 1x ({ARTICLES} articles), "
             f"{peaks[text, COPIES]:.0f} MB at {COPIES}x"
