@@ -84,3 +84,19 @@ def test_parsoid_html_of_an_enterprise_dump():
     )
     assert article.categories == ["Ghosts", "Japanese folklore: Sea"] and article.uncited == 0
     assert left.left_out == {"banners": 1, "files": 1, "missing_templates": 1, "markup": 3, "navigation": 1}
+
+
+def test_other_wikis_markup():
+    """What another wiki's templates and messages write: navigation and hatnotes known by their
+    ARIA role whatever their classes, a marker shown without brackets, notes in a list of the
+    wiki's own markup (found by their id)."""
+    html = (
+        '<div class="mw-parser-output"><div role="note" class="bandeau-section">Article détaillé : X.</div>'
+        '<p>Le kappa vit dans les rivières.<sup class="reference"><a href="#cite_note-1">1)</a></sup></p>'
+        '<div role="navigation" class="palette"><ul><li>Kappa</li><li>Tengu</li></ul></div>'
+        '<ol class="liste-notes"><li id="cite_note-1"><span class="reference-text">Foster 2015.</span></li></ol></div>'
+    )
+    article, left = html_article(html)
+    assert article.text.startswith("Le kappa vit dans les rivières.[1]") and "Tengu" not in article.text
+    assert [(r.number, r.text) for r in article.references] == [(1, "Foster 2015.")]
+    assert left.left_out == {"banners": 1, "navigation": 1}

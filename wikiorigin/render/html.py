@@ -68,6 +68,7 @@ _CLASSES = {
 }
 _BY_CLASS = {name: kind for kind, names in _CLASSES.items() for name in names}
 _IDS = {"coordinates": "coordinates", "toc": "contents"}
+_ROLES = {"navigation": "navigation", "note": "banners"}  # ARIA roles: navboxes and hatnotes of any wiki
 _TAGS = {"style": "markup", "script": "markup", "link": "markup", "meta": "markup", "figure": "files", "img": "files"}
 _BLOCKS = frozenset(
     "p div li dd dt ul ol dl blockquote table tr caption pre figure section center h1 h2 h3 h4 h5 h6".split()
@@ -98,6 +99,8 @@ def _furniture(el) -> str | None:
             return kind
     if el.get("id") in _IDS:
         return _IDS[el.get("id")]
+    if el.get("role") in _ROLES:
+        return _ROLES[el.get("role")]
     if _HIDDEN.search(el.get("style") or ""):
         return "hidden"
     if tag == "a" and missing_file(el):
@@ -190,11 +193,12 @@ def _note_text(li, notes: Footnotes) -> str:
     return clean_text(" ".join("".join(walk.out).replace("\x00", " ").split("\n")))
 
 
-def _references(notes: Footnotes) -> tuple[list[Reference], int]:
+def _references(notes: Footnotes, root) -> tuple[list[Reference], int]:
     """The cited footnotes, those a note cites too, and how many notes no marker cites."""
     texts: dict[str, str] = {}
     done = 0
     while done < len(notes.markers):  # notes cite notes: read until no new marker
+        notes.note_by_id(root)
         targets = [m[0] for m in notes.markers[done:]]
         done = len(notes.markers)
         for target in dict.fromkeys(targets):
@@ -241,7 +245,7 @@ def html_article(
         walk.out.append(body.text)
     for child in body:
         walk.visit(child)
-    refs, uncited = _references(walk.notes)
+    refs, uncited = _references(walk.notes, root)
     text, sections = split_sections(walk.notes.shown("".join(walk.out)))
     if categories is None:
         categories = [_category(link.get("href", "")) for link in root.iter("link") if link.get("rel") == _CATEGORY]

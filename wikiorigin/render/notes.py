@@ -37,11 +37,21 @@ class Footnotes:
     def marker(self, sup, target_of) -> str:
         """The place-holder of marker ``sup`` (empty when it is none), recorded."""
         a = next(sup.iter("a"), None)
-        label = _LABEL.search(sup.text_content())
-        if a is None or label is None or not (target := target_of(a)):
+        text = sup.text_content()
+        label = _LABEL.search(text)  # [1]; a wiki may show it otherwise (1)
+        shown = label.group(1) if label else text.strip(" ()\u00a0")
+        if a is None or not shown or not (target := target_of(a)):
             return ""
-        self.markers.append((target, label.group(1), a.get("data-mw-group")))
+        self.markers.append((target, shown, a.get("data-mw-group")))
         return f"\x01{len(self.markers) - 1}\x01"
+
+    def note_by_id(self, root) -> None:
+        """Notes cited but in no list of class ``references`` (a wiki's own list markup): found
+        by their id anywhere in ``root``."""
+        for target, *_ in self.markers:
+            if target not in self.notes and (found := root.get_element_by_id(target, None)) is not None:
+                self.notes[target] = found
+                self.lists[target] = -1
 
     def notes_list(self, ol) -> None:
         """Record the notes of list ``ol`` (first met wins)."""
