@@ -146,3 +146,27 @@ def test_a_partial_file_says_so_under_any_name_and_is_no_input(tmp_path):
         sink.write(pa.table({"qid": ["Q1"]}, schema=schema))
     assert partial_reason(whole) is None and "partial" not in read_provenance(whole)
     assert read_input(whole, ["qid"], "wikiorigin test").num_rows == 1
+
+
+def test_a_file_of_someones_where_a_build_writes_beside_its_output_is_kept(tmp_path, capsys):
+    """`OUT.failed.parquet` that no run wrote (Parquet without our provenance) is refused, one
+    line, before any request: the build would replace it. A previous run's is replaced."""
+    from tests.builders.test_build_faults import _articles, _mcq
+    from tests.builders.test_mcq import scripted
+    from tests.openai_server import ChatServer
+    from wikiorigin.cli import main
+
+    articles = _articles(tmp_path / "articles.parquet")
+    pq.write_table(pa.table({"mine": [1, 2, 3]}), tmp_path / "m.failed.parquet")
+    before = (tmp_path / "m.failed.parquet").read_bytes()
+    with ChatServer(answer=scripted) as server:
+        assert main(_mcq(articles, tmp_path / "m.parquet", server.url)) == 2
+        assert server.calls == []
+        err = capsys.readouterr().err
+        assert "m.failed.parquet beside it is not wikiorigin's" in err and err.count("\n") == 1
+        assert (tmp_path / "m.failed.parquet").read_bytes() == before
+        (tmp_path / "m.failed.parquet").unlink()
+        server.faults = ["500"]
+        assert main(_mcq(articles, tmp_path / "m.parquet", server.url, "--allow-failures")) == 0
+        assert (tmp_path / "m.failed.parquet").exists()
+        assert main(_mcq(articles, tmp_path / "m.parquet", server.url)) == 0  # ours: replaced

@@ -345,10 +345,22 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+def _written_by_us(path: Path) -> bool:
+    """Whether a Parquet file has our provenance; a request cache there is left to the cache's
+    check, which names it (:func:`wikiorigin.runs.check_cache`)."""
+    try:
+        with open(path, "rb") as file:
+            cache = file.read(16) == b"SQLite format 3\0"
+        return cache or bool(schema_provenance(pq.read_schema(path)))
+    except (OSError, ValueError):  # not Parquet, or its provenance is not JSON
+        return False
+
+
 def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet", siblings: Iterable = ()) -> Path:
     """An output file's path, checked before any work: not one of the run's ``inputs``
     (writing it would destroy what the run reads), nor is any of the ``siblings`` (the files
-    the run writes beside it: ``OUT.failed.parquet``, ``OUT.parquet.lock``, ...), not a
+    the run writes beside it: ``OUT.failed.parquet``, ``OUT.parquet.lock``, ...), nor a Parquet
+    file among them that wikiorigin did not write (someone's ``OUT.failed.parquet``), not a
     directory, its name ending in ``suffix`` (the format written: Parquet unless told otherwise;
     None: any name), its directory made if missing, and writable. What runs killed outright
     left beside it (their temporary files of ``path``, spill folders) is swept
@@ -364,6 +376,11 @@ def check_output(path, inputs: Iterable = (), suffix: str | None = ".parquet", s
                     f"{path}: the file written beside it, {Path(beside).name}, would overwrite the input "
                     f"{source}; give another file"
                 )
+    for beside in map(Path, siblings):
+        if beside.suffix == ".parquet" and beside.is_file() and not _written_by_us(beside):
+            raise WikioriginError(
+                f"{path}: {beside.name} beside it is not wikiorigin's; a run would replace it: move it"
+            )
     if path.is_dir():
         raise WikioriginError(f"{path}: a directory; give a file name (e.g. {path / ('out' + (suffix or ''))})")
     if suffix and not path.name.endswith(suffix):
