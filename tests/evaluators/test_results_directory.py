@@ -79,3 +79,27 @@ def test_a_run_of_another_kind_leaves_no_plot_of_the_one_before(tmp_path, data_d
     pngs = sorted(p.name for p in run.glob("*.png"))
     assert "accuracy_by_type.png" not in pngs and "accuracy_by_region.png" not in pngs
     assert "mine.png" in pngs and any(p.startswith("rating_by") for p in pngs)
+
+
+def test_a_plot_of_someones_under_a_plots_name_is_never_replaced(tmp_path, capsys):
+    """A PNG named as a run's plot (or a comparison's) that no run drew is refused before any
+    request; the plots a run drew carry a mark in their metadata and are replaced."""
+    path = _mcq_parquet(tmp_path / "mcq.parquet", 4)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "accuracy_by_region.png").write_bytes(b"my own plot")
+    with ChatServer(_answering) as server:
+        assert _eval(path, server, run, tmp_path / "c.sqlite") == 2
+        assert not server.calls
+        assert f"{run}: accuracy_by_region.png not written by wikiorigin eval" in capsys.readouterr().err
+        (run / "accuracy_by_region.png").unlink()
+        assert _eval(path, server, run, tmp_path / "c.sqlite") == 0
+        assert _eval(path, server, run, tmp_path / "c.sqlite", model="other") == 0  # ours: replaced
+        assert _eval(path, server, tmp_path / "b", tmp_path / "c.sqlite", model="b") == 0
+    cmp = tmp_path / "cmp"
+    cmp.mkdir()
+    (cmp / "models.png").write_bytes(b"mine")
+    argv = ["eval", "compare", str(run), str(tmp_path / "b"), "--out", str(cmp)]
+    capsys.readouterr()
+    assert cli.main(argv) == 2 and (cmp / "models.png").read_bytes() == b"mine"
+    assert f"{cmp}: models.png not written by wikiorigin eval" in capsys.readouterr().err

@@ -4,6 +4,7 @@ plots of both texts' NLL per character and their differences."""
 
 from __future__ import annotations
 
+from .plots import MARKED
 from .report import _pyplot, markdown_table, write_results
 
 __all__ = ["write_leakage_results"]
@@ -25,7 +26,7 @@ def _plot(path, items: list[dict], model: str) -> None:
     right.set_xlabel("original − paraphrase (NLL per character)")
     fig.suptitle(f"{model}: original vs paraphrase")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, metadata=MARKED)
     plt.close(fig)
 
 

@@ -11,6 +11,7 @@ keys read as attributes too: ``result.summary.accuracy``, ``result.summary["by_t
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,6 +61,8 @@ def _ours(path: Path) -> bool:
 
     if not path.is_file():
         return False
+    if path.suffix == ".png":  # marked, or drawn by a run before plots were marked (its items say so)
+        return _marked_plot(path) or path.name in _recorded_plots(path.parent)
     if path.suffix == ".parquet":
         try:
             return read_provenance(path).get("stage") == "eval"
@@ -75,6 +78,29 @@ def _ours(path: Path) -> bool:
     return isinstance(found, dict) and bool(
         {"signature", "item_set"} & set(found) or {"metric", "ranking"} <= set(found)
     )
+
+
+def _marked_plot(path: Path) -> bool:
+    from .plots import PLOT_MARK
+
+    with open(path, "rb") as file:
+        return PLOT_MARK.encode() in file.read(1 << 16)  # PNG text chunks come before the image
+
+
+def _recorded_plots(directory: Path) -> list:
+    from ..files import read_provenance
+
+    try:
+        return read_provenance(directory / "items.parquet").get("plots") or []
+    except (OSError, ValueError):  # no run's items there
+        return []
+
+
+_PLOTS = {
+    RESULT_FILES: re.compile(r"(accuracy_.+|chrf_by_language|rating_by_category|leakage)\.png"),
+    COMPARISON_FILES: re.compile(r"(models|scatter)\.png"),
+}
+"""The plots a run (or a comparison) writes beside its ``files``: someone's file of such a name is refused."""
 
 
 def check_directory(directory, inputs=(), files=RESULT_FILES) -> Path:
@@ -95,6 +121,9 @@ def check_directory(directory, inputs=(), files=RESULT_FILES) -> Path:
                 f"{directory}: the results written there would replace the input {source}; give another {{directory}}",
             )
     foreign = [name for name in files if (where / name).exists() and not _ours(where / name)]
+    plot = _PLOTS.get(tuple(files))
+    if plot is not None and where.is_dir():
+        foreign += [p.name for p in sorted(where.glob("*.png")) if plot.fullmatch(p.name) and not _ours(p)]
     if foreign:
         raise ParameterError(
             "directory",
