@@ -161,8 +161,12 @@ def prepare_store(dump: Multistream, where, engine: MediaWiki) -> Path:
     _install(engine, building, dump)
     xml = building / "import.xml"
     count = _import_xml(dump, xml)
-    conf = ["--conf", str(building / "LocalSettings.php")]
-    _run(engine, [str(engine.home / "maintenance" / "importDump.php"), *conf, str(xml)], f"{xml}: importDump.php")
+    conf = ["--conf", str(building / "LocalSettings.php")]  # --no-updates: no link tables, which rendering never reads
+    _run(
+        engine,
+        [str(engine.home / "maintenance" / "importDump.php"), "--no-updates", *conf, str(xml)],
+        f"{xml}: importDump.php",
+    )
     xml.unlink()
     (building / "store.json").write_text(json.dumps(stamp), encoding="utf-8")
     shutil.rmtree(where, ignore_errors=True)
