@@ -78,26 +78,34 @@ def store_pages(dump: Multistream) -> list[str]:
     return [t for t in dump.titles() if t.split(":", 1)[0] + ":" in prefixes]
 
 
-def _import_xml(dump: Multistream, path: Path) -> int:
-    """Write the store's pages as a pages-articles export MediaWiki imports; their number."""
+def _import_xml(dump: Multistream, path: Path, batch: int = 2000) -> int:
+    """Write the store's pages as a pages-articles export MediaWiki imports, ``batch`` pages
+    read at a time (a large wiki has a million templates); their number."""
     titles = store_pages(dump)
-    pages = dump.get(titles, follow_redirects=False) if titles else {}
+    count = 0
     with open(path, "w", encoding="utf-8") as out:
         out.write('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">\n<siteinfo>\n')
         out.write(f"<dbname>{html.escape(dump.site.dbname)}</dbname>\n<case>{dump.site.case}</case>\n<namespaces>\n")
         for key, name in sorted(dump.site.namespaces.items()):
             out.write(f'<namespace key="{key}" case="first-letter">{html.escape(name or "")}</namespace>\n')
         out.write("</namespaces>\n</siteinfo>\n")
-        for page in pages.values():
-            stamp = page.revision_timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
-            out.write(
-                f"<page><title>{html.escape(page.title)}</title><ns>{page.namespace}</ns><id>{page.page_id}</id>"
-                f"<revision><id>{page.revision_id}</id><timestamp>{stamp}</timestamp>"
-                f'<contributor><username>dump</username></contributor><text xml:space="preserve">'
-                f"{html.escape(page.text, quote=False)}</text></revision></page>\n"
-            )
+        for start in range(0, len(titles), batch):
+            pages = dump.get(titles[start : start + batch], follow_redirects=False)
+            for page in pages.values():
+                out.write(_page_xml(page))
+            count += len(pages)
         out.write("</mediawiki>\n")
-    return len(pages)
+    return count
+
+
+def _page_xml(page) -> str:
+    stamp = page.revision_timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (
+        f"<page><title>{html.escape(page.title)}</title><ns>{page.namespace}</ns><id>{page.page_id}</id>"
+        f"<revision><id>{page.revision_id}</id><timestamp>{stamp}</timestamp>"
+        f'<contributor><username>dump</username></contributor><text xml:space="preserve">'
+        f"{html.escape(page.text, quote=False)}</text></revision></page>\n"
+    )
 
 
 def _stamp(dump: Multistream, engine: MediaWiki) -> dict:
