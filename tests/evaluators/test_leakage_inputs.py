@@ -61,3 +61,18 @@ def test_the_same_row_twice_is_one_article(tmp_path, tiny_model_dir, capsys):
         pq.write_table(pa.Table.from_pylist(rows + [rows[0]]), path)
         assert cli.main(args) == 0
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["n"] == 6
+
+
+def test_a_linked_section_is_a_passage_of_its_own(tmp_path, tiny_model_dir):
+    """`corpus yokai` writes an article and a section of it linked on its own (``anchor``):
+    the section is scored as ``title#anchor``, not refused as the title given twice."""
+    with CompletionsServer(tiny_model_dir) as server:
+        args = _leakage_args(tmp_path, server.url, "--out", str(tmp_path / "run"))
+        path, paraphrases = tmp_path / "a.parquet", tmp_path / "p.json"
+        rows = pq.read_table(path).to_pylist()
+        section = {**rows[0], "anchor": "別名", "text": rows[1]["text"]}
+        pq.write_table(pa.Table.from_pylist([{**r, "anchor": None} for r in rows] + [section]), path)
+        said = json.loads(paraphrases.read_text())
+        paraphrases.write_text(json.dumps(said + [{"title": "妖怪0#別名", "paraphrase": said[1]["paraphrase"]}]))
+        assert cli.main(args) == 0
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["n"] == 7

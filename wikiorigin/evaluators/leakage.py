@@ -120,15 +120,16 @@ def text_scores(logprobs: list[float], text: str, k: float = 0.2) -> dict:
 
 
 def read_texts(path, field: str) -> dict[str, str]:
-    """``{title: text}`` from Parquet or JSON rows with ``title`` and ``field``; a title given
+    """``{title: text}`` from Parquet or JSON rows with ``title`` and ``field``; a linked
+    section of an article (an articles file's ``anchor``) is ``title#anchor``. A title given
     twice with other texts, or a blank paraphrase, is a :class:`WikioriginError` naming the row."""
-    rows = read_rows(path, ["title", field])
+    rows = read_rows(path, ["title", field, "anchor"])
     if not rows or not all(isinstance(r, dict) and r.get("title") and isinstance(r.get(field), str) for r in rows):
         raise WikioriginError(f"{path}: expected rows with `title` and `{field}`")
     texts: dict[str, str] = {}
     first: dict[str, int] = {}
     for row, r in enumerate(rows):
-        title, text = r["title"], r[field]
+        title, text = r["title"] + (f"#{r['anchor']}" if r.get("anchor") else ""), r[field]
         if field == "paraphrase" and not text.strip():
             raise WikioriginError(
                 f"{path}: row {row}: the paraphrase of {title!r} is blank: give one or leave the row out"
