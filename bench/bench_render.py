@@ -25,12 +25,11 @@ from __future__ import annotations
 import bz2
 import os
 import re
-import subprocess
 import time
 import zlib
 from pathlib import Path
 
-from common import OUT, PY, cached
+from common import OUT, PY, cached, peak_rss_mb
 from wikiorigin.render.html import html_article
 from wikiorigin.render.mediawiki import find_mediawiki, renderer
 from wikiorigin.render.recall import rendered_prose, token_recall
@@ -150,21 +149,6 @@ def _html_dump(dump: Path, index: Path, pool) -> Path:
     return cached(f"{dump.name.split('.')[0]}-NS0-ENTERPRISE-HTML.json.tar.gz", make)
 
 
-_PEAK = "import os, subprocess, sys; p = subprocess.Popen(sys.argv[1:], stdout=-3, stderr=-3); " + (
-    "_, s, u = os.wait4(p.pid, 0); print(u.ru_maxrss if s == 0 else -1)"
-)
-
-
-def _peak_mb(argv: list[str]) -> float:
-    """Peak resident memory (MB) of the largest process of ``argv``, started by a small Python
-    of its own: a child's peak counts the memory of the process it was forked from, and this
-    one holds the rendered sample."""
-    peak = int(subprocess.run([PY, "-c", _PEAK, *argv], capture_output=True, text=True, check=True).stdout)
-    if peak < 0:
-        raise RuntimeError(f"{argv} failed")
-    return peak / 1024
-
-
 def _memory(pool) -> None:
     """Peak memory of ``corpus yokai --text mediawiki|html-dump`` at 5x the articles against 1x."""
     dumps = {n: _scaled_dump(n) for n in (1, COPIES)}
@@ -176,8 +160,8 @@ def _memory(pool) -> None:
             argv += ["--out", str(out), "--list-page", LIST, "--text", text]
             if text == "html-dump":
                 argv += ["--html-dump", str(_html_dump(dump, index, pool))]
-            _peak_mb(argv)  # the store and the index made once, outside the measure
-            peaks[text, n] = _peak_mb(argv)
+            peak_rss_mb(argv)  # the store and the index made once, outside the measure
+            peaks[text, n] = peak_rss_mb(argv)
         print(
             f"  corpus yokai --text {text}, peak RSS: {peaks[text, 1]:.0f} MB at 1x ({ARTICLES} articles), "
             f"{peaks[text, COPIES]:.0f} MB at {COPIES}x"

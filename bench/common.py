@@ -50,13 +50,20 @@ def timed(fn, *args, **kw) -> tuple[float, object]:
     return time.perf_counter() - started, result
 
 
+_PEAK = "import os, subprocess, sys; p = subprocess.Popen(sys.argv[1:], stdout=-3, stderr=-3); " + (
+    "_, s, u = os.wait4(p.pid, 0); print(u.ru_maxrss if s == 0 else -s)"
+)
+
+
 def peak_rss_mb(argv: list[str]) -> float:
-    """Peak resident memory (MB) of a child process running ``argv``."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise RuntimeError(f"{argv} failed with status {status}")
-    return usage.ru_maxrss / 1024  # kB on Linux
+    """Peak resident memory (MB) of the largest process of ``argv``, started by a small Python
+    of its own: a child's peak counts the memory of the process it was spawned from (Linux
+    records the parent's high-water mark at exec), so a bench holding 300 MB would add it."""
+    done = subprocess.run([sys.executable, "-c", _PEAK, *argv], capture_output=True, text=True, check=True)
+    peak = int(done.stdout)
+    if peak <= 0:
+        raise RuntimeError(f"{argv} failed with status {-peak}")
+    return peak / 1024  # kB on Linux
 
 
 def installed_env() -> dict[str, str]:
