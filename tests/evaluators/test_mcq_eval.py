@@ -584,3 +584,23 @@ def test_two_evaluations_into_one_directory(tmp_path, capsys):
             ["eval", "mcq", "--questions", str(path), "--responses", str(path), "--out", str(tmp_path / "run")]
         )
     assert code == 2 and "run is being written by another run (process" in capsys.readouterr().err
+
+
+def test_rows_of_several_regions_count_apart_from_each_region(tmp_path):
+    """A two-step set names several regions in a row (``東北, 関東``): such rows count in one
+    ``(several)`` group, so each region's group holds only rows of that region alone (as
+    YokaiEval's Table 6 counts them), and a type holding ``, `` is still one type."""
+    regions = ["東北", "東北, 関東", "関東", "関東, 東北, 九州", "東北"]
+    rows = [
+        mcq_row(i, f"問{i}：どれか。", [f"c{i}-{k}" for k in range(4)], 0, region=r, type="姿, 形")
+        for i, r in enumerate(regions)
+    ]
+    path = write_mcq(tmp_path / "mcq.parquet", rows)
+    pq.write_table(
+        pa.Table.from_pylist([{**r, "response": r["choices"][0]} for r in pq.read_table(path).to_pylist()]),
+        tmp_path / "r.parquet",
+    )
+    assert cli.main(["eval", "mcq", "--responses", str(tmp_path / "r.parquet"), "--out", str(tmp_path / "run")]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert {k: v["n"] for k, v in summary["by_region"].items()} == {"東北": 2, "関東": 1, "(several)": 2}
+    assert {k: v["n"] for k, v in summary["by_type"].items()} == {"姿, 形": 5}

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import ParameterError, WikioriginError
+from ..labels import split_regions
 from ..languages import language_parameter
 from . import cues
 from .answers import PARSER_VERSION, Reading, parse_choice, read_choice
@@ -279,9 +280,18 @@ def summarize(items: list[dict]) -> dict:
     for field, label in (("type", "by_type"), ("region", "by_region")):
         groups: dict[str, list] = {}
         for item in answered:
-            groups.setdefault(item[field] or "(none)", []).append(item)
+            groups.setdefault(_group(item[field], several=field == "region"), []).append(item)
         summary[label] = {k: block(v) for k, v in sorted(groups.items())}
     return summary
+
+
+def _group(value: str | None, several: bool) -> str:
+    """The group a row counts in: its class; ``(none)``; ``(several)`` for a row naming several
+    regions (two-step labels: ``"東北, 関東"``), so that each one-region group holds only rows of
+    that region alone, as YokaiEval's Table 6 counts them."""
+    if not value:
+        return "(none)"
+    return "(several)" if several and len(split_regions(value)) > 1 else value
 
 
 def _generation_summary(items: list[dict], answered: list[dict]) -> dict:
