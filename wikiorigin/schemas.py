@@ -1,4 +1,4 @@
-"""The Arrow schemas of the files that connect the stages (see DESIGN.md)."""
+"""The Arrow schemas of the files that connect the stages (the file-schema reference lists them, with each file's columns)."""
 
 from __future__ import annotations
 
