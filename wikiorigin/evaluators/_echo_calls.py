@@ -11,6 +11,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ..llm._usage import read_usage
 from ..llm.openai_backend import EndpointError, RequestError, TransientError, _reason
 from ..progress import Progress
 from ..retry import Backoff, retry_after
@@ -215,15 +216,16 @@ async def _post(scoring: EchoScoring, sdk, prompts: list) -> list[dict]:
         raise RequestError(f"{exc.status_code}: {_reason(exc)}") from None
     except ValueError as exc:  # a body that is not JSON
         raise TransientError(f"a response body that is not JSON: {exc}") from None
+    counted = read_usage(body.get("usage") if isinstance(body, dict) else None)  # billed, usable or not
+    usage.calls += 1
+    usage.input_tokens += counted["input_tokens"]
+    usage.output_tokens += counted["output_tokens"]
+    usage.unmetered += bool(counted.get("unmetered"))
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or len(choices) != len(prompts):
         raise TransientError(
             f"an answer with {len(choices) if isinstance(choices, list) else 'no'} choices for {len(prompts)} prompts"
         )
-    counted = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-    usage.calls += 1
-    usage.input_tokens += counted.get("prompt_tokens") or 0
-    usage.output_tokens += counted.get("completion_tokens") or 0
     return in_order(choices)
 
 

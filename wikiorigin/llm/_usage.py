@@ -14,7 +14,10 @@ __all__ = ["Usage", "read_usage"]
 
 
 def _count(value) -> int | None:
-    """A token count as a server reports it: a whole number from 0, else None (unreadable)."""
+    """A token count as a server reports it: a whole number from 0 (digits too, as the SDK
+    reads them), else None (unreadable)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return int(value) if value >= 0 and value == int(value) else None
@@ -22,13 +25,19 @@ def _count(value) -> int | None:
 
 def read_usage(usage) -> dict:
     """``input_tokens``, ``output_tokens`` and ``reasoning_tokens`` of a response's ``usage``
-    (the SDK's object); ``unmetered`` when the server reported none, or counts that are no
-    token counts (negative, NaN, text): counted as 0 then, and said (:attr:`Usage.unmetered`)."""
-    details = getattr(usage, "completion_tokens_details", None)
-    counts = [_count(getattr(usage, name, None)) for name in ("prompt_tokens", "completion_tokens")]
-    reasoning = _count(getattr(details, "reasoning_tokens", None) or 0) if details else 0
+    (the SDK's object, or the JSON object); ``unmetered`` when the server reported none, or
+    counts that are no token counts (negative, NaN, text): counted as 0 then, and said
+    (:attr:`Usage.unmetered`)."""
+
+    def get(where, name):
+        return where.get(name) if isinstance(where, dict) else getattr(where, name, None)
+
+    details = get(usage, "completion_tokens_details")
+    counts = [_count(get(usage, name)) for name in ("prompt_tokens", "completion_tokens")]
+    reasoning = _count(get(details, "reasoning_tokens") or 0) if details else 0
     read = {"input_tokens": counts[0] or 0, "output_tokens": counts[1] or 0, "reasoning_tokens": reasoning or 0}
-    return read if usage is not None and None not in counts and reasoning is not None else {**read, "unmetered": True}
+    metered = usage is not None and None not in counts and reasoning is not None
+    return read if metered else {**read, "unmetered": True}
 
 
 @dataclass(slots=True)
