@@ -194,6 +194,8 @@ def test_the_yokaieval_labels_are_the_paper_s_classes():
         ("カッパ", "カッパドキアの岩窟は何か。", False),
         ("カッパ", "川に住むカッパの好物は？", True),
         ("ラーメン", "豚骨ラーメンの発祥地はどこか。", True),  # after kanji: a word of its own
+        ("ベルギー", "ベルギー・ワッフルの起源はどこか。", True),  # the middle dot parts katakana words
+        ("スミス", "ジョン・スミスの生まれた町は？", True),
         ("北京", "北京是哪个国家的首都？", True),  # Chinese
         ("京", "南京在哪里？", False),
         ("京", "“京”指的是哪座城市？", True),
