@@ -10,8 +10,9 @@ without spaces between words (:data:`UNSPACED`: Han, kana, Thai, Lao, Khmer, Mya
 have no word boundary to look for, so a name holding any of their characters is found as a
 substring when it is two characters or longer (a two-kanji name inside a question that runs
 on after it with kana), except that a name all in katakana is found where no katakana touches
-it, katakana words being set off by the other scripts or the middle dot ("パン" is no leak in
-"パンダ", but is in "パンは何から作るか", "スミス" in "ジョン・スミス"); a one-character name
+it, katakana words being set off by the other scripts or the middle dot (pan, bread, is no leak
+in panda, both in katakana, but is when kana particles follow it, and Smith is in John Smith
+written with the middle dot between the names); a one-character name
 of those scripts only where no letter touches it (quoted alone, not as the first half of a
 compound): one character alone is too often a part of another word. A letter of an unspaced
 script next to a spaced-script name is a boundary ("Ampersand" followed by a kana particle
@@ -72,7 +73,7 @@ def _takes_suffix(name: str) -> bool:
 
 
 def _katakana(char: str) -> bool:
-    """A katakana letter; not the middle dot (U+30FB), which parts katakana words: ジョン・スミス."""
+    """A katakana letter; not the middle dot (U+30FB), which parts katakana words (John Smith)."""
     return (0x30A1 <= ord(char) <= 0x30FF and char != "\u30fb") or 0x31F0 <= ord(char) <= 0x31FF
 
 

@@ -287,7 +287,7 @@ def summarize(items: list[dict]) -> dict:
 
 def _group(value: str | None, several: bool) -> str:
     """The group a row counts in: its class; ``(none)``; ``(several)`` for a row naming several
-    regions (two-step labels: ``"東北, 関東"``), so that each one-region group holds only rows of
+    regions (two-step labels: ``"Tohoku, Kanto"``), so that each one-region group holds only rows of
     that region alone, as YokaiEval's Table 6 counts them."""
     if not value:
         return "(none)"
