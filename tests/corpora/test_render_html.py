@@ -100,3 +100,21 @@ def test_other_wikis_markup():
     assert article.text.startswith("Le kappa vit dans les rivières.[1]") and "Tengu" not in article.text
     assert [(r.number, r.text) for r in article.references] == [(1, "Foster 2015.")]
     assert left.left_out == {"banners": 1, "navigation": 1}
+
+
+def test_a_group_numbered_anew_after_each_list():
+    """Cite numbers a group anew after each of its lists (``<references/>`` in two sections: both
+    notes shown ``[1]``): each note is kept, numbered on as the wikitext path numbers it."""
+    html = (
+        '<div class="mw-parser-output"><p>Kurume.' + _marker("1", "1") + "</p>"
+        '<ol class="references">' + _note("1", "Kurume City.") + "</ol>"
+        "<p>Kōchi." + _marker("2", "1") + " Again." + _marker("2", "1") + " Foster." + _marker("3", "2") + "</p>"
+        '<ol class="references">' + _note("2", "Kōchi City.") + _note("3", "Foster 2015.") + "</ol></div>"
+    )
+    article, _ = html_article(html)
+    assert article.text == "Kurume.[1]\n\nKōchi.[2] Again.[2] Foster.[3]"
+    assert [(r.number, r.text) for r in article.references] == [
+        (1, "Kurume City."),
+        (2, "Kōchi City."),
+        (3, "Foster 2015."),
+    ]

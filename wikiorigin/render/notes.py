@@ -62,15 +62,24 @@ class Footnotes:
                 self.lists[li.get("id")] = number
 
     def resolve(self) -> None:
-        """Number every cited note (markers met so far, in their order)."""
+        """Number every cited note (markers met so far, in their order). Cite numbers a group
+        anew after each of its lists: a later list's notes are numbered on (as the wikitext path
+        numbers them), not taken for the first list's."""
         counts: dict[object, int] = {}
         names: dict[object, str] = {}
+        offsets: dict[tuple, int] = {}  # (group, list) -> the group's notes in earlier lists
+        highest: dict[str | None, int] = {}
         for target, label, named in self.markers:
             if target in self.cited:
                 continue
             numbered = _NUMBERED.fullmatch(label)
             if numbered:
-                self.cited[target] = (numbered.group(1) or named, int(numbered.group(2)))
+                group = numbered.group(1) or named
+                place = self.lists.get(target)  # None: a note in no list (not found)
+                offset = offsets.setdefault((group, place), highest.get(group, 0)) if place is not None else 0
+                number = offset + int(numbered.group(2))
+                highest[group] = max(highest.get(group, 0), number)
+                self.cited[target] = (group, number)
                 continue
             key = self.lists.get(target, named or label)
             names.setdefault(key, named or _STYLES.get(label, label))
