@@ -349,3 +349,20 @@ def test_files_of_any_name_load_as_the_hub_s_splits(tmp_path):
         == pq.read_table(tmp_path / "yokai-mini.parquet").to_pylist()
     )
     assert sorted(loaded(tmp_path)) == sorted(names)  # croissant.json: a record set a file
+
+
+def test_a_file_named_with_spaces_loads_row_for_row(tmp_path):
+    """mlcroissant takes no ``@id`` holding a space: a file ``yokai set.parquet`` is described
+    under ids without one (its name and path as they are), and croissant.json still validates
+    and loads its rows."""
+    rows = _preference_rows()
+    stamp = provenance(stage="build", builder="preference")
+    table = pa.Table.from_pylist(rows, schema=PREFERENCES_CONVERSATIONAL)
+    write_table(table, tmp_path / "yokai set.parquet", PREFERENCES_CONVERSATIONAL, stamp)
+    assert main(["build", "card", str(tmp_path), "--kind", "preferences", "--title", "T"]) == 0
+    records = loaded(tmp_path)
+    assert list(records) == ["yokai set"]
+    _same(records["yokai set"], tmp_path / "yokai set.parquet")
+    datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
+    splits = datasets.load_dataset(str(tmp_path), cache_dir=str(tmp_path / "hf"))
+    assert list(splits) == ["yokai_set"] and splits["yokai_set"].to_list() == records["yokai set"]

@@ -94,12 +94,17 @@ def _data_type(kind: pa.DataType) -> str:
     return "sc:Text"
 
 
+def _id(name: str) -> str:
+    """``name`` as an ``@id``: mlcroissant takes none holding white space."""
+    return re.sub(r"\s", "_", name)
+
+
 def _field(record: str, file: str, column: str, field: pa.Field, path: str | None = None) -> dict:
     """The Croissant field of ``column`` (``path``: a struct member's JSON path within it)."""
     name = path.rsplit(".", 1)[-1] if path else column
     out: dict[str, object] = {
         "@type": "cr:Field",
-        "@id": f"{record}/{column}" + (f"/{path}" if path else ""),
+        "@id": _id(f"{record}/{column}" + (f"/{path}" if path else "")),
         "name": name,
     }
     kind = field.type
@@ -115,7 +120,7 @@ def _field(record: str, file: str, column: str, field: pa.Field, path: str | Non
         ]
         return out
     out["dataType"] = _data_type(kind)
-    source: dict[str, object] = {"fileObject": {"@id": file}, "extract": {"column": column}}
+    source: dict[str, object] = {"fileObject": {"@id": _id(file)}, "extract": {"column": column}}
     if path:
         source["transform"] = {"jsonPath": path}
     out["source"] = source
@@ -126,7 +131,7 @@ def _record_set(path: Path, schema: pa.Schema) -> dict:
     record = path.stem
     return {
         "@type": "cr:RecordSet",
-        "@id": record,
+        "@id": _id(record),
         "name": record,
         "description": f"The rows of {path.name}, one record each.",
         "field": [_field(record, path.name, f.name, f) for f in schema],
@@ -140,7 +145,7 @@ def _file_object(path: Path) -> dict:
             digest.update(block)
     return {
         "@type": "cr:FileObject",
-        "@id": path.name,
+        "@id": _id(path.name),
         "name": path.name,
         "contentUrl": path.name,
         "contentSize": f"{path.stat().st_size} B",
