@@ -68,3 +68,20 @@ def test_external_scores_that_are_no_scores_are_one_line(tmp_path, capsys, text,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {external}: {said}" in err and "unexpected" not in err
     assert not (tmp_path / "cmp" / "comparison.json").exists()
+
+
+def test_a_run_whose_items_cannot_be_checked_is_refused_beside_others(tmp_path, capsys):
+    """A results directory without items.parquet (or one with neither ids nor questions) and no
+    item set in its summary was ranked from its summary alone: over which questions, nobody
+    could tell. It is refused beside other runs, naming it; with its items it is compared."""
+    a, b = _two_runs(tmp_path, failed_first=0)
+    items = (b / "items.parquet").read_bytes()
+    (b / "items.parquet").unlink()
+    _edit(b, item_set=None)
+    capsys.readouterr()
+    assert _compare(tmp_path, a, b) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {b}: neither its items" in err and "cannot be checked" in err
+    assert not (tmp_path / "cmp").exists()
+    (b / "items.parquet").write_bytes(items)
+    assert _compare(tmp_path, a, b) == 0

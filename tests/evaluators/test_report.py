@@ -13,7 +13,9 @@ from wikiorigin.evaluators.report import compare_runs, markdown_table
 def _run(tmp_path, model, accuracy):
     run = tmp_path / model
     run.mkdir()
-    (run / "summary.json").write_text(json.dumps({"model": model, "accuracy": accuracy}))
+    (run / "summary.json").write_text(
+        json.dumps({"model": model, "accuracy": accuracy, "item_set": {"fingerprint": "f"}})
+    )
     return run
 
 
@@ -68,7 +70,15 @@ def _settings_run(tmp_path, name, model, value, **changes):
     run = tmp_path / name
     run.mkdir()
     (run / "summary.json").write_text(
-        json.dumps({"model": model, "chrf": value, "settings": settings, "signature": signature(settings)})
+        json.dumps(
+            {
+                "model": model,
+                "chrf": value,
+                "settings": settings,
+                "signature": signature(settings),
+                "item_set": {"fingerprint": "f"},
+            }
+        )
     )
     return run
 

@@ -188,7 +188,8 @@ def check_distinct_runs(runs: list[ComparedRun]) -> None:
 def check_same_runs(runs: list[ComparedRun]) -> None:
     """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming the two runs) runs over
     different item sets. Each run's items are keyed from its items (:meth:`ComparedRun.keys`),
-    else taken from its summary's ``item_set``; a run with neither is not checked."""
+    else taken from its summary's ``item_set``; a run with neither cannot be checked, and is
+    refused beside others."""
     known: list[tuple[str, set[str] | None, str]] = []
     for run in runs:
         keys = run.keys()
@@ -196,6 +197,12 @@ def check_same_runs(runs: list[ComparedRun]) -> None:
             known.append((run.label, set(keys), fingerprint(keys)))
         elif (run.summary.get("item_set") or {}).get("fingerprint"):
             known.append((run.label, None, run.summary["item_set"]["fingerprint"]))
+        elif len(runs) > 1:
+            raise WikioriginError(
+                f"{run.label}: neither its items (items.parquet, with ids or questions) nor an item set "
+                "in its summary: whether it ran on the same questions as the others cannot be checked; "
+                "score it again with this version"
+            )
     for label, own, mark in known[1:]:
         first, first_keys, first_mark = known[0]
         if mark == first_mark:
