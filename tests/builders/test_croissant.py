@@ -366,3 +366,20 @@ def test_a_file_named_with_spaces_loads_row_for_row(tmp_path):
     datasets = pytest.importorskip("datasets", reason="the test extra is not installed")
     splits = datasets.load_dataset(str(tmp_path), cache_dir=str(tmp_path / "hf"))
     assert list(splits) == ["yokai_set"] and splits["yokai_set"].to_list() == records["yokai set"]
+
+
+@pytest.mark.parametrize(
+    "names", [["yokai-mini", "yokai_mini"], ["my set", "my_set"], ["train", "train-00000-of-00001"]]
+)
+def test_two_files_one_split_name_are_refused(tmp_path, capsys, names):
+    """Two sets whose files the hub would read as one split (``yokai-mini`` and ``yokai_mini``
+    are both ``yokai_mini``; a file beside its own shards) are one line naming both, exit 2,
+    before any card: not one split silently holding both sets' rows."""
+    stamp = provenance(stage="build", builder="preference")
+    for name in names:
+        table = pa.Table.from_pylist(_preference_rows(), schema=PREFERENCES_CONVERSATIONAL)
+        write_table(table, tmp_path / f"{name}.parquet", PREFERENCES_CONVERSATIONAL, stamp)
+    assert main(["build", "card", str(tmp_path), "--kind", "preferences", "--title", "T"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.count("\n") == 0 and all(f"{n}.parquet" in said for n in names), said
+    assert not (tmp_path / "README.md").exists() and not (tmp_path / "croissant.json").exists()

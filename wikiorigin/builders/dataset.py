@@ -148,22 +148,39 @@ def _card_data(
     )
 
 
+_SHARD = re.compile(r"-\d{5}-of-\d{5}$")
+
+
 def split_name(path: Path) -> str:
     """The hub's split of a data file: its stem, a shard's (``train-00000-of-00002``) without
     the shard's numbers, in the characters the hub's split names allow (word characters and
     inner dots; any other run is ``_``: ``yokai-mini`` -> ``yokai_mini``)."""
-    stem = re.sub(r"-\d{5}-of-\d{5}$", "", path.stem)
+    stem = _SHARD.sub("", path.stem)
     name = re.sub(r"[^\w.]+", "_", stem)
     name = re.sub(r"\.{2,}", ".", name).strip("._")
     return name or "data"
 
 
 def _splits(files: list[Path]) -> list[dict]:
-    """The card's ``data_files``: each split (:func:`split_name`) with its files."""
+    """The card's ``data_files``: each split (:func:`split_name`) with its files; two sets the
+    hub would read as one split (``yokai-mini`` and ``yokai_mini``, a file beside its own
+    shards) are a one-line error."""
     by_split: dict[str, list[str]] = {}
     for path in files:
-        by_split.setdefault(split_name(path), []).append(path.name)
+        names = by_split.setdefault(split_name(path), [])
+        first = Path(names[0]) if names else None
+        if first and not (_SHARD.search(first.stem) and _SHARD.search(path.stem) and _same_set(first, path)):
+            raise WikioriginError(
+                f"{path.parent}: {first.name} and {path.name} would be one split on the hub, "
+                f"{split_name(path)!r}: rename one"
+            )
+        names.append(path.name)
     return [{"split": split, "path": names[0] if len(names) == 1 else names} for split, names in by_split.items()]
+
+
+def _same_set(a: Path, b: Path) -> bool:
+    """Whether two shards are of one set (``train-00000-of-00002``, ``train-00001-of-00002``)."""
+    return _SHARD.sub("", a.stem) == _SHARD.sub("", b.stem)
 
 
 def _portable(value):
