@@ -418,6 +418,10 @@ def test_a_greek_set_of_the_origin_preset_and_yokaieval_sets(tmp_path, mcq_file)
     several = mcq_classes(mcq_file, rows, {"labels": "yokaieval", "labels_sha1": paper.sha1})
     assert several["several_regions"] and several["regions"] == paper.region_names
     assert check_edits("mcq", {"region": "関東, 東北"}, classes=several) == {"region": "東北, 関東"}
+    built = {"stage": "build", "labels": "yokaieval", "labels_sha1": paper.sha1, "label_steps": 2}
+    reviewed = {"stage": "review export", "source": built}
+    again = mcq_classes(mcq_file, mcq_rows()[:1], {"stage": "review export", "source": reviewed})  # reviewed twice
+    assert again["several_regions"] and again["regions"] == paper.region_names and again["labels"] == "yokaieval"
 
 
 @pytest.mark.slow

@@ -80,7 +80,7 @@ def mcq_classes(path: Path, rows: list[dict], provenance: dict) -> dict:
     the classes a multiple-choice set at ``path`` offers (see the module's docstring)."""
     from ..labels import WIKIDATA
 
-    if provenance.get("stage") == "review export":  # a reviewed set: the built set's own
+    while provenance.get("stage") == "review export":  # a reviewed set (once or more): the built set's own
         provenance = provenance.get("source") or {}
     name = provenance.get("labels")
     labels = find_labels(name, provenance.get("labels_sha1"), path.parent)
