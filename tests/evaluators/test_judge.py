@@ -122,3 +122,24 @@ def test_recorded_answers_and_judge_failures(tmp_path):
     assert [i["unrated"] for i in items][3] == "no answer"
     assert summary["unrated"].get("judge failed", 0) == 1 and summary["rated"] == 2
     assert summary["mean"] == 6
+
+
+def test_the_judge_s_output_limit_is_an_option(tmp_path, data_dir, capsys):
+    """A rating cut by the judge's output limit says the flag that raises it (`eval judge` had
+    none: the line said the library's max_tokens=); --max-tokens is sent and signed."""
+    rows = json.loads((data_dir.parent / "care-Japanese-test.json").read_text())[:3]
+    questions = tmp_path / "care.json"
+    questions.write_text(json.dumps([{**r, "response": "答え"} for r in rows], ensure_ascii=False))
+    argv = ["eval", "judge", "--questions", str(questions), "--judge-model", "judge", "--out"]
+    with ChatServer(lambda m: "Rating: [[7]]") as server:
+        server.faults = ["length"] * 12
+        where = ["--base-url", server.url, "--cache", str(tmp_path / "c.sqlite")]
+        assert cli.main([*argv, str(tmp_path / "cut"), *where]) == 1
+        err = capsys.readouterr().err
+        assert "raise --max-tokens" in err and "max_tokens=" not in err
+        server.faults = []
+        assert cli.main([*argv, str(tmp_path / "run"), *where, "--max-tokens", "2048"]) == 0
+        limits = {c["max_tokens"] for c in server.calls[-3:]}
+    assert limits == {2048}
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["rated"] == 3 and "|jsample:t0.7,p1,m2048|" in summary["signature"]

@@ -197,6 +197,7 @@ def _judge_task(args):
         args.questions,
         judge=llm_client(args, args.judge_model),
         human_ratings=args.human_ratings,
+        judge_max_tokens=args.max_tokens,
         **({"rating_scale": args.rating_scale} if args.rating_scale else {}),
         **sampling(args),
     )

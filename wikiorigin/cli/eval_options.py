@@ -101,6 +101,13 @@ def add_judge(e) -> None:
         help="the scale of the --human-ratings (default: CARE's 1-10); a rating outside it is an error "
         "naming the file and row, before any request",
     )
+    e.add_argument(
+        "--max-tokens",
+        type=positive(int),
+        default=1024,
+        help="the judge's output limit (default: 1024, CARE's judge); a reasoning judge "
+        "(--reasoning-effort) spends part of it thinking, and a rating cut by it is no rating",
+    )
     model_options(e, required=False)
     llm_options(e)
     e.set_defaults(temperature=0.7, max_new_tokens=512)

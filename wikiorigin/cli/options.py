@@ -66,6 +66,7 @@ FLAGS = {
     "temperature": "--temperature",
     "top_p": "--top-p",
     "max_tokens": "--max-tokens",
+    "judge_max_tokens": "--max-tokens",
     "max_new_tokens": "--max-new-tokens",
     "seed": "--seed",
     "device": "--device",

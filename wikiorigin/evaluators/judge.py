@@ -52,10 +52,13 @@ __all__ = [
 ]
 
 
-def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model: str = "") -> list[dict]:
-    """One item per question: the answer, the judge's text, the rating or why there is none."""
+def judge_answers(
+    rows: list[dict], responses: list[str | None], judge, *, model: str = "", params: dict | None = None
+) -> list[dict]:
+    """One item per question: the answer, the judge's text, the rating or why there is none;
+    the judge sampled with ``params`` (default :data:`~wikiorigin.care.JUDGE_PARAMS`)."""
     todo = [i for i, r in enumerate(responses) if r]
-    requests = [rating_request(rows[i], responses[i] or "") for i in todo]
+    requests = [rating_request(rows[i], responses[i] or "", params) for i in todo]
     verdicts = dict(zip(todo, judge.run(requests) if requests else []))
     items = []
     for i, (row, response) in enumerate(zip(rows, responses)):
@@ -85,7 +88,9 @@ def judge_answers(rows: list[dict], responses: list[str | None], judge, *, model
     return items
 
 
-def judge_rated(rows: list[dict], rated: list[dict], judge) -> tuple[list[dict], list[dict]]:
+def judge_rated(
+    rows: list[dict], rated: list[dict], judge, params: dict | None = None
+) -> tuple[list[dict], list[dict]]:
     """People's rated responses (:func:`~wikiorigin.care.read_rated`) rated by the ``judge``:
     each joined to its CARE row (the reference answer, category, culture, scope) by its question
     (:func:`~wikiorigin.care.question_key`). Returns the items (:func:`judge_answers`' with the
@@ -94,7 +99,7 @@ def judge_rated(rows: list[dict], rated: list[dict], judge) -> tuple[list[dict],
     by_question = {question_key(r["question"]): r for r in rows}
     known = [r for r in rated if question_key(r["question"]) in by_question]
     items = judge_answers(
-        [by_question[question_key(r["question"])] for r in known], [r["response"] for r in known], judge
+        [by_question[question_key(r["question"])] for r in known], [r["response"] for r in known], judge, params=params
     )
     for item, row in zip(items, known):
         item.update(model=row["model"], human_rating=float(row["rating"]))
@@ -152,6 +157,7 @@ def judge_settings(
     rows: list[dict] | None = None,
     rated: list[dict] | None = None,
     rated_answers: bool = False,
+    judge_params: dict | None = None,
     **sampling,
 ) -> dict:
     """The settings of a judged run (see :mod:`~wikiorigin.evaluators.signature`): the
@@ -159,7 +165,8 @@ def judge_settings(
     the hash of the judge's instructions and rubrics, how the judge samples; ``rows``: the
     questions and reference answers (hashed); ``rated``: people's ratings compared with the
     judge's (hashed as ``human_ratings``); ``rated_answers``: the answers judged are those
-    rated responses (:func:`judge_rated`; ``model`` is then ``human-rated``)."""
+    rated responses (:func:`judge_rated`; ``model`` is then ``human-rated``); ``judge_params``:
+    the judge's sampling (default :data:`~wikiorigin.care.JUDGE_PARAMS`)."""
     settings = run_settings(
         "judge",
         model,
@@ -167,7 +174,7 @@ def judge_settings(
         sampling=sampling if model is not None else None,
         judge=None if judge is None else judge.describe()["model"],
         judge_prompt=text_hash(JUDGE_RULES),
-        judge_sampling=None if judge is None else judge_sampling(judge),
+        judge_sampling=None if judge is None else judge_sampling(judge, judge_params),
         data=None if rows is None else data_hash(rows, ("question", "answer", "culture_type", "associated_culture")),
     )
     if model is None:

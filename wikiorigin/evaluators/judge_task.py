@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..care import RATING_SCALE, read_rated
+from ..care import JUDGE_PARAMS, RATING_SCALE, read_rated
 from ..errors import ParameterError, WikioriginError
 from ..log import logger
 from ..protocols import GeneratingModel, Judge, model_name
@@ -29,7 +29,8 @@ class JudgeTask:
     :class:`~wikiorigin.evaluators.recorded.Recorded` takes the rows' own ``response`` s, else
     the responses people rated (``human_ratings``). ``human_ratings``: people's ratings
     (:func:`~wikiorigin.care.read_rated` rows), compared with the judge's (the summary's
-    ``agreement``)."""
+    ``agreement``). ``judge_max_tokens``: the judge's output limit (CARE's
+    :data:`~wikiorigin.care.JUDGE_PARAMS`: 1,024; a reasoning judge spends part of it thinking)."""
 
     rows: list[dict]
     judge: Judge | None = None
@@ -38,10 +39,20 @@ class JudgeTask:
     max_new_tokens: int = 512
     seed: int = 0
     source: str = "the questions"
+    judge_max_tokens: int = int(JUDGE_PARAMS["max_tokens"])
 
     def __post_init__(self):
         if self.judge is None:
             raise ParameterError("judge", "a judged task needs its {judge}: the LLM client that rates each answer")
+        if (
+            isinstance(self.judge_max_tokens, bool)
+            or not isinstance(self.judge_max_tokens, int)
+            or (self.judge_max_tokens < 1)
+        ):
+            raise ParameterError(
+                "judge_max_tokens",
+                f"{{judge_max_tokens}} is a number of tokens, 1 or more, not {self.judge_max_tokens!r}",
+            )
         if not isinstance(self.judge, Judge):
             raise ParameterError(
                 "judge",
@@ -66,6 +77,10 @@ class JudgeTask:
     def sampling(self) -> dict:
         """The sampling of the model's answers, as its ``generate`` takes it."""
         return {"temperature": self.temperature, "max_new_tokens": self.max_new_tokens, "seed": self.seed}
+
+    def judge_params(self) -> dict:
+        """The judge's sampling: CARE's, with the task's output limit."""
+        return {**JUDGE_PARAMS, "max_tokens": self.judge_max_tokens}
 
     def run(self, model: GeneratingModel | Recorded) -> RunResult:
         """Have ``model`` (a :class:`~wikiorigin.protocols.GeneratingModel`) answer every
@@ -103,10 +118,11 @@ class JudgeTask:
         assert judge is not None  # checked in __post_init__
         asked, responses, name, rate_rated = self._answers(model)
         if rate_rated and rated is not None:
-            items, alone = judging.judge_rated(self.rows, rated, judge)
+            items, alone = judging.judge_rated(self.rows, rated, judge, self.judge_params())
             unmatched = len(alone)
         else:
-            items = judging.judge_answers(self.rows, list(responses or [None] * len(self.rows)), judge, model=name)
+            answers = list(responses or [None] * len(self.rows))
+            items = judging.judge_answers(self.rows, answers, judge, model=name, params=self.judge_params())
             unmatched = judging.attach_human_ratings(items, rated) if rated is not None else 0
         summary = judging.summarize_judged(items)
         if rated is not None:
@@ -114,7 +130,13 @@ class JudgeTask:
             if unmatched:
                 logger.info(f"{unmatched} rated responses not compared (no such question and answer here)")
         settings = judging.judge_settings(
-            asked, judge, rows=self.rows, rated=rated, rated_answers=rate_rated, **self.sampling()
+            asked,
+            judge,
+            rows=self.rows,
+            rated=rated,
+            rated_answers=rate_rated,
+            judge_params=self.judge_params(),
+            **self.sampling(),
         )
         meta: dict[str, Any] = {"questions": self.source, "judge": settings["judge"]}
         return RunResult(

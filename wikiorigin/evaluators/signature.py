@@ -215,13 +215,15 @@ def model_settings(model: Described | None, capability: str | None = None) -> di
     return settings
 
 
-def judge_sampling(client) -> str:
+def judge_sampling(client, params: dict | None = None) -> str:
     """How a judging client samples CARE's ratings, as it sends them (the judge's own
     :data:`~wikiorigin.care.JUDGE_PARAMS` through the client: a reasoning effort replaces
-    the temperature and top-p): ``t0.7,p1,m1024``, or ``effort:low,m1024``."""
+    the temperature and top-p; ``params``: other than those): ``t0.7,p1,m1024``, or
+    ``effort:low,m1024``."""
     from ..care import JUDGE_PARAMS
 
-    sent = client.params(JUDGE_PARAMS) if hasattr(client, "params") else dict(JUDGE_PARAMS)
+    asked = JUDGE_PARAMS if params is None else params
+    sent = client.params(asked) if hasattr(client, "params") else dict(asked)
     parts = [f"effort:{sent['reasoning_effort']}"] if sent.get("reasoning_effort") else []
     parts += [f"{short}{sent[key]:g}" for key, short in (("temperature", "t"), ("top_p", "p")) if key in sent]
     limit = sent.get("max_tokens", sent.get("max_completion_tokens"))
