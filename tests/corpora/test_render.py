@@ -221,3 +221,15 @@ def test_a_footnote_with_an_empty_name_is_kept(el_dump):
         (None, 2, "Third."),
         ("n", 1, "Second."),
     ]
+
+
+def test_parser_functions_of_extensions_the_engine_lacks_leave_no_wikitext(el_dump):
+    """``{{#chart:...}}`` (Chart, which replaced ``<graph>``), ``{{#categorytree:...}}`` and
+    labelled-section transclusion under its other names (``#section``, ``#section-x``,
+    ``#section-h``) are functions of extensions the store lacks: no text, not their wikitext."""
+    from wikiorigin.render.html import html_article
+
+    text = "A {{#chart:Population.chart}} B {{#categorytree:Foo}} C {{#section:Foo|x}}{{#section-x:Foo|x}}"
+    answer = renderer(find_mediawiki(), el_dump[3], 2).render([("Σελίδα", text + "{{#section-h:Foo|x}} D.")])
+    article, _ = html_article(answer[0]["html"], [])
+    assert article.text == "A B C D."

@@ -26,7 +26,7 @@ from .mediawiki import EXTENSIONS, STORE_NAMESPACES, MediaWiki
 
 __all__ = ["STORE_FORMAT", "prepare_store", "store_pages"]
 
-STORE_FORMAT = 3
+STORE_FORMAT = 4
 """Version of a store's layout and settings: a store of another format is made again."""
 
 _SETTINGS = """
@@ -54,10 +54,13 @@ $wgHooks['ParserFirstCallInit'][] = static function ( $parser ) {{
 }};
 """
 _STUB_TAGS = (
-    *("templatestyles", "mapframe", "maplink", "graph", "chart", "timeline", "section", "imagemap", "score"),
+    *("templatestyles", "mapframe", "maplink", "graph", "timeline", "section", "imagemap", "score"),
     *("indicator", "hiero", "inputbox", "categorytree", "charinsert", "templatedata", "rss", "phonos"),
 )  # tags of extensions not enabled: no text (code: syntaxhighlight and source, math: kept as written)
-_STUB_FUNCTIONS = ("coordinates", "property", "statements", "lst", "lsth", "lstx", "related")
+_STUB_FUNCTIONS = (
+    *("coordinates", "property", "statements", "related", "chart", "categorytree"),
+    *("lst", "lsth", "lstx", "section", "section-h", "section-x"),  # labelled sections, by either name
+)  # parser functions of extensions not enabled ({{#chart:...}}): no text, not their wikitext
 _DATA_DIR = re.compile(r"^\$wgSQLiteDataDir = .*$", re.M)
 _LANG = re.compile(rb'xml:lang="([A-Za-z0-9-]+)"')
 _BAD_NAME = re.compile(r"[#<>\[\]|{}:/\\\x00-\x1f]")
