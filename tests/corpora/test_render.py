@@ -9,16 +9,16 @@ install it."""
 from __future__ import annotations
 
 import lzma
-import os
 from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from tests.corpora.engine import require_mediawiki
 from wikiorigin.cli import main
 from wikiorigin.files import read_provenance
-from wikiorigin.render.mediawiki import INSTALL, find_mediawiki, renderer
+from wikiorigin.render.mediawiki import find_mediawiki, renderer
 from wikiorigin.render.recall import rendered_prose, token_recall, words
 from wikiorigin.wikitext import convert
 
@@ -38,11 +38,7 @@ ARTICLES = [
     "Μπρατισλάβα",
 ]
 
-if find_mediawiki() is None:
-    message = f"rendering needs MediaWiki: {INSTALL}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + " (CI=true: these tests must run)", pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+require_mediawiki()
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tests.corpora.engine import require_mediawiki
 from wikiorigin.cli import main
-from wikiorigin.render.mediawiki import INSTALL, find_mediawiki, renderer
+from wikiorigin.render.mediawiki import find_mediawiki, renderer
 from wikiorigin.render.recall import rendered_prose, token_recall, words
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "dumps" / "wikipedia-like-render-sample.xml"
@@ -30,11 +31,7 @@ FURNITURE_WORDS = {
     *"lua error in module wikidata at line attempt to index field wikibase a nil value".split(),  # no Wikidata
 }
 
-if find_mediawiki() is None:
-    message = f"rendering needs MediaWiki: {INSTALL}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + " (CI=true: these tests must run)", pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+require_mediawiki()
 
 
 @pytest.fixture(scope="module")
