@@ -118,3 +118,12 @@ def test_a_group_numbered_anew_after_each_list():
         (2, "Kōchi City."),
         (3, "Foster 2015."),
     ]
+    labelled = (
+        '<div class="mw-parser-output"><p>Kurume.' + _marker("1", "a") + "</p>"
+        '<ol class="references">' + _note("1", "Kurume City.") + "</ol>"
+        "<p>Kōchi." + _marker("2", "a") + " Foster." + _marker("3", "b") + "</p>"
+        '<ol class="references">' + _note("2", "Kōchi City.") + _note("3", "Foster 2015.") + "</ol></div>"
+    )
+    article, _ = html_article(labelled)  # a labelled group ({{efn}} ... {{notelist}} twice): the same
+    assert article.text == "Kurume.[lower-alpha 1]\n\nKōchi.[lower-alpha 2] Foster.[lower-alpha 3]"
+    assert [r.text for r in article.references] == ["Kurume City.", "Kōchi City.", "Foster 2015."]

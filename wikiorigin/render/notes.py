@@ -82,9 +82,10 @@ class Footnotes:
                 self.cited[target] = (group, number)
                 continue
             key = self.lists.get(target, named or label)
-            names.setdefault(key, named or _STYLES.get(label, label))
-            counts[key] = counts.get(key, 0) + 1
-            self.cited[target] = (names[key], counts[key])
+            group = names.setdefault(key, named or _STYLES.get(label, label))
+            counts[key] = counts.get(key, highest.get(group, 0)) + 1  # a later list numbers on
+            highest[group] = max(highest.get(group, 0), counts[key])
+            self.cited[target] = (group, counts[key])
 
     def shown(self, text: str) -> str:
         """``text`` with its place-holders written as ``[n]`` or ``[group n]``."""
