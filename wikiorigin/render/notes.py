@@ -6,7 +6,9 @@ default) or a label the wiki defines for its group (``MediaWiki:Cite link label 
 gives ``[a]``, ``[b]``; ``[I]`` for upper-roman, ``[α]`` ...). A labelled marker's group is the
 one Parsoid names (``data-mw-group``), else the list its note is in, named after the label of its
 first note (``a``: ``lower-alpha``); its number is its note's place in that group, in the order
-the notes are first cited: Cite's own order, whatever the labels.
+the notes are first cited: Cite's own order, whatever the labels. Cite starts a group anew
+after each of its lists; a later list's notes are numbered on from the earlier lists' (as the
+wikitext path numbers them), so that no two notes share a number.
 """
 
 from __future__ import annotations
