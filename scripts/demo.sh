@@ -3,6 +3,7 @@
 set -euo pipefail
 D=tests/data/dumps
 OUT=demo-out
+rm -rf "$OUT"  # made afresh: what an older version wrote there is not taken for this one's
 mkdir -p "$OUT"
 
 echo "== Wikipedia editions (first lines of 'wikiorigin languages')"
