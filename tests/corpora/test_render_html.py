@@ -127,3 +127,19 @@ def test_a_group_numbered_anew_after_each_list():
     article, _ = html_article(labelled)  # a labelled group ({{efn}} ... {{notelist}} twice): the same
     assert article.text == "Kurume.[lower-alpha 1]\n\nKōchi.[lower-alpha 2] Foster.[lower-alpha 3]"
     assert [r.text for r in article.references] == ["Kurume City.", "Kōchi City.", "Foster 2015."]
+
+
+def test_a_parsoid_link_to_a_file_page_keeps_its_text():
+    """``[[:File:X.jpg|the scroll]]`` is a link in the prose (Parsoid marks it ``mw:WikiLink``):
+    its text is kept; a missing image (``mw:File``, ``mw-broken-media``) and the legacy
+    parser's link named as the file are left out."""
+    html = (
+        '<section data-mw-section-id="0"><p>See <a rel="mw:WikiLink" href="./File:Kappa_scroll.jpg" '
+        'title="File:Kappa scroll.jpg">the scroll</a> of 1850.'
+        '<span typeof="mw:Error mw:File"><a href="./Special:FilePath/Kappa.png"><span class="mw-file-element '
+        'mw-broken-media">Kappa.png</span></a></span> '
+        '<a href="/wiki/File:Old.jpg" title="File:Old.jpg">File:Old.jpg</a></p></section>'
+    )
+    article, left = html_article(html)
+    assert article.text == "See the scroll of 1850."
+    assert left.left_out == {"files": 2}

@@ -109,9 +109,13 @@ def _furniture(el) -> str | None:
 
 
 def missing_file(a) -> bool:
-    """Whether link ``a`` stands for a file the renderer lacks (its name where the image would be)."""
+    """Whether link ``a`` stands for a file the renderer lacks (its name where the image would be).
+    Parsoid marks a link in the prose (``[[:File:X.jpg|text]]``) ``mw:WikiLink``: it is kept; its
+    media are ``mw:File`` wrappers, left out by their classes."""
     if "wpDestFile=" in (a.get("href") or ""):
         return True  # a link to upload it
+    if "mw:WikiLink" in (a.get("rel") or "").split():
+        return False
     title = a.get("title") or ""
     return _FILE_NAME.fullmatch(title) is not None  # its name, or its caption, stands for the image
 
