@@ -57,7 +57,9 @@ def check_paths(
     run's ``inputs`` (paths, or a mapping of parameter names to paths: the messages name them),
     and the request ``cache`` (a path, or several) is none of the inputs, not ``out``, not a file
     written beside it (its lock, ``siblings``) nor inside it (a results directory): opening a
-    cache as SQLite would destroy that file, writing ``out`` would destroy the cache. Raises :class:`~wikiorigin.errors.ParameterError`."""
+    cache as SQLite would destroy that file, writing ``out`` would destroy the cache. A file
+    written beside ``out`` that is a directory is refused too. Raises
+    :class:`~wikiorigin.errors.ParameterError`."""
     target = Path(out).resolve()
     beside = [Path(s) for s in siblings]
     for _, path in _named(inputs):
@@ -72,6 +74,11 @@ def check_paths(
                     f"{out}: the file written beside it, {written.name}, would overwrite the input {path}; "
                     f"give another {{{parameter}}}",
                 )
+    for written in beside:
+        if written.is_dir():  # a run writes a file there: refused before any work, not after
+            raise ParameterError(
+                parameter, f"{out}: {written.name} beside it is a directory, where the run writes a file; move it"
+            )
     check_cache(cache, out, inputs=inputs, parameter=parameter, siblings=siblings)
 
 

@@ -311,3 +311,16 @@ def test_freeform_drops_empty_and_repeated_items_before_any_call(tmp_path, capsy
     ]
     assert all(c["messages"][-1]["content"].strip() for c in server.calls)  # nothing sent for the blank text
     assert len(generated) == 1  # the repeated item is generated once (no refinement rounds)
+
+
+def test_a_file_beside_the_output_that_is_a_directory_is_refused_before_any_call(tmp_path, capsys):
+    articles = _articles(tmp_path / "articles.parquet")
+    out = tmp_path / "set" / "m.parquet"
+    (tmp_path / "set" / "m.failed.parquet").mkdir(parents=True)
+    with ChatServer(answer=scripted) as server:
+        assert main(_mcq(articles, out, server.url)) == 2
+        assert server.calls == []
+    (line,) = _errors(capsys.readouterr().err)
+    assert "m.failed.parquet beside it is a directory" in line and str(out) in line
+    assert not out.exists()
+
