@@ -324,3 +324,27 @@ def test_a_file_beside_the_output_that_is_a_directory_is_refused_before_any_call
     assert "m.failed.parquet beside it is a directory" in line and str(out) in line
     assert not out.exists()
 
+
+@pytest.mark.slow
+def test_build_card_refuses_a_directory_where_it_writes_and_a_set_there_twice(tmp_path, capsys):
+    directory = tmp_path / "set"
+    _built_set(tmp_path, directory)
+    card = ["build", "card", str(directory), "--kind", "mcq", "--title", "T"]
+    for name in ("README.md", "croissant.json"):
+        (directory / name).mkdir()
+        capsys.readouterr()
+        assert main([*card, "--force"]) == 2
+        assert _errors(capsys.readouterr().err) == [
+            f"wikiorigin: error: {directory / name}: a directory, where the card writes a file; move it"
+        ]
+        assert not (directory / "README.md").is_file() and not (directory / "croissant.json").is_file()
+        (directory / name).rmdir()
+    (directory / "again.parquet").symlink_to(directory / "test.parquet")  # one set under two names
+    assert main(card) == 2
+    assert _errors(capsys.readouterr().err) == [
+        f"wikiorigin: error: {directory}: again.parquet and test.parquet are one set twice (its rows would be "
+        "counted and published twice): remove one"
+    ]
+    assert main(["build", "card", str(directory / "test.parquet"), "--kind", "mcq", "--title", "T"]) == 2
+    assert "test.parquet: not a directory; give the directory" in capsys.readouterr().err
+    assert not (directory / "README.md").exists()

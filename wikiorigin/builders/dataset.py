@@ -207,8 +207,41 @@ def _incomplete_lines(files: list[Path], metas: list[dict]) -> list[str]:
     return ["", "## Incomplete", "", *lines] if lines else []
 
 
+def _card_files(directory: Path) -> list[Path]:
+    """The sets in ``directory`` that a card describes (its Parquet files, the failed rows'
+    left out), checked: ``directory`` is one, and no set is there twice (one file under two
+    names, or a copy: its rows would be counted, and published, twice)."""
+    if not directory.is_dir():
+        what = "not a directory" if directory.exists() else "no such directory"
+        raise WikioriginError(f"{directory}: {what}; give the directory of the set's Parquet files")
+    files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
+    for i, path in enumerate(files):
+        for other in files[:i]:
+            if os.path.samefile(other, path) or _same_bytes(other, path):
+                raise WikioriginError(
+                    f"{directory}: {other.name} and {path.name} are one set twice (its rows would be counted "
+                    "and published twice): remove one"
+                )
+    return files
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    if a.stat().st_size != b.stat().st_size:
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            block = fa.read(1 << 20)
+            if block != fb.read(1 << 20):
+                return False
+            if not block:
+                return True
+
+
 def _check_own(path: Path, force: bool) -> None:
-    """``path`` may be (re)written: absent, a card of ours (:data:`CARD_MARKER`), or ``force``."""
+    """``path`` may be (re)written: absent, a card of ours (:data:`CARD_MARKER`), or ``force``;
+    never a directory."""
+    if path.is_dir():
+        raise WikioriginError(f"{path}: a directory, where the card writes a file; move it")
     if force or not path.exists():
         return
     try:
@@ -226,7 +259,9 @@ def _check_own(path: Path, force: bool) -> None:
 def _check_own_croissant(path: Path, force: bool) -> None:
     """``croissant.json`` may be (re)written: absent, ours (its data collection says it was
     built with wikiorigin, as :func:`~wikiorigin.builders.croissant.croissant` writes), or
-    ``force``; metadata written by hand is kept."""
+    ``force``; metadata written by hand is kept; never a directory."""
+    if path.is_dir():
+        raise WikioriginError(f"{path}: a directory, where the card writes a file; move it")
     if force or not path.exists():
         return
     try:
@@ -250,9 +285,9 @@ def write_card(
     Beside it, ``croissant.json`` (:data:`CROISSANT`): the files' Croissant metadata
     (:func:`~wikiorigin.builders.croissant.croissant`); ``url``: where the set is published."""
     directory = Path(directory)
+    files = _card_files(directory)
     _check_own(directory / "README.md", force)
     _check_own_croissant(directory / CROISSANT, force)
-    files = sorted(p for p in directory.glob("*.parquet") if not p.name.endswith(".failed.parquet"))
     if not files:
         raise WikioriginError(f"{directory}: no Parquet files to describe")
     parquets = [_open(p) for p in files]
