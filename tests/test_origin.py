@@ -284,3 +284,23 @@ def test_memory_limit_is_checked_at_the_command_line(tmp_path, capsys):
     with _pytest.raises(SystemExit) as stop:
         main(["origins", str(tmp_path), "--out", str(tmp_path / "o.parquet"), "--memory-limit", "lots"])
     assert stop.value.code == 2 and "'lots' is not a memory size such as 4GB" in capsys.readouterr().err
+
+
+def test_a_subset_with_no_items_is_one_line_and_no_file(tree, tmp_path, capsys):
+    """An items file of no items is refused where it would be made (a wiki no item originates
+    in, filters that leave none), not written for `corpus origin` to make an empty corpus of."""
+    origins = tmp_path / "origins.parquet"
+    assert main(["origins", str(tree), "--out", str(origins)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "fr.parquet"
+    assert main(["subset", str(origins), "--wiki", "fr", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"wikiorigin: error: {origins}: no item originates in frwiki (they originate in zh_yuewiki (77), "
+    )
+    assert err.count("\n") == 1 and "Traceback" not in err and not out.exists()
+    assert main(["subset", str(origins), "--wiki", "ja", "--min-editions", "50", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"wikiorigin: error: {origins}: none of its 61 items of jawiki passes min_editions=50; nothing written\n"
+    )
+    assert not out.exists()

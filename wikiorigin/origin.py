@@ -145,6 +145,10 @@ def subset(
     except (duckdb.Error, pa.ArrowInvalid) as exc:  # damaged, or values no origins file has
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise WikioriginError(f"{origins}: cannot be read as the output of `wikiorigin origins` ({first})") from None
+    if not table.num_rows and sample != 0:  # an empty items file is refused where made, not used
+        raise WikioriginError(
+            _why_empty(origins, wiki, min_editions=min_editions, max_editions=max_editions, min_lead_days=min_lead_days)
+        )
     meta = provenance(
         stage="subset",
         wiki=wiki,
@@ -158,6 +162,19 @@ def subset(
     with ParquetSink(out, ORIGINS, meta) as sink:
         sink.write(table)
     return table.num_rows
+
+
+def _why_empty(origins, wiki: str, **filters) -> str:
+    """Why :func:`subset` found no item: none originates in ``wiki`` (the wikis that items
+    originate in named), or the ``filters`` left none; nothing is written."""
+    with duckdb.connect() as con:
+        sql = "SELECT origin_wiki, count(*) AS n FROM read_parquet($path) GROUP BY 1 ORDER BY 2 DESC, 1"
+        counts = dict(con.sql(sql, params={"path": str(origins)}).fetchall())
+    if counts.get(wiki):
+        given = ", ".join(f"{k}={v}" for k, v in filters.items() if v is not None and (k, v) != ("min_editions", 1))
+        return f"{origins}: none of its {counts[wiki]:,} items of {wiki} passes {given}; nothing written"
+    theirs = ", ".join(f"{w} ({n:,})" for w, n in list(counts.items())[:5]) or "none: it holds no items"
+    return f"{origins}: no item originates in {wiki} (they originate in {theirs}); nothing written"
 
 
 def _subset_sql(wiki: str, min_editions: int, max_editions, min_lead_days, sample, seed: int) -> tuple[str, dict]:
