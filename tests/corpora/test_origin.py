@@ -288,3 +288,31 @@ def test_the_pages_wait_on_disk_in_the_items_order_and_are_gone_after(ja_multist
     with pytest.raises(DumpError):
         build_origin_corpus(items, dump, again, wikidata=damaged)
     assert sorted(p.name for p in out.parent.iterdir()) == ["articles.parquet"]  # nor after a failure
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([], "no items"),
+        (
+            [("Q1", "jawiki", 56, "地理"), ("Q1", "jawiki", 56, "地理")],
+            "row 1: item Q1 again (first: row 0); each item once",
+        ),
+        (
+            [("Q1", "jawiki", 56, "地理"), ("Q1", "jawiki", 272, "個人")],
+            "row 1: item Q1 again (first: row 0); each item once",
+        ),
+        ([("1", "jawiki", 56, "地理")], "row 0: qid '1' is not a Wikidata item id (Q1, Q42, ...)"),
+        (
+            [("Q1", "jawiki", 56, "地理"), ("Q8", "jawiki", 56, "地理")],
+            "items Q1 and Q8 both name page 56 of jawiki; a page is one item's (is the items file from "
+            "`wikiorigin subset`?)",
+        ),
+    ],
+)
+def test_items_no_origins_file_holds_stop_before_any_work(ja_multistream, data_dir, tmp_path, capsys, rows, message):
+    """An item twice (or a page of two items) would be an article twice in the corpus, exit 0."""
+    items, out = tmp_path / "items.parquet", tmp_path / "articles.parquet"
+    _items(items, rows)
+    code, stdout, err = _run(capsys, items, ja_multistream, out, "--wikidata", str(data_dir / WD))
+    assert (code, err) == (2, f"wikiorigin: error: {items}: {message}\n") and not out.exists()

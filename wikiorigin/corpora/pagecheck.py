@@ -43,7 +43,16 @@ def dump_wiki(dump: Multistream) -> str:
 def _read_items(items, wiki: str, dump: Multistream) -> tuple[pa.Table, list[dict]]:
     """All items and those of ``wiki``; items of none of them is an error naming their wikis."""
     table = read_input(items, _COLUMNS, "wikiorigin subset", columns=list(_COLUMNS))
+    _check_items(table, items)
     rows = table.filter(pc.field("origin_wiki") == wiki).to_pylist()
+    pages: dict = {}
+    for item in rows:
+        page = _edition(item, wiki)["page_id"]
+        if pages.setdefault(page, item["qid"]) != item["qid"]:
+            raise WikioriginError(
+                f"{items}: items {pages[page]} and {item['qid']} both name page {page} of {wiki}; "
+                "a page is one item's (is the items file from `wikiorigin subset`?)"
+            )
     if table.num_rows and not rows:
         counts = (
             table.group_by("origin_wiki")
@@ -57,6 +66,24 @@ def _read_items(items, wiki: str, dump: Multistream) -> tuple[pa.Table, list[dic
             f"{dump.dump}; they originate in {theirs}: give the multistream dump of their wiki"
         )
     return table, rows
+
+
+def _check_items(table: pa.Table, items) -> None:
+    """Items an origins file could hold: some, each a Wikidata item id, each once (a repeated
+    item would be an article twice)."""
+    if not table.num_rows:
+        raise WikioriginError(f"{items}: no items")
+    qids = table.column("qid")
+    bad = pc.invert(pc.match_substring_regex(qids, r"^Q[1-9][0-9]*$"))
+    if pc.any(bad).as_py():
+        n = pc.index(bad, True).as_py()
+        raise WikioriginError(f"{items}: row {n}: qid {qids[n].as_py()!r} is not a Wikidata item id (Q1, Q42, ...)")
+    if pc.count_distinct(qids).as_py() < len(qids):
+        seen: dict = {}
+        for n, qid in enumerate(qids.to_pylist()):
+            if qid in seen:
+                raise WikioriginError(f"{items}: row {n}: item {qid} again (first: row {seen[qid]}); each item once")
+            seen[qid] = n
 
 
 def _edition(item: dict, wiki: str) -> dict:
