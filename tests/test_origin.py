@@ -304,3 +304,23 @@ def test_a_subset_with_no_items_is_one_line_and_no_file(tree, tmp_path, capsys):
         f"wikiorigin: error: {origins}: none of its 61 items of jawiki passes min_editions=50; nothing written\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("cut", ["mid-page", "after a page"])
+def test_a_stub_file_cut_short_fails_its_wiki_however_it_is_cut(tree, tmp_path, capsys, cut):
+    """A whole gzip stream of XML that ends early (mid-page, or after a page with no
+    </mediawiki>) is no whole wiki: its items would originate elsewhere, exit 0."""
+    import gzip
+
+    stub = next((tree / "kowiki").rglob("*stub-meta-history.xml.gz"))
+    xml = gzip.decompress(stub.read_bytes())
+    end = len(xml) * 2 // 3
+    end = end if cut == "mid-page" else xml.rindex(b"</page>", 0, end) + len(b"</page>\n")
+    stub.write_bytes(gzip.compress(xml[:end]))
+    out = tmp_path / "origins.parquet"
+    for _ in range(2):  # the partial shard is never reused
+        assert main(["origins", str(tree), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        (line,) = [e for e in err.splitlines() if e.startswith("wikiorigin: error: ")]
+        assert f"{stub}: near decompressed byte" in line and ": the file is cut short; the " in line
+        assert "kowiki.partial.parquet" in line and not out.exists()

@@ -7,6 +7,8 @@ come in.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +141,25 @@ def _scan_pages(paths: list[Path], wiki: str, out: Path, meta: dict, scan_thread
         stats = scan_to_parquet(paths, wiki, out, namespaces=[0], meta=meta, scan_threads=scan_threads)
     result.notes += [str(w.message) for w in caught]
     result.xml_bytes += stats.bytes
+    _refuse_cut(stats.notes, out, stats.pages)
+
+
+# How the scanner notes a file that ends before its end (a torn last page, no </mediawiki>).
+_CUT = re.compile(r"torn last page, not counted$|: the end of the file without </mediawiki>$|: unexpected bytes ")
+
+
+def _refuse_cut(notes: list[str], out: Path, pages: int) -> None:
+    """A dump file that ends before its end is no whole wiki: its items would originate
+    elsewhere, silently. The shard is kept as ``.partial.parquet`` (never reused) and the wiki
+    fails, its file named."""
+    cut = next((n for n in notes if _CUT.search(n)), None)
+    if cut is None:
+        return
+    from .dumps.scan import partial_path
+
+    kept = partial_path(out)
+    os.replace(out, kept)
+    raise WikioriginError(f"{cut}: the file is cut short; the {pages:,} pages scanned before it are kept in {kept}")
 
 
 def _scan_qids(page_props: Path, wiki: str, out: Path, meta: dict, result: ShardResult) -> None:

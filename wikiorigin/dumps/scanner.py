@@ -342,7 +342,7 @@ class StubScanner:
     def _finish(self, rest: bytes, base: int, open_head) -> None:
         self.stats.bytes = base + len(rest)
         tail = rest.strip()
-        if open_head is None and (not tail or tail == b"</mediawiki>"):
+        if open_head is None and tail == b"</mediawiki>":
             return
         found = HEAD.search(rest)
         head = open_head or (Head._make(found.groups()) if found else None)
