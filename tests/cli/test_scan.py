@@ -181,3 +181,17 @@ def test_scan_mediawiki_history_tsv(tmp_path, capsys):
     expected = [r for r in records if r.namespace == 0]
     assert table["page_id"].to_pylist() == [r.page_id for r in expected]
     assert table.schema.remove_metadata() == PAGES
+
+
+def test_a_part_given_twice_is_refused_not_counted_twice(tmp_path, data_dir, capsys):
+    stub = data_dir.parent / "tree" / "jawiki" / "20260801" / "jawiki-20260801-stub-meta-history.xml.gz"
+    link = tmp_path / "again.xml.gz"
+    link.symlink_to(stub)
+    out = tmp_path / "pages.parquet"
+    for second in (stub, link):
+        code, _, err = run(capsys, "scan", stub, second, "--wiki", "ja", "--out", out)
+        assert (code, err) == (
+            2,
+            f"wikiorigin: error: {second}: given twice (as {stub}); give each part of the dump once\n",
+        )
+        assert not out.exists()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..errors import DumpError
+from ..errors import DumpError, WikioriginError
 from ..files import ParquetSink, provenance
 from ..progress import Progress
 from ..schemas import PAGE_COLUMNS, PAGES
@@ -198,8 +198,11 @@ def scan_to_parquet(
 
     ``meta``: more provenance fields for the file's metadata."""
     paths = [Path(p) for p in paths]
-    for path in paths:
+    for n, path in enumerate(paths):
         _check_link(path)
+        twice = next((p for p in paths[:n] if p.resolve() == path.resolve()), None)
+        if twice is not None:  # its pages would be counted twice
+            raise WikioriginError(f"{path}: given twice (as {twice}); give each part of the dump once")
     namespaces = None if namespaces is None else sorted(set(namespaces))
     stats = ScanStats()
     meta = provenance(
