@@ -508,3 +508,21 @@ def test_stats_count_former_and_retired_reasons(mcq_file, tmp_path, capsys):
     assert cli.main(["review", "stats", "--db", str(tmp_path / "review.sqlite")]) == 0
     out = capsys.readouterr().out
     assert "2  not verifiable from the article" in out and "1  too easy" in out
+
+
+def test_an_export_that_accepts_no_item_exits_1_saying_why(mcq_file, tmp_path, capsys):
+    """No item accepted (none decided, all rejected, every decision stale): a reviewed set of
+    no rows is a failed run, as a build of no rows is, never exit 0."""
+    data = load_dataset(mcq_file)
+    store = _store(tmp_path, data)
+    store.add(data.items[0].key, data.items[0].sha1, "alice", "reject", note="wrong")
+    store.close()
+    out = tmp_path / "reviewed.parquet"
+    argv = ["review", "export", str(mcq_file), "--db", str(tmp_path / "review.sqlite"), "--out", str(out)]
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "wikiorigin: error: 0 of 6 items accepted (all-accept): 1 rejected, 5 undecided, 0 with conflicting "
+        "edits, 0 with a stale decision\n"
+    )
+    assert pq.read_table(out).num_rows == 0

@@ -104,4 +104,9 @@ def cmd_review_export(args) -> int:
             else ""
         )
     )
-    return 0
+    import sys
+
+    why = r.why_empty()
+    if why is not None:
+        print(f"wikiorigin: error: {why}", file=sys.stderr)
+    return 1 if why else 0

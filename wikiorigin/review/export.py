@@ -55,6 +55,16 @@ class ExportReport:
     conflicts: list[str] = field(default_factory=list)  # keys of items whose accepts differ in edits
     orphaned: int = 0  # decided items the file no longer has (removed, or an id-less row changed)
 
+    def why_empty(self) -> str | None:
+        """None when an item was accepted; else one line of why none was (a reviewed set of no
+        items is a failed run, as a build of no rows is)."""
+        if self.exported:
+            return None
+        return (
+            f"0 of {self.items} items accepted ({self.policy}): {self.rejected} rejected, {self.undecided} "
+            f"undecided, {len(self.conflicts)} with conflicting edits, {self.stale} with a stale decision"
+        )
+
 
 def accepted_by(decisions: list[Decision], policy: str) -> bool:
     """Whether the current decisions (accepts and rejects) on one item accept it under ``policy``."""
