@@ -377,3 +377,20 @@ def test_inconsistent_rows_and_options(tmp_path):
         export_lmeval(_freeform_parquet(tmp_path / "ff.parquet"), tmp_path / "t", language="en")
     with pytest.raises(WikioriginError, match="task name 'a b'"):
         export_lmeval(mixed, tmp_path / "t", task="a b", language="en")
+
+
+def test_a_question_twice_or_an_id_of_two_questions_is_refused(tmp_path, capsys):
+    """A repeated row would count twice in the task's accuracy, exit 0; nothing is written."""
+    table = pq.read_table(_mcq_parquet(tmp_path / "en.parquet")).to_pylist()
+    twice, shared = tmp_path / "twice.parquet", tmp_path / "shared.parquet"
+    pq.write_table(pa.Table.from_pylist([*table, table[1]], schema=MCQ), twice)
+    err = _error(["export", "lm-eval", str(twice), "--out", str(tmp_path / "t")], capsys)
+    assert err == (
+        f"wikiorigin: error: {twice}: row {len(table)} repeats row 1 (the same id and question): "
+        "give each question once\n"
+    )
+    table[2]["id"] = table[0]["id"]
+    pq.write_table(pa.Table.from_pylist(table, schema=MCQ), shared)
+    err = _error(["export", "lm-eval", str(shared), "--out", str(tmp_path / "t")], capsys)
+    assert err == f"wikiorigin: error: {shared}: row 2: id {table[0]['id']!r} again (first: row 0)\n"
+    assert not (tmp_path / "t").exists()

@@ -288,6 +288,7 @@ def export_lmeval(
     path, source = Path(dataset), Path(dataset).resolve()
     raw = read_rows(path)
     kind = _kind(raw, path)
+    _check_once(raw, path)
     name = _task_name(task, source)
     _check_kind(path, kind, source_language=source_language, language=language, cue=cue, tokenizer=tokenizer)
     encode = _encoder(tokenizer) if tokenizer is not None else None
@@ -321,6 +322,18 @@ def export_lmeval(
     _write(result.readme, _readme(result, source, meta))
     _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config))
     return result
+
+
+def _check_once(rows: list[dict], path: Path) -> None:
+    """Each question once: a row repeated (the same id and question) would count twice in the
+    task's accuracy, and an id given to two questions names neither."""
+    from .evaluators.itemsets import check_once
+
+    check_once(rows, path)
+    seen: dict = {}
+    for n, row in enumerate(rows):
+        if row.get("id") is not None and seen.setdefault(row["id"], n) != n:
+            raise WikioriginError(f"{path}: row {n}: id {row['id']!r} again (first: row {seen[row['id']]})")
 
 
 def _task_name(task: str | None, source: Path) -> str:
