@@ -348,3 +348,30 @@ def test_build_card_refuses_a_directory_where_it_writes_and_a_set_there_twice(tm
     assert main(["build", "card", str(directory / "test.parquet"), "--kind", "mcq", "--title", "T"]) == 2
     assert "test.parquet: not a directory; give the directory" in capsys.readouterr().err
     assert not (directory / "README.md").exists()
+
+
+@pytest.mark.parametrize("instructions", ["hand-written notes\n", '{"is": {"generate": "mine"}}\n'])
+def test_someone_s_instructions_file_beside_a_freeform_set_is_kept(instructions, tmp_path, capsys):
+    """OUT.instructions.json is replaced (or removed) by each free-form build: only one a build
+    wrote, never someone's file of that name, refused before any call."""
+    from tests.builders.test_freeform import IS, _corpus
+    from tests.builders.test_freeform import _argv as freeform
+    from tests.builders.test_freeform import scripted as answer
+
+    articles = _corpus(tmp_path / "is.parquet", "iswiki", IS)
+    out = tmp_path / "set" / "f.parquet"
+    mine = tmp_path / "set" / "f.instructions.json"
+    mine.parent.mkdir()
+    mine.write_text(instructions, encoding="utf-8")
+    with ChatServer(answer=answer) as server:
+        assert main(freeform(articles, out, server.url)) == 2
+        assert server.calls == []
+    assert _errors(capsys.readouterr().err) == [
+        f"wikiorigin: error: {mine}: not instructions a build wrote; a run would replace it: move it"
+    ]
+    assert mine.read_text(encoding="utf-8") == instructions and not out.exists()
+    mine.unlink()
+    with ChatServer(answer=answer) as server:
+        assert main(freeform(articles, out, server.url)) == 0
+        assert main(freeform(articles, out, server.url)) == 0  # its own file is replaced
+    assert mine.is_file()

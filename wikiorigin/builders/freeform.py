@@ -44,6 +44,7 @@ from .result import (
     BuildReport,
     BuildResult,
     RequestCount,
+    check_instructions,
     input_file,
     saved_run,
     screen_inputs,
@@ -194,6 +195,7 @@ def _write_instructions(out, sets: dict[str, Instructions]) -> dict[str, str]:
     """``OUT.instructions.json``: the translated sets by language, as instruction files hold
     them (a stale one from an earlier run is removed); returns each translated set's file name."""
     path = instructions_path(out)
+    check_instructions(path)
     translated = {lang: s for lang, s in sorted(sets.items()) if s.source.startswith("translated")}
     if not translated:
         path.unlink(missing_ok=True)
@@ -230,6 +232,7 @@ class FreeformBuilder:
         there, the whole run under ``OUT.lock`` (:func:`~wikiorigin.builders.result.saved_run`:
         checked before any call is paid for)."""
         if out is not None:
+            check_instructions(instructions_path(out))  # someone's file of that name: before any call
             return saved_run(lambda: self.run(articles, llm), out, [articles], [llm], names=["articles"])
         config = self.config
         _use_effort(llm, config.reasoning_effort)

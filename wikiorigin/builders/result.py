@@ -76,6 +76,23 @@ def check_build_output(out, inputs, failed=None) -> Path:
     return check_output(out, inputs=[i for i in inputs if i is not None], siblings=written_paths(out, failed))
 
 
+_INSTRUCTION_KEYS = {"language", "name", "note", "generate", "refine"}
+
+
+def check_instructions(path: Path) -> None:
+    """A build replaces (or removes) ``OUT.instructions.json``: only one it wrote itself (a JSON
+    object of instruction sets by language), never someone's file of that name."""
+    if not path.is_file():
+        return
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        held = None
+    ours = isinstance(held, dict) and all(isinstance(v, dict) and set(v) == _INSTRUCTION_KEYS for v in held.values())
+    if not ours:
+        raise WikioriginError(f"{path}: not instructions a build wrote; a run would replace it: move it")
+
+
 def input_file(path) -> dict | None:
     """An input as the provenance names it: its file name and SHA-256 (``{"file": ...,
     "sha256": ...}``), never the path on the machine that read it; None for None."""
