@@ -324,3 +324,32 @@ def test_a_stub_file_cut_short_fails_its_wiki_however_it_is_cut(tree, tmp_path, 
         (line,) = [e for e in err.splitlines() if e.startswith("wikiorigin: error: ")]
         assert f"{stub}: near decompressed byte" in line and ": the file is cut short; the " in line
         assert "kowiki.partial.parquet" in line and not out.exists()
+
+
+def test_a_history_tsv_cut_mid_line_fails_its_wiki(tmp_path, capsys):
+    """A TSV has no closing element: a last line without its newline is the sign of a file cut
+    short (its later pages' items would originate elsewhere, exit 0)."""
+    import bz2
+    import io
+
+    from wikiorigin.testing import write_history_tsv, write_history_xml
+
+    tree = tmp_path / "tree"
+    for seed, wiki in ((1, "jawiki"), (2, "kowiki")):
+        (tree / wiki / "20260801").mkdir(parents=True)
+        records = list(write_history_xml(io.BytesIO(), 80_000, seed=seed, with_text=True, dbname=wiki))
+        month = tree / "other" / "mediawiki_history" / "2026-07" / wiki
+        month.mkdir(parents=True)
+        text = io.StringIO()
+        write_history_tsv(text, records, wiki=wiki)
+        data = text.getvalue().encode()
+        data = data[: len(data) * 2 // 3] if wiki == "kowiki" else data
+        (month / f"2026-07.{wiki}.all-time.tsv.bz2").write_bytes(bz2.compress(data))
+        _page_props(tree / wiki / "20260801" / f"{wiki}-20260801-page_props.sql.gz", records, lambda r: f"Q{r.page_id}")
+    out = tmp_path / "origins.parquet"
+    assert main(["origins", str(tree), "--source", "history", "--out", str(out)]) == 2
+    (line,) = [e for e in capsys.readouterr().err.splitlines() if e.startswith("wikiorigin: error: ")]
+    assert "1 of 2 wikis failed" in line and line.endswith(
+        "2026-07.kowiki.all-time.tsv.bz2: line 73: the file ends mid-line: cut short"
+    )
+    assert not out.exists()

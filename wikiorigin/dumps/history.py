@@ -153,7 +153,7 @@ def history_batches(
     rows: list[tuple] = []
     for path in paths:
         with open_dump(path) as stream:
-            for line_no, line in enumerate(stream.lines(), 1):
+            for line_no, line in enumerate(_whole_lines(stream, path), 1):
                 if not line.startswith(b"\tpage\tcreate\t", line.find(b"\t")):
                     continue
                 fields = line.rstrip(b"\r\n").split(b"\t")
@@ -172,6 +172,19 @@ def history_batches(
                     rows = []
     if rows:
         yield _batch(rows, path)
+
+
+def _whole_lines(stream, path, block: int = 1 << 22) -> Iterator[bytes]:
+    """The lines of ``stream`` (without the newline); a last line without one is a file cut
+    short (every line of a dump ends with one): a :class:`~wikiorigin.errors.DumpError`."""
+    rest, n = b"", 0
+    while chunk := stream.read(block):
+        lines = (rest + chunk).split(b"\n")
+        rest = lines.pop()
+        n += len(lines)
+        yield from lines
+    if rest:
+        raise DumpError(f"{path}: line {n + 1}: the file ends mid-line: cut short")
 
 
 def _batch(rows: list[tuple], path) -> pa.RecordBatch:
