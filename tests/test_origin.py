@@ -353,3 +353,20 @@ def test_a_history_tsv_cut_mid_line_fails_its_wiki(tmp_path, capsys):
         "2026-07.kowiki.all-time.tsv.bz2: line 73: the file ends mid-line: cut short"
     )
     assert not out.exists()
+
+
+def test_a_page_props_dump_cut_after_an_insert_fails_its_wiki(tree, tmp_path, capsys):
+    """Cut after a whole INSERT, in a whole gzip stream: every statement reads, but the dump's
+    UNLOCK TABLES never comes; the items of the missing statements would be lost, exit 0."""
+    import gzip
+
+    props = next((tree / "fiwiki").rglob("*page_props.sql.gz"))
+    sql = gzip.decompress(props.read_bytes())
+    props.write_bytes(gzip.compress(sql[: sql.rindex(b");\n", 0, len(sql) * 2 // 3) + 3]))
+    out = tmp_path / "origins.parquet"
+    assert main(["origins", str(tree), "--out", str(out)]) == 2
+    (line,) = [e for e in capsys.readouterr().err.splitlines() if e.startswith("wikiorigin: error: ")]
+    assert "1 of 7 wikis failed" in line and f"{props}: byte " in line
+    assert line.endswith(": the file ends before UNLOCK TABLES: cut short") and not out.exists()
+    assert main(["qids", str(props), "--wiki", "fi", "--out", str(tmp_path / "q.parquet")]) == 2
+    assert capsys.readouterr().err.endswith(": the file ends before UNLOCK TABLES: cut short\n")

@@ -121,6 +121,7 @@ class SqlDump:
         self.columns: list[str] = []
         self.stats = SqlStats()
         self._create: bytes | None = None  # a CREATE TABLE statement being read, line by line
+        self._locked = False  # inside LOCK TABLES ... UNLOCK TABLES: a file ending there is cut
 
     def statements(self) -> Iterator[bytes]:
         """The ``VALUES`` part of each ``INSERT`` into the table, in file order (see
@@ -149,6 +150,8 @@ class SqlDump:
                 self._line(buf, offset)
             if not seen_table and not self.columns:
                 raise DumpError(f"{self.path}: not a MySQL table dump: no CREATE TABLE or INSERT INTO found")
+            if self._locked:
+                raise DumpError(f"{self.path}: byte {offset}: the file ends before UNLOCK TABLES: cut short")
             self.stats.bytes = offset
 
     def _check_table(self, name: bytes, offset: int) -> None:
@@ -172,7 +175,9 @@ class SqlDump:
                 )
             self.stats.statements += 1
             return m.end(), line[m.end() : line.rstrip().rfind(b";")]
-        if line.startswith(b"CREATE TABLE"):
+        if line.startswith((b"LOCK TABLES", b"UNLOCK TABLES")):
+            self._locked = line.startswith(b"LOCK")
+        elif line.startswith(b"CREATE TABLE"):
             self._create = line
         elif self._create is not None:
             self._create += b"\n" + line
