@@ -370,3 +370,25 @@ def test_a_page_props_dump_cut_after_an_insert_fails_its_wiki(tree, tmp_path, ca
     assert line.endswith(": the file ends before UNLOCK TABLES: cut short") and not out.exists()
     assert main(["qids", str(props), "--wiki", "fi", "--out", str(tmp_path / "q.parquet")]) == 2
     assert capsys.readouterr().err.endswith(": the file ends before UNLOCK TABLES: cut short\n")
+
+
+def test_the_shards_directory_is_checked_before_any_work(tree, tmp_path, capsys):
+    """OUT.shards is the run's: a file there is kept, and a link to the dump tree (or into it)
+    is refused, or the shards would be written, and swept, among the dumps."""
+    notes = tmp_path / "a.shards"
+    notes.write_text("my notes", encoding="utf-8")
+    assert main(["origins", str(tree), "--out", str(tmp_path / "a.parquet")]) == 2
+    assert capsys.readouterr().err == (
+        f"wikiorigin: error: {notes}: not a directory, where the run keeps its shards; move it\n"
+    )
+    assert notes.read_text(encoding="utf-8") == "my notes"
+    before = sorted(p.relative_to(tree) for p in tree.rglob("*"))
+    for target in (tree, tree / "jawiki"):
+        link = tmp_path / f"{target.name}.shards"
+        link.symlink_to(target)
+        assert main(["origins", str(tree), "--out", str(tmp_path / f"{target.name}.parquet")]) == 2
+        assert capsys.readouterr().err == (
+            f"wikiorigin: error: {link}: the shards would be written in the dump tree {tree}; give another out\n"
+        )
+    assert sorted(p.relative_to(tree) for p in tree.rglob("*")) == before
+    assert main(["origins", str(tree), "--out", str(tree / "origins.parquet")]) == 0  # an output in the tree

@@ -195,6 +195,17 @@ def _subset_sql(wiki: str, min_editions: int, max_editions, min_lead_days, sampl
     return f"SELECT * FROM ({sql}) ORDER BY CAST(substr(qid, 2) AS BIGINT)", params
 
 
+def _check_shards(shards: Path, tree: Path) -> None:
+    """The shards' directory beside the output: a directory (or none yet), and neither in the
+    dump tree nor holding it (a link to it: the shards would be written, and swept, there)."""
+    if shards.exists() and not shards.is_dir():
+        raise WikioriginError(f"{shards}: not a directory, where the run keeps its shards; move it")
+    where, dumps = shards.resolve(), tree.resolve()
+    linked = where != shards.parent.resolve() / shards.name  # an output in the tree is fine, a link there not
+    if dumps.is_relative_to(where) or (linked and where.is_relative_to(dumps)):
+        raise WikioriginError(f"{shards}: the shards would be written in the dump tree {tree}; give another out")
+
+
 def _wikis_found(tree: Path, wikis, source: str) -> tuple[list, list[tuple[str, str]]]:
     """Each wiki's inputs in ``tree`` (:func:`~wikiorigin.dumps.layout.find_inputs`; ``wikis``
     None: every open wiki there) and the ``(wiki, why)`` of those without the needed files;
@@ -236,6 +247,7 @@ class OriginsRun:
         from .runs import guarded_run
 
         check_output(out)  # before any work: not a directory, writable
+        _check_shards(shard_dir_for(out), Path(tree))
         with guarded_run(out, inputs={"tree": tree}):
             return self._run(Path(tree), out)
 
