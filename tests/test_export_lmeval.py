@@ -394,3 +394,23 @@ def test_a_question_twice_or_an_id_of_two_questions_is_refused(tmp_path, capsys)
     err = _error(["export", "lm-eval", str(shared), "--out", str(tmp_path / "t")], capsys)
     assert err == f"wikiorigin: error: {shared}: row 2: id {table[0]['id']!r} again (first: row 0)\n"
     assert not (tmp_path / "t").exists()
+
+
+def test_a_set_accepted_incomplete_says_so_in_its_task(tmp_path, capsys):
+    """A set built with requests that failed and accepted as it is (`--allow-failures`) is
+    exported with `complete: false` in the task's metadata and a word in its README."""
+    from tests.builders.test_mcq import scripted
+    from tests.commands import build_mcq, yokai_articles
+    from tests.openai_server import ChatServer
+
+    articles = yokai_articles(tmp_path / "articles.parquet", ["河童", "天狗", "座敷童子"])
+    built = tmp_path / "set" / "mcq.parquet"
+    with ChatServer(answer=scripted) as server:
+        server.faults = ["500"]
+        argv = build_mcq(articles, built, server.url, "--retries", "0", "--concurrency", "1", "--allow-failures")
+        assert cli.main(argv) == 0
+    assert cli.main(["export", "lm-eval", str(built), "--out", str(tmp_path / "task")]) == 0
+    config = yaml.safe_load((tmp_path / "task" / "wikiorigin_mcq.yaml").read_text(encoding="utf-8"))
+    assert (config["metadata"]["complete"], config["metadata"]["failed_requests"]) == (False, 1)
+    readme = (tmp_path / "task" / "wikiorigin_mcq.README.md").read_text(encoding="utf-8")
+    assert "**Incomplete**: 1 LLM requests of the build failed" in readme

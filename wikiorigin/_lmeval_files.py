@@ -83,6 +83,7 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
             "",
             same,
             "",
+            *_incomplete_said(meta),
             "Provenance:",
             "",
             "```json",
@@ -91,6 +92,18 @@ def _readme(result: LmEvalExport, source: Path, meta: dict) -> str:
             "",
         ]
     )
+
+
+def _incomplete_said(meta: dict) -> list[str]:
+    """The README's word on a set accepted incomplete (``complete: false``), else nothing."""
+    if meta.get("complete") is not False:
+        return []
+    return [
+        f"**Incomplete**: {meta.get('failed_requests', '?')} LLM requests of the build failed after their retries "
+        "and the set was accepted as it is (`complete: false`): questions are missing, so its figures are those "
+        "of an incomplete set.",
+        "",
+    ]
 
 
 def _check_ours(data: Path, config: Path, readme: Path) -> None:

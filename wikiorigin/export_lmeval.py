@@ -299,6 +299,7 @@ def export_lmeval(
         "source": source.name,  # the file's name and checksum: no local path of this machine
         "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
         "kind": kind,
+        **_incomplete(path),
     }
     merged: list[tuple[str, str]] = []
     if kind == "mcq":
@@ -322,6 +323,20 @@ def export_lmeval(
     _write(result.readme, _readme(result, source, meta))
     _write(result.yaml, f"# wikiorigin {__version__}: see {result.readme.name}\n" + to_yaml(config))
     return result
+
+
+def _incomplete(path: Path) -> dict:
+    """What the task carries of a set whose build was accepted incomplete (``complete: false``,
+    its failed requests): a figure of the task is then one of an incomplete set, and says so."""
+    from .files import read_provenance
+
+    try:
+        built = read_provenance(path) if path.suffix == ".parquet" else {}
+    except (OSError, ValueError):
+        return {}
+    if built.get("complete") is not False:
+        return {}
+    return {"complete": False, "failed_requests": built.get("failed_requests")}
 
 
 def _check_once(rows: list[dict], path: Path) -> None:
