@@ -526,3 +526,31 @@ def test_an_export_that_accepts_no_item_exits_1_saying_why(mcq_file, tmp_path, c
         "edits, 0 with a stale decision\n"
     )
     assert pq.read_table(out).num_rows == 0
+
+
+def test_a_reviewed_set_of_an_incomplete_build_stays_incomplete(tmp_path, capsys):
+    """A build accepted incomplete (`--allow-failures`, complete: false) reviewed and exported:
+    the reviewed set says complete: false as its build did, and its card says Incomplete."""
+    from tests.builders.test_mcq import scripted
+    from tests.commands import build_mcq, yokai_articles
+    from tests.openai_server import ChatServer
+
+    articles = yokai_articles(tmp_path / "articles.parquet", ["河童", "天狗", "座敷童子"])
+    built = tmp_path / "set" / "mcq.parquet"
+    with ChatServer(answer=scripted) as server:
+        server.faults = ["500"]
+        argv = build_mcq(articles, built, server.url, "--retries", "0", "--concurrency", "1", "--allow-failures")
+        assert cli.main(argv) == 0
+    data = load_dataset(built)
+    store = _store(tmp_path, data)
+    for item in data.items:
+        store.add(item.key, item.sha1, "alice", "accept")
+    store.close()
+    reviewed = tmp_path / "reviewed" / "mcq.parquet"
+    assert (
+        cli.main(["review", "export", str(built), "--db", str(tmp_path / "review.sqlite"), "--out", str(reviewed)]) == 0
+    )
+    meta = read_provenance(reviewed)
+    assert (meta["complete"], meta["failed_requests"]) == (False, 1)
+    assert cli.main(["build", "card", str(reviewed.parent), "--kind", "mcq", "--title", "T"]) == 0
+    assert "## Incomplete" in (reviewed.parent / "README.md").read_text(encoding="utf-8")

@@ -277,6 +277,20 @@ def _exported(kind: str, item, decisions: list, accepts: list) -> dict:
     }
 
 
+# What a reviewed set says as its source did: its build, and whether that was complete.
+_CARRIED = (
+    "language",
+    "generator",
+    "checker",
+    "prompt_sha1",
+    "builder",
+    "license",
+    "complete",
+    "failed_requests",
+    "requests",
+)
+
+
 def _source(dataset: Dataset) -> dict:
     """What an export says of the set it came from: a built set's provenance; for released
     rows (JSON, no provenance) the file's name, the rows' language (their own, else that of
@@ -342,7 +356,8 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         source=source,
         **{
             k: source[k]
-            for k in ("language", "generator", "checker", "prompt_sha1", "builder", "license")
+            # an incomplete build stays said so (complete: false) whoever reads the reviewed set
+            for k in _CARRIED
             if k in source
         },
     )
