@@ -354,12 +354,7 @@ def export_reviewed(dataset_path, db, out, policy: str = "all-accept") -> Export
         kind=dataset.kind,
         review=review,
         source=source,
-        **{
-            k: source[k]
-            # an incomplete build stays said so (complete: false) whoever reads the reviewed set
-            for k in _CARRIED
-            if k in source
-        },
+        **{k: source[k] for k in _CARRIED if k in source},  # an incomplete build stays said so
     )
     store.close()
     files.write_table(pa.Table.from_pylist(rows, schema=schema), out, schema, meta)
