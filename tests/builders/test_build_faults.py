@@ -354,9 +354,7 @@ def test_build_card_refuses_a_directory_where_it_writes_and_a_set_there_twice(tm
 def test_someone_s_instructions_file_beside_a_freeform_set_is_kept(instructions, tmp_path, capsys):
     """OUT.instructions.json is replaced (or removed) by each free-form build: only one a build
     wrote, never someone's file of that name, refused before any call."""
-    from tests.builders.test_freeform import IS, _corpus
-    from tests.builders.test_freeform import _argv as freeform
-    from tests.builders.test_freeform import scripted as answer
+    from tests.builders.test_freeform import IS, _argv as freeform, _corpus, scripted as answer
 
     articles = _corpus(tmp_path / "is.parquet", "iswiki", IS)
     out = tmp_path / "set" / "f.parquet"
