@@ -105,6 +105,28 @@ def run_keys(run) -> list[str] | None:
     return [item_key(r) for r in rows]
 
 
+def say_if_incomplete(source) -> bool:
+    """Warn (the ``wikiorigin`` logger) when the set in ``source`` was built incomplete (its
+    provenance says ``complete: false``: requests failed and the build was accepted as it
+    was): its figures are over the questions it holds, not the set it was meant to be.
+    Returns whether it was."""
+    path = Path(source)
+    if path.suffix != ".parquet":
+        return False
+    from ..files import read_provenance
+    from ..log import logger
+
+    provenance = read_provenance(path)
+    if provenance.get("complete") is not False:
+        return False
+    failed = provenance.get("failed_requests") or provenance.get("failed")
+    logger.warning(
+        f"{path}: a set built incomplete (complete: false{f', {failed} failed' if failed else ''}): "
+        "the figures are over the questions it holds; finish its build for the whole set"
+    )
+    return True
+
+
 def check_once(rows: list[dict], source) -> None:
     """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming ``source`` and both rows) a
     question given twice (the same id and content, :func:`item_key`): it would count twice in

@@ -34,7 +34,7 @@ from ..languages import language_parameter
 from ..protocols import GeneratingModel, Judge, LoglikelihoodModel
 from . import cues, freeform, mcq
 from ._tasks_common import client_of, failures, needs
-from .itemsets import check_once
+from .itemsets import check_once, say_if_incomplete
 from .judge_task import JudgeTask
 from .leakage_task import LeakageTask
 from .recorded import Recorded
@@ -108,6 +108,7 @@ class MCQTask:
         task = cls([], source=str(path), **settings)
         task.rows = mcq.read_questions(path)
         check_once(task.rows, path)
+        say_if_incomplete(path)
         return task
 
     def prompt_language(self) -> str:
@@ -216,6 +217,7 @@ class FreeformTask:
         task = cls([], source=str(path), **settings)
         task.rows = freeform.read_freeform(path)
         check_once(task.rows, path)
+        say_if_incomplete(path)
         return task
 
     def sampling(self) -> dict:
