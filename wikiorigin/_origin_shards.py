@@ -8,7 +8,6 @@ come in.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,20 +140,16 @@ def _scan_pages(paths: list[Path], wiki: str, out: Path, meta: dict, scan_thread
         stats = scan_to_parquet(paths, wiki, out, namespaces=[0], meta=meta, scan_threads=scan_threads)
     result.notes += [str(w.message) for w in caught]
     result.xml_bytes += stats.bytes
-    _refuse_cut(stats.notes, out, stats.pages)
+    _refuse_cut(stats.cut, out, stats.pages)
 
 
-# How the scanner notes a file that ends before its end (a torn last page, no </mediawiki>).
-_CUT = re.compile(r"torn last page, not counted$|: the end of the file without </mediawiki>$|: unexpected bytes ")
-
-
-def _refuse_cut(notes: list[str], out: Path, pages: int) -> None:
-    """A dump file that ends before its end is no whole wiki: its items would originate
-    elsewhere, silently. The shard is kept as ``.partial.parquet`` (never reused) and the wiki
-    fails, its file named."""
-    cut = next((n for n in notes if _CUT.search(n)), None)
-    if cut is None:
+def _refuse_cut(cut_notes: list[str], out: Path, pages: int) -> None:
+    """A dump file that ends before its end (the scan's ``cut`` notes: a torn last page, no
+    ``</mediawiki>``) is no whole wiki: its items would originate elsewhere, silently. The
+    shard is kept as ``.partial.parquet`` (never reused) and the wiki fails, its file named."""
+    if not cut_notes:
         return
+    cut = cut_notes[0]
     from .dumps.scan import partial_path
 
     kept = partial_path(out)

@@ -53,6 +53,7 @@ class ScanStats:
     broken_pages: int = 0  # left out for a structural break (see StubScanner)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    cut: list[str] = field(default_factory=list)  # the notes of files that end before their end
 
     def __add__(self, other: "ScanStats") -> "ScanStats":
         return ScanStats(
@@ -64,6 +65,7 @@ class ScanStats:
             broken_pages=self.broken_pages + other.broken_pages,
             notes=self.notes + other.notes,
             seconds=self.seconds + other.seconds,
+            cut=self.cut + other.cut,
         )
 
 

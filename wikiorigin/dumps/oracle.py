@@ -80,6 +80,7 @@ def _mwxml_records(stream, path, namespaces, stats: ScanStats) -> Iterator[PageC
             note = f"{path}: XML ends early in {what} ({exc}): torn last page, not counted"
             stats.torn_pages += page is not None
             stats.notes.append(note)
+            stats.cut.append(note)
             warnings.warn(note, stacklevel=2)
             return
         except (MalformedXML, ValueError) as exc:

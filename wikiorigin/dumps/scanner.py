@@ -357,4 +357,5 @@ class StubScanner:
             self.torn = f"{self._where(base, page_id)} ({title!r}): torn last page, not counted"
             self.stats.torn_pages += 1
         self.stats.notes.append(self.torn)
+        self.stats.cut.append(self.torn)
         warnings.warn(self.torn, stacklevel=3)
