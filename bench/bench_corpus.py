@@ -97,7 +97,7 @@ def origin_inputs(dump, index, copies: int) -> tuple[Path, Path]:
 
     ms = Multistream(dump, index)
     pages = [p for _, p in ms.each(ms.page_ids()) if p.redirect is None and p.namespace == 0 and p.title != LIST]
-    rows = sorted((f"Q{(p.page_id * 7919) % 1_000_003 + 1}", "jawiki", p.page_id, p.title) for p in pages)
+    rows = sorted((f"Q{p.page_id * 7919 + 1}", "jawiki", p.page_id, p.title) for p in pages)  # one item a page
     folder = OUT / (f"corpus-origin-{copies}x" + (f"-{PAGES}" if PAGES else ""))
     folder.mkdir(exist_ok=True)
     items = write_items(folder / "items.parquet", rows)
