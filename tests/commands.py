@@ -45,3 +45,19 @@ def yokai_articles(path, titles):
     ]
     pq.write_table(pa.Table.from_pylist(rows, schema=ARTICLES), path)
     return path
+
+
+def incomplete_mcq_set(tmp_path):
+    """An MCQ set of three articles built with its first request failing and accepted as it is
+    (``--allow-failures``): its provenance says ``complete: false``, 1 failed request."""
+    from tests.builders.test_mcq import scripted
+    from tests.openai_server import ChatServer
+    from wikiorigin import cli
+
+    articles = yokai_articles(tmp_path / "articles.parquet", ["河童", "天狗", "座敷童子"])
+    built = tmp_path / "set" / "mcq.parquet"
+    with ChatServer(answer=scripted) as server:
+        server.faults = ["500"]
+        argv = build_mcq(articles, built, server.url, "--retries", "0", "--concurrency", "1", "--allow-failures")
+        assert cli.main(argv) == 0
+    return built

@@ -399,16 +399,9 @@ def test_a_question_twice_or_an_id_of_two_questions_is_refused(tmp_path, capsys)
 def test_a_set_accepted_incomplete_says_so_in_its_task(tmp_path, capsys):
     """A set built with requests that failed and accepted as it is (`--allow-failures`) is
     exported with `complete: false` in the task's metadata and a word in its README."""
-    from tests.builders.test_mcq import scripted
-    from tests.commands import build_mcq, yokai_articles
-    from tests.openai_server import ChatServer
+    from tests.commands import incomplete_mcq_set
 
-    articles = yokai_articles(tmp_path / "articles.parquet", ["河童", "天狗", "座敷童子"])
-    built = tmp_path / "set" / "mcq.parquet"
-    with ChatServer(answer=scripted) as server:
-        server.faults = ["500"]
-        argv = build_mcq(articles, built, server.url, "--retries", "0", "--concurrency", "1", "--allow-failures")
-        assert cli.main(argv) == 0
+    built = incomplete_mcq_set(tmp_path)
     assert cli.main(["export", "lm-eval", str(built), "--out", str(tmp_path / "task")]) == 0
     config = yaml.safe_load((tmp_path / "task" / "wikiorigin_mcq.yaml").read_text(encoding="utf-8"))
     assert (config["metadata"]["complete"], config["metadata"]["failed_requests"]) == (False, 1)

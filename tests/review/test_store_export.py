@@ -531,16 +531,9 @@ def test_an_export_that_accepts_no_item_exits_1_saying_why(mcq_file, tmp_path, c
 def test_a_reviewed_set_of_an_incomplete_build_stays_incomplete(tmp_path, capsys):
     """A build accepted incomplete (`--allow-failures`, complete: false) reviewed and exported:
     the reviewed set says complete: false as its build did, and its card says Incomplete."""
-    from tests.builders.test_mcq import scripted
-    from tests.commands import build_mcq, yokai_articles
-    from tests.openai_server import ChatServer
+    from tests.commands import incomplete_mcq_set
 
-    articles = yokai_articles(tmp_path / "articles.parquet", ["河童", "天狗", "座敷童子"])
-    built = tmp_path / "set" / "mcq.parquet"
-    with ChatServer(answer=scripted) as server:
-        server.faults = ["500"]
-        argv = build_mcq(articles, built, server.url, "--retries", "0", "--concurrency", "1", "--allow-failures")
-        assert cli.main(argv) == 0
+    built = incomplete_mcq_set(tmp_path)
     data = load_dataset(built)
     store = _store(tmp_path, data)
     for item in data.items:
