@@ -24,6 +24,8 @@ __all__ = [
     "read_rows",
     "input_schema",
     "read_input",
+    "first_repeat",
+    "built_incomplete",
 ]
 
 # The footer key of a file kept as the partial rows of a run that failed (ParquetSink's
@@ -156,3 +158,31 @@ def read_input(
                 f"row (the output of `{made_by}` has it)"
             )
     return table
+
+
+def first_repeat(keys: Iterable) -> tuple[int, int] | None:
+    """The first key given again, as (its row, the row it was first given at), or None: an item
+    twice in an input would count twice in what is made of it."""
+    seen: dict = {}
+    for row, key in enumerate(keys):
+        first = seen.setdefault(key, row)
+        if first != row:
+            return row, first
+    return None
+
+
+def built_incomplete(path) -> dict:
+    """``{"complete": False, "failed_requests": N}`` when the Parquet set at ``path`` says its
+    build was accepted incomplete (requests failed: ``--allow-failures``), else ``{}``."""
+    path = Path(path)
+    if path.suffix != ".parquet":
+        return {}
+    from .files import read_provenance
+
+    try:
+        built = read_provenance(path)
+    except (OSError, ValueError, pa.ArrowInvalid):
+        return {}
+    if built.get("complete") is not False:
+        return {}
+    return {"complete": False, "failed_requests": built.get("failed_requests")}

@@ -41,6 +41,7 @@ from pathlib import Path
 import yaml
 
 from . import __version__
+from ._inputs import built_incomplete, first_repeat
 from ._lmeval_files import _check_ours, _readme
 from .errors import MissingExtra, ParameterError, WikioriginError
 from .evaluators import freeform, mcq
@@ -299,7 +300,7 @@ def export_lmeval(
         "source": source.name,  # the file's name and checksum: no local path of this machine
         "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
         "kind": kind,
-        **_incomplete(path),
+        **built_incomplete(path),  # a figure of the task is then one of an incomplete set
     }
     merged: list[tuple[str, str]] = []
     if kind == "mcq":
@@ -325,30 +326,16 @@ def export_lmeval(
     return result
 
 
-def _incomplete(path: Path) -> dict:
-    """What the task carries of a set whose build was accepted incomplete (``complete: false``,
-    its failed requests): a figure of the task is then one of an incomplete set, and says so."""
-    from .files import read_provenance
-
-    try:
-        built = read_provenance(path) if path.suffix == ".parquet" else {}
-    except (OSError, ValueError):
-        return {}
-    if built.get("complete") is not False:
-        return {}
-    return {"complete": False, "failed_requests": built.get("failed_requests")}
-
-
 def _check_once(rows: list[dict], path: Path) -> None:
     """Each question once: a row repeated (the same id and question) would count twice in the
     task's accuracy, and an id given to two questions names neither."""
     from .evaluators.itemsets import check_once
 
     check_once(rows, path)
-    seen: dict = {}
-    for n, row in enumerate(rows):
-        if row.get("id") is not None and seen.setdefault(row["id"], n) != n:
-            raise WikioriginError(f"{path}: row {n}: id {row['id']!r} again (first: row {seen[row['id']]})")
+    ids = [(n, row["id"]) for n, row in enumerate(rows) if row.get("id") is not None]
+    if repeat := first_repeat(i for _, i in ids):
+        (n, given), first = ids[repeat[0]], ids[repeat[1]][0]
+        raise WikioriginError(f"{path}: row {n}: id {given!r} again (first: row {first})")
 
 
 def _task_name(task: str | None, source: Path) -> str:

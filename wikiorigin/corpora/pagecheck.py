@@ -15,6 +15,7 @@ from typing import cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._inputs import first_repeat
 from ..dumps.pages import Multistream, PageText
 from ..errors import WikioriginError
 from ..files import read_input
@@ -78,12 +79,9 @@ def _check_items(table: pa.Table, items) -> None:
     if pc.any(bad).as_py():
         n = pc.index(bad, True).as_py()
         raise WikioriginError(f"{items}: row {n}: qid {qids[n].as_py()!r} is not a Wikidata item id (Q1, Q42, ...)")
-    if pc.count_distinct(qids).as_py() < len(qids):
-        seen: dict = {}
-        for n, qid in enumerate(qids.to_pylist()):
-            if qid in seen:
-                raise WikioriginError(f"{items}: row {n}: item {qid} again (first: row {seen[qid]}); each item once")
-            seen[qid] = n
+    if pc.count_distinct(qids).as_py() < len(qids) and (repeat := first_repeat(qids.to_pylist())):
+        n, first = repeat
+        raise WikioriginError(f"{items}: row {n}: item {qids[n].as_py()} again (first: row {first}); each item once")
 
 
 def _edition(item: dict, wiki: str) -> dict:

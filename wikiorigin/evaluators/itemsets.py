@@ -110,18 +110,15 @@ def say_if_incomplete(source) -> bool:
     provenance says ``complete: false``: requests failed and the build was accepted as it
     was): its figures are over the questions it holds, not the set it was meant to be.
     Returns whether it was."""
-    path = Path(source)
-    if path.suffix != ".parquet":
-        return False
-    from ..files import read_provenance
+    from .._inputs import built_incomplete
     from ..log import logger
 
-    provenance = read_provenance(path)
-    if provenance.get("complete") is not False:
+    built = built_incomplete(source)
+    if not built:
         return False
-    failed = provenance.get("failed_requests") or provenance.get("failed")
+    failed = built["failed_requests"]
     logger.warning(
-        f"{path}: a set built incomplete (complete: false{f', {failed} failed' if failed else ''}): "
+        f"{source}: a set built incomplete (complete: false{f', {failed} failed' if failed else ''}): "
         "the figures are over the questions it holds; finish its build for the whole set"
     )
     return True
@@ -131,16 +128,13 @@ def check_once(rows: list[dict], source) -> None:
     """Refuse (:class:`~wikiorigin.errors.WikioriginError`, naming ``source`` and both rows) a
     question given twice (the same id and content, :func:`item_key`): it would count twice in
     every figure, and a comparison could not pair it."""
+    from .._inputs import first_repeat
     from ..errors import WikioriginError
 
-    seen: dict[str, int] = {}
-    for row, item in enumerate(rows):
-        key = item_key(item)
-        if key in seen:
-            raise WikioriginError(
-                f"{source}: row {row} repeats row {seen[key]} (the same id and question): give each question once"
-            )
-        seen[key] = row
+    if repeat := first_repeat(item_key(item) for item in rows):
+        raise WikioriginError(
+            f"{source}: row {repeat[0]} repeats row {repeat[1]} (the same id and question): give each question once"
+        )
 
 
 KEYED = frozenset({"id", "question", "read_as", "failed", "unrated", "response"} | {c for _, cs in CONTENT for c in cs})
