@@ -111,7 +111,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 class CompletionsServer:
     """A loopback server of the transformers model in ``path``, named ``model`` (see the module
-    docstring); ``with CompletionsServer(path) as server: server.url``."""
+    docstring); ``with CompletionsServer(path) as server: server.url``. ``handler``: the request
+    handler class (a subclass of ``_Handler`` alters the answers)."""
+
+    handler: type | None = None  # None: _Handler
 
     def __init__(
         self, path, model: str = "served", *, echo=True, max_model_len: int = 4096, decode: str = "incremental"
@@ -199,7 +202,7 @@ class CompletionsServer:
         return choice
 
     def __enter__(self):
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler or _Handler)
         self.server.daemon_threads = True
         self.server.owner = self
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"

@@ -3,8 +3,6 @@ missing) never makes an unexpected error or a negative or NaN cost; it counts 0 
 The completions server of tests/completions_server.py, its 200 answers changed on the wire."""
 
 import copy
-import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 
@@ -26,14 +24,7 @@ class Odd(CompletionsServer):
     """A :class:`CompletionsServer` whose every 200 answer ``change(payload)`` alters."""
 
     change = None
-
-    def __enter__(self):
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _OddHandler)
-        self.server.daemon_threads = True
-        self.server.owner = self
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
+    handler = _OddHandler
 
 
 @pytest.mark.parametrize(
